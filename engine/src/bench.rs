@@ -1,0 +1,129 @@
+//! Speed measurements printed by `loa bench` (and quoted in the README).
+//!
+//! Timings are wall-clock on one thread. Each figure is the best of `repeats` runs, which
+//! filters out interference from other processes on a shared machine.
+
+use crate::connect::is_connected;
+use crate::perft::{perft, perft_make_all};
+use crate::quads::QuadCounts;
+use crate::{Bitboard, Color, Position};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// One measured figure.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// What was measured.
+    pub name: String,
+    /// The rate.
+    pub per_second: f64,
+    /// The unit of the rate, e.g. "leaves/s".
+    pub unit: &'static str,
+    /// Extra detail, e.g. the count and the time.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rate = self.per_second;
+        let (scaled, prefix) = if rate >= 1e6 { (rate / 1e6, "M ") } else { (rate / 1e3, "k ") };
+        write!(f, "{:<44} {:>9.2} {}{}  ({})", self.name, scaled, prefix, self.unit, self.detail)
+    }
+}
+
+fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
+    let mut best = Duration::MAX;
+    let mut result = None;
+    for _ in 0..repeats.max(1) {
+        let start = Instant::now();
+        let r = run();
+        best = best.min(start.elapsed());
+        result = Some(r);
+    }
+    (result.expect("at least one run"), best)
+}
+
+/// Perft speed from the start position, with bulk counting at the last ply and without.
+pub fn movegen_figures(depth: u32, repeats: u32) -> Vec<Figure> {
+    let start = Position::start();
+    let mut figures = Vec::new();
+    for (name, bulk) in [("perft, bulk count at last ply", true), ("perft, every leaf move made", false)] {
+        let (leaves, time) =
+            best_of(repeats, || if bulk { perft(&start, depth) } else { perft_make_all(&start, depth) });
+        figures.push(Figure {
+            name: format!("{name} (depth {depth})"),
+            per_second: leaves as f64 / time.as_secs_f64(),
+            unit: "leaves/s",
+            detail: format!("{leaves} leaves in {:.3} s", time.as_secs_f64()),
+        });
+    }
+    figures
+}
+
+/// Positions from random playouts of the start position (deterministic), for timing
+/// per-position operations on realistic boards.
+pub fn sample_positions(count: usize, seed: u64) -> Vec<Position> {
+    let mut state = seed;
+    let mut next = move || {
+        // splitmix64: small and good enough to pick moves.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut out = Vec::with_capacity(count);
+    let mut pos = Position::start();
+    let mut plies = 0;
+    while out.len() < count {
+        let moves = pos.legal_moves();
+        let over = crate::connect::is_connected(pos.pieces(Color::Black))
+            || crate::connect::is_connected(pos.pieces(Color::White));
+        if moves.is_empty() || over || plies >= 100 {
+            pos = Position::start();
+            plies = 0;
+            continue;
+        }
+        pos = pos.play(moves[(next() % moves.len() as u64) as usize]);
+        plies += 1;
+        out.push(pos);
+    }
+    out
+}
+
+/// The cost of a connectivity test and of the quad/Euler computations on playout positions.
+pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
+    let positions = sample_positions(100_000, 7);
+    let sides: Vec<Bitboard> =
+        positions.iter().flat_map(|p| [p.pieces(Color::Black), p.pieces(Color::White)]).collect();
+    let n = sides.len() as f64;
+    let mut figures = Vec::new();
+    let mut push = |name: &str, time: Duration, what: &str| {
+        figures.push(Figure {
+            name: name.to_string(),
+            per_second: n / time.as_secs_f64(),
+            unit: "tests/s",
+            detail: format!("{:.1} ns each, {what}", time.as_secs_f64() * 1e9 / n),
+        });
+    };
+    let (connected, t) = best_of(repeats, || sides.iter().filter(|&&b| is_connected(black_box(b))).count());
+    push("connectivity test (flood fill)", t, &format!("{connected} connected sides"));
+    let (_, t) = best_of(repeats, || {
+        sides.iter().filter(|&&b| QuadCounts::of(black_box(b)).euler() <= 1 && is_connected(b)).count()
+    });
+    push("connectivity test (Euler pre-check, fill if E<=1)", t, "quads from scratch");
+    let (_, t) = best_of(repeats, || sides.iter().map(|&b| black_box(QuadCounts::of(black_box(b))).euler()).sum::<i32>());
+    push("quad counts + Euler from scratch", t, "u128 shifts");
+    let (_, t) = best_of(repeats, || {
+        sides
+            .iter()
+            .map(|&b| {
+                let sq = b.first().unwrap_or(crate::Square::new(0));
+                let q = QuadCounts::default();
+                black_box(q.removed(black_box(b), black_box(sq))).euler()
+            })
+            .sum::<i32>()
+    });
+    push("quad counts incremental update (one square)", t, "3x3 table lookup");
+    figures
+}

@@ -1,0 +1,34 @@
+//! Lines of Action: the game core every other part of loa-evolve stands on.
+//!
+//! - [`Square`], [`Color`], [`Bitboard`]: the board's small types (SPEC §1 indices).
+//! - [`Move`], [`MoveList`]: moves and allocation-free move lists in canonical order.
+//! - [`Position`]: pieces and side to move; copy-make with [`Position::play`].
+//! - [`movegen`]: legal move generation ([`Position::generate_moves`], [`Position::count_moves`]).
+//! - [`notation`]: position text and move text with typed errors ([`PositionError`], [`MoveError`]).
+//! - [`rules`]: the end of a game and the rules variants ([`Rules`], [`GameEnd`]).
+//! - [`connect`]: 8-connected groups by bitboard flood fill.
+//! - [`quads`]: quad counts and the Euler number, from scratch and incremental.
+//! - [`perft`]: move-tree leaf counts.
+//! - [`describe`]: the text `loa show` prints.
+//! - [`bench`]: the speed figures `loa bench` prints.
+
+pub mod bench;
+mod bitboard;
+pub mod connect;
+pub mod describe;
+pub mod movegen;
+mod moves;
+pub mod notation;
+pub mod perft;
+mod position;
+pub mod quads;
+pub mod rules;
+mod square;
+mod tables;
+
+pub use bitboard::Bitboard;
+pub use moves::{MAX_MOVES, Move, MoveList};
+pub use notation::{IllegalReason, MoveError, PositionError};
+pub use position::{MAX_PIECES, Position, START_TEXT};
+pub use rules::{BothConnected, EndReason, GameEnd, NoMoves, Outcome, Rules};
+pub use square::{Color, Square};
