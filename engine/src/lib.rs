@@ -10,19 +10,25 @@
 //! - [`quads`]: quad counts and the Euler number, from scratch and incremental.
 //! - [`perft`]: move-tree leaf counts.
 //! - [`describe`]: the text `loa show` prints.
+//! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
+//! - [`network`]: the 2041-weight network evaluator and chromosome files.
+//! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`bench`]: the speed figures `loa bench` prints.
 
+pub mod aloa;
 pub mod bench;
 mod bitboard;
 pub mod connect;
 pub mod describe;
 pub mod movegen;
 mod moves;
+pub mod network;
 pub mod notation;
 pub mod perft;
 mod position;
 pub mod quads;
 pub mod rules;
+pub mod search;
 mod square;
 mod tables;
 

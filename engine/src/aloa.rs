@@ -1,0 +1,1 @@
+//! ALoA, the reference evaluator after Winands' quad evaluator. Being written (issue 3).

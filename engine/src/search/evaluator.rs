@@ -1,0 +1,33 @@
+//! The evaluator interface the search calls at its leaves.
+
+use crate::{Color, Move, Position};
+
+/// Every static evaluation lies strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`; terminal positions
+/// score beyond it (see [`crate::search::WIN`]).
+pub const EVAL_LIMIT: f32 = 100_000.0;
+
+/// A static evaluation function, seen from one side (the *point of view*, `pov`), with optional
+/// incremental state carried down the search tree.
+///
+/// The search calls [`Evaluator::root_state`] once per search, [`Evaluator::child_state`] for
+/// every move it makes, and [`Evaluator::evaluate`] at non-terminal leaves. An evaluator that
+/// keeps no state uses `State = Color` (the point of view) and ignores the moves.
+///
+/// Determinism: `evaluate` must be a pure function of the state and position, computed the same
+/// way on every machine (fixed summation order, no platform `libm` calls whose last bit may
+/// differ between systems), so that games replay bit for bit on any worker.
+pub trait Evaluator {
+    /// Incremental state: e.g. a network's hidden-layer accumulator. Small and `Copy`.
+    type State: Copy;
+
+    /// The state for `pos` evaluated from `pov`'s side, computed from scratch.
+    fn root_state(&self, pos: &Position, pov: Color) -> Self::State;
+
+    /// The state after `mv` is played in `pos` (`pos` is the position *before* the move; `mv`
+    /// is legal there, or [`Move::PASS`]).
+    fn child_state(&self, state: &Self::State, pos: &Position, mv: Move) -> Self::State;
+
+    /// The value of `pos` for the point of view fixed in `state`: higher is better for it, and
+    /// strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`. `pos` is not terminal.
+    fn evaluate(&self, state: &Self::State, pos: &Position) -> f32;
+}
