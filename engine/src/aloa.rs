@@ -1,1 +1,0 @@
-//! ALoA, the reference evaluator after Winands' quad evaluator. Being written (issue 3).

@@ -1,0 +1,274 @@
+//! The ALoA evaluator: hand-worked values of every term, a slow reference for the measurements,
+//! the board symmetries, antisymmetry, and (ignored, run by hand) its playing strength.
+
+use loa_engine::aloa::{Aloa, AloaKind, AloaWeights, MIN_DISTANCE_SUM, SideFeatures, SideTerms};
+use loa_engine::bench::sample_positions;
+use loa_engine::search::{EVAL_LIMIT, Evaluator};
+use loa_engine::{Bitboard, Color, Position, Square};
+
+fn bb(names: &[&str]) -> Bitboard {
+    names.iter().map(|n| Square::parse(n).expect("square name")).collect()
+}
+
+/// Weights chosen distinct so each term's arithmetic shows which weight it used.
+const W: AloaWeights =
+    AloaWeights { concentration: 1000, com_centralisation: 7, centralisation: 5, edge: 11, quad3: 13, quad4: 17 };
+
+fn quad_w() -> Aloa {
+    Aloa::with_weights(AloaKind::Quad, W).unwrap()
+}
+
+fn normal_w() -> Aloa {
+    Aloa::with_weights(AloaKind::Normal, W).unwrap()
+}
+
+#[test]
+fn hand_worked_l_shape_plus_straggler() {
+    // b2=(1,1) c2=(2,1) b3=(1,2) g7=(6,6); n = 4, Σx = Σy = 10, centre of mass (2.5, 2.5).
+    // Distances ×4 = max(|4x−10|, |4y−10|): b2 6, c2 max(2,6)=6, b3 max(6,2)=6, g7 14: 32
+    // (8 squares). MIN[4] = 8 (a 2×2 block) → excess 24, i.e. a = 24/16 = 1.5 squares.
+    // Off-centre ×8: max(|20−28|, |20−28|) = 8 (1 square). All four on ring 1, none on the edge.
+    // Quads: b2,c2,b3 fill 3 of the window with lower-left b2, centre (1.5,1.5), ×4 doubled:
+    // |4·3 − 20| = 8 ≤ 16 → near. No other window has 3.
+    let f = SideFeatures::of(bb(&["b2", "c2", "b3", "g7"]), true);
+    let expected = SideFeatures {
+        count: 4,
+        sum_file: 10,
+        sum_rank: 10,
+        distance_sum: 32,
+        excess: 24,
+        com_offcentre: 8,
+        ring_sum: 4,
+        edge: 0,
+        near_q3: 1,
+        near_q4: 0,
+    };
+    assert_eq!(f, expected);
+    // concentration 1000·16/(16+24) = 400; centre of mass −⌊7·8/8⌋ = −7; rings 5·4 = 20;
+    // edge 0; quads 13·1 = 13. Total 426.
+    let t = quad_w().side_terms(bb(&["b2", "c2", "b3", "g7"]));
+    let terms = SideTerms { concentration: 400, com_centralisation: -7, centralisation: 20, edge: 0, quads: 13 };
+    assert_eq!(t, terms);
+    assert_eq!(t.total(), 426);
+    // The normal kind drops the quad term only.
+    assert_eq!(normal_w().side_terms(bb(&["b2", "c2", "b3", "g7"])), SideTerms { quads: 0, ..terms });
+}
+
+#[test]
+fn hand_worked_rings_edge_and_odd_count() {
+    // d4=(3,3) ring 3, c3=(2,2) ring 2, a5=(0,4) edge. n = 3, Σx = 5, Σy = 9.
+    // ×3 distances: d4 max(|9−5|, |9−9|) = 4; c3 max(|6−5|, |6−9|) = 3; a5 max(5, |12−9|) = 5.
+    // Sum 12, MIN[3] = 5 (an L) → excess 7. Off-centre ×6: max(|10−21|, |18−21|) = 11.
+    let f = SideFeatures::of(bb(&["d4", "c3", "a5"]), true);
+    assert_eq!((f.count, f.sum_file, f.sum_rank), (3, 5, 9));
+    assert_eq!((f.distance_sum, f.excess, f.com_offcentre), (12, 7, 11));
+    assert_eq!((f.ring_sum, f.edge, f.near_q3, f.near_q4), (5, 1, 0, 0));
+    // concentration ⌊1000·9/16⌋ = 562; centre of mass −⌊7·11/6⌋ = −12; rings 25; edge −11.
+    let t = quad_w().side_terms(bb(&["d4", "c3", "a5"]));
+    assert_eq!(t, SideTerms { concentration: 562, com_centralisation: -12, centralisation: 25, edge: -11, quads: 0 });
+}
+
+#[test]
+fn hand_worked_whole_position() {
+    // Black as in `hand_worked_l_shape_plus_straggler`: 426.
+    // White a8=(0,7), c8=(2,7): n = 2, Σx = 2, Σy = 14, centre (1, 7); ×2 distances 2 + 2 = 4,
+    // MIN[2] = 2 → excess 2; concentration ⌊1000·4/6⌋ = 666. Off-centre ×4: max(|4−14|, |28−14|)
+    // = 14 → −⌊7·14/4⌋ = −24. Rings 0, edge −22, no quads. Total 620.
+    let pos = Position::from_pieces(bb(&["b2", "c2", "b3", "g7"]), bb(&["a8", "c8"]), Color::Black).unwrap();
+    assert_eq!(quad_w().side_terms(pos.pieces(Color::White)).total(), 620);
+    let e = quad_w();
+    assert_eq!(e.evaluate(&e.root_state(&pos, Color::Black), &pos), 426.0 - 620.0);
+    assert_eq!(e.evaluate(&Color::White, &pos), 620.0 - 426.0);
+    // Normal: Black loses its 13 for the near Q3, White had none.
+    assert_eq!(normal_w().evaluate(&Color::Black, &pos), 413.0 - 620.0);
+}
+
+#[test]
+fn quads_far_from_the_centre_of_mass_do_not_count() {
+    // A 2×2 block alone: centre of mass (0.5, 0.5) is the window's centre → one near Q4.
+    let block = bb(&["a1", "b1", "a2", "b2"]);
+    assert_eq!(SideFeatures::of(block, true).near_q4, 1);
+    // With a second block in the far corner the centre of mass is (3.5, 3.5), 3 squares from
+    // both windows' centres (0.5 and 6.5): neither counts, though the side has two Q4s.
+    let two = block | bb(&["g7", "h7", "g8", "h8"]);
+    let f = SideFeatures::of(two, true);
+    assert_eq!((f.near_q3, f.near_q4), (0, 0));
+    assert_eq!(quad_w().side_terms(two).quads, 0);
+    // Exactly 2 away counts: a1,b1,a2 form a Q3 (window centre (0.5,0.5)); with e1, e2, g2 the
+    // six pieces have Σx = 15, Σy = 3, centre (2.5, 0.5): ×6 doubled |6·1 − 30| = 24 = 4·6.
+    let edge_case = bb(&["a1", "b1", "a2", "e1", "e2", "g2"]);
+    assert_eq!(SideFeatures::of(edge_case, true).near_q3, 1);
+    // g2 → h2 moves the centre to (16/6, 0.5): |6 − 32| = 26 > 24, about 2.17 away: not counted.
+    let beyond = bb(&["a1", "b1", "a2", "e1", "e2", "h2"]);
+    assert_eq!(SideFeatures::of(beyond, true).near_q3, 0);
+}
+
+#[test]
+fn concentrated_beats_scattered() {
+    let white = bb(&["a2", "a4", "h3", "h6", "c8", "f1"]);
+    // The same eight black pieces' count, once as a 2×4 block in the centre, once spread out.
+    let block = bb(&["c4", "d4", "e4", "f4", "c5", "d5", "e5", "f5"]);
+    let spread = bb(&["b2", "g2", "d3", "b7", "g7", "e6", "c5", "f4"]);
+    for e in [Aloa::quad(), Aloa::normal(), quad_w(), normal_w()] {
+        let p = Position::from_pieces(block, white, Color::White).unwrap();
+        let q = Position::from_pieces(spread, white, Color::White).unwrap();
+        let (tp, tq) = (e.side_terms(block), e.side_terms(spread));
+        assert!(tp.concentration > tq.concentration, "{tp:?} {tq:?}");
+        assert!(e.evaluate(&Color::Black, &p) > e.evaluate(&Color::Black, &q));
+    }
+    // Same shape, same place relative to its centre: only the quads differ with the kind.
+    assert!(quad_w().side_terms(block).quads > 0);
+}
+
+#[test]
+fn min_distance_table_is_the_brute_force_minimum() {
+    // Every placement of 1..=12 pieces in a 5×5 box; the table is the least ×n distance sum.
+    let mut best = [u32::MAX; 13];
+    for mask in 1u32..1 << 25 {
+        let n = mask.count_ones() as i32;
+        if n > 12 {
+            continue;
+        }
+        let cells = || (0..25).filter(move |i| mask >> i & 1 == 1).map(|i| (i % 5, i / 5));
+        let (sx, sy) = cells().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+        let s: i32 = cells().map(|(x, y)| (n * x - sx).abs().max((n * y - sy).abs())).sum();
+        best[n as usize] = best[n as usize].min(s as u32);
+    }
+    assert_eq!(&best[1..], &MIN_DISTANCE_SUM[1..]);
+}
+
+/// The measurements done the obvious way: f64 coordinates, every window visited.
+fn slow_features(pieces: Bitboard) -> (f64, u32, u32, u32, u32) {
+    let sq: Vec<(f64, f64)> = pieces.map(|s| (f64::from(s.file()), f64::from(s.rank()))).collect();
+    let n = sq.len() as f64;
+    let (cx, cy) = (sq.iter().map(|p| p.0).sum::<f64>() / n, sq.iter().map(|p| p.1).sum::<f64>() / n);
+    let distance: f64 = sq.iter().map(|&(x, y)| (x - cx).abs().max((y - cy).abs())).sum();
+    let ring = |x: f64, y: f64| x.min(7.0 - x).min(y).min(7.0 - y).min(3.0) as u32;
+    let ring_sum = sq.iter().map(|&(x, y)| ring(x, y)).sum();
+    let edge = sq.iter().filter(|&&(x, y)| ring(x, y) == 0).count() as u32;
+    let (mut q3, mut q4) = (0, 0);
+    for wy in -1..8 {
+        for wx in -1..8 {
+            let inside = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                .iter()
+                .filter(|(dx, dy)| Square::from_coords(wx + dx, wy + dy).is_some_and(|s| pieces.contains(s)))
+                .count();
+            let (mx, my) = (f64::from(wx) + 0.5, f64::from(wy) + 0.5);
+            if (mx - cx).abs().max((my - cy).abs()) <= 2.0 {
+                q3 += u32::from(inside == 3);
+                q4 += u32::from(inside == 4);
+            }
+        }
+    }
+    (distance, ring_sum, edge, q3, q4)
+}
+
+#[test]
+fn features_match_the_slow_reference_on_playout_positions() {
+    for pos in sample_positions(3000, 5) {
+        for color in Color::ALL {
+            let pieces = pos.pieces(color);
+            let f = SideFeatures::of(pieces, true);
+            let (distance, ring_sum, edge, q3, q4) = slow_features(pieces);
+            assert!((f64::from(f.distance_sum) / f64::from(f.count) - distance).abs() < 1e-9, "{pos}");
+            assert_eq!(f.excess, f.distance_sum - MIN_DISTANCE_SUM[f.count as usize], "{pos}");
+            assert_eq!((f.ring_sum, f.edge, f.near_q3, f.near_q4), (ring_sum, edge, q3, q4), "{pos}");
+            let without = SideFeatures::of(pieces, false);
+            assert_eq!(without, SideFeatures { near_q3: 0, near_q4: 0, ..f });
+        }
+    }
+}
+
+#[test]
+fn normal_is_quad_minus_the_quad_term() {
+    for pos in sample_positions(3000, 6) {
+        let [b, w] = Color::ALL.map(|c| {
+            let f = SideFeatures::of(pos.pieces(c), true);
+            (W.quad3 * f.near_q3 as i32 + W.quad4 * f.near_q4 as i32) as f32
+        });
+        let (q, n) = (quad_w(), normal_w());
+        assert_eq!(q.evaluate(&Color::Black, &pos) - n.evaluate(&Color::Black, &pos), b - w, "{pos}");
+    }
+}
+
+/// The position with every square sent through `map` (colours and side to move kept).
+fn transformed(pos: &Position, map: impl Fn(i32, i32) -> (i32, i32)) -> Position {
+    let image = |pieces: Bitboard| -> Bitboard {
+        pieces
+            .map(|s| {
+                let (x, y) = map(i32::from(s.file()), i32::from(s.rank()));
+                Square::from_coords(x, y).unwrap()
+            })
+            .collect()
+    };
+    Position::from_pieces(image(pos.pieces(Color::Black)), image(pos.pieces(Color::White)), pos.side_to_move())
+        .unwrap()
+}
+
+#[test]
+fn board_symmetries_and_colour_swap_leave_the_value_unchanged() {
+    let symmetries: [(&str, fn(i32, i32) -> (i32, i32)); 4] = [
+        ("mirror left-right", |x, y| (7 - x, y)),
+        ("flip top-bottom", |x, y| (x, 7 - y)),
+        ("rotate 180°", |x, y| (7 - x, 7 - y)),
+        ("transpose", |x, y| (y, x)),
+    ];
+    for e in [Aloa::quad(), Aloa::normal(), quad_w()] {
+        for pos in sample_positions(3000, 8) {
+            let v = e.evaluate(&Color::Black, &pos);
+            for (name, map) in &symmetries {
+                assert_eq!(e.evaluate(&Color::Black, &transformed(&pos, map)), v, "{name}: {pos}");
+            }
+            let swapped =
+                Position::from_pieces(pos.pieces(Color::White), pos.pieces(Color::Black), pos.side_to_move()).unwrap();
+            assert_eq!(e.evaluate(&Color::White, &swapped), v, "colour swap: {pos}");
+        }
+    }
+}
+
+#[test]
+fn antisymmetric_bounded_and_stateless() {
+    let extreme = AloaWeights {
+        concentration: 10_000,
+        com_centralisation: -10_000,
+        centralisation: 10_000,
+        edge: -10_000,
+        quad3: 10_000,
+        quad4: 10_000,
+    };
+    let evaluators = [Aloa::quad(), Aloa::normal(), Aloa::with_weights(AloaKind::Quad, extreme).unwrap()];
+    for e in evaluators {
+        for pos in sample_positions(3000, 9) {
+            let b = e.evaluate(&Color::Black, &pos);
+            assert_eq!(b, -e.evaluate(&Color::White, &pos), "{pos}");
+            assert!(b.abs() < EVAL_LIMIT && b.fract() == 0.0, "{b} {pos}");
+            let mv = pos.legal_moves().first().copied().unwrap_or(loa_engine::Move::PASS);
+            assert_eq!(e.child_state(&Color::White, &pos, mv), Color::White);
+        }
+    }
+}
+
+#[test]
+fn weights_out_of_range_are_rejected_and_defaults_are_the_reference() {
+    let bad = AloaWeights { quad4: 10_001, ..AloaWeights::default() };
+    let err = Aloa::with_weights(AloaKind::Quad, bad).unwrap_err();
+    assert_eq!((err.name, err.value), ("quad4", 10_001));
+    assert!(err.to_string().contains("quad4"));
+    assert_eq!(Aloa::with_weights(AloaKind::Quad, AloaWeights::default()).unwrap(), Aloa::quad());
+    assert_eq!(Aloa::new(AloaKind::Normal), Aloa::normal());
+    assert_eq!(Aloa::default().kind(), AloaKind::Quad);
+    assert_eq!(Aloa::normal().weights(), AloaWeights::default());
+    // Weights round-trip through configuration text, and missing fields take the defaults.
+    let w: AloaWeights = serde_json::from_str(r#"{"edge": 3}"#).unwrap();
+    assert_eq!(w, AloaWeights { edge: 3, ..AloaWeights::default() });
+    assert!(serde_json::from_str::<AloaWeights>(r#"{"edges": 3}"#).is_err());
+}
+
+/// Prints the evaluation speed (`cargo test --release --test aloa -- --ignored --nocapture speed`).
+#[test]
+#[ignore = "timing, run by hand"]
+fn speed() {
+    for figure in loa_engine::aloa::aloa_figures(5) {
+        println!("{figure}");
+    }
+}
