@@ -11,6 +11,7 @@
 //! - [`perft`]: move-tree leaf counts.
 //! - [`describe`]: the text `loa show` prints.
 //! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
+//! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`bench`]: the speed figures `loa bench` prints.
@@ -27,6 +28,7 @@ pub mod notation;
 pub mod perft;
 mod position;
 pub mod quads;
+pub mod random;
 pub mod rules;
 pub mod search;
 mod square;

@@ -22,7 +22,11 @@ impl Move {
     /// A move from `from` to `to`; `capture` says whether an enemy piece stands on `to`.
     #[inline]
     pub const fn new(from: Square, to: Square, capture: bool) -> Move {
-        Move(((from.index() as u16) << 6) | to.index() as u16 | if capture { CAPTURE_FLAG } else { 0 })
+        Move(
+            ((from.index() as u16) << 6)
+                | to.index() as u16
+                | if capture { CAPTURE_FLAG } else { 0 },
+        )
     }
 
     /// The square the piece leaves.
@@ -105,7 +109,10 @@ impl MoveList {
     /// An empty list.
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList { moves: [Move::PASS; MAX_MOVES], len: 0 }
+        MoveList {
+            moves: [Move::PASS; MAX_MOVES],
+            len: 0,
+        }
     }
 
     /// Appends a move. A position never has more than [`MAX_MOVES`] moves; a list that would
