@@ -14,6 +14,7 @@
 //! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
+//! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod aloa;
@@ -21,6 +22,7 @@ pub mod bench;
 mod bitboard;
 pub mod connect;
 pub mod describe;
+pub mod game;
 pub mod movegen;
 mod moves;
 pub mod network;

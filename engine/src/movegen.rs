@@ -16,10 +16,10 @@ impl Position {
     fn destinations(from: usize, own: u64, enemy: u64) -> u64 {
         let occupied = own | enemy;
         let mut dest = 0u64;
-        for line in 0..4 {
+        for (line, masks) in LINE.iter().enumerate() {
             // 1..=8 pieces on the line (the mover included); 8 means no move fits on the board,
             // and `n & 7` maps it to the always-empty PATH entry 0.
-            let n = (LINE[line][from] & occupied).count_ones() as usize;
+            let n = (masks[from] & occupied).count_ones() as usize;
             for dir in [2 * line, 2 * line + 1] {
                 let path = &PATH[dir][from];
                 let jumped = path[n - 1];
