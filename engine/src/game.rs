@@ -98,7 +98,7 @@ pub fn color_in_game(side: MatchSide, game: usize) -> Color {
 }
 
 /// Decides a match from its two games by SPEC §5's criteria.
-pub fn match_winner(games: &[GameRecord; 2]) -> (MatchSide, Criterion) {
+pub fn match_winner(games: [&GameRecord; 2]) -> (MatchSide, Criterion) {
     // For each game: Some(true) if A won, Some(false) if B won, None for a draw; and the plies.
     let result = |g: usize| games[g].outcome.winner().map(|c| c == color_in_game(MatchSide::A, g));
     let (r0, r1) = (result(0), result(1));
@@ -128,7 +128,7 @@ pub fn play_match(a: &dyn Player, b: &dyn Player, rules: &Rules, start: Position
     let g0 = play_game(a, b, rules, start, derive_seed(seed, 0));
     let g1 = play_game(b, a, rules, start, derive_seed(seed, 1));
     let games = [g0, g1];
-    let (winner, criterion) = match_winner(&games);
+    let (winner, criterion) = match_winner([&games[0], &games[1]]);
     MatchRecord { games, winner, criterion }
 }
 
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn the_four_criteria() {
         // Game 0: A is Black. Game 1: A is White.
-        let w = |o0, p0, o1, p1| match_winner(&[game(o0, p0), game(o1, p1)]);
+        let w = |o0, p0, o1, p1| match_winner([&game(o0, p0), &game(o1, p1)]);
         assert_eq!(w(B, 40, W, 50), (MatchSide::A, Criterion::WonBoth));
         assert_eq!(w(W, 40, B, 50), (MatchSide::B, Criterion::WonBoth));
         assert_eq!(w(B, 40, D, 100), (MatchSide::A, Criterion::WonAndDrew));

@@ -15,6 +15,8 @@
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
+//! - [`series`]: a series of games in parallel, as `loa match` plays them.
+//! - [`interactive`]: a person against a player (`loa play`).
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod aloa;
@@ -23,6 +25,7 @@ mod bitboard;
 pub mod connect;
 pub mod describe;
 pub mod game;
+pub mod interactive;
 pub mod movegen;
 mod moves;
 pub mod network;
@@ -33,6 +36,7 @@ pub mod quads;
 pub mod random;
 pub mod rules;
 pub mod search;
+pub mod series;
 mod square;
 mod tables;
 
