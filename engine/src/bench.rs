@@ -26,8 +26,16 @@ pub struct Figure {
 impl std::fmt::Display for Figure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rate = self.per_second;
-        let (scaled, prefix) = if rate >= 1e6 { (rate / 1e6, "M ") } else { (rate / 1e3, "k ") };
-        write!(f, "{:<44} {:>9.2} {}{}  ({})", self.name, scaled, prefix, self.unit, self.detail)
+        let (scaled, prefix) = if rate >= 1e6 {
+            (rate / 1e6, "M ")
+        } else {
+            (rate / 1e3, "k ")
+        };
+        write!(
+            f,
+            "{:<44} {:>9.2} {}{}  ({})",
+            self.name, scaled, prefix, self.unit, self.detail
+        )
     }
 }
 
@@ -47,9 +55,17 @@ fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
 pub fn movegen_figures(depth: u32, repeats: u32) -> Vec<Figure> {
     let start = Position::start();
     let mut figures = Vec::new();
-    for (name, bulk) in [("perft, bulk count at last ply", true), ("perft, every leaf move made", false)] {
-        let (leaves, time) =
-            best_of(repeats, || if bulk { perft(&start, depth) } else { perft_make_all(&start, depth) });
+    for (name, bulk) in [
+        ("perft, bulk count at last ply", true),
+        ("perft, every leaf move made", false),
+    ] {
+        let (leaves, time) = best_of(repeats, || {
+            if bulk {
+                perft(&start, depth)
+            } else {
+                perft_make_all(&start, depth)
+            }
+        });
         figures.push(Figure {
             name: format!("{name} (depth {depth})"),
             per_second: leaves as f64 / time.as_secs_f64(),
@@ -94,8 +110,10 @@ pub fn sample_positions(count: usize, seed: u64) -> Vec<Position> {
 /// The cost of a connectivity test and of the quad/Euler computations on playout positions.
 pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
     let positions = sample_positions(100_000, 7);
-    let sides: Vec<Bitboard> =
-        positions.iter().flat_map(|p| [p.pieces(Color::Black), p.pieces(Color::White)]).collect();
+    let sides: Vec<Bitboard> = positions
+        .iter()
+        .flat_map(|p| [p.pieces(Color::Black), p.pieces(Color::White)])
+        .collect();
     let n = sides.len() as f64;
     let mut figures = Vec::new();
     let mut push = |name: &str, time: Duration, what: &str| {
@@ -106,13 +124,34 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
             detail: format!("{:.1} ns each, {what}", time.as_secs_f64() * 1e9 / n),
         });
     };
-    let (connected, t) = best_of(repeats, || sides.iter().filter(|&&b| is_connected(black_box(b))).count());
-    push("connectivity test (flood fill)", t, &format!("{connected} connected sides"));
-    let (_, t) = best_of(repeats, || {
-        sides.iter().filter(|&&b| QuadCounts::of(black_box(b)).euler() <= 1 && is_connected(b)).count()
+    let (connected, t) = best_of(repeats, || {
+        sides
+            .iter()
+            .filter(|&&b| is_connected(black_box(b)))
+            .count()
     });
-    push("connectivity test (Euler pre-check, fill if E<=1)", t, "quads from scratch");
-    let (_, t) = best_of(repeats, || sides.iter().map(|&b| black_box(QuadCounts::of(black_box(b))).euler()).sum::<i32>());
+    push(
+        "connectivity test (flood fill)",
+        t,
+        &format!("{connected} connected sides"),
+    );
+    let (_, t) = best_of(repeats, || {
+        sides
+            .iter()
+            .filter(|&&b| QuadCounts::of(black_box(b)).euler() <= 1 && is_connected(b))
+            .count()
+    });
+    push(
+        "connectivity test (Euler pre-check, fill if E<=1)",
+        t,
+        "quads from scratch",
+    );
+    let (_, t) = best_of(repeats, || {
+        sides
+            .iter()
+            .map(|&b| black_box(QuadCounts::of(black_box(b))).euler())
+            .sum::<i32>()
+    });
     push("quad counts + Euler from scratch", t, "u128 shifts");
     let (_, t) = best_of(repeats, || {
         sides
@@ -124,6 +163,10 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
             })
             .sum::<i32>()
     });
-    push("quad counts incremental update (one square)", t, "3x3 table lookup");
+    push(
+        "quad counts incremental update (one square)",
+        t,
+        "3x3 table lookup",
+    );
     figures
 }

@@ -11,8 +11,12 @@
 //! - [`perft`]: move-tree leaf counts.
 //! - [`describe`]: the text `loa show` prints.
 //! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
+//! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
+//! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
+//! - [`series`]: a series of games in parallel, as `loa match` plays them.
+//! - [`interactive`]: a person against a player (`loa play`).
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod aloa;
@@ -20,6 +24,8 @@ pub mod bench;
 mod bitboard;
 pub mod connect;
 pub mod describe;
+pub mod game;
+pub mod interactive;
 pub mod movegen;
 mod moves;
 pub mod network;
@@ -27,8 +33,10 @@ pub mod notation;
 pub mod perft;
 mod position;
 pub mod quads;
+pub mod random;
 pub mod rules;
 pub mod search;
+pub mod series;
 mod square;
 mod tables;
 

@@ -16,10 +16,10 @@ impl Position {
     fn destinations(from: usize, own: u64, enemy: u64) -> u64 {
         let occupied = own | enemy;
         let mut dest = 0u64;
-        for line in 0..4 {
+        for (line, masks) in LINE.iter().enumerate() {
             // 1..=8 pieces on the line (the mover included); 8 means no move fits on the board,
             // and `n & 7` maps it to the always-empty PATH entry 0.
-            let n = (LINE[line][from] & occupied).count_ones() as usize;
+            let n = (masks[from] & occupied).count_ones() as usize;
             for dir in [2 * line, 2 * line + 1] {
                 let path = &PATH[dir][from];
                 let jumped = path[n - 1];
@@ -36,7 +36,11 @@ impl Position {
         if !self.own().contains(from) {
             return Bitboard::EMPTY;
         }
-        Bitboard(Self::destinations(from.index(), self.own().0, self.enemy().0))
+        Bitboard(Self::destinations(
+            from.index(),
+            self.own().0,
+            self.enemy().0,
+        ))
     }
 
     /// Appends the legal moves to `list` in canonical order (the list is cleared first).
@@ -54,7 +58,11 @@ impl Position {
                 let to = dest.trailing_zeros() as u8;
                 dest &= dest - 1;
                 let to_sq = Square::new(to);
-                list.push(Move::new(Square::new(from as u8), to_sq, enemy & to_sq.bit() != 0));
+                list.push(Move::new(
+                    Square::new(from as u8),
+                    to_sq,
+                    enemy & to_sq.bit() != 0,
+                ));
             }
         }
     }
@@ -71,7 +79,9 @@ impl Position {
     #[inline]
     pub fn count_moves(&self) -> u32 {
         let (own, enemy) = (self.own().0, self.enemy().0);
-        Bitboard(own).map(|from| Self::destinations(from.index(), own, enemy).count_ones()).sum()
+        Bitboard(own)
+            .map(|from| Self::destinations(from.index(), own, enemy).count_ones())
+            .sum()
     }
 
     /// Whether the side to move has at least one legal move.
@@ -86,7 +96,8 @@ impl Position {
         if mv.is_pass() {
             return !self.has_legal_move();
         }
-        self.destinations_from(mv.from()).contains(mv.to()) && mv.is_capture() == self.enemy().contains(mv.to())
+        self.destinations_from(mv.from()).contains(mv.to())
+            && mv.is_capture() == self.enemy().contains(mv.to())
     }
 }
 

@@ -22,7 +22,11 @@ impl Move {
     /// A move from `from` to `to`; `capture` says whether an enemy piece stands on `to`.
     #[inline]
     pub const fn new(from: Square, to: Square, capture: bool) -> Move {
-        Move(((from.index() as u16) << 6) | to.index() as u16 | if capture { CAPTURE_FLAG } else { 0 })
+        Move(
+            ((from.index() as u16) << 6)
+                | to.index() as u16
+                | if capture { CAPTURE_FLAG } else { 0 },
+        )
     }
 
     /// The square the piece leaves.
@@ -105,7 +109,10 @@ impl MoveList {
     /// An empty list.
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList { moves: [Move::PASS; MAX_MOVES], len: 0 }
+        MoveList {
+            moves: [Move::PASS; MAX_MOVES],
+            len: 0,
+        }
     }
 
     /// Appends a move. A position never has more than [`MAX_MOVES`] moves; a list that would
@@ -200,5 +207,42 @@ mod tests {
         let c = Move::new(sq("c1"), sq("c3"), false);
         assert!(a < b && b < c);
         assert!(c < Move::PASS);
+    }
+}
+
+impl std::str::FromStr for Move {
+    type Err = String;
+
+    /// Parses move text without a position: `c8-c6` is a quiet move, `d1xa4` a capture, `pass`
+    /// the pass move. Whether it is legal anywhere is not checked (see
+    /// [`crate::Position::parse_move`] for that).
+    fn from_str(text: &str) -> Result<Move, String> {
+        if text == "pass" {
+            return Ok(Move::PASS);
+        }
+        let bad = || format!("`{text}` is not move text (e.g. c8-c6 or d1xa4)");
+        if !text.is_ascii() || text.len() != 5 {
+            return Err(bad());
+        }
+        let (from, to) = (Square::parse(&text[0..2]).ok_or_else(bad)?, Square::parse(&text[3..5]).ok_or_else(bad)?);
+        match &text[2..3] {
+            "-" => Ok(Move::new(from, to, false)),
+            "x" => Ok(Move::new(from, to, true)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// Moves are stored as move text in JSON (logs, game records).
+impl serde::Serialize for Move {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Move {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Move, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -6,7 +6,11 @@ use loa_engine::{Position, Rules, perft};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "loa", version, about = "Lines of Action: rules, move generation and players")]
+#[command(
+    name = "loa",
+    version,
+    about = "Lines of Action: rules, move generation and players"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -46,12 +50,17 @@ enum Command {
 }
 
 fn parse_position(text: &str) -> Result<Position, String> {
-    text.parse().map_err(|e| format!("bad position `{text}`: {e}"))
+    text.parse()
+        .map_err(|e| format!("bad position `{text}`: {e}"))
 }
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Perft { position, depth, divide } => {
+        Command::Perft {
+            position,
+            depth,
+            divide,
+        } => {
             let pos = parse_position(&position)?;
             if divide {
                 for (mv, count) in perft::divide(&pos, depth) {
@@ -65,7 +74,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{mv}");
             }
         }
-        Command::Show { position } => print!("{}", describe(&parse_position(&position)?, &Rules::default())),
+        Command::Show { position } => print!(
+            "{}",
+            describe(&parse_position(&position)?, &Rules::default())
+        ),
         Command::Bench { depth, repeats } => {
             println!("loa bench: one thread, best of {repeats} runs");
             for figure in loa_engine::bench::movegen_figures(depth, repeats) {

@@ -31,3 +31,23 @@ pub trait Evaluator {
     /// strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`. `pos` is not terminal.
     fn evaluate(&self, state: &Self::State, pos: &Position) -> f32;
 }
+
+/// A shared evaluator evaluates like the one it points to (players share one network).
+impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
+    type State = E::State;
+
+    #[inline]
+    fn root_state(&self, pos: &Position, pov: Color) -> Self::State {
+        (**self).root_state(pos, pov)
+    }
+
+    #[inline]
+    fn child_state(&self, state: &Self::State, pos: &Position, mv: Move) -> Self::State {
+        (**self).child_state(state, pos, mv)
+    }
+
+    #[inline]
+    fn evaluate(&self, state: &Self::State, pos: &Position) -> f32 {
+        (**self).evaluate(state, pos)
+    }
+}

@@ -1,5 +1,305 @@
 //! Fixed-depth alpha-beta search (SPEC §4) and the plain minimax it must agree with.
+//!
+//! Both are negamax searches over an [`Evaluator`] seen from the root player's side. Terminal
+//! positions score beyond any evaluation ([`WIN`] minus the ply at which the game ends, so a
+//! faster win is better and a slower loss less bad); a draw scores 0; a position where the game
+//! is over is never searched further, and neither is one at the game's ply cap.
+//!
+//! Among equally valued root moves the first in canonical order is chosen. Alpha-beta orders
+//! moves for speed (iterative deepening at the root, killer moves and a history table inside)
+//! but searches each root move that precedes the current best in canonical order with a window
+//! that admits ties, so it returns exactly the move and value plain minimax returns.
 
 mod evaluator;
+mod ordering;
 
 pub use evaluator::{EVAL_LIMIT, Evaluator};
+
+use crate::{Color, GameEnd, Move, MoveList, NoMoves, Outcome, Position, Rules};
+use ordering::Ordering;
+
+/// The score of a win at the root; a win `k` plies later scores `WIN - k`.
+pub const WIN: f32 = 1_000_000.0;
+
+/// What a search is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Plies to search (1 = look at the moves available and evaluate the results).
+    pub depth: u32,
+    /// Plies left before the game's ply cap ends it in a tie (`u32::MAX` for none).
+    pub plies_left: u32,
+}
+
+impl SearchLimits {
+    /// A search of `depth` plies in a game that has played `plies_played` plies under `rules`.
+    pub fn new(depth: u32, rules: &Rules, plies_played: u32) -> SearchLimits {
+        let plies_left = if rules.ply_cap == 0 {
+            u32::MAX
+        } else {
+            rules.ply_cap.saturating_sub(plies_played)
+        };
+        SearchLimits { depth, plies_left }
+    }
+}
+
+/// The result of a search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play: `None` if the side to move has no legal move and the rules make it
+    /// lose; [`Move::PASS`] if it has none and the rules make it pass.
+    pub best: Option<Move>,
+    /// The value of the root for the side to move.
+    pub value: f32,
+    /// Positions visited, the root included.
+    pub nodes: u64,
+}
+
+/// The score of a finished game for `side`, the game having ended `ply` plies below the root.
+#[inline]
+fn terminal_score(end: GameEnd, side: Color, ply: u32) -> f32 {
+    match end.outcome {
+        Outcome::Draw => 0.0,
+        Outcome::Win(winner) if winner == side => WIN - ply as f32,
+        Outcome::Win(_) => -(WIN - ply as f32),
+    }
+}
+
+/// What the two searches share: the rules, limits, evaluator and node count.
+struct Tree<'a, E: Evaluator> {
+    rules: &'a Rules,
+    limits: SearchLimits,
+    eval: &'a E,
+    pov: Color,
+    nodes: u64,
+    order: Ordering,
+}
+
+impl<'a, E: Evaluator> Tree<'a, E> {
+    fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
+        Tree {
+            rules,
+            limits,
+            eval,
+            pov: pos.side_to_move(),
+            nodes: 1,
+            order: Ordering::new(),
+        }
+    }
+}
+
+impl<E: Evaluator> Tree<'_, E> {
+    /// If the game is over at `child` (reached by `mv`, `ply` plies below the root) or `child`
+    /// is a leaf, its value for the side to move there; otherwise `None` and the child's state.
+    #[inline]
+    fn settle(
+        &mut self,
+        child: &Position,
+        mv: Move,
+        state: &E::State,
+        parent: &Position,
+        depth: u32,
+        ply: u32,
+    ) -> Result<f32, E::State> {
+        self.nodes += 1;
+        if let Some(end) = child.connection_end_after(mv, self.rules) {
+            return Ok(terminal_score(end, child.side_to_move(), ply));
+        }
+        if ply >= self.limits.plies_left {
+            return Ok(0.0);
+        }
+        let child_state = self.eval.child_state(state, parent, mv);
+        if depth == 0 {
+            let v = self.eval.evaluate(&child_state, child);
+            return Ok(if child.side_to_move() == self.pov {
+                v
+            } else {
+                -v
+            });
+        }
+        Err(child_state)
+    }
+
+    /// The value of having no legal move at `ply`: a loss, or `None` if the side passes.
+    #[inline]
+    fn no_moves(&self, ply: u32) -> Option<f32> {
+        match self.rules.no_moves {
+            NoMoves::Loses => Some(-(WIN - ply as f32)),
+            NoMoves::Passes => None,
+        }
+    }
+
+    /// Plain minimax (negamax form): every move, no pruning.
+    fn minimax(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32) -> f32 {
+        let mut moves = MoveList::new();
+        pos.generate_moves(&mut moves);
+        if moves.is_empty() {
+            if let Some(v) = self.no_moves(ply) {
+                return v;
+            }
+            moves.push(Move::PASS);
+        }
+        let mut best = f32::NEG_INFINITY;
+        for &mv in moves.iter() {
+            let child = pos.play(mv);
+            let v = match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
+                Ok(v) => -v,
+                Err(child_state) => -self.minimax(&child, &child_state, depth - 1, ply + 1),
+            };
+            best = best.max(v);
+        }
+        best
+    }
+
+    /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
+    fn alpha_beta(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        depth: u32,
+        ply: u32,
+        mut alpha: f32,
+        beta: f32,
+    ) -> f32 {
+        let mut moves = MoveList::new();
+        pos.generate_moves(&mut moves);
+        if moves.is_empty() {
+            if let Some(v) = self.no_moves(ply) {
+                return v;
+            }
+            moves.push(Move::PASS);
+        }
+        self.order.sort(&mut moves, ply as usize);
+        let mut best = f32::NEG_INFINITY;
+        for &mv in moves.iter() {
+            let child = pos.play(mv);
+            let v = match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
+                Ok(v) => -v,
+                Err(child_state) => {
+                    -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha)
+                }
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        self.order.record_cutoff(mv, ply as usize, depth);
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The root's legal moves (just [`Move::PASS`] if it has none and may pass), or the result when
+/// it has none and loses.
+fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
+    let mut moves = pos.legal_moves();
+    if moves.is_empty() {
+        match rules.no_moves {
+            NoMoves::Loses => {
+                return Err(SearchResult {
+                    best: None,
+                    value: -WIN,
+                    nodes: 1,
+                });
+            }
+            NoMoves::Passes => moves.push(Move::PASS),
+        }
+    }
+    Ok(moves)
+}
+
+/// Plain minimax to `limits.depth` plies: the reference alpha-beta must agree with. Root moves
+/// are tried in canonical order and only a strictly better value replaces the best, so the first
+/// of equally valued moves wins. `pos` must not be a finished game.
+pub fn minimax<E: Evaluator>(
+    pos: &Position,
+    rules: &Rules,
+    limits: SearchLimits,
+    eval: &E,
+) -> SearchResult {
+    let moves = match root_moves(pos, rules) {
+        Ok(m) => m,
+        Err(result) => return result,
+    };
+    let mut tree = Tree::new(pos, rules, limits, eval);
+    let state = eval.root_state(pos, tree.pov);
+    let depth = limits.depth.max(1);
+    let (mut best, mut best_value) = (moves[0], f32::NEG_INFINITY);
+    for &mv in moves.iter() {
+        let child = pos.play(mv);
+        let v = match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
+            Ok(v) => -v,
+            Err(child_state) => -tree.minimax(&child, &child_state, depth - 1, 1),
+        };
+        if v > best_value {
+            (best, best_value) = (mv, v);
+        }
+    }
+    SearchResult {
+        best: Some(best),
+        value: best_value,
+        nodes: tree.nodes,
+    }
+}
+
+/// Alpha-beta to `limits.depth` plies with iterative deepening and move ordering; returns the
+/// same move and value as [`minimax`] in far fewer nodes. `pos` must not be a finished game.
+pub fn alpha_beta<E: Evaluator>(
+    pos: &Position,
+    rules: &Rules,
+    limits: SearchLimits,
+    eval: &E,
+) -> SearchResult {
+    let moves = match root_moves(pos, rules) {
+        Ok(m) => m,
+        Err(result) => return result,
+    };
+    let mut tree = Tree::new(pos, rules, limits, eval);
+    let state = eval.root_state(pos, tree.pov);
+    // Root moves with the score of the last iteration, best first (ties in canonical order).
+    let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();
+    let mut result = (moves[0], f32::NEG_INFINITY);
+    for depth in 1..=limits.depth.max(1) {
+        let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
+        for entry in root.iter_mut() {
+            let mv = entry.0;
+            // A move before the current best in canonical order wins a tie, so search it with a
+            // lower bound just below the best value: it comes back exact if it ties or beats it.
+            let lower = match best {
+                Some(b) if mv < b => best_value.next_down(),
+                _ => best_value,
+            };
+            let child = pos.play(mv);
+            let v = match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
+                Ok(v) => -v,
+                Err(child_state) => -tree.alpha_beta(
+                    &child,
+                    &child_state,
+                    depth - 1,
+                    1,
+                    f32::NEG_INFINITY,
+                    -lower,
+                ),
+            };
+            entry.1 = v;
+            if v > best_value || (v == best_value && best.is_some_and(|b| mv < b)) {
+                (best, best_value) = (Some(mv), v);
+            }
+        }
+        result = (best.unwrap_or(moves[0]), best_value);
+        // Next iteration: best first, then by score; a stable sort keeps canonical order in ties.
+        root.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some(i) = root.iter().position(|e| e.0 == result.0) {
+            root[..=i].rotate_right(1);
+        }
+    }
+    SearchResult {
+        best: Some(result.0),
+        value: result.1,
+        nodes: tree.nodes,
+    }
+}

@@ -1,0 +1,175 @@
+//! A series of games between two players, in parallel, as `loa match` plays them.
+//!
+//! Games come in pairs: in pair `p` the first player has Black in game `2p` and White in game
+//! `2p+1`, both from the same start (the start position, or a seeded random opening), so a
+//! complete pair is a two-game match with the first player as A. Every game's randomness comes
+//! from the series seed and the pair's index, so the report is the same with any thread count.
+
+use crate::game::{GameRecord, MatchSide, Player, benchmark_score, color_in_game, match_winner};
+use crate::random::{derive_seed, mix64};
+use crate::{Color, Outcome, Position, Rules};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How to play a series.
+#[derive(Clone, Debug)]
+pub struct SeriesConfig {
+    /// Games to play.
+    pub games: u32,
+    /// The series seed.
+    pub seed: u64,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Uniformly random plies played from the start position before the players take over (0
+    /// for the plain start position), so deterministic players play varied games.
+    pub opening_plies: u32,
+    /// The rules.
+    pub rules: Rules,
+}
+
+/// One pair of games from one start.
+#[derive(Clone, Debug)]
+pub struct PairRecord {
+    /// The position both games start from.
+    pub start: Position,
+    /// One or two games: the first player has Black in game 0.
+    pub games: Vec<GameRecord>,
+}
+
+/// The games of a series and their statistics.
+#[derive(Clone, Debug)]
+pub struct SeriesReport {
+    /// Every pair, in order.
+    pub pairs: Vec<PairRecord>,
+}
+
+/// The players of one pair: (first, second).
+pub type PairPlayers = (Arc<dyn Player + Send>, Arc<dyn Player + Send>);
+
+/// A start position after `plies` seeded random plies (retrying other seeds if a game ends).
+pub fn random_opening(plies: u32, seed: u64, rules: &Rules) -> Position {
+    'attempt: for attempt in 0u64.. {
+        let mut pos = Position::start();
+        let mut state = derive_seed(seed, attempt);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                continue 'attempt;
+            }
+            state = mix64(state);
+            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+            if pos.game_end(rules).is_some() {
+                continue 'attempt;
+            }
+        }
+        return pos;
+    }
+    unreachable!("the attempt loop only ends by returning")
+}
+
+/// Plays the series. `players(match_seed)` gives the pair's players; `on_game` is called after
+/// each game (for a progress bar).
+pub fn play_series(
+    config: &SeriesConfig,
+    players: &(dyn Fn(u64) -> PairPlayers + Sync),
+    on_game: &(dyn Fn(&GameRecord) + Sync),
+) -> SeriesReport {
+    let pair_count = config.games.div_ceil(2) as usize;
+    let slots: Mutex<Vec<Option<PairRecord>>> = Mutex::new(vec![None; pair_count]);
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        loop {
+            let p = next.fetch_add(1, Ordering::Relaxed);
+            if p >= pair_count {
+                break;
+            }
+            let match_seed = derive_seed(config.seed, p as u64);
+            let (first, second) = players(match_seed);
+            let start = random_opening(config.opening_plies, derive_seed(match_seed, 0x0B3), &config.rules);
+            let game_count = (config.games as usize - 2 * p).min(2);
+            let mut games = Vec::with_capacity(2);
+            for g in 0..game_count {
+                let (black, white): (&dyn Player, &dyn Player) =
+                    if g == 0 { (&*first, &*second) } else { (&*second, &*first) };
+                let record = crate::game::play_game(black, white, &config.rules, start, derive_seed(match_seed, g as u64));
+                on_game(&record);
+                games.push(record);
+            }
+            if let Ok(mut slots) = slots.lock() {
+                slots[p] = Some(PairRecord { start, games });
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..config.threads.max(1) {
+            s.spawn(worker);
+        }
+    });
+    let pairs = slots.into_inner().unwrap_or_default().into_iter().flatten().collect();
+    SeriesReport { pairs }
+}
+
+/// Totals for one player over a series.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SideStats {
+    /// Games won, lost and drawn.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Mean benchmark score (SPEC §5) as Black, as White and over all games.
+    pub mean_score_black: f64,
+    /// Mean benchmark score as White.
+    pub mean_score_white: f64,
+    /// Mean benchmark score over all games.
+    pub mean_score: f64,
+    /// Complete pairs (two-game matches) won by SPEC §5's criteria.
+    pub matches_won: u32,
+}
+
+impl SeriesReport {
+    /// All games in order.
+    pub fn games(&self) -> impl Iterator<Item = &GameRecord> {
+        self.pairs.iter().flat_map(|p| p.games.iter())
+    }
+
+    /// Mean plies per game.
+    pub fn mean_plies(&self) -> f64 {
+        let (n, sum) = self.games().fold((0u32, 0u64), |(n, s), g| (n + 1, s + u64::from(g.plies)));
+        if n == 0 { 0.0 } else { sum as f64 / f64::from(n) }
+    }
+
+    /// Complete pairs (two-game matches).
+    pub fn matches(&self) -> usize {
+        self.pairs.iter().filter(|p| p.games.len() == 2).count()
+    }
+
+    /// Statistics for the first (`MatchSide::A`) or second (`MatchSide::B`) player.
+    pub fn stats(&self, side: MatchSide) -> SideStats {
+        let mut s = SideStats::default();
+        let (mut black, mut white) = (Vec::new(), Vec::new());
+        for pair in &self.pairs {
+            for (g, game) in pair.games.iter().enumerate() {
+                let color = color_in_game(side, g);
+                match game.outcome {
+                    Outcome::Draw => s.draws += 1,
+                    Outcome::Win(c) if c == color => s.wins += 1,
+                    Outcome::Win(_) => s.losses += 1,
+                }
+                let score = f64::from(benchmark_score(game.outcome, game.plies, color));
+                if color == Color::Black { black.push(score) } else { white.push(score) }
+            }
+            if let [g0, g1] = &pair.games[..]
+                && match_winner([g0, g1]).0 == side
+            {
+                s.matches_won += 1;
+            }
+        }
+        let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+        s.mean_score_black = mean(&black);
+        s.mean_score_white = mean(&white);
+        s.mean_score = mean(&[black, white].concat());
+        s
+    }
+}

@@ -1,0 +1,191 @@
+//! Alpha-beta against plain minimax: identical moves and values on many random positions, depths
+//! 1–3, several evaluators (one with many ties, to exercise the canonical tie-break) and every
+//! rules variant; plus hand-worked tactical positions.
+
+use loa_engine::random::RandomHeuristic;
+use loa_engine::search::{Evaluator, SearchLimits, WIN, alpha_beta, minimax};
+use loa_engine::{BothConnected, Color, Move, NoMoves, Position, Rules};
+use proptest::prelude::*;
+
+/// Material and a crude centralisation in small integers: many positions tie.
+struct Coarse;
+
+impl Evaluator for Coarse {
+    type State = Color;
+    fn root_state(&self, _: &Position, pov: Color) -> Color {
+        pov
+    }
+    fn child_state(&self, pov: &Color, _: &Position, _: Move) -> Color {
+        *pov
+    }
+    fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
+        let centre = loa_engine::Bitboard(0x0000_3C3C_3C3C_0000);
+        let score = |c: Color| {
+            (pos.pieces(c).count() as i32) + ((pos.pieces(c) & centre).count() as i32 / 2)
+        };
+        (score(*pov) - score(pov.opponent())) as f32
+    }
+}
+
+/// Every position ties: the search must play the first canonical move unless a result differs.
+struct Flat;
+
+impl Evaluator for Flat {
+    type State = ();
+    fn root_state(&self, _: &Position, _: Color) {}
+    fn child_state(&self, _: &(), _: &Position, _: Move) {}
+    fn evaluate(&self, _: &(), _: &Position) -> f32 {
+        0.0
+    }
+}
+
+/// A position after `choices` random plies from the start, if the game is not over there.
+fn random_position(choices: &[u16], rules: &Rules) -> Option<Position> {
+    let mut pos = Position::start();
+    for &c in choices {
+        if pos.game_end(rules).is_some() {
+            return None;
+        }
+        let moves = pos.legal_moves();
+        pos = pos.play(moves[c as usize % moves.len()]);
+    }
+    pos.game_end(rules).is_none().then_some(pos)
+}
+
+fn rules_variant(i: u8) -> Rules {
+    Rules {
+        both_connected: if i & 1 == 0 {
+            BothConnected::Draw
+        } else {
+            BothConnected::MoverWins
+        },
+        no_moves: if i & 2 == 0 {
+            NoMoves::Loses
+        } else {
+            NoMoves::Passes
+        },
+        ply_cap: 100,
+    }
+}
+
+fn agree<E: Evaluator>(
+    pos: &Position,
+    rules: &Rules,
+    limits: SearchLimits,
+    eval: &E,
+) -> Result<(), TestCaseError> {
+    let plain = minimax(pos, rules, limits, eval);
+    let fast = alpha_beta(pos, rules, limits, eval);
+    prop_assert_eq!(fast.best, plain.best, "{} {:?}", pos, limits);
+    prop_assert_eq!(
+        fast.value.to_bits(),
+        plain.value.to_bits(),
+        "{} {:?}",
+        pos,
+        limits
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn alpha_beta_equals_minimax(
+        choices in proptest::collection::vec(any::<u16>(), 0..90),
+        depth in 1u32..=3,
+        seed in any::<u64>(),
+        variant in 0u8..4,
+        plies_left in prop_oneof![Just(u32::MAX), 1u32..4],
+    ) {
+        let rules = rules_variant(variant);
+        if let Some(pos) = random_position(&choices, &rules) {
+            let limits = SearchLimits { depth, plies_left };
+            agree(&pos, &rules, limits, &RandomHeuristic::new(seed))?;
+            agree(&pos, &rules, limits, &Coarse)?;
+            agree(&pos, &rules, limits, &Flat)?;
+        }
+    }
+}
+
+fn pos(text: &str) -> Position {
+    text.parse().unwrap()
+}
+
+fn best(position: &str, depth: u32) -> (String, f32) {
+    let r = alpha_beta(
+        &pos(position),
+        &Rules::default(),
+        SearchLimits {
+            depth,
+            plies_left: u32::MAX,
+        },
+        &Flat,
+    );
+    (r.best.unwrap().to_string(), r.value)
+}
+
+/// Black a1-b2 is one group and d3 stands apart; d3 has single steps on its rank and its
+/// diagonal b1-h7 (it is alone on both): d3-c2 (index 10) and d3-c3 (18) join the group and win.
+const WIN_IN_ONE: &str =
+    "......../......w./......../......../......../...b..../.b....w./b....... b";
+
+#[test]
+fn takes_the_first_win_in_one() {
+    assert_eq!(best(WIN_IN_ONE, 1), ("d3-c2".to_string(), WIN - 1.0));
+}
+
+#[test]
+fn prefers_the_faster_win() {
+    // At depth 3 later wins exist too, but the win at ply 1 scores highest.
+    assert_eq!(best(WIN_IN_ONE, 3), ("d3-c2".to_string(), WIN - 1.0));
+}
+
+#[test]
+fn sees_an_unstoppable_threat() {
+    // White d4 and f4 connect next move in several ways (f4-e5, f4-e3, d4-e3); Black's a8 and h8
+    // can neither connect nor stop all three, so every move loses at ply 2 and the first in
+    // canonical order is played.
+    let threat = "b......b/......../......../......../...w.w../......../......../........ b";
+    assert_eq!(best(threat, 2), ("a8-a7".to_string(), -(WIN - 2.0)));
+    assert_eq!(best(threat, 1).1, 0.0, "one ply does not see the threat");
+}
+
+#[test]
+fn no_moves_loses_or_passes() {
+    let boxed = "......wb/......ww/......../.......w/......../......../ww....../bw...... b";
+    let limits = SearchLimits {
+        depth: 3,
+        plies_left: u32::MAX,
+    };
+    let r = alpha_beta(&pos(boxed), &Rules::default(), limits, &Flat);
+    assert_eq!((r.best, r.value), (None, -WIN));
+    let passing = Rules {
+        no_moves: NoMoves::Passes,
+        ..Rules::default()
+    };
+    let r = alpha_beta(&pos(boxed), &passing, limits, &Flat);
+    assert_eq!(r.best, Some(Move::PASS));
+}
+
+#[test]
+fn alpha_beta_visits_far_fewer_nodes_at_depth_3() {
+    let rules = Rules::default();
+    let limits = SearchLimits {
+        depth: 3,
+        plies_left: u32::MAX,
+    };
+    let (mut ab, mut mm) = (0, 0);
+    for (i, p) in loa_engine::bench::sample_positions(40, 3)
+        .iter()
+        .enumerate()
+    {
+        if p.game_end(&rules).is_some() {
+            continue;
+        }
+        let eval = RandomHeuristic::new(i as u64);
+        ab += alpha_beta(p, &rules, limits, &eval).nodes;
+        mm += minimax(p, &rules, limits, &eval).nodes;
+    }
+    assert!(ab * 4 < mm, "alpha-beta {ab} nodes, minimax {mm}");
+}
