@@ -1,0 +1,175 @@
+//! Chromosomes: a topology and its weights, validated; random chromosomes.
+
+use super::error::ChromosomeError;
+use super::{HIDDEN, INPUTS};
+
+/// The largest weight magnitude a chromosome may hold. Far beyond anything evolution reaches,
+/// it guarantees that no sum in the network can overflow to infinity or NaN, which would break
+/// the search's comparisons.
+pub const MAX_ABS_WEIGHT: f32 = 1.0e6;
+
+/// The shape of a network: its input encoding and layer sizes, hence its chromosome length.
+///
+/// Files name the topology, so a chromosome is never read with the wrong layout. New input
+/// encodings (SPEC §3 options) become new variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Topology {
+    /// SPEC §3 default: 64 board + 36 nonad inputs, 20 tanh hidden units, 1 tanh output;
+    /// 2041 weights. Named `board-nonad-100-20-1` in files.
+    #[default]
+    BoardNonad100_20_1,
+}
+
+impl Topology {
+    /// Every topology, in the order error messages list them.
+    pub const ALL: [Topology; 1] = [Topology::BoardNonad100_20_1];
+
+    /// The name used in chromosome files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Topology::BoardNonad100_20_1 => "board-nonad-100-20-1",
+        }
+    }
+
+    /// The topology called `name` in files, if any.
+    pub fn from_name(name: &str) -> Option<Topology> {
+        Topology::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Number of network inputs.
+    pub const fn input_count(self) -> usize {
+        match self {
+            Topology::BoardNonad100_20_1 => INPUTS,
+        }
+    }
+
+    /// Number of hidden units.
+    pub const fn hidden_count(self) -> usize {
+        match self {
+            Topology::BoardNonad100_20_1 => HIDDEN,
+        }
+    }
+
+    /// Chromosome length: input weights, hidden biases, output weights, output bias.
+    pub const fn weight_count(self) -> usize {
+        let hidden = self.hidden_count();
+        self.input_count() * hidden + hidden + hidden + 1
+    }
+
+    /// Index of the weight from input `input` to hidden unit `hidden` (SPEC §3: `100·h + i`).
+    pub const fn input_weight_index(self, hidden: usize, input: usize) -> usize {
+        self.input_count() * hidden + input
+    }
+
+    /// Index of hidden unit `hidden`'s bias.
+    pub const fn hidden_bias_index(self, hidden: usize) -> usize {
+        self.input_count() * self.hidden_count() + hidden
+    }
+
+    /// Index of the weight from hidden unit `hidden` to the output.
+    pub const fn output_weight_index(self, hidden: usize) -> usize {
+        self.hidden_bias_index(self.hidden_count()) + hidden
+    }
+
+    /// Index of the output bias (the last weight).
+    pub const fn output_bias_index(self) -> usize {
+        self.weight_count() - 1
+    }
+}
+
+impl std::fmt::Display for Topology {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A network's weights in the fixed layout of its [`Topology`]: always the right length, every
+/// weight finite and within [`MAX_ABS_WEIGHT`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chromosome {
+    topology: Topology,
+    weights: Vec<f32>,
+}
+
+impl Chromosome {
+    /// A chromosome from its weights, checked: length, finiteness, magnitude.
+    pub fn new(topology: Topology, weights: Vec<f32>) -> Result<Chromosome, ChromosomeError> {
+        let expected = topology.weight_count();
+        if weights.len() != expected {
+            return Err(ChromosomeError::WrongLength {
+                topology,
+                expected,
+                found: weights.len(),
+            });
+        }
+        for (index, &value) in weights.iter().enumerate() {
+            if !value.is_finite() {
+                return Err(ChromosomeError::NonFiniteWeight { index, value });
+            }
+            if value.abs() > MAX_ABS_WEIGHT {
+                return Err(ChromosomeError::WeightTooLarge { index, value });
+            }
+        }
+        Ok(Chromosome { topology, weights })
+    }
+
+    /// A chromosome whose weights are drawn uniformly from [-1, 1), one call of `next_u64` per
+    /// weight in layout order (see [`weight_from_bits`]).
+    pub fn random(topology: Topology, mut next_u64: impl FnMut() -> u64) -> Chromosome {
+        let weights = (0..topology.weight_count())
+            .map(|_| weight_from_bits(next_u64()))
+            .collect();
+        Chromosome { topology, weights }
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> Topology {
+        self.topology
+    }
+
+    /// The weights in layout order.
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// The weights, giving up the chromosome (e.g. to mutate them and call [`Chromosome::new`]).
+    pub fn into_weights(self) -> Vec<f32> {
+        self.weights
+    }
+}
+
+/// A weight uniform in [-1, 1) from 64 random bits: the top 24 bits scaled exactly, so every
+/// machine draws the same weights (`(bits >> 40) · 2^-24 · 2 − 1`, all steps exact in f32).
+pub fn weight_from_bits(bits: u64) -> f32 {
+    const TWO_TO_MINUS_24: f32 = 1.0 / 16_777_216.0;
+    ((bits >> 40) as f32) * TWO_TO_MINUS_24 * 2.0 - 1.0
+}
+
+/// The default-topology chromosome with every weight uniform in [-1, 1), drawn from a
+/// [`SplitMix64`] stream seeded with `seed` (a RandomANN, SPEC §4).
+pub fn random_uniform(seed: u64) -> Chromosome {
+    let mut rng = SplitMix64::new(seed);
+    Chromosome::random(Topology::default(), || rng.next_u64())
+}
+
+/// The splitmix64 generator: tiny, fast, and fully specified, so streams are portable.
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator whose first output is splitmix64's first output for `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,35 @@
+//! The network evaluator of SPEC §3 and the chromosome files it is built from.
+//!
+//! - [`Chromosome`], [`Topology`]: the weights and the shape they belong to; JSON files
+//!   (`{"topology": "board-nonad-100-20-1", "weights": [...]}`) with typed [`ChromosomeError`]s.
+//! - [`inputs`]: the 100 inputs (64 board cells, 36 nonads) from a side's point of view.
+//! - [`Network`]: the 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
+//!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
+//!   updated incrementally move by move (the fast path the search uses).
+//! - [`tanh`]: a portable tanh, so every machine computes bit-identical evaluations.
+//! - [`network_figures`]: evaluation speed, for `loa bench`.
+//!
+//! Determinism: every float operation here is a plain IEEE add, multiply or divide in an order
+//! fixed by the code (no FMA, no platform `libm`), so games replay bit for bit on any x86-64.
+
+mod bench;
+mod chromosome;
+mod error;
+mod forward;
+mod inputs;
+mod json;
+mod tanh;
+
+pub use bench::network_figures;
+pub use chromosome::{
+    Chromosome, MAX_ABS_WEIGHT, SplitMix64, Topology, random_uniform, weight_from_bits,
+};
+pub use error::ChromosomeError;
+pub use forward::{Accumulator, Network, PlainNetwork};
+pub use inputs::{
+    BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index,
+};
+pub use tanh::tanh;
+
+/// Hidden units of the default topology.
+pub const HIDDEN: usize = 20;

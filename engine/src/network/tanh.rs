@@ -1,0 +1,69 @@
+//! A portable tanh, so evaluations are bit-identical on every machine.
+//!
+//! `f32::tanh` calls the platform's libm, whose last bits differ between systems. This one uses
+//! only IEEE add, subtract, multiply and divide (each correctly rounded everywhere) and bit
+//! manipulation, with selects instead of branches, so it also vectorises over the hidden layer.
+//!
+//! Method: with `y = 2|x|`, `tanh|x| = −m / (2 + m) = 1 − 2e / (1 + e)` where `e = exp(−y)` and
+//! `m = expm1(−y) = e − 1`. Both come from one exact range reduction `y = n·ln2 + r`
+//! (`|r| ≤ ln2/2`) and the Taylor polynomial of `expm1(−r)`. The first form keeps relative
+//! accuracy near 0 (where `1 − …` would cancel), the second is the more accurate near 1.
+//! Maximum error against `f64::tanh` over every f32: 9.04e-8 at x ≈ 0.5726 (1.5 ulp; limit
+//! 2e-7), checked by the `tanh_every_f32` test.
+
+/// High part of ln 2 with 9 significant bits: `n · LN2_HI` is exact for every `n` used here.
+const LN2_HI: f32 = 0.693_359_4;
+/// ln 2 − `LN2_HI`.
+const LN2_LO: f32 = -2.121_944_4e-4;
+const INV_LN2: f32 = std::f32::consts::LOG2_E;
+/// 1.5·2^23: adding it to a float below 2^22 in magnitude rounds it to an integer, exactly.
+const ROUND_MAGIC: f32 = 12_582_912.0;
+/// 2|x| is clamped here: tanh(10) rounds to 1 in f32, and 2^-n stays a normal float.
+const Y_MAX: f32 = 20.0;
+/// Below this |x| the `−m / (2 + m)` form is used.
+const SMALL: f32 = 0.5;
+/// Taylor coefficients 1/k! of expm1, k = 2..=8 (truncation error below 3e-10 for |r| ≤ ln2/2).
+const C2: f32 = 1.0 / 2.0;
+const C3: f32 = 1.0 / 6.0;
+const C4: f32 = 1.0 / 24.0;
+const C5: f32 = 1.0 / 120.0;
+const C6: f32 = 1.0 / 720.0;
+const C7: f32 = 1.0 / 5040.0;
+const C8: f32 = 1.0 / 40320.0;
+
+/// The hyperbolic tangent, the same bits on every machine; odd, exact at ±0, ±1 at ±∞, and
+/// within 2e-7 of the true value everywhere.
+#[inline(always)]
+pub fn tanh(x: f32) -> f32 {
+    const SIGN: u32 = 0x8000_0000;
+    let sign = x.to_bits() & SIGN;
+    let a = f32::from_bits(x.to_bits() & !SIGN);
+    let two_a = a + a;
+    let y = if two_a < Y_MAX { two_a } else { Y_MAX };
+
+    // y = n·ln2 + r. Both subtractions of the n·LN2_HI step are exact.
+    let k = y * INV_LN2 + ROUND_MAGIC;
+    let n = k - ROUND_MAGIC;
+    let n_int = k.to_bits().wrapping_sub(ROUND_MAGIC.to_bits());
+    let r = (y - n * LN2_HI) - n * LN2_LO;
+
+    // q = expm1(−r), then e^−y − 1 and e^−y via 2^−n (built from its exponent bits, exact).
+    // Estrin's scheme: the same polynomial as Horner's with a shorter dependency chain.
+    let s = -r;
+    let s2 = s * s;
+    let s4 = s2 * s2;
+    let p = ((C2 + C3 * s) + (C4 + C5 * s) * s2) + ((C6 + C7 * s) + C8 * s2) * s4;
+    let q = s + s2 * p;
+    let scale = f32::from_bits(127u32.wrapping_sub(n_int) << 23);
+    let scaled_q = scale * q;
+    let expm1 = scaled_q + (scale - 1.0);
+    let exp = scaled_q + scale;
+
+    // One division for both forms (divisions are the slowest step).
+    let small = a < SMALL;
+    let numerator = if small { -expm1 } else { exp + exp };
+    let denominator = if small { 2.0 + expm1 } else { 1.0 + exp };
+    let quotient = numerator / denominator;
+    let magnitude = if small { quotient } else { 1.0 - quotient };
+    f32::from_bits((magnitude.to_bits() & !SIGN) | sign)
+}
