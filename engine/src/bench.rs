@@ -26,16 +26,8 @@ pub struct Figure {
 impl std::fmt::Display for Figure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rate = self.per_second;
-        let (scaled, prefix) = if rate >= 1e6 {
-            (rate / 1e6, "M ")
-        } else {
-            (rate / 1e3, "k ")
-        };
-        write!(
-            f,
-            "{:<44} {:>9.2} {}{}  ({})",
-            self.name, scaled, prefix, self.unit, self.detail
-        )
+        let (scaled, prefix) = if rate >= 1e6 { (rate / 1e6, "M ") } else { (rate / 1e3, "k ") };
+        write!(f, "{:<44} {:>9.2} {}{}  ({})", self.name, scaled, prefix, self.unit, self.detail)
     }
 }
 
@@ -55,17 +47,9 @@ fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
 pub fn movegen_figures(depth: u32, repeats: u32) -> Vec<Figure> {
     let start = Position::start();
     let mut figures = Vec::new();
-    for (name, bulk) in [
-        ("perft, bulk count at last ply", true),
-        ("perft, every leaf move made", false),
-    ] {
-        let (leaves, time) = best_of(repeats, || {
-            if bulk {
-                perft(&start, depth)
-            } else {
-                perft_make_all(&start, depth)
-            }
-        });
+    for (name, bulk) in [("perft, bulk count at last ply", true), ("perft, every leaf move made", false)] {
+        let (leaves, time) =
+            best_of(repeats, || if bulk { perft(&start, depth) } else { perft_make_all(&start, depth) });
         figures.push(Figure {
             name: format!("{name} (depth {depth})"),
             per_second: leaves as f64 / time.as_secs_f64(),
@@ -110,10 +94,8 @@ pub fn sample_positions(count: usize, seed: u64) -> Vec<Position> {
 /// The cost of a connectivity test and of the quad/Euler computations on playout positions.
 pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
     let positions = sample_positions(100_000, 7);
-    let sides: Vec<Bitboard> = positions
-        .iter()
-        .flat_map(|p| [p.pieces(Color::Black), p.pieces(Color::White)])
-        .collect();
+    let sides: Vec<Bitboard> =
+        positions.iter().flat_map(|p| [p.pieces(Color::Black), p.pieces(Color::White)]).collect();
     let n = sides.len() as f64;
     let mut figures = Vec::new();
     let mut push = |name: &str, time: Duration, what: &str| {
@@ -124,34 +106,14 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
             detail: format!("{:.1} ns each, {what}", time.as_secs_f64() * 1e9 / n),
         });
     };
-    let (connected, t) = best_of(repeats, || {
-        sides
-            .iter()
-            .filter(|&&b| is_connected(black_box(b)))
-            .count()
-    });
-    push(
-        "connectivity test (flood fill)",
-        t,
-        &format!("{connected} connected sides"),
-    );
+    let (connected, t) = best_of(repeats, || sides.iter().filter(|&&b| is_connected(black_box(b))).count());
+    push("connectivity test (flood fill)", t, &format!("{connected} connected sides"));
     let (_, t) = best_of(repeats, || {
-        sides
-            .iter()
-            .filter(|&&b| QuadCounts::of(black_box(b)).euler() <= 1 && is_connected(b))
-            .count()
+        sides.iter().filter(|&&b| QuadCounts::of(black_box(b)).euler() <= 1 && is_connected(b)).count()
     });
-    push(
-        "connectivity test (Euler pre-check, fill if E<=1)",
-        t,
-        "quads from scratch",
-    );
-    let (_, t) = best_of(repeats, || {
-        sides
-            .iter()
-            .map(|&b| black_box(QuadCounts::of(black_box(b))).euler())
-            .sum::<i32>()
-    });
+    push("connectivity test (Euler pre-check, fill if E<=1)", t, "quads from scratch");
+    let (_, t) =
+        best_of(repeats, || sides.iter().map(|&b| black_box(QuadCounts::of(black_box(b))).euler()).sum::<i32>());
     push("quad counts + Euler from scratch", t, "u128 shifts");
     let (_, t) = best_of(repeats, || {
         sides
@@ -163,10 +125,68 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
             })
             .sum::<i32>()
     });
-    push(
-        "quad counts incremental update (one square)",
-        t,
-        "3x3 table lookup",
-    );
+    push("quad counts incremental update (one square)", t, "3x3 table lookup");
+    figures
+}
+
+/// Search and game speed of the players: a 3-ply network move, a whole 3-ply network game and
+/// an ALoA depth-5 move, each averaged over many positions or games.
+pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
+    use crate::aloa::Aloa;
+    use crate::game::play_game;
+    use crate::network::{Network, random_uniform};
+    use crate::players::SearchPlayer;
+    use crate::search::{SearchLimits, alpha_beta};
+    use crate::{Rules, search::Evaluator};
+    use std::sync::Arc;
+
+    let rules = Rules::default();
+    let sample: Vec<Position> =
+        sample_positions(positions * 4, 11).into_iter().filter(|p| p.game_end(&rules).is_none()).step_by(4).collect();
+    let mut figures = Vec::new();
+    let mut search_figure = |name: &str, depth: u32, eval: &dyn Fn(&Position) -> u64| {
+        let start = Instant::now();
+        let nodes: u64 = sample.iter().map(|p| eval(black_box(p))).sum();
+        let time = start.elapsed().as_secs_f64();
+        figures.push(Figure {
+            name: name.to_string(),
+            per_second: sample.len() as f64 / time,
+            unit: "moves/s",
+            detail: format!(
+                "{:.3} ms per move, {:.0} nodes per move, {:.2} M nodes/s, depth {depth}, {} positions",
+                time * 1e3 / sample.len() as f64,
+                nodes as f64 / sample.len() as f64,
+                nodes as f64 / time / 1e6,
+                sample.len()
+            ),
+        });
+    };
+    fn search<E: Evaluator>(p: &Position, rules: &Rules, depth: u32, e: &E) -> u64 {
+        alpha_beta(p, rules, SearchLimits { depth, plies_left: u32::MAX }, e).nodes
+    }
+    let net = Network::new(&random_uniform(1));
+    search_figure("network move, 3 ply", 3, &|p| search(p, &rules, 3, &net));
+    let aloa = Aloa::quad();
+    search_figure("ALoA move, 5 ply", 5, &|p| search(p, &rules, 5, &aloa));
+    // Whole games between random networks (different seeds, so games differ).
+    let start = Instant::now();
+    let mut plies = 0u64;
+    for g in 0..games as u64 {
+        let black = SearchPlayer { eval: Arc::new(Network::new(&random_uniform(2 * g + 100))), depth: 3 };
+        let white = SearchPlayer { eval: Arc::new(Network::new(&random_uniform(2 * g + 101))), depth: 3 };
+        plies += u64::from(play_game(&black, &white, &rules, Position::start(), g).plies);
+    }
+    let time = start.elapsed().as_secs_f64();
+    figures.push(Figure {
+        name: "network vs network game, 3 ply".to_string(),
+        per_second: games as f64 / time,
+        unit: "games/s",
+        detail: format!(
+            "{:.1} ms per game, {:.1} plies per game, {} games",
+            time * 1e3 / games as f64,
+            plies as f64 / games as f64,
+            games
+        ),
+    });
     figures
 }

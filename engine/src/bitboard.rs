@@ -46,11 +46,7 @@ impl Bitboard {
     /// The lowest-index square, if any.
     #[inline]
     pub const fn first(self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Square::new(self.0.trailing_zeros() as u8))
-        }
+        if self.0 == 0 { None } else { Some(Square::new(self.0.trailing_zeros() as u8)) }
     }
 
     /// The set grown by one king step in every direction (8-neighbourhood), itself included.

@@ -58,9 +58,6 @@ mod tests {
         assert!(!is_connected(bb(&["h4", "a5"])));
         assert_eq!(group_count(bb(&["h4", "a5"])), 2);
         assert_eq!(group_count(bb(&["a1", "b2", "e5", "f5", "h8"])), 3);
-        assert_eq!(
-            group_count(crate::Position::start().pieces(crate::Color::White)),
-            2
-        );
+        assert_eq!(group_count(crate::Position::start().pieces(crate::Color::White)), 2);
     }
 }

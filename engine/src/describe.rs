@@ -11,9 +11,7 @@ pub fn diagram(pos: &Position) -> String {
     for rank in (0..8u8).rev() {
         let _ = write!(out, "{} ", rank + 1);
         for file in 0..8u8 {
-            let ch = pos
-                .piece_at(Square::new(rank * 8 + file))
-                .map_or('.', Color::letter);
+            let ch = pos.piece_at(Square::new(rank * 8 + file)).map_or('.', Color::letter);
             let _ = write!(out, " {ch}");
         }
         out.push('\n');
@@ -43,11 +41,7 @@ pub fn describe(pos: &Position, rules: &Rules) -> String {
             c[4],
             c[QD],
             q.euler(),
-            if is_connected(pieces) {
-                "connected"
-            } else {
-                "not connected"
-            }
+            if is_connected(pieces) { "connected" } else { "not connected" }
         );
     }
     let _ = writeln!(out, "legal moves: {}", pos.count_moves());

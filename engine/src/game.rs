@@ -174,11 +174,8 @@ mod tests {
         assert_eq!(benchmark_score(B, 35, Color::Black), 165);
         assert_eq!(benchmark_score(B, 35, Color::White), 35);
         assert_eq!(benchmark_score(D, 100, Color::White), 100);
-        let m = MatchRecord {
-            games: [game(B, 35), game(D, 100)],
-            winner: MatchSide::A,
-            criterion: Criterion::WonAndDrew,
-        };
+        let m =
+            MatchRecord { games: [game(B, 35), game(D, 100)], winner: MatchSide::A, criterion: Criterion::WonAndDrew };
         assert_eq!(m.scores(MatchSide::A), [165, 100]);
         assert_eq!(m.scores(MatchSide::B), [35, 100]);
     }

@@ -50,7 +50,12 @@ pub fn play_interactive(
 }
 
 /// Reads lines until one is a legal move (or `pass` when allowed); `None` on `quit` or end of input.
-fn read_move(pos: &Position, rules: &Rules, input: &mut impl BufRead, out: &mut impl Write) -> io::Result<Option<Move>> {
+fn read_move(
+    pos: &Position,
+    rules: &Rules,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> io::Result<Option<Move>> {
     let legal = pos.legal_moves();
     let list = || legal.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ");
     if legal.is_empty() && rules.no_moves == NoMoves::Passes {

@@ -17,6 +17,8 @@
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`series`]: a series of games in parallel, as `loa match` plays them.
 //! - [`interactive`]: a person against a player (`loa play`).
+//! - [`players`]: the thesis's players and the specs that name them (`aloa:5`, `net:3:FILE`).
+//! - [`tasks`]: the master's units of work: tournaments and benchmark matches.
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod aloa;
@@ -31,6 +33,7 @@ mod moves;
 pub mod network;
 pub mod notation;
 pub mod perft;
+pub mod players;
 mod position;
 pub mod quads;
 pub mod random;
@@ -39,6 +42,7 @@ pub mod search;
 pub mod series;
 mod square;
 mod tables;
+pub mod tasks;
 
 pub use bitboard::Bitboard;
 pub use moves::{MAX_MOVES, Move, MoveList};

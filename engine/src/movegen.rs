@@ -36,11 +36,7 @@ impl Position {
         if !self.own().contains(from) {
             return Bitboard::EMPTY;
         }
-        Bitboard(Self::destinations(
-            from.index(),
-            self.own().0,
-            self.enemy().0,
-        ))
+        Bitboard(Self::destinations(from.index(), self.own().0, self.enemy().0))
     }
 
     /// Appends the legal moves to `list` in canonical order (the list is cleared first).
@@ -58,11 +54,7 @@ impl Position {
                 let to = dest.trailing_zeros() as u8;
                 dest &= dest - 1;
                 let to_sq = Square::new(to);
-                list.push(Move::new(
-                    Square::new(from as u8),
-                    to_sq,
-                    enemy & to_sq.bit() != 0,
-                ));
+                list.push(Move::new(Square::new(from as u8), to_sq, enemy & to_sq.bit() != 0));
             }
         }
     }
@@ -79,9 +71,7 @@ impl Position {
     #[inline]
     pub fn count_moves(&self) -> u32 {
         let (own, enemy) = (self.own().0, self.enemy().0);
-        Bitboard(own)
-            .map(|from| Self::destinations(from.index(), own, enemy).count_ones())
-            .sum()
+        Bitboard(own).map(|from| Self::destinations(from.index(), own, enemy).count_ones()).sum()
     }
 
     /// Whether the side to move has at least one legal move.
@@ -96,8 +86,7 @@ impl Position {
         if mv.is_pass() {
             return !self.has_legal_move();
         }
-        self.destinations_from(mv.from()).contains(mv.to())
-            && mv.is_capture() == self.enemy().contains(mv.to())
+        self.destinations_from(mv.from()).contains(mv.to()) && mv.is_capture() == self.enemy().contains(mv.to())
     }
 }
 

@@ -22,11 +22,7 @@ impl Move {
     /// A move from `from` to `to`; `capture` says whether an enemy piece stands on `to`.
     #[inline]
     pub const fn new(from: Square, to: Square, capture: bool) -> Move {
-        Move(
-            ((from.index() as u16) << 6)
-                | to.index() as u16
-                | if capture { CAPTURE_FLAG } else { 0 },
-        )
+        Move(((from.index() as u16) << 6) | to.index() as u16 | if capture { CAPTURE_FLAG } else { 0 })
     }
 
     /// The square the piece leaves.
@@ -109,10 +105,7 @@ impl MoveList {
     /// An empty list.
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList {
-            moves: [Move::PASS; MAX_MOVES],
-            len: 0,
-        }
+        MoveList { moves: [Move::PASS; MAX_MOVES], len: 0 }
     }
 
     /// Appends a move. A position never has more than [`MAX_MOVES`] moves; a list that would
@@ -185,31 +178,6 @@ impl fmt::Debug for MoveList {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sq(s: &str) -> Square {
-        Square::parse(s).unwrap()
-    }
-
-    #[test]
-    fn move_text() {
-        assert_eq!(Move::new(sq("c8"), sq("c6"), false).to_string(), "c8-c6");
-        assert_eq!(Move::new(sq("d1"), sq("a4"), true).to_string(), "d1xa4");
-        assert_eq!(Move::PASS.to_string(), "pass");
-    }
-
-    #[test]
-    fn canonical_order_is_from_then_to_and_ignores_capture() {
-        let a = Move::new(sq("b1"), sq("h7"), true);
-        let b = Move::new(sq("c1"), sq("a1"), false);
-        let c = Move::new(sq("c1"), sq("c3"), false);
-        assert!(a < b && b < c);
-        assert!(c < Move::PASS);
-    }
-}
-
 impl std::str::FromStr for Move {
     type Err = String;
 
@@ -244,5 +212,30 @@ impl<'de> serde::Deserialize<'de> for Move {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Move, D::Error> {
         let text = String::deserialize(d)?;
         text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(s: &str) -> Square {
+        Square::parse(s).unwrap()
+    }
+
+    #[test]
+    fn move_text() {
+        assert_eq!(Move::new(sq("c8"), sq("c6"), false).to_string(), "c8-c6");
+        assert_eq!(Move::new(sq("d1"), sq("a4"), true).to_string(), "d1xa4");
+        assert_eq!(Move::PASS.to_string(), "pass");
+    }
+
+    #[test]
+    fn canonical_order_is_from_then_to_and_ignores_capture() {
+        let a = Move::new(sq("b1"), sq("h7"), true);
+        let b = Move::new(sq("c1"), sq("a1"), false);
+        let c = Move::new(sq("c1"), sq("c3"), false);
+        assert!(a < b && b < c);
+        assert!(c < Move::PASS);
     }
 }

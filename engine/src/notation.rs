@@ -62,10 +62,7 @@ impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PositionError::MissingSide => {
-                write!(
-                    f,
-                    "no side to move: position text is 8 ranks, a space and `b` or `w`"
-                )
+                write!(f, "no side to move: position text is 8 ranks, a space and `b` or `w`")
             }
             PositionError::BadSide { found } => {
                 write!(f, "side to move must be `b` or `w`, found `{found}`")
@@ -80,10 +77,7 @@ impl fmt::Display for PositionError {
                 write!(f, "rank {rank} must have 8 squares, found {found}")
             }
             PositionError::BadCharacter { found, square } => {
-                write!(
-                    f,
-                    "bad character {found:?} on {square}: use `b`, `w` or `.`"
-                )
+                write!(f, "bad character {found:?} on {square}: use `b`, `w` or `.`")
             }
             PositionError::TooManyPieces { color, count } => {
                 write!(f, "{color} has {count} pieces, at most 12 are allowed")
@@ -105,9 +99,7 @@ impl FromStr for Position {
         let board = parts.next().unwrap_or("");
         let side = parts.next().ok_or(PositionError::MissingSide)?;
         if let Some(extra) = parts.next() {
-            return Err(PositionError::TrailingText {
-                found: extra.to_string(),
-            });
+            return Err(PositionError::TrailingText { found: extra.to_string() });
         }
         let ranks: Vec<&str> = board.split('/').collect();
         if ranks.len() != 8 {
@@ -118,10 +110,7 @@ impl FromStr for Position {
             let rank = 7 - i as u8;
             let count = rank_text.chars().count();
             if count != 8 {
-                return Err(PositionError::WrongRankLength {
-                    rank: rank + 1,
-                    found: count,
-                });
+                return Err(PositionError::WrongRankLength { rank: rank + 1, found: count });
             }
             for (file, ch) in rank_text.chars().enumerate() {
                 let square = Square::new(rank * 8 + file as u8);
@@ -137,9 +126,7 @@ impl FromStr for Position {
             "b" => Color::Black,
             "w" => Color::White,
             other => {
-                return Err(PositionError::BadSide {
-                    found: other.to_string(),
-                });
+                return Err(PositionError::BadSide { found: other.to_string() });
             }
         };
         Position::from_pieces(Bitboard(black), Bitboard(white), side)
@@ -246,10 +233,7 @@ impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveError::Syntax { text } => {
-                write!(
-                    f,
-                    "`{text}` is not move text: write e.g. c8-c6 for a move or d1xa4 for a capture"
-                )
+                write!(f, "`{text}` is not move text: write e.g. c8-c6 for a move or d1xa4 for a capture")
             }
             MoveError::Illegal { text, reason } => write!(f, "{text} is illegal here: {reason}"),
         }
@@ -268,17 +252,12 @@ impl Position {
         let text = text.trim();
         if text.eq_ignore_ascii_case("pass") {
             return if self.has_legal_move() {
-                Err(MoveError::Illegal {
-                    text: text.to_string(),
-                    reason: IllegalReason::PassNotAllowed,
-                })
+                Err(MoveError::Illegal { text: text.to_string(), reason: IllegalReason::PassNotAllowed })
             } else {
                 Ok(Move::PASS)
             };
         }
-        let syntax = || MoveError::Syntax {
-            text: text.to_string(),
-        };
+        let syntax = || MoveError::Syntax { text: text.to_string() };
         if !text.is_ascii() || text.len() != 5 {
             return Err(syntax());
         }
@@ -289,10 +268,7 @@ impl Position {
         if sep != "-" && sep != "x" {
             return Err(syntax());
         }
-        let illegal = |reason| MoveError::Illegal {
-            text: text.to_string(),
-            reason,
-        };
+        let illegal = |reason| MoveError::Illegal { text: text.to_string(), reason };
         let mv = Move::new(from, to, self.enemy().contains(to));
         if self.is_legal(mv) {
             return Ok(mv);
@@ -303,28 +279,16 @@ impl Position {
     /// The reason a from/to pair is not a legal move (assumes it is not).
     fn why_illegal(&self, from: Square, to: Square) -> IllegalReason {
         if !self.own().contains(from) {
-            return IllegalReason::NotYourPiece {
-                square: from,
-                side: self.side,
-            };
+            return IllegalReason::NotYourPiece { square: from, side: self.side };
         }
-        let (dx, dy) = (
-            to.file() as i32 - from.file() as i32,
-            to.rank() as i32 - from.rank() as i32,
-        );
+        let (dx, dy) = (to.file() as i32 - from.file() as i32, to.rank() as i32 - from.rank() as i32);
         let steps = dx.abs().max(dy.abs());
-        let Some(dir) = DIRECTIONS
-            .iter()
-            .position(|&(x, y)| steps > 0 && x * steps == dx && y * steps == dy)
-        else {
+        let Some(dir) = DIRECTIONS.iter().position(|&(x, y)| steps > 0 && x * steps == dx && y * steps == dy) else {
             return IllegalReason::NotOnALine;
         };
         let required = (Bitboard(LINE[dir / 2][from.index()]) & self.occupied()).count();
         if required != steps as u32 {
-            return IllegalReason::WrongDistance {
-                required,
-                given: steps as u32,
-            };
+            return IllegalReason::WrongDistance { required, given: steps as u32 };
         }
         let (sx, sy) = DIRECTIONS[dir];
         for k in 1..steps {
@@ -370,10 +334,7 @@ mod tests {
         );
         assert_eq!(
             err(".bbbbbb./w......w/w..x...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::BadCharacter {
-                found: 'x',
-                square: Square::parse("d6").unwrap()
-            }
+            PositionError::BadCharacter { found: 'x', square: Square::parse("d6").unwrap() }
         );
         assert_eq!(
             err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. x"),
@@ -385,16 +346,11 @@ mod tests {
         );
         assert_eq!(
             err(".bbbbbb./w......w/w..b...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::TooManyPieces {
-                color: Color::Black,
-                count: 13
-            }
+            PositionError::TooManyPieces { color: Color::Black, count: 13 }
         );
         assert_eq!(
             err("......../......../......../...w..../......../......../......../........ w"),
-            PositionError::NoPieces {
-                color: Color::Black
-            }
+            PositionError::NoPieces { color: Color::Black }
         );
         // Every message names the problem in words.
         assert!(err("x b").to_string().contains("8 ranks"));
@@ -411,55 +367,24 @@ mod tests {
         };
         assert_eq!(
             reason("a2-a4"),
-            IllegalReason::NotYourPiece {
-                square: Square::parse("a2").unwrap(),
-                side: Color::Black
-            }
+            IllegalReason::NotYourPiece { square: Square::parse("a2").unwrap(), side: Color::Black }
         );
         assert_eq!(reason("b1-c3"), IllegalReason::NotOnALine);
-        assert_eq!(
-            reason("b1-b4"),
-            IllegalReason::WrongDistance {
-                required: 2,
-                given: 3
-            }
-        );
-        assert!(matches!(
-            p.parse_move("b1b3"),
-            Err(MoveError::Syntax { .. })
-        ));
-        assert!(matches!(
-            p.parse_move("z1-b3"),
-            Err(MoveError::Syntax { .. })
-        ));
-        assert!(matches!(
-            p.parse_move("pass"),
-            Err(MoveError::Illegal {
-                reason: IllegalReason::PassNotAllowed,
-                ..
-            })
-        ));
+        assert_eq!(reason("b1-b4"), IllegalReason::WrongDistance { required: 2, given: 3 });
+        assert!(matches!(p.parse_move("b1b3"), Err(MoveError::Syntax { .. })));
+        assert!(matches!(p.parse_move("z1-b3"), Err(MoveError::Syntax { .. })));
+        assert!(matches!(p.parse_move("pass"), Err(MoveError::Illegal { reason: IllegalReason::PassNotAllowed, .. })));
     }
 
     #[test]
     fn jumping_an_enemy_and_landing_on_own_are_explained() {
-        let reason = |pos: &str, mv: &str| match pos
-            .parse::<Position>()
-            .unwrap()
-            .parse_move(mv)
-            .unwrap_err()
-        {
+        let reason = |pos: &str, mv: &str| match pos.parse::<Position>().unwrap().parse_move(mv).unwrap_err() {
             MoveError::Illegal { reason, .. } => reason,
             e => panic!("{e}"),
         };
         // Rank 1 holds black a1, white b1, black c1: three pieces, so a1-d1 must jump b1.
         let jump = "......../......../......../......../......../......../......../bwb..... b";
-        assert_eq!(
-            reason(jump, "a1-d1"),
-            IllegalReason::JumpsEnemy {
-                square: Square::parse("b1").unwrap()
-            }
-        );
+        assert_eq!(reason(jump, "a1-d1"), IllegalReason::JumpsEnemy { square: Square::parse("b1").unwrap() });
         // Rank 1 holds black a1 and c1: two pieces, so a1 would land on c1.
         let own = "......../......../......../......../......../......../w......./b.b..... b";
         assert_eq!(reason(own, "a1-c1"), IllegalReason::LandsOnOwnPiece);

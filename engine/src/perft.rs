@@ -13,10 +13,7 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         _ => {
             let mut moves = MoveList::new();
             pos.generate_moves(&mut moves);
-            moves
-                .iter()
-                .map(|&mv| perft(&pos.play(mv), depth - 1))
-                .sum()
+            moves.iter().map(|&mv| perft(&pos.play(mv), depth - 1)).sum()
         }
     }
 }
@@ -36,17 +33,11 @@ pub fn perft_make_all(pos: &Position, depth: u32) -> u64 {
         });
         return moves.len() as u64;
     }
-    moves
-        .iter()
-        .map(|&mv| perft_make_all(&pos.play(mv), depth - 1))
-        .sum()
+    moves.iter().map(|&mv| perft_make_all(&pos.play(mv), depth - 1)).sum()
 }
 
 /// Perft split by root move: each legal move with the leaf count below it, in canonical order.
 pub fn divide(pos: &Position, depth: u32) -> Vec<(crate::Move, u64)> {
     let depth = depth.max(1);
-    pos.legal_moves()
-        .iter()
-        .map(|&mv| (mv, perft(&pos.play(mv), depth - 1)))
-        .collect()
+    pos.legal_moves().iter().map(|&mv| (mv, perft(&pos.play(mv), depth - 1))).collect()
 }

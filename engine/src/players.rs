@@ -172,18 +172,23 @@ impl PlayerSpec {
     /// Reads any file the spec names and builds what can be built once.
     pub fn prepare(&self) -> Result<PreparedPlayer, PlayerError> {
         Ok(match self {
-            PlayerSpec::Random { depth, salt } => PreparedPlayer::Fixed(Arc::new(RandomPlayer { depth: *depth, salt: *salt })),
+            PlayerSpec::Random { depth, salt } => {
+                PreparedPlayer::Fixed(Arc::new(RandomPlayer { depth: *depth, salt: *salt }))
+            }
             PlayerSpec::Aloa { kind, depth } => {
                 PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: Aloa::new(*kind), depth: *depth }))
             }
             PlayerSpec::RandomAnn { depth, seed: Some(seed) } => {
-                let net = Arc::new(Network::new(&Chromosome::random_uniform(*seed)));
+                let net = Arc::new(Network::new(&crate::network::random_uniform(*seed)));
                 PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: net, depth: *depth }))
             }
             PlayerSpec::RandomAnn { depth, seed: None } => PreparedPlayer::FreshRandomAnn { depth: *depth },
             PlayerSpec::Net { depth, path } => {
                 let chromosome = Chromosome::read(path).map_err(|e| PlayerError::Chromosome(path.clone(), e))?;
-                PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: Arc::new(Network::new(&chromosome)), depth: *depth }))
+                PreparedPlayer::Fixed(Arc::new(SearchPlayer {
+                    eval: Arc::new(Network::new(&chromosome)),
+                    depth: *depth,
+                }))
             }
         })
     }
@@ -195,7 +200,7 @@ impl PreparedPlayer {
         match self {
             PreparedPlayer::Fixed(p) => Arc::clone(p),
             PreparedPlayer::FreshRandomAnn { depth } => {
-                let net = Arc::new(Network::new(&Chromosome::random_uniform(derive_seed(match_seed, 0xA11))));
+                let net = Arc::new(Network::new(&crate::network::random_uniform(derive_seed(match_seed, 0xA11))));
                 Arc::new(SearchPlayer { eval: net, depth: *depth })
             }
         }
@@ -208,11 +213,16 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print() {
-        for text in ["aloa:5", "aloa-normal:4", "random:3", "random:3:7", "randomann:3", "randomann:3:99", "net:3:x.json"] {
+        for text in
+            ["aloa:5", "aloa-normal:4", "random:3", "random:3:7", "randomann:3", "randomann:3:99", "net:3:x.json"]
+        {
             let spec: PlayerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
         }
-        assert_eq!("net:2:a:b.json".parse::<PlayerSpec>().unwrap(), PlayerSpec::Net { depth: 2, path: "a:b.json".into() });
+        assert_eq!(
+            "net:2:a:b.json".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net { depth: 2, path: "a:b.json".into() }
+        );
     }
 
     #[test]

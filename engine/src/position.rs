@@ -17,46 +17,30 @@ pub struct Position {
 }
 
 /// The start position in position text.
-pub const START_TEXT: &str =
-    ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b";
+pub const START_TEXT: &str = ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b";
 
 impl Position {
     /// The start position: Black on b1–g1 and b8–g8, White on a2–a7 and h2–h7, Black to move.
     pub const fn start() -> Position {
-        Position {
-            pieces: [0x7E00_0000_0000_007E, 0x0081_8181_8181_8100],
-            side: Color::Black,
-        }
+        Position { pieces: [0x7E00_0000_0000_007E, 0x0081_8181_8181_8100], side: Color::Black }
     }
 
     /// A position from piece sets, checked: the sets must not overlap and each colour needs
     /// 1..=12 pieces.
-    pub fn from_pieces(
-        black: Bitboard,
-        white: Bitboard,
-        side: Color,
-    ) -> Result<Position, crate::PositionError> {
+    pub fn from_pieces(black: Bitboard, white: Bitboard, side: Color) -> Result<Position, crate::PositionError> {
         use crate::PositionError;
         if !(black & white).is_empty() {
-            return Err(PositionError::Overlap {
-                square: (black & white).first().unwrap_or(Square::new(0)),
-            });
+            return Err(PositionError::Overlap { square: (black & white).first().unwrap_or(Square::new(0)) });
         }
         for (color, bb) in [(Color::Black, black), (Color::White, white)] {
             if bb.count() > MAX_PIECES {
-                return Err(PositionError::TooManyPieces {
-                    color,
-                    count: bb.count(),
-                });
+                return Err(PositionError::TooManyPieces { color, count: bb.count() });
             }
             if bb.is_empty() {
                 return Err(PositionError::NoPieces { color });
             }
         }
-        Ok(Position {
-            pieces: [black.0, white.0],
-            side,
-        })
+        Ok(Position { pieces: [black.0, white.0], side })
     }
 
     /// The side to move.
@@ -91,9 +75,7 @@ impl Position {
 
     /// The colour of the piece on `sq`, if any.
     pub fn piece_at(&self, sq: Square) -> Option<Color> {
-        Color::ALL
-            .into_iter()
-            .find(|c| self.pieces(*c).contains(sq))
+        Color::ALL.into_iter().find(|c| self.pieces(*c).contains(sq))
     }
 
     /// The same board with the other side to move.

@@ -53,11 +53,7 @@ const WINDOWS: u128 = {
 /// `tl | tr << 1 | bl << 2 | br << 3`.
 const fn quad_type(pattern: usize) -> usize {
     let count = (pattern as u32).count_ones() as usize;
-    if pattern == 0b1001 || pattern == 0b0110 {
-        QD
-    } else {
-        count
-    }
+    if pattern == 0b1001 || pattern == 0b0110 { QD } else { count }
 }
 
 /// `ADD_DELTA[n]`: the change in counts when a piece is put on the centre of the 3×3
@@ -113,12 +109,7 @@ impl QuadCounts {
     /// The counts of `pieces`, from scratch.
     pub fn of(pieces: Bitboard) -> QuadCounts {
         let p = padded(pieces);
-        let (a, b, c, d) = (
-            p & WINDOWS,
-            (p >> 1) & WINDOWS,
-            (p >> 10) & WINDOWS,
-            (p >> 11) & WINDOWS,
-        );
+        let (a, b, c, d) = (p & WINDOWS, (p >> 1) & WINDOWS, (p >> 10) & WINDOWS, (p >> 11) & WINDOWS);
         // Bit-sliced sum a+b+c+d per window: ones, twos and fours bits.
         let (s1, c1, s2, c2) = (a ^ b, a & b, c ^ d, c & d);
         let ones = s1 ^ s2;
@@ -133,9 +124,7 @@ impl QuadCounts {
         let qd = diagonal.count_ones();
         let q2 = q2_all - qd;
         let q0 = 81 - q1 - q2_all - q3 - q4;
-        QuadCounts {
-            counts: [q0 as u8, q1 as u8, q2 as u8, q3 as u8, q4 as u8, qd as u8],
-        }
+        QuadCounts { counts: [q0 as u8, q1 as u8, q2 as u8, q3 as u8, q4 as u8, qd as u8] }
     }
 
     /// The counts after a piece is put on `sq`, given the pieces before (`sq` empty in them).
@@ -175,13 +164,11 @@ mod tests {
 
     /// Window-by-window counting, the obviously correct way.
     fn slow(pieces: Bitboard) -> QuadCounts {
-        let at =
-            |x: i32, y: i32| Square::from_coords(x, y).is_some_and(|s| pieces.contains(s)) as usize;
+        let at = |x: i32, y: i32| Square::from_coords(x, y).is_some_and(|s| pieces.contains(s)) as usize;
         let mut q = QuadCounts::default();
         for y in -1..8 {
             for x in -1..8 {
-                let pattern =
-                    at(x, y + 1) | at(x + 1, y + 1) << 1 | at(x, y) << 2 | at(x + 1, y) << 3;
+                let pattern = at(x, y + 1) | at(x + 1, y + 1) << 1 | at(x, y) << 2 | at(x + 1, y) << 3;
                 q.counts[quad_type(pattern)] += 1;
             }
         }

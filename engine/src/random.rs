@@ -83,14 +83,8 @@ mod tests {
         assert!((below_half - 0.25).abs() < 0.02, "quartile {below_half}");
         // Same seed and position, same value; another seed or colour, another value.
         let p = positions[7];
-        assert_eq!(
-            h.value(&p, Color::Black),
-            RandomHeuristic::new(42).value(&p, Color::Black)
-        );
-        assert_ne!(
-            h.value(&p, Color::Black),
-            RandomHeuristic::new(43).value(&p, Color::Black)
-        );
+        assert_eq!(h.value(&p, Color::Black), RandomHeuristic::new(42).value(&p, Color::Black));
+        assert_ne!(h.value(&p, Color::Black), RandomHeuristic::new(43).value(&p, Color::Black));
         assert_ne!(h.value(&p, Color::Black), h.value(&p, Color::White));
     }
 

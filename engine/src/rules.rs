@@ -41,11 +41,7 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Rules {
-        Rules {
-            both_connected: BothConnected::Draw,
-            no_moves: NoMoves::Loses,
-            ply_cap: 100,
-        }
+        Rules { both_connected: BothConnected::Draw, no_moves: NoMoves::Loses, ply_cap: 100 }
     }
 }
 
@@ -111,12 +107,7 @@ impl Rules {
     /// The result of the connection test when `mover` has just moved and the two sides'
     /// connectedness is as given.
     #[inline]
-    fn judge_connection(
-        &self,
-        mover: Color,
-        mover_connected: bool,
-        other_connected: bool,
-    ) -> Option<GameEnd> {
+    fn judge_connection(&self, mover: Color, mover_connected: bool, other_connected: bool) -> Option<GameEnd> {
         let end = |outcome, reason| Some(GameEnd { outcome, reason });
         match (mover_connected, other_connected) {
             (false, false) => None,
@@ -136,19 +127,13 @@ impl Position {
     /// [`NoMoves::Loses`]); the ply cap is the game's business, not the position's.
     pub fn game_end(&self, rules: &Rules) -> Option<GameEnd> {
         let mover = self.side.opponent();
-        let connection = rules.judge_connection(
-            mover,
-            is_connected(self.pieces(mover)),
-            is_connected(self.pieces(self.side)),
-        );
+        let connection =
+            rules.judge_connection(mover, is_connected(self.pieces(mover)), is_connected(self.pieces(self.side)));
         if connection.is_some() {
             return connection;
         }
         if rules.no_moves == NoMoves::Loses && !self.has_legal_move() {
-            return Some(GameEnd {
-                outcome: Outcome::Win(mover),
-                reason: EndReason::NoMoves,
-            });
+            return Some(GameEnd { outcome: Outcome::Win(mover), reason: EndReason::NoMoves });
         }
         None
     }
@@ -186,35 +171,20 @@ mod tests {
     fn connected_mover_wins_and_opponent_connected_by_capture_wins() {
         // White just moved and is connected (a single group on the h-file); Black is split.
         let p = pos("......../.......w/.......w/......../b......./......../......../.b...... b");
-        assert_eq!(
-            p.game_end(&Rules::default()).unwrap().outcome,
-            Outcome::Win(Color::White)
-        );
+        assert_eq!(p.game_end(&Rules::default()).unwrap().outcome, Outcome::Win(Color::White));
         // Black just moved (White to move) but only White is connected: White wins.
         let q = p.with_side_to_move(Color::White);
         let end = q.game_end(&Rules::default()).unwrap();
-        assert_eq!(
-            (end.outcome, end.reason),
-            (Outcome::Win(Color::White), EndReason::Connected)
-        );
+        assert_eq!((end.outcome, end.reason), (Outcome::Win(Color::White), EndReason::Connected));
     }
 
     #[test]
     fn both_connected_follows_the_variant() {
         let p = pos("......../......../......../...w..../......../......../......../.b...... w");
         let draw = p.game_end(&Rules::default()).unwrap();
-        assert_eq!(
-            (draw.outcome, draw.reason),
-            (Outcome::Draw, EndReason::BothConnected)
-        );
-        let sackson = Rules {
-            both_connected: BothConnected::MoverWins,
-            ..Rules::default()
-        };
-        assert_eq!(
-            p.game_end(&sackson).unwrap().outcome,
-            Outcome::Win(Color::Black)
-        );
+        assert_eq!((draw.outcome, draw.reason), (Outcome::Draw, EndReason::BothConnected));
+        let sackson = Rules { both_connected: BothConnected::MoverWins, ..Rules::default() };
+        assert_eq!(p.game_end(&sackson).unwrap().outcome, Outcome::Win(Color::Black));
     }
 
     #[test]
@@ -224,14 +194,8 @@ mod tests {
         assert!(!p.has_legal_move());
         assert!(p.legal_moves().is_empty());
         let end = p.game_end(&Rules::default()).unwrap();
-        assert_eq!(
-            (end.outcome, end.reason),
-            (Outcome::Win(Color::White), EndReason::NoMoves)
-        );
-        let passing = Rules {
-            no_moves: NoMoves::Passes,
-            ..Rules::default()
-        };
+        assert_eq!((end.outcome, end.reason), (Outcome::Win(Color::White), EndReason::NoMoves));
+        let passing = Rules { no_moves: NoMoves::Passes, ..Rules::default() };
         assert_eq!(p.game_end(&passing), None);
     }
 }

@@ -91,7 +91,8 @@ pub fn play_series(
             for g in 0..game_count {
                 let (black, white): (&dyn Player, &dyn Player) =
                     if g == 0 { (&*first, &*second) } else { (&*second, &*first) };
-                let record = crate::game::play_game(black, white, &config.rules, start, derive_seed(match_seed, g as u64));
+                let record =
+                    crate::game::play_game(black, white, &config.rules, start, derive_seed(match_seed, g as u64));
                 on_game(&record);
                 games.push(record);
             }

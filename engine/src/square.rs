@@ -3,9 +3,7 @@
 use std::fmt;
 
 /// One of the two sides. Black moves first.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     /// Starts on b1–g1 and b8–g8 and moves first.
@@ -78,20 +76,12 @@ impl Square {
 
     /// The square with index `index`, or `None` if it is not below 64.
     pub const fn try_new(index: u8) -> Option<Square> {
-        if index < 64 {
-            Some(Square(index))
-        } else {
-            None
-        }
+        if index < 64 { Some(Square(index)) } else { None }
     }
 
     /// The square on file `file` (0 = a) and rank `rank` (0 = rank 1), if both are on the board.
     pub const fn from_coords(file: i32, rank: i32) -> Option<Square> {
-        if file >= 0 && file < 8 && rank >= 0 && rank < 8 {
-            Some(Square((rank * 8 + file) as u8))
-        } else {
-            None
-        }
+        if file >= 0 && file < 8 && rank >= 0 && rank < 8 { Some(Square((rank * 8 + file) as u8)) } else { None }
     }
 
     /// The index 0..64.
@@ -126,11 +116,7 @@ impl Square {
         }
         let file = b[0].wrapping_sub(b'a');
         let rank = b[1].wrapping_sub(b'1');
-        if file < 8 && rank < 8 {
-            Some(Square(rank * 8 + file))
-        } else {
-            None
-        }
+        if file < 8 && rank < 8 { Some(Square(rank * 8 + file)) } else { None }
     }
 
     /// All 64 squares in index order.

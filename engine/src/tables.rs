@@ -2,16 +2,7 @@
 
 /// The 8 directions as (file step, rank step), in pairs sharing a line:
 /// rank (E, W), file (N, S), diagonal a1–h8 (NE, SW), anti-diagonal a8–h1 (NW, SE).
-pub(crate) const DIRECTIONS: [(i32, i32); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (-1, -1),
-    (-1, 1),
-    (1, -1),
-];
+pub(crate) const DIRECTIONS: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (-1, 1), (1, -1)];
 
 /// `LINE[l][sq]`: every square of line `l` (0 rank, 1 file, 2 diagonal, 3 anti-diagonal)
 /// through `sq`, `sq` included.
@@ -84,9 +75,7 @@ mod tests {
     use crate::Square;
 
     fn bb(names: &[&str]) -> u64 {
-        names
-            .iter()
-            .fold(0, |a, n| a | Square::parse(n).unwrap().bit())
+        names.iter().fold(0, |a, n| a | Square::parse(n).unwrap().bit())
     }
 
     #[test]
@@ -94,10 +83,7 @@ mod tests {
         let d4 = Square::parse("d4").unwrap().index();
         assert_eq!(LINE[0][d4], 0xFF << 24);
         assert_eq!(LINE[1][d4], 0x0808_0808_0808_0808);
-        assert_eq!(
-            LINE[2][d4],
-            bb(&["a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8"])
-        );
+        assert_eq!(LINE[2][d4], bb(&["a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8"]));
         assert_eq!(LINE[3][d4], bb(&["a7", "b6", "c5", "d4", "e3", "f2", "g1"]));
     }
 

@@ -156,7 +156,13 @@ fn check_depth(depth: u32) -> Result<(), TaskError> {
 }
 
 /// Plays a match between entrants `a` and `b` (A must have the lower serial).
-fn knockout_match(players: &[SearchPlayer<Arc<Network>>], a: usize, b: usize, task: &TournamentTask, round: u64) -> MatchSummary {
+fn knockout_match(
+    players: &[SearchPlayer<Arc<Network>>],
+    a: usize,
+    b: usize,
+    task: &TournamentTask,
+    round: u64,
+) -> MatchSummary {
     let record = play_match(&players[a], &players[b], &task.rules, Position::start(), derive_seed(task.seed, round));
     MatchSummary {
         a,
@@ -209,4 +215,50 @@ pub fn play_benchmark(task: &BenchmarkTask) -> Result<BenchmarkOutcome, TaskErro
     let games = [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])];
     let scores = [0, 1].map(|g| benchmark_score(games[g].outcome, games[g].plies, color_in_game(MatchSide::A, g)));
     Ok(BenchmarkOutcome { games, scores })
+}
+
+/// Any unit of work.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Task {
+    /// A knockout tournament of four.
+    Tournament(TournamentTask),
+    /// A benchmark match against a reference player.
+    Benchmark(BenchmarkTask),
+}
+
+/// The outcome of a [`Task`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskOutcome {
+    /// A tournament's outcome.
+    Tournament(TournamentOutcome),
+    /// A benchmark match's outcome.
+    Benchmark(BenchmarkOutcome),
+}
+
+impl Task {
+    /// Plays the task.
+    pub fn run(&self) -> Result<TaskOutcome, TaskError> {
+        match self {
+            Task::Tournament(t) => play_tournament(t).map(TaskOutcome::Tournament),
+            Task::Benchmark(b) => play_benchmark(b).map(TaskOutcome::Benchmark),
+        }
+    }
+
+    /// Games the task plays (for throughput figures).
+    pub fn game_count(&self) -> u32 {
+        match self {
+            Task::Tournament(_) => 6,
+            Task::Benchmark(_) => 2,
+        }
+    }
+}
+
+impl TaskOutcome {
+    /// Plies played over all the task's games.
+    pub fn plies(&self) -> u32 {
+        match self {
+            TaskOutcome::Tournament(t) => t.matches.iter().flat_map(|m| m.games.iter()).map(|g| g.plies).sum(),
+            TaskOutcome::Benchmark(b) => b.games.iter().map(|g| g.plies).sum(),
+        }
+    }
 }

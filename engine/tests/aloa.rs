@@ -7,21 +7,12 @@ use loa_engine::search::{EVAL_LIMIT, Evaluator};
 use loa_engine::{Bitboard, Color, Position, Square};
 
 fn bb(names: &[&str]) -> Bitboard {
-    names
-        .iter()
-        .map(|n| Square::parse(n).expect("square name"))
-        .collect()
+    names.iter().map(|n| Square::parse(n).expect("square name")).collect()
 }
 
 /// Weights chosen distinct so each term's arithmetic shows which weight it used.
-const W: AloaWeights = AloaWeights {
-    concentration: 100,
-    com_centralisation: 7,
-    centralisation: 5,
-    edge: 11,
-    quad3: 13,
-    quad4: 17,
-};
+const W: AloaWeights =
+    AloaWeights { concentration: 100, com_centralisation: 7, centralisation: 5, edge: 11, quad3: 13, quad4: 17 };
 
 fn quad_w() -> Aloa {
     Aloa::with_weights(AloaKind::Quad, W).unwrap()
@@ -56,20 +47,11 @@ fn hand_worked_l_shape_plus_straggler() {
     // concentration −⌊100·24/16⌋ = −150 (−100 per square × 1.5); centre of mass −⌊7·8/8⌋ = −7;
     // rings 5·4 = 20; edge 0; quads 13·1 = 13. Total −124.
     let t = quad_w().side_terms(bb(&["b2", "c2", "b3", "g7"]));
-    let terms = SideTerms {
-        concentration: -150,
-        com_centralisation: -7,
-        centralisation: 20,
-        edge: 0,
-        quads: 13,
-    };
+    let terms = SideTerms { concentration: -150, com_centralisation: -7, centralisation: 20, edge: 0, quads: 13 };
     assert_eq!(t, terms);
     assert_eq!(t.total(), -124);
     // The normal kind drops the quad term only.
-    assert_eq!(
-        normal_w().side_terms(bb(&["b2", "c2", "b3", "g7"])),
-        SideTerms { quads: 0, ..terms }
-    );
+    assert_eq!(normal_w().side_terms(bb(&["b2", "c2", "b3", "g7"])), SideTerms { quads: 0, ..terms });
 }
 
 #[test]
@@ -83,16 +65,7 @@ fn hand_worked_rings_edge_and_odd_count() {
     assert_eq!((f.ring_sum, f.edge, f.near_q3, f.near_q4), (5, 1, 0, 0));
     // concentration −⌊100·7/9⌋ = −77; centre of mass −⌊7·11/6⌋ = −12; rings 25; edge −11.
     let t = quad_w().side_terms(bb(&["d4", "c3", "a5"]));
-    assert_eq!(
-        t,
-        SideTerms {
-            concentration: -77,
-            com_centralisation: -12,
-            centralisation: 25,
-            edge: -11,
-            quads: 0
-        }
-    );
+    assert_eq!(t, SideTerms { concentration: -77, com_centralisation: -12, centralisation: 25, edge: -11, quads: 0 });
     assert_eq!(t.total(), -75);
 }
 
@@ -102,18 +75,10 @@ fn hand_worked_whole_position() {
     // White a8=(0,7), c8=(2,7): n = 2, Σx = 2, Σy = 14, centre (1, 7); ×2 distances 2 + 2 = 4,
     // MIN[2] = 2 → excess 2; concentration −⌊100·2/4⌋ = −50. Off-centre ×4: max(|4−14|,
     // |28−14|) = 14 → −⌊7·14/4⌋ = −24. Rings 0, edge −22, no quads. Total −96.
-    let pos = Position::from_pieces(
-        bb(&["b2", "c2", "b3", "g7"]),
-        bb(&["a8", "c8"]),
-        Color::Black,
-    )
-    .unwrap();
+    let pos = Position::from_pieces(bb(&["b2", "c2", "b3", "g7"]), bb(&["a8", "c8"]), Color::Black).unwrap();
     assert_eq!(quad_w().side_terms(pos.pieces(Color::White)).total(), -96);
     let e = quad_w();
-    assert_eq!(
-        e.evaluate(&e.root_state(&pos, Color::Black), &pos),
-        -124.0 + 96.0
-    );
+    assert_eq!(e.evaluate(&e.root_state(&pos, Color::Black), &pos), -124.0 + 96.0);
     assert_eq!(e.evaluate(&Color::White, &pos), -96.0 + 124.0);
     // Normal: Black loses its 13 for the near Q3, White had none.
     assert_eq!(normal_w().evaluate(&Color::Black, &pos), -137.0 + 96.0);
@@ -165,15 +130,9 @@ fn min_distance_table_is_the_brute_force_minimum() {
         if n > 12 {
             continue;
         }
-        let cells = || {
-            (0..25)
-                .filter(move |i| mask >> i & 1 == 1)
-                .map(|i| (i % 5, i / 5))
-        };
+        let cells = || (0..25).filter(move |i| mask >> i & 1 == 1).map(|i| (i % 5, i / 5));
         let (sx, sy) = cells().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
-        let s: i32 = cells()
-            .map(|(x, y)| (n * x - sx).abs().max((n * y - sy).abs()))
-            .sum();
+        let s: i32 = cells().map(|(x, y)| (n * x - sx).abs().max((n * y - sy).abs())).sum();
         best[n as usize] = best[n as usize].min(s as u32);
     }
     assert_eq!(&best[1..], &MIN_DISTANCE_SUM[1..]);
@@ -181,18 +140,10 @@ fn min_distance_table_is_the_brute_force_minimum() {
 
 /// The measurements done the obvious way: f64 coordinates, every window visited.
 fn slow_features(pieces: Bitboard) -> (f64, u32, u32, u32, u32) {
-    let sq: Vec<(f64, f64)> = pieces
-        .map(|s| (f64::from(s.file()), f64::from(s.rank())))
-        .collect();
+    let sq: Vec<(f64, f64)> = pieces.map(|s| (f64::from(s.file()), f64::from(s.rank()))).collect();
     let n = sq.len() as f64;
-    let (cx, cy) = (
-        sq.iter().map(|p| p.0).sum::<f64>() / n,
-        sq.iter().map(|p| p.1).sum::<f64>() / n,
-    );
-    let distance: f64 = sq
-        .iter()
-        .map(|&(x, y)| (x - cx).abs().max((y - cy).abs()))
-        .sum();
+    let (cx, cy) = (sq.iter().map(|p| p.0).sum::<f64>() / n, sq.iter().map(|p| p.1).sum::<f64>() / n);
+    let distance: f64 = sq.iter().map(|&(x, y)| (x - cx).abs().max((y - cy).abs())).sum();
     let ring = |x: f64, y: f64| x.min(7.0 - x).min(y).min(7.0 - y).min(3.0) as u32;
     let ring_sum = sq.iter().map(|&(x, y)| ring(x, y)).sum();
     let edge = sq.iter().filter(|&&(x, y)| ring(x, y) == 0).count() as u32;
@@ -201,9 +152,7 @@ fn slow_features(pieces: Bitboard) -> (f64, u32, u32, u32, u32) {
         for wx in -1..8 {
             let inside = [(0, 0), (1, 0), (0, 1), (1, 1)]
                 .iter()
-                .filter(|(dx, dy)| {
-                    Square::from_coords(wx + dx, wy + dy).is_some_and(|s| pieces.contains(s))
-                })
+                .filter(|(dx, dy)| Square::from_coords(wx + dx, wy + dy).is_some_and(|s| pieces.contains(s)))
                 .count();
             let (mx, my) = (f64::from(wx) + 0.5, f64::from(wy) + 0.5);
             if (mx - cx).abs().max((my - cy).abs()) <= 2.0 {
@@ -222,29 +171,11 @@ fn features_match_the_slow_reference_on_playout_positions() {
             let pieces = pos.pieces(color);
             let f = SideFeatures::of(pieces, true);
             let (distance, ring_sum, edge, q3, q4) = slow_features(pieces);
-            assert!(
-                (f64::from(f.distance_sum) / f64::from(f.count) - distance).abs() < 1e-9,
-                "{pos}"
-            );
-            assert_eq!(
-                f.excess,
-                f.distance_sum - MIN_DISTANCE_SUM[f.count as usize],
-                "{pos}"
-            );
-            assert_eq!(
-                (f.ring_sum, f.edge, f.near_q3, f.near_q4),
-                (ring_sum, edge, q3, q4),
-                "{pos}"
-            );
+            assert!((f64::from(f.distance_sum) / f64::from(f.count) - distance).abs() < 1e-9, "{pos}");
+            assert_eq!(f.excess, f.distance_sum - MIN_DISTANCE_SUM[f.count as usize], "{pos}");
+            assert_eq!((f.ring_sum, f.edge, f.near_q3, f.near_q4), (ring_sum, edge, q3, q4), "{pos}");
             let without = SideFeatures::of(pieces, false);
-            assert_eq!(
-                without,
-                SideFeatures {
-                    near_q3: 0,
-                    near_q4: 0,
-                    ..f
-                }
-            );
+            assert_eq!(without, SideFeatures { near_q3: 0, near_q4: 0, ..f });
         }
     }
 }
@@ -257,11 +188,7 @@ fn normal_is_quad_minus_the_quad_term() {
             (W.quad3 * f.near_q3 as i32 + W.quad4 * f.near_q4 as i32) as f32
         });
         let (q, n) = (quad_w(), normal_w());
-        assert_eq!(
-            q.evaluate(&Color::Black, &pos) - n.evaluate(&Color::Black, &pos),
-            b - w,
-            "{pos}"
-        );
+        assert_eq!(q.evaluate(&Color::Black, &pos) - n.evaluate(&Color::Black, &pos), b - w, "{pos}");
     }
 }
 
@@ -278,12 +205,7 @@ fn transformed(pos: &Position, map: impl Fn(i32, i32) -> (i32, i32)) -> Position
             })
             .collect()
     };
-    Position::from_pieces(
-        image(pos.pieces(Color::Black)),
-        image(pos.pieces(Color::White)),
-        pos.side_to_move(),
-    )
-    .unwrap()
+    Position::from_pieces(image(pos.pieces(Color::Black)), image(pos.pieces(Color::White)), pos.side_to_move()).unwrap()
 }
 
 #[test]
@@ -298,18 +220,10 @@ fn board_symmetries_and_colour_swap_leave_the_value_unchanged() {
         for pos in sample_positions(3000, 8) {
             let v = e.evaluate(&Color::Black, &pos);
             for (name, map) in &symmetries {
-                assert_eq!(
-                    e.evaluate(&Color::Black, &transformed(&pos, map)),
-                    v,
-                    "{name}: {pos}"
-                );
+                assert_eq!(e.evaluate(&Color::Black, &transformed(&pos, map)), v, "{name}: {pos}");
             }
-            let swapped = Position::from_pieces(
-                pos.pieces(Color::White),
-                pos.pieces(Color::Black),
-                pos.side_to_move(),
-            )
-            .unwrap();
+            let swapped =
+                Position::from_pieces(pos.pieces(Color::White), pos.pieces(Color::Black), pos.side_to_move()).unwrap();
             assert_eq!(e.evaluate(&Color::White, &swapped), v, "colour swap: {pos}");
         }
     }
@@ -325,21 +239,13 @@ fn antisymmetric_bounded_and_stateless() {
         quad3: 10_000,
         quad4: 10_000,
     };
-    let evaluators = [
-        Aloa::quad(),
-        Aloa::normal(),
-        Aloa::with_weights(AloaKind::Quad, extreme).unwrap(),
-    ];
+    let evaluators = [Aloa::quad(), Aloa::normal(), Aloa::with_weights(AloaKind::Quad, extreme).unwrap()];
     for e in evaluators {
         for pos in sample_positions(3000, 9) {
             let b = e.evaluate(&Color::Black, &pos);
             assert_eq!(b, -e.evaluate(&Color::White, &pos), "{pos}");
             assert!(b.abs() < EVAL_LIMIT && b.fract() == 0.0, "{b} {pos}");
-            let mv = pos
-                .legal_moves()
-                .first()
-                .copied()
-                .unwrap_or(loa_engine::Move::PASS);
+            let mv = pos.legal_moves().first().copied().unwrap_or(loa_engine::Move::PASS);
             assert_eq!(e.child_state(&Color::White, &pos, mv), Color::White);
         }
     }
@@ -347,29 +253,17 @@ fn antisymmetric_bounded_and_stateless() {
 
 #[test]
 fn weights_out_of_range_are_rejected_and_defaults_are_the_reference() {
-    let bad = AloaWeights {
-        quad4: 10_001,
-        ..AloaWeights::default()
-    };
+    let bad = AloaWeights { quad4: 10_001, ..AloaWeights::default() };
     let err = Aloa::with_weights(AloaKind::Quad, bad).unwrap_err();
     assert_eq!((err.name, err.value), ("quad4", 10_001));
     assert!(err.to_string().contains("quad4"));
-    assert_eq!(
-        Aloa::with_weights(AloaKind::Quad, AloaWeights::default()).unwrap(),
-        Aloa::quad()
-    );
+    assert_eq!(Aloa::with_weights(AloaKind::Quad, AloaWeights::default()).unwrap(), Aloa::quad());
     assert_eq!(Aloa::new(AloaKind::Normal), Aloa::normal());
     assert_eq!(Aloa::default().kind(), AloaKind::Quad);
     assert_eq!(Aloa::normal().weights(), AloaWeights::default());
     // Weights round-trip through configuration text, and missing fields take the defaults.
     let w: AloaWeights = serde_json::from_str(r#"{"edge": 3}"#).unwrap();
-    assert_eq!(
-        w,
-        AloaWeights {
-            edge: 3,
-            ..AloaWeights::default()
-        }
-    );
+    assert_eq!(w, AloaWeights { edge: 3, ..AloaWeights::default() });
     assert!(serde_json::from_str::<AloaWeights>(r#"{"edges": 3}"#).is_err());
 }
 
@@ -411,12 +305,7 @@ mod strength {
 
     impl Player for RandomLeaves {
         fn choose(&self, pos: &Position, rules: &Rules, plies: u32, seed: u64) -> SearchResult {
-            alpha_beta(
-                pos,
-                rules,
-                SearchLimits::new(self.0, rules, plies),
-                &RandomHeuristic::new(seed),
-            )
+            alpha_beta(pos, rules, SearchLimits::new(self.0, rules, plies), &RandomHeuristic::new(seed))
         }
     }
 
@@ -426,14 +315,9 @@ mod strength {
     impl Player for Uniform {
         fn choose(&self, pos: &Position, _rules: &Rules, plies: u32, seed: u64) -> SearchResult {
             let moves = pos.legal_moves();
-            let pick = (!moves.is_empty()).then(|| {
-                moves[(derive_seed(seed, u64::from(plies)) % moves.len() as u64) as usize]
-            });
-            SearchResult {
-                best: pick,
-                value: 0.0,
-                nodes: 1,
-            }
+            let pick =
+                (!moves.is_empty()).then(|| moves[(derive_seed(seed, u64::from(plies)) % moves.len() as u64) as usize]);
+            SearchResult { best: pick, value: 0.0, nodes: 1 }
         }
     }
 
@@ -456,18 +340,10 @@ mod strength {
         for p in 0..pairs {
             let start = random_opening(2, derive_seed(seed, p), &rules);
             for (g, a_color) in [Color::Black, Color::White].into_iter().enumerate() {
-                let (black, white) = if a_color == Color::Black {
-                    (a, b)
-                } else {
-                    (b, a)
-                };
+                let (black, white) = if a_color == Color::Black { (a, b) } else { (b, a) };
                 let game = play_game(black, white, &rules, start, derive_seed(seed ^ p, g as u64));
                 t.plies += u64::from(game.plies);
-                t.other_score += u64::from(benchmark_score(
-                    game.outcome,
-                    game.plies,
-                    a_color.opponent(),
-                ));
+                t.other_score += u64::from(benchmark_score(game.outcome, game.plies, a_color.opponent()));
                 match game.outcome {
                     Outcome::Win(c) if c == a_color => t.won += 1,
                     Outcome::Win(_) => t.lost += 1,
@@ -479,19 +355,13 @@ mod strength {
     }
 
     fn pairs() -> u64 {
-        std::env::var("ALOA_PAIRS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(50)
+        std::env::var("ALOA_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(50)
     }
 
     #[test]
     #[ignore = "self-play, minutes; run by hand"]
     fn strength() {
-        let (quad, normal) = (
-            Searcher(Aloa::new(AloaKind::Quad), 3),
-            Searcher(Aloa::new(AloaKind::Normal), 3),
-        );
+        let (quad, normal) = (Searcher(Aloa::new(AloaKind::Quad), 3), Searcher(Aloa::new(AloaKind::Normal), 3));
         let n = pairs();
         let report = |name: &str, t: Tally| {
             let games = f64::from(t.won + t.lost + t.drawn).max(1.0);
@@ -504,27 +374,15 @@ mod strength {
         };
         let (qw, ql) = report("quad d3 vs normal d3", series(&quad, &normal, n, 1));
         let mut crushed = true;
-        for (name, p) in [
-            ("quad d3 vs uniform random", &quad),
-            ("normal d3 vs uniform random", &normal),
-        ] {
+        for (name, p) in [("quad d3 vs uniform random", &quad), ("normal d3 vs uniform random", &normal)] {
             let (w, l) = report(name, series(p, &Uniform, n / 5, 2));
             crushed &= w >= 9 * (w + l) / 10;
         }
-        report(
-            "quad d3 vs random heuristic d3",
-            series(&quad, &RandomLeaves(3), n / 5, 3),
-        );
-        report(
-            "normal d3 vs random heuristic d3",
-            series(&normal, &RandomLeaves(3), n / 5, 3),
-        );
+        report("quad d3 vs random heuristic d3", series(&quad, &RandomLeaves(3), n / 5, 3));
+        report("normal d3 vs random heuristic d3", series(&normal, &RandomLeaves(3), n / 5, 3));
         // The thesis's Table 3 setting: ALoA at depth 5 against the random heuristic at depth 3.
         let reference = Searcher(Aloa::new(AloaKind::Quad), 5);
-        report(
-            "quad d5 vs random heuristic d3",
-            series(&reference, &RandomLeaves(3), n / 10, 4),
-        );
+        report("quad d5 vs random heuristic d3", series(&reference, &RandomLeaves(3), n / 10, 4));
         assert!(qw > ql && crushed);
     }
 }

@@ -5,10 +5,7 @@ use std::process::{Command, Output};
 const START: &str = ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b";
 
 fn loa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_loa"))
-        .args(args)
-        .output()
-        .expect("run loa")
+    Command::new(env!("CARGO_BIN_EXE_loa")).args(args).output().expect("run loa")
 }
 
 fn stdout(o: &Output) -> String {
@@ -51,24 +48,15 @@ fn show_reports_groups_quads_and_state() {
     assert!(out.contains("game not over"), "{out}");
     let won = "......../......../w......./w......./......../......../......b./.......b w";
     let out = stdout(&loa(&["show", won]));
-    assert!(
-        out.contains("game over: draw as both sides are connected"),
-        "{out}"
-    );
+    assert!(out.contains("game over: draw as both sides are connected"), "{out}");
 }
 
 #[test]
 fn bad_input_is_a_one_line_error_and_nonzero_exit() {
     let cases: &[&[&str]] = &[
         &["perft", "not a position", "2"],
-        &[
-            "moves",
-            ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb.",
-        ],
-        &[
-            "show",
-            ".bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b",
-        ],
+        &["moves", ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb."],
+        &["show", ".bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b"],
         &["perft", START, "two"],
         &["perft", START, "-1"],
         &["frobnicate"],
@@ -80,10 +68,7 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
         assert!(err.contains("error"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
-    let err = stderr(&loa(&[
-        "show",
-        ".bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b",
-    ]));
+    let err = stderr(&loa(&["show", ".bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b"]));
     assert_eq!(err.lines().count(), 1);
     assert!(err.contains("bad character 'Q' on d6"), "{err}");
 }

@@ -41,14 +41,8 @@ fn end_summary(pos: &Position) -> String {
     match pos.game_end(&Rules::default()) {
         None => "none".to_string(),
         Some(end) => {
-            let who = end
-                .outcome
-                .winner()
-                .map_or("draw".to_string(), |c| c.to_string());
-            let why = serde_json::to_string(&end.reason)
-                .unwrap()
-                .trim_matches('"')
-                .to_string();
+            let who = end.outcome.winner().map_or("draw".to_string(), |c| c.to_string());
+            let why = serde_json::to_string(&end.reason).unwrap().trim_matches('"').to_string();
             format!("{who} {why}")
         }
     }
@@ -60,14 +54,8 @@ fn hand_worked_positions() {
     assert_eq!(records.len(), 8, "every record parsed");
     for r in &records {
         let name = &r["name"];
-        let pos: Position = r["position"]
-            .parse()
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            pos.to_string(),
-            r["position"],
-            "{name}: position text round trip"
-        );
+        let pos: Position = r["position"].parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(pos.to_string(), r["position"], "{name}: position text round trip");
         let moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
         let expected: Vec<String> = match r["moves"].as_str() {
             "none" => vec![],
@@ -75,16 +63,8 @@ fn hand_worked_positions() {
         };
         assert_eq!(moves, expected, "{name}: moves");
         assert_eq!(perft(&pos, 1), expected.len() as u64, "{name}: perft 1");
-        assert_eq!(
-            side_summary(&pos, Color::Black),
-            r["black"],
-            "{name}: black"
-        );
-        assert_eq!(
-            side_summary(&pos, Color::White),
-            r["white"],
-            "{name}: white"
-        );
+        assert_eq!(side_summary(&pos, Color::Black), r["black"], "{name}: black");
+        assert_eq!(side_summary(&pos, Color::White), r["white"], "{name}: white");
         assert_eq!(end_summary(&pos), r["end"], "{name}: end");
     }
 }

@@ -12,8 +12,7 @@ use proptest::prelude::*;
 fn slow_moves(pos: &Position) -> Vec<Move> {
     let own = pos.pieces(pos.side_to_move());
     let enemy = pos.pieces(pos.side_to_move().opponent());
-    let occupied =
-        |x: i32, y: i32| Square::from_coords(x, y).is_some_and(|s| (own | enemy).contains(s));
+    let occupied = |x: i32, y: i32| Square::from_coords(x, y).is_some_and(|s| (own | enemy).contains(s));
     let mut moves = Vec::new();
     for from in Square::all().filter(|s| own.contains(*s)) {
         for to in Square::all() {
@@ -24,15 +23,12 @@ fn slow_moves(pos: &Position) -> Vec<Move> {
                 continue;
             }
             let (ux, uy) = (dx.signum(), dy.signum());
-            let on_line = (-7..=7)
-                .filter(|&k| occupied(fx + k * ux, fy + k * uy))
-                .count() as i32;
+            let on_line = (-7..=7).filter(|&k| occupied(fx + k * ux, fy + k * uy)).count() as i32;
             if on_line != steps || own.contains(to) {
                 continue;
             }
-            let jumps_enemy = (1..steps).any(|k| {
-                Square::from_coords(fx + k * ux, fy + k * uy).is_some_and(|s| enemy.contains(s))
-            });
+            let jumps_enemy =
+                (1..steps).any(|k| Square::from_coords(fx + k * ux, fy + k * uy).is_some_and(|s| enemy.contains(s)));
             if !jumps_enemy {
                 moves.push(Move::new(from, to, enemy.contains(to)));
             }
@@ -43,31 +39,18 @@ fn slow_moves(pos: &Position) -> Vec<Move> {
 
 /// A random legal placement: 2..=24 distinct squares split between the colours.
 fn placement() -> impl Strategy<Value = Position> {
-    (
-        proptest::sample::subsequence((0u8..64).collect::<Vec<_>>(), 2..=24),
-        any::<u32>(),
-        any::<bool>(),
+    (proptest::sample::subsequence((0u8..64).collect::<Vec<_>>(), 2..=24), any::<u32>(), any::<bool>()).prop_filter_map(
+        "each colour needs 1..=12 pieces",
+        |(squares, colours, white_to_move)| {
+            let (mut black, mut white) = (Bitboard::EMPTY, Bitboard::EMPTY);
+            for (i, &s) in squares.iter().enumerate() {
+                let sq = Bitboard::from_square(Square::new(s));
+                if colours >> i & 1 == 0 { black |= sq } else { white |= sq }
+            }
+            let side = if white_to_move { Color::White } else { Color::Black };
+            Position::from_pieces(black, white, side).ok()
+        },
     )
-        .prop_filter_map(
-            "each colour needs 1..=12 pieces",
-            |(squares, colours, white_to_move)| {
-                let (mut black, mut white) = (Bitboard::EMPTY, Bitboard::EMPTY);
-                for (i, &s) in squares.iter().enumerate() {
-                    let sq = Bitboard::from_square(Square::new(s));
-                    if colours >> i & 1 == 0 {
-                        black |= sq
-                    } else {
-                        white |= sq
-                    }
-                }
-                let side = if white_to_move {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                Position::from_pieces(black, white, side).ok()
-            },
-        )
 }
 
 /// The positions of a random game from the start (choices index the legal moves), stopping when
@@ -101,10 +84,7 @@ fn check_generator(pos: &Position) -> Result<(), TestCaseError> {
         let (us, them) = (pos.side_to_move(), pos.side_to_move().opponent());
         prop_assert_eq!(next.side_to_move(), them);
         prop_assert_eq!(next.pieces(us).count(), pos.pieces(us).count());
-        prop_assert_eq!(
-            next.pieces(them).count() + mv.is_capture() as u32,
-            pos.pieces(them).count()
-        );
+        prop_assert_eq!(next.pieces(them).count() + mv.is_capture() as u32, pos.pieces(them).count());
         prop_assert!(next.pieces(us).contains(mv.to()) && !next.occupied().contains(mv.from()));
     }
     // Moves the generator left out are illegal by the slow definition, and are refused.

@@ -2,9 +2,8 @@
 //! path against the plain pass along random games, the portable tanh, and chromosome files.
 
 use loa_engine::network::{
-    Accumulator, Chromosome, ChromosomeError, HIDDEN, INPUTS, MAX_ABS_WEIGHT, Network,
-    PlainNetwork, SplitMix64, Topology, board_input_index, inputs, nonad_input_index,
-    random_uniform, tanh, weight_from_bits,
+    Accumulator, Chromosome, ChromosomeError, HIDDEN, INPUTS, MAX_ABS_WEIGHT, Network, PlainNetwork, SplitMix64,
+    Topology, board_input_index, inputs, nonad_input_index, random_uniform, tanh, weight_from_bits,
 };
 use loa_engine::search::Evaluator;
 use loa_engine::{Color, Move, Position, Square};
@@ -35,19 +34,13 @@ fn sparse(nonzero: &[(usize, f32)]) -> Chromosome {
 
 /// `found` is within `tolerance` of the exact `expected`.
 fn assert_near(found: f32, expected: f64, tolerance: f64) {
-    assert!(
-        (f64::from(found) - expected).abs() < tolerance,
-        "found {found}, expected {expected}"
-    );
+    assert!((f64::from(found) - expected).abs() < tolerance, "found {found}, expected {expected}");
 }
 
 fn assert_close(found: &[f32], expected: &[f32], tolerance: f32) {
     assert_eq!(found.len(), expected.len());
     for (i, (f, e)) in found.iter().zip(expected).enumerate() {
-        assert!(
-            (f - e).abs() <= tolerance,
-            "index {i}: found {f}, expected {e}"
-        );
+        assert!((f - e).abs() <= tolerance, "index {i}: found {f}, expected {e}");
     }
 }
 
@@ -60,10 +53,7 @@ fn the_default_topology_has_the_spec_layout() {
     assert_eq!(t.name(), "board-nonad-100-20-1");
     assert_eq!(Topology::from_name("board-nonad-100-20-1"), Some(t));
     assert_eq!(Topology::from_name("board-nonad"), None);
-    assert_eq!(
-        (t.input_count(), t.hidden_count(), t.weight_count()),
-        (100, 20, WEIGHTS)
-    );
+    assert_eq!((t.input_count(), t.hidden_count(), t.weight_count()), (100, 20, WEIGHTS));
     assert_eq!((INPUTS, HIDDEN), (100, 20));
     assert_eq!(t.input_weight_index(0, 0), 0);
     assert_eq!(t.input_weight_index(3, 7), 307);
@@ -96,11 +86,7 @@ fn input_indices_follow_reading_order() {
     let mut seen: Vec<usize> = Square::all().map(board_input_index).collect();
     seen.extend(Square::all().filter_map(nonad_input_index));
     seen.sort_unstable();
-    assert_eq!(
-        seen,
-        (0..100).collect::<Vec<_>>(),
-        "every input exactly once"
-    );
+    assert_eq!(seen, (0..100).collect::<Vec<_>>(), "every input exactly once");
 }
 
 #[test]
@@ -168,10 +154,7 @@ fn a_lone_piece_lights_its_cell_and_nine_nonads() {
     ] {
         nonads[nonad_input_index(sq(centre)).unwrap()] = value;
     }
-    assert_eq!(
-        (nonads[77], nonads[78], nonads[84], nonads[91]),
-        (0.75, 0.8, 1.0, 0.75)
-    );
+    assert_eq!((nonads[77], nonads[78], nonads[84], nonads[91]), (0.75, 0.8, 1.0, 0.75));
     assert_close(&black[64..], &nonads[64..], 0.0);
 
     // White sees d4 as the opponent's and h8 as its own: h8 is a corner of the g7 window only.
@@ -206,52 +189,20 @@ fn hand_worked_network_output() {
     // Output = tanh(0.25 + 0.5·tanh 1.5 + 1·tanh 0) = tanh(0.25 + 0.5·0.905148254) = 0.605999136.
     let mut pre = [0.0f32; HIDDEN];
     pre[0] = 1.5;
-    assert_close(
-        &network.pre_activations_plain(&pos, Color::Black),
-        &pre,
-        1e-6,
-    );
-    assert_close(
-        &network.accumulator(&pos, Color::Black).pre_activations(),
-        &pre,
-        1e-6,
-    );
-    assert_near(
-        network.evaluate_plain(&pos, Color::Black),
-        0.605_999_135_781_632_8,
-        1e-6,
-    );
-    assert_near(
-        network.evaluate(&pos, Color::Black),
-        0.605_999_135_781_632_8,
-        1e-6,
-    );
+    assert_close(&network.pre_activations_plain(&pos, Color::Black), &pre, 1e-6);
+    assert_close(&network.accumulator(&pos, Color::Black).pre_activations(), &pre, 1e-6);
+    assert_near(network.evaluate_plain(&pos, Color::Black), 0.605_999_135_781_632_8, 1e-6);
+    assert_near(network.evaluate(&pos, Color::Black), 0.605_999_135_781_632_8, 1e-6);
 
     // White: cell d4 is 0.25, nonad d4 0, nonad g7 0.75 (h8). pre0 = −1 + 2·0.25 = −0.5,
     // pre3 = −0.75. Output = tanh(0.25 + 0.5·tanh(−0.5) + tanh(−0.75))
     //                      = tanh(0.25 − 0.231058579 − 0.635148952) = tanh(−0.616207531) = −0.548481974.
     pre[0] = -0.5;
     pre[3] = -0.75;
-    assert_close(
-        &network.pre_activations_plain(&pos, Color::White),
-        &pre,
-        1e-6,
-    );
-    assert_close(
-        &network.accumulator(&pos, Color::White).pre_activations(),
-        &pre,
-        1e-6,
-    );
-    assert_near(
-        network.evaluate_plain(&pos, Color::White),
-        -0.548_481_974_135_450_2,
-        1e-6,
-    );
-    assert_near(
-        network.evaluate(&pos, Color::White),
-        -0.548_481_974_135_450_2,
-        1e-6,
-    );
+    assert_close(&network.pre_activations_plain(&pos, Color::White), &pre, 1e-6);
+    assert_close(&network.accumulator(&pos, Color::White).pre_activations(), &pre, 1e-6);
+    assert_near(network.evaluate_plain(&pos, Color::White), -0.548_481_974_135_450_2, 1e-6);
+    assert_near(network.evaluate(&pos, Color::White), -0.548_481_974_135_450_2, 1e-6);
 }
 
 #[test]
@@ -266,16 +217,8 @@ fn each_input_weight_connects_only_its_input_to_its_hidden_unit() {
                 let network = Network::new(&sparse(&[(t.input_weight_index(h, i), 1.0)]));
                 let mut expected = [0.0f32; HIDDEN];
                 expected[h] = xi;
-                assert_eq!(
-                    network.pre_activations_plain(&pos, pov),
-                    expected,
-                    "h {h} i {i}"
-                );
-                assert_close(
-                    &network.accumulator(&pos, pov).pre_activations(),
-                    &expected,
-                    1e-6,
-                );
+                assert_eq!(network.pre_activations_plain(&pos, pov), expected, "h {h} i {i}");
+                assert_close(&network.accumulator(&pos, pov).pre_activations(), &expected, 1e-6);
             }
         }
     }
@@ -287,44 +230,22 @@ fn biases_and_output_weights_sit_where_the_layout_says() {
     let pos = Position::start();
     for h in 0..HIDDEN {
         // Only hidden unit h's bias and output weight: output = tanh(1·tanh(0.5)) = 0.431808181.
-        let network = Network::new(&sparse(&[
-            (t.hidden_bias_index(h), 0.5),
-            (t.output_weight_index(h), 1.0),
-        ]));
+        let network = Network::new(&sparse(&[(t.hidden_bias_index(h), 0.5), (t.output_weight_index(h), 1.0)]));
         let mut pre = [0.0f32; HIDDEN];
         pre[h] = 0.5;
         assert_eq!(network.pre_activations_plain(&pos, Color::Black), pre);
-        assert_near(
-            network.evaluate_plain(&pos, Color::Black),
-            0.431_808_180_595_096_1,
-            1e-6,
-        );
-        assert_near(
-            network.evaluate(&pos, Color::White),
-            0.431_808_180_595_096_1,
-            1e-6,
-        );
+        assert_near(network.evaluate_plain(&pos, Color::Black), 0.431_808_180_595_096_1, 1e-6);
+        assert_near(network.evaluate(&pos, Color::White), 0.431_808_180_595_096_1, 1e-6);
         // The same bias read through a different output weight reaches nothing.
         let other = (h + 1) % HIDDEN;
-        let network = Network::new(&sparse(&[
-            (t.hidden_bias_index(h), 0.5),
-            (t.output_weight_index(other), 1.0),
-        ]));
+        let network = Network::new(&sparse(&[(t.hidden_bias_index(h), 0.5), (t.output_weight_index(other), 1.0)]));
         assert_eq!(network.evaluate_plain(&pos, Color::Black), 0.0);
         assert_eq!(network.evaluate(&pos, Color::Black), 0.0);
     }
     // The output bias alone: tanh(−0.3) = −0.291312612.
     let network = Network::new(&sparse(&[(t.output_bias_index(), -0.3)]));
-    assert_near(
-        network.evaluate_plain(&pos, Color::Black),
-        -0.291_312_612_451_590_9,
-        1e-6,
-    );
-    assert_near(
-        network.evaluate(&pos, Color::Black),
-        -0.291_312_612_451_590_9,
-        1e-6,
-    );
+    assert_near(network.evaluate_plain(&pos, Color::Black), -0.291_312_612_451_590_9, 1e-6);
+    assert_near(network.evaluate(&pos, Color::Black), -0.291_312_612_451_590_9, 1e-6);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,24 +268,12 @@ fn check_against_plain(
     for (h, (p, f)) in plain_pre.iter().zip(fast.pre_activations()).enumerate() {
         let w = |i| chromosome.weights()[i];
         let scale = w(t.hidden_bias_index(h)).abs()
-            + x.iter()
-                .enumerate()
-                .map(|(i, xi)| (w(t.input_weight_index(h, i)) * xi).abs())
-                .sum::<f32>();
+            + x.iter().enumerate().map(|(i, xi)| (w(t.input_weight_index(h, i)) * xi).abs()).sum::<f32>();
         let tolerance = 16.0 * f32::EPSILON * scale;
-        assert!(
-            (p - f).abs() <= tolerance,
-            "{what}: unit {h} plain {p} fast {f} in {pos} ({pov})"
-        );
+        assert!((p - f).abs() <= tolerance, "{what}: unit {h} plain {p} fast {f} in {pos} ({pov})");
     }
-    let (plain, fast) = (
-        network.evaluate_plain(pos, pov),
-        network.evaluate_accumulator(fast),
-    );
-    assert!(
-        (plain - fast).abs() <= output_tolerance,
-        "{what}: plain {plain} fast {fast} in {pos} ({pov})"
-    );
+    let (plain, fast) = (network.evaluate_plain(pos, pov), network.evaluate_accumulator(fast));
+    assert!((plain - fast).abs() <= output_tolerance, "{what}: plain {plain} fast {fast} in {pos} ({pov})");
 }
 
 proptest! {
@@ -418,19 +327,13 @@ fn evaluators_follow_the_trait() {
     for pov in Color::ALL {
         let state = network.child_state(&network.root_state(&pos, pov), &pos, mv);
         let fast = Evaluator::evaluate(&network, &state, &child);
-        let reference = plain.evaluate(
-            &plain.child_state(&plain.root_state(&pos, pov), &pos, mv),
-            &child,
-        );
+        let reference = plain.evaluate(&plain.child_state(&plain.root_state(&pos, pov), &pos, mv), &child);
         assert_eq!(reference, network.evaluate_plain(&child, pov));
         assert!((fast - reference).abs() < 1e-5);
         assert!(fast.abs() <= 1.0);
     }
     // Black's and White's views of the same position are different evaluations.
-    assert_ne!(
-        network.evaluate(&child, Color::Black),
-        network.evaluate(&child, Color::White)
-    );
+    assert_ne!(network.evaluate(&child, Color::Black), network.evaluate(&child, Color::White));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,15 +352,7 @@ fn tanh_special_values() {
         assert_eq!(tanh(-big), -1.0, "{big}");
     }
     // Tiny inputs: tanh x = x exactly in f32 (relative accuracy, not just absolute).
-    for tiny in [
-        1e-30f32,
-        1e-20,
-        1e-10,
-        1e-5,
-        f32::MIN_POSITIVE,
-        1e-40,
-        f32::from_bits(1),
-    ] {
+    for tiny in [1e-30f32, 1e-20, 1e-10, 1e-5, f32::MIN_POSITIVE, 1e-40, f32::from_bits(1)] {
         assert_eq!(tanh(tiny), tiny, "{tiny}");
         assert_eq!(tanh(-tiny), -tiny, "{tiny}");
     }
@@ -500,10 +395,7 @@ fn tanh_every_f32() {
         previous = y;
         assert_eq!(tanh(-x).to_bits(), (-y).to_bits(), "odd at {x}");
     }
-    println!(
-        "tanh: max abs error {:e} at {:e}; {decreases} decreases on [0, max]",
-        worst.0, worst.1
-    );
+    println!("tanh: max abs error {:e} at {:e}; {decreases} decreases on [0, max]", worst.0, worst.1);
     assert!(worst.0 <= 2e-7);
 }
 
@@ -532,10 +424,7 @@ fn random_uniform_draws_splitmix64_weights_exactly() {
         counter += 1 << 40;
         counter
     });
-    assert_eq!(
-        counted.weights()[..2],
-        [1.0 / 8_388_608.0 - 1.0, 2.0 / 8_388_608.0 - 1.0]
-    );
+    assert_eq!(counted.weights()[..2], [1.0 / 8_388_608.0 - 1.0, 2.0 / 8_388_608.0 - 1.0]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -563,11 +452,7 @@ fn bits(c: &Chromosome) -> Vec<u32> {
 fn json_round_trip_is_bit_exact() {
     let random = random_uniform(42);
     let json = random.to_json();
-    assert!(
-        json.starts_with(r#"{"topology": "board-nonad-100-20-1", "weights": ["#),
-        "{}",
-        &json[..60]
-    );
+    assert!(json.starts_with(r#"{"topology": "board-nonad-100-20-1", "weights": ["#), "{}", &json[..60]);
     assert!(json.ends_with("]}"));
     assert_eq!(bits(&Chromosome::from_json(&json).unwrap()), bits(&random));
 
@@ -593,10 +478,7 @@ fn json_round_trip_is_bit_exact() {
 
     // Through serde too (chromosomes inside other messages).
     let value = serde_json::to_string(&random).unwrap();
-    assert_eq!(
-        bits(&serde_json::from_str::<Chromosome>(&value).unwrap()),
-        bits(&random)
-    );
+    assert_eq!(bits(&serde_json::from_str::<Chromosome>(&value).unwrap()), bits(&random));
 }
 
 #[test]
@@ -608,22 +490,13 @@ fn files_round_trip_atomically() {
     random_uniform(8).write(&path).unwrap(); // replaces
     let back = Chromosome::read(&path).unwrap();
     assert_eq!(bits(&back), bits(&random_uniform(8)));
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(
-        leftovers,
-        vec![std::ffi::OsString::from("champion.json")],
-        "no temporary file left"
-    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers, vec![std::ffi::OsString::from("champion.json")], "no temporary file left");
     // The evaluations of a network read back are identical.
     let pos = Position::start();
     assert_eq!(
         Network::new(&back).evaluate(&pos, Color::Black).to_bits(),
-        Network::new(&random_uniform(8))
-            .evaluate(&pos, Color::Black)
-            .to_bits()
+        Network::new(&random_uniform(8)).evaluate(&pos, Color::Black).to_bits()
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -637,21 +510,8 @@ fn error_of(json: &str) -> (ChromosomeError, String) {
 #[test]
 fn wrong_weight_counts_are_named() {
     let (error, message) = error_of(&zeros_json(2040));
-    assert!(
-        matches!(
-            error,
-            ChromosomeError::WrongLength {
-                expected: 2041,
-                found: 2040,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    assert!(
-        message.contains("2041") && message.contains("2040"),
-        "{message}"
-    );
+    assert!(matches!(error, ChromosomeError::WrongLength { expected: 2041, found: 2040, .. }), "{error:?}");
+    assert!(message.contains("2041") && message.contains("2040"), "{message}");
     let (_, message) = error_of(&zeros_json(0));
     assert!(message.contains("needs 2041 weights, found 0"), "{message}");
     let error = Chromosome::new(Topology::default(), vec![0.0; 2042]).unwrap_err();
@@ -663,118 +523,62 @@ fn non_finite_and_huge_weights_are_named() {
     let mut weights = vec![0.0f32; WEIGHTS];
     weights[7] = f32::NAN;
     let error = Chromosome::new(Topology::default(), weights.clone()).unwrap_err();
-    assert!(
-        matches!(error, ChromosomeError::NonFiniteWeight { index: 7, .. }),
-        "{error:?}"
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("weight 7 is not a finite number (NaN)"),
-        "{error}"
-    );
+    assert!(matches!(error, ChromosomeError::NonFiniteWeight { index: 7, .. }), "{error:?}");
+    assert!(error.to_string().contains("weight 7 is not a finite number (NaN)"), "{error}");
     weights[7] = 0.0;
     weights[2040] = f32::NEG_INFINITY;
     let error = Chromosome::new(Topology::default(), weights.clone()).unwrap_err();
-    assert!(
-        error
-            .to_string()
-            .contains("weight 2040 is not a finite number (-inf)"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("weight 2040 is not a finite number (-inf)"), "{error}");
     weights[2040] = 0.0;
     weights[5] = 2.0e6;
     let error = Chromosome::new(Topology::default(), weights).unwrap_err();
-    assert!(
-        matches!(error, ChromosomeError::WeightTooLarge { index: 5, .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, ChromosomeError::WeightTooLarge { index: 5, .. }), "{error:?}");
     assert!(error.to_string().contains("weight 5 is 2000000"), "{error}");
 
     // JSON has no NaN or infinity, but a number beyond f32's range becomes infinite.
     let mut numbers = vec!["0"; WEIGHTS];
     numbers[12] = "1e39";
     let (error, message) = error_of(&with_weights(&numbers.join(", ")));
-    assert!(
-        matches!(error, ChromosomeError::NonFiniteWeight { index: 12, .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, ChromosomeError::NonFiniteWeight { index: 12, .. }), "{error:?}");
     assert!(message.contains("weight 12"), "{message}");
 }
 
 #[test]
 fn bad_files_are_named() {
     let (error, message) = error_of(r#"{"topology": "rows-columns-16-20-1", "weights": [0.5]}"#);
-    assert!(
-        matches!(error, ChromosomeError::UnknownTopology { .. }),
-        "{error:?}"
-    );
-    assert!(
-        message.contains("rows-columns-16-20-1") && message.contains("known: board-nonad-100-20-1"),
-        "{message}"
-    );
+    assert!(matches!(error, ChromosomeError::UnknownTopology { .. }), "{error:?}");
+    assert!(message.contains("rows-columns-16-20-1") && message.contains("known: board-nonad-100-20-1"), "{message}");
 
     let json = zeros_json(WEIGHTS).replace("]}", r#"], "fitness": 3, "age": {"x": 1}}"#);
     let (error, message) = error_of(&json);
-    assert!(
-        matches!(error, ChromosomeError::UnknownFields { ref names } if names == &["fitness", "age"])
-    );
-    assert!(
-        message.contains("fitness") && message.contains("age"),
-        "{message}"
-    );
+    assert!(matches!(error, ChromosomeError::UnknownFields { ref names } if names == &["fitness", "age"]));
+    assert!(message.contains("fitness") && message.contains("age"), "{message}");
 
     let (error, message) = error_of(r#"{"topology": "board-nonad-100-20-1"}"#);
-    assert!(
-        matches!(error, ChromosomeError::MissingField { name: "weights" }),
-        "{error:?}"
-    );
+    assert!(matches!(error, ChromosomeError::MissingField { name: "weights" }), "{error:?}");
     assert!(message.contains("no \"weights\" field"), "{message}");
     let (_, message) = error_of(r#"{"weights": []}"#);
     assert!(message.contains("no \"topology\" field"), "{message}");
 
     for (json, expected) in [
-        (
-            r#"{"topology": "board-nonad-100-20-1", "weights": [1, 2,"#,
-            "line 1 column",
-        ),
-        (
-            "{\"topology\": \"board-nonad-100-20-1\",\n \"weights\": [1, \"two\"]}",
-            "invalid type: string \"two\"",
-        ),
+        (r#"{"topology": "board-nonad-100-20-1", "weights": [1, 2,"#, "line 1 column"),
+        ("{\"topology\": \"board-nonad-100-20-1\",\n \"weights\": [1, \"two\"]}", "invalid type: string \"two\""),
         ("{\"topology\": 5,\n \"weights\": []}", "line 1 column"),
-        (
-            r#"{"weights": [], "weights": []}"#,
-            "duplicate field `weights`",
-        ),
+        (r#"{"weights": [], "weights": []}"#, "duplicate field `weights`"),
         (r#"[1, 2]"#, "expected a chromosome object"),
-        (
-            r#"{"topology": "board-nonad-100-20-1", "weights": []} x"#,
-            "trailing characters",
-        ),
+        (r#"{"topology": "board-nonad-100-20-1", "weights": []} x"#, "trailing characters"),
         ("", "EOF while parsing"),
     ] {
         let (error, message) = error_of(json);
-        assert!(
-            matches!(error, ChromosomeError::Json(_)),
-            "{json}: {error:?}"
-        );
-        assert!(
-            message.starts_with("malformed chromosome JSON") && message.contains(expected),
-            "{json}: {message}"
-        );
+        assert!(matches!(error, ChromosomeError::Json(_)), "{json}: {error:?}");
+        assert!(message.starts_with("malformed chromosome JSON") && message.contains(expected), "{json}: {message}");
     }
-    let (_, message) =
-        error_of("{\"topology\": \"board-nonad-100-20-1\",\n \"weights\": [1, \"two\"]}");
+    let (_, message) = error_of("{\"topology\": \"board-nonad-100-20-1\",\n \"weights\": [1, \"two\"]}");
     assert!(message.contains("line 2 column"), "{message}");
 
     // Through serde, the same checks apply.
-    let error =
-        serde_json::from_str::<Chromosome>(r#"{"topology": "x", "weights": []}"#).unwrap_err();
-    assert!(
-        error.to_string().contains("unknown topology \"x\""),
-        "{error}"
-    );
+    let error = serde_json::from_str::<Chromosome>(r#"{"topology": "x", "weights": []}"#).unwrap_err();
+    assert!(error.to_string().contains("unknown topology \"x\""), "{error}");
 }
 
 #[test]
@@ -782,15 +586,9 @@ fn file_errors_name_the_file() {
     let dir = scratch_dir("errors");
     let missing = dir.join("missing.json");
     let error = Chromosome::read(&missing).unwrap_err();
-    assert!(
-        matches!(error, ChromosomeError::Io { action: "read", .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, ChromosomeError::Io { action: "read", .. }), "{error:?}");
     let message = error.to_string();
-    assert!(
-        message.contains("cannot read") && message.contains(&missing.display().to_string()),
-        "{message}"
-    );
+    assert!(message.contains("cannot read") && message.contains(&missing.display().to_string()), "{message}");
 
     let bad = dir.join("bad.json");
     std::fs::write(&bad, zeros_json(3)).unwrap();
@@ -798,27 +596,12 @@ fn file_errors_name_the_file() {
     assert!(matches!(&error, ChromosomeError::InFile { source, .. }
         if matches!(**source, ChromosomeError::WrongLength { found: 3, .. })));
     let message = error.to_string();
-    assert!(
-        message.contains(&bad.display().to_string()) && message.contains("found 3"),
-        "{message}"
-    );
+    assert!(message.contains(&bad.display().to_string()) && message.contains("found 3"), "{message}");
 
     let nowhere = dir.join("no-such-dir").join("c.json");
     let error = random_uniform(1).write(&nowhere).unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ChromosomeError::Io {
-                action: "write",
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    assert!(
-        error.to_string().contains(&nowhere.display().to_string()),
-        "{error}"
-    );
+    assert!(matches!(error, ChromosomeError::Io { action: "write", .. }), "{error:?}");
+    assert!(error.to_string().contains(&nowhere.display().to_string()), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

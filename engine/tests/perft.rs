@@ -10,18 +10,8 @@ const START_COUNTS: [u64; 5] = [36, 1_244, 44_952, 1_563_208, 55_963_132];
 fn start_position_depths_1_to_4() {
     let start: Position = START_TEXT.parse().unwrap();
     for (depth, &count) in START_COUNTS.iter().enumerate().take(4) {
-        assert_eq!(
-            perft(&start, depth as u32 + 1),
-            count,
-            "depth {}",
-            depth + 1
-        );
-        assert_eq!(
-            perft_make_all(&start, depth as u32 + 1),
-            count,
-            "depth {} (make all)",
-            depth + 1
-        );
+        assert_eq!(perft(&start, depth as u32 + 1), count, "depth {}", depth + 1);
+        assert_eq!(perft_make_all(&start, depth as u32 + 1), count, "depth {} (make all)", depth + 1);
     }
 }
 

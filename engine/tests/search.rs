@@ -20,9 +20,7 @@ impl Evaluator for Coarse {
     }
     fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
         let centre = loa_engine::Bitboard(0x0000_3C3C_3C3C_0000);
-        let score = |c: Color| {
-            (pos.pieces(c).count() as i32) + ((pos.pieces(c) & centre).count() as i32 / 2)
-        };
+        let score = |c: Color| (pos.pieces(c).count() as i32) + ((pos.pieces(c) & centre).count() as i32 / 2);
         (score(*pov) - score(pov.opponent())) as f32
     }
 }
@@ -54,36 +52,17 @@ fn random_position(choices: &[u16], rules: &Rules) -> Option<Position> {
 
 fn rules_variant(i: u8) -> Rules {
     Rules {
-        both_connected: if i & 1 == 0 {
-            BothConnected::Draw
-        } else {
-            BothConnected::MoverWins
-        },
-        no_moves: if i & 2 == 0 {
-            NoMoves::Loses
-        } else {
-            NoMoves::Passes
-        },
+        both_connected: if i & 1 == 0 { BothConnected::Draw } else { BothConnected::MoverWins },
+        no_moves: if i & 2 == 0 { NoMoves::Loses } else { NoMoves::Passes },
         ply_cap: 100,
     }
 }
 
-fn agree<E: Evaluator>(
-    pos: &Position,
-    rules: &Rules,
-    limits: SearchLimits,
-    eval: &E,
-) -> Result<(), TestCaseError> {
+fn agree<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> Result<(), TestCaseError> {
     let plain = minimax(pos, rules, limits, eval);
     let fast = alpha_beta(pos, rules, limits, eval);
     prop_assert_eq!(fast.best, plain.best, "{} {:?}", pos, limits);
-    prop_assert_eq!(
-        fast.value.to_bits(),
-        plain.value.to_bits(),
-        "{} {:?}",
-        pos,
-        limits
-    );
+    prop_assert_eq!(fast.value.to_bits(), plain.value.to_bits(), "{} {:?}", pos, limits);
     Ok(())
 }
 
@@ -113,22 +92,13 @@ fn pos(text: &str) -> Position {
 }
 
 fn best(position: &str, depth: u32) -> (String, f32) {
-    let r = alpha_beta(
-        &pos(position),
-        &Rules::default(),
-        SearchLimits {
-            depth,
-            plies_left: u32::MAX,
-        },
-        &Flat,
-    );
+    let r = alpha_beta(&pos(position), &Rules::default(), SearchLimits { depth, plies_left: u32::MAX }, &Flat);
     (r.best.unwrap().to_string(), r.value)
 }
 
 /// Black a1-b2 is one group and d3 stands apart; d3 has single steps on its rank and its
 /// diagonal b1-h7 (it is alone on both): d3-c2 (index 10) and d3-c3 (18) join the group and win.
-const WIN_IN_ONE: &str =
-    "......../......w./......../......../......../...b..../.b....w./b....... b";
+const WIN_IN_ONE: &str = "......../......w./......../......../......../...b..../.b....w./b....... b";
 
 #[test]
 fn takes_the_first_win_in_one() {
@@ -154,16 +124,10 @@ fn sees_an_unstoppable_threat() {
 #[test]
 fn no_moves_loses_or_passes() {
     let boxed = "......wb/......ww/......../.......w/......../......../ww....../bw...... b";
-    let limits = SearchLimits {
-        depth: 3,
-        plies_left: u32::MAX,
-    };
+    let limits = SearchLimits { depth: 3, plies_left: u32::MAX };
     let r = alpha_beta(&pos(boxed), &Rules::default(), limits, &Flat);
     assert_eq!((r.best, r.value), (None, -WIN));
-    let passing = Rules {
-        no_moves: NoMoves::Passes,
-        ..Rules::default()
-    };
+    let passing = Rules { no_moves: NoMoves::Passes, ..Rules::default() };
     let r = alpha_beta(&pos(boxed), &passing, limits, &Flat);
     assert_eq!(r.best, Some(Move::PASS));
 }
@@ -171,15 +135,9 @@ fn no_moves_loses_or_passes() {
 #[test]
 fn alpha_beta_visits_far_fewer_nodes_at_depth_3() {
     let rules = Rules::default();
-    let limits = SearchLimits {
-        depth: 3,
-        plies_left: u32::MAX,
-    };
+    let limits = SearchLimits { depth: 3, plies_left: u32::MAX };
     let (mut ab, mut mm) = (0, 0);
-    for (i, p) in loa_engine::bench::sample_positions(40, 3)
-        .iter()
-        .enumerate()
-    {
+    for (i, p) in loa_engine::bench::sample_positions(40, 3).iter().enumerate() {
         if p.game_end(&rules).is_some() {
             continue;
         }

@@ -1,5 +1,23 @@
-//! The master: runs the genetic algorithm, hands tournaments to workers and
-//! checkpoints every epoch.
+//! The master of loa-evolve: runs the thesis's genetic algorithm (SPEC §5) over workers.
 //!
-//! Not built yet: this crate is filled in by issue 4 (the GA, epochs,
-//! checkpoints and the embedded default run).
+//! - [`config`]: the experiment configuration (TOML, thesis defaults, validation).
+//! - [`rng`]: the run's portable random number generator, saved in checkpoints.
+//! - [`population`]: individuals with birth serials.
+//! - [`operators`]: mutation and crossover.
+//! - [`generation`]: breeding survivors into knockout groups and selecting the winners.
+//! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
+//! - [`checkpoint`]: the run state, written atomically and verified on load.
+//! - [`metrics`]: per-generation and per-epoch JSON lines.
+//! - [`progress`]: the terminal display.
+//! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
+
+pub mod checkpoint;
+pub mod config;
+pub mod generation;
+pub mod metrics;
+pub mod operators;
+pub mod population;
+pub mod progress;
+pub mod rng;
+pub mod run;
+pub mod scheduler;

@@ -20,26 +20,14 @@ use crate::Bitboard;
 pub const MIN_DISTANCE_SUM: [u32; 13] = [0, 0, 2, 5, 8, 19, 30, 42, 58, 72, 104, 132, 168];
 
 /// Files (or, shifted, ranks) whose index has bit 0, 1, 2 set: Σx from three popcounts.
-const FILE_BIT: [u64; 3] = [
-    0xAAAA_AAAA_AAAA_AAAA,
-    0xCCCC_CCCC_CCCC_CCCC,
-    0xF0F0_F0F0_F0F0_F0F0,
-];
+const FILE_BIT: [u64; 3] = [0xAAAA_AAAA_AAAA_AAAA, 0xCCCC_CCCC_CCCC_CCCC, 0xF0F0_F0F0_F0F0_F0F0];
 /// Ranks whose index has bit 0, 1, 2 set.
-const RANK_BIT: [u64; 3] = [
-    0xFF00_FF00_FF00_FF00,
-    0xFFFF_0000_FFFF_0000,
-    0xFFFF_FFFF_0000_0000,
-];
+const RANK_BIT: [u64; 3] = [0xFF00_FF00_FF00_FF00, 0xFFFF_0000_FFFF_0000, 0xFFFF_FFFF_0000_0000];
 
 /// The squares at least 1, 2 and 3 steps from the edge: the inner 6×6, 4×4 and 2×2 boxes. A
 /// piece's ring value (Garcia's weighted board, see [`super::AloaWeights::centralisation`]) is the
 /// number of these boxes it stands in.
-const INNER: [u64; 3] = [
-    0x007E_7E7E_7E7E_7E00,
-    0x0000_3C3C_3C3C_0000,
-    0x0000_0018_1800_0000,
-];
+const INNER: [u64; 3] = [0x007E_7E7E_7E7E_7E00, 0x0000_3C3C_3C3C_0000, 0x0000_0018_1800_0000];
 
 /// Lower-left squares of the 49 quads that lie wholly on the board (file and rank ≤ 6). Quads
 /// hanging over the edge hold at most two board squares, so with the phantom empty border of
@@ -76,9 +64,7 @@ pub struct SideFeatures {
 /// Σ over the set bits of `bits & masks[k]`, weighted 1, 2, 4: the sum of a 3-bit coordinate.
 #[inline(always)]
 fn coordinate_sum(bits: u64, masks: &[u64; 3]) -> u32 {
-    (bits & masks[0]).count_ones()
-        + 2 * (bits & masks[1]).count_ones()
-        + 4 * (bits & masks[2]).count_ones()
+    (bits & masks[0]).count_ones() + 2 * (bits & masks[1]).count_ones() + 4 * (bits & masks[2]).count_ones()
 }
 
 /// The number of windows in `windows` (lower-left square indices) whose centre lies within
@@ -125,9 +111,7 @@ impl SideFeatures {
         let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);
         let excess = distance_sum.saturating_sub(minimum);
 
-        let com_offcentre = (2 * sx - 7 * n)
-            .unsigned_abs()
-            .max((2 * sy - 7 * n).unsigned_abs());
+        let com_offcentre = (2 * sx - 7 * n).unsigned_abs().max((2 * sy - 7 * n).unsigned_abs());
         let inner6 = (p & INNER[0]).count_ones();
         let ring_sum = inner6 + (p & INNER[1]).count_ones() + (p & INNER[2]).count_ones();
 

@@ -96,14 +96,7 @@ pub struct AloaWeights {
 
 impl Default for AloaWeights {
     fn default() -> Self {
-        AloaWeights {
-            concentration: 300,
-            com_centralisation: 4,
-            centralisation: 3,
-            edge: 10,
-            quad3: 10,
-            quad4: 10,
-        }
+        AloaWeights { concentration: 300, com_centralisation: 4, centralisation: 3, edge: 10, quad3: 10, quad4: 10 }
     }
 }
 
@@ -121,11 +114,7 @@ pub struct WeightOutOfRange {
 
 impl fmt::Display for WeightOutOfRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "ALoA weight `{}` = {} is outside ±{MAX_WEIGHT}",
-            self.name, self.value
-        )
+        write!(f, "ALoA weight `{}` = {} is outside ±{MAX_WEIGHT}", self.name, self.value)
     }
 }
 
@@ -170,10 +159,7 @@ impl Default for Aloa {
 impl Aloa {
     /// An evaluator of `kind` with the default weights.
     pub fn new(kind: AloaKind) -> Aloa {
-        Aloa {
-            kind,
-            weights: AloaWeights::default(),
-        }
+        Aloa { kind, weights: AloaWeights::default() }
     }
 
     /// An evaluator of `kind` with `weights`, each of which must be within ±[`MAX_WEIGHT`].
@@ -230,11 +216,7 @@ impl Aloa {
             com_centralisation: -(w.com_centralisation * f.com_offcentre as i32 / (2 * n)),
             centralisation: w.centralisation * f.ring_sum as i32,
             edge: -w.edge * f.edge as i32,
-            quads: if with_quads {
-                w.quad3 * f.near_q3 as i32 + w.quad4 * f.near_q4 as i32
-            } else {
-                0
-            },
+            quads: if with_quads { w.quad3 * f.near_q3 as i32 + w.quad4 * f.near_q4 as i32 } else { 0 },
         }
     }
 
@@ -272,21 +254,14 @@ pub fn aloa_figures(repeats: u32) -> Vec<Figure> {
     let positions = sample_positions(100_000, 11);
     let n = positions.len() as f64;
     let mut figures = Vec::new();
-    for (name, evaluator) in [
-        ("ALoA quad evaluator", Aloa::quad()),
-        ("ALoA normal evaluator", Aloa::normal()),
-    ] {
+    for (name, evaluator) in [("ALoA quad evaluator", Aloa::quad()), ("ALoA normal evaluator", Aloa::normal())] {
         let mut best = Duration::MAX;
         let mut checksum = 0f64;
         for _ in 0..repeats.max(1) {
             let start = Instant::now();
             let mut sum = 0f32;
             for (i, pos) in positions.iter().enumerate() {
-                let pov = if i % 2 == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                };
+                let pov = if i % 2 == 0 { Color::Black } else { Color::White };
                 sum += evaluator.evaluate(&black_box(pov), black_box(pos));
             }
             best = best.min(start.elapsed());
@@ -296,10 +271,7 @@ pub fn aloa_figures(repeats: u32) -> Vec<Figure> {
             name: name.to_string(),
             per_second: n / best.as_secs_f64(),
             unit: "evals/s",
-            detail: format!(
-                "{:.1} ns each, checksum {checksum}",
-                best.as_secs_f64() * 1e9 / n
-            ),
+            detail: format!("{:.1} ns each, checksum {checksum}", best.as_secs_f64() * 1e9 / n),
         });
     }
     figures

@@ -1,16 +1,19 @@
 //! `loa`: the Lines of Action command line. Parses flags and calls the library.
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use loa_engine::describe::describe;
-use loa_engine::{Position, Rules, perft};
+use loa_engine::game::{MatchSide, Player};
+use loa_engine::network::{Chromosome, Network};
+use loa_engine::players::PlayerSpec;
+use loa_engine::series::{SeriesConfig, play_series};
+use loa_engine::{Color, Position, Rules, perft};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(
-    name = "loa",
-    version,
-    about = "Lines of Action: rules, move generation and players"
-)]
+#[command(name = "loa", version, about = "Lines of Action: rules, move generation and players")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,6 +41,61 @@ enum Command {
         /// Position text.
         position: String,
     },
+    /// Print the network's output for the side to move (the last line).
+    Eval {
+        /// Chromosome JSON file.
+        #[arg(long)]
+        weights: PathBuf,
+        /// Position text.
+        position: String,
+    },
+    /// The move a player chooses, its value and the nodes searched.
+    Best {
+        /// Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE.
+        #[arg(long)]
+        player: String,
+        /// Position text.
+        position: String,
+        /// Plies already played in the game (for the ply cap).
+        #[arg(long, default_value_t = 0)]
+        plies_played: u32,
+        /// Game seed (the random heuristic's values depend on it).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Play a series of games between two players (colours alternate) and print the results.
+    Match {
+        /// The first player (Black in the first game of every pair; "A" of each two-game match).
+        #[arg(long)]
+        black: String,
+        /// The second player.
+        #[arg(long)]
+        white: String,
+        /// Number of games.
+        #[arg(long, default_value_t = 2)]
+        games: u32,
+        /// Series seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Random plies from the start position before each pair of games.
+        #[arg(long, default_value_t = 0)]
+        opening_plies: u32,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Play against a player in the terminal.
+    Play {
+        /// The opponent's player spec.
+        #[arg(long)]
+        opponent: String,
+        /// Your colour: black or white.
+        #[arg(long = "as", default_value = "black")]
+        color: String,
+        /// Game seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Measure move generation and connectivity speed.
     Bench {
         /// Perft depth from the start position.
@@ -46,21 +104,62 @@ enum Command {
         /// Runs per figure; the best is kept.
         #[arg(long, default_value_t = 3)]
         repeats: u32,
+        /// Positions for the mean move times.
+        #[arg(long, default_value_t = 500)]
+        positions: usize,
+        /// Games for the mean game time.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
     },
 }
 
 fn parse_position(text: &str) -> Result<Position, String> {
-    text.parse()
-        .map_err(|e| format!("bad position `{text}`: {e}"))
+    text.parse().map_err(|e| format!("bad position `{text}`: {e}"))
+}
+
+fn parse_spec(text: &str) -> Result<PlayerSpec, String> {
+    text.parse().map_err(|e: loa_engine::players::PlayerError| e.to_string())
+}
+
+fn game_over_check(pos: &Position) -> Result<(), String> {
+    match pos.game_end(&Rules::default()) {
+        Some(end) => Err(format!("the game is over in this position: {end}")),
+        None => Ok(()),
+    }
+}
+
+fn run_match(black: &str, white: &str, config: SeriesConfig) -> Result<(), String> {
+    let (a, b) = (parse_spec(black)?, parse_spec(white)?);
+    let (pa, pb) = (a.prepare().map_err(|e| e.to_string())?, b.prepare().map_err(|e| e.to_string())?);
+    let bar = ProgressBar::new(u64::from(config.games));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}").map_err(|e| e.to_string())?,
+    );
+    let players = |seed: u64| -> loa_engine::series::PairPlayers {
+        let (x, y) = (pa.for_match(seed), pb.for_match(seed));
+        (x as Arc<dyn Player + Send>, y as Arc<dyn Player + Send>)
+    };
+    let report = play_series(&config, &players, &|_| bar.inc(1));
+    bar.finish_and_clear();
+    println!(
+        "{} games ({} two-game matches), mean {:.1} plies",
+        report.games().count(),
+        report.matches(),
+        report.mean_plies()
+    );
+    for (side, spec) in [(MatchSide::A, &a), (MatchSide::B, &b)] {
+        let s = report.stats(side);
+        println!(
+            "{spec}: {} wins, {} losses, {} draws; mean score {:.2} (as black {:.2}, as white {:.2}); {} matches won",
+            s.wins, s.losses, s.draws, s.mean_score, s.mean_score_black, s.mean_score_white, s.matches_won
+        );
+    }
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Perft {
-            position,
-            depth,
-            divide,
-        } => {
+        Command::Perft { position, depth, divide } => {
             let pos = parse_position(&position)?;
             if divide {
                 for (mv, count) in perft::divide(&pos, depth) {
@@ -74,16 +173,58 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{mv}");
             }
         }
-        Command::Show { position } => print!(
-            "{}",
-            describe(&parse_position(&position)?, &Rules::default())
-        ),
-        Command::Bench { depth, repeats } => {
+        Command::Show { position } => print!("{}", describe(&parse_position(&position)?, &Rules::default())),
+        Command::Eval { weights, position } => {
+            let pos = parse_position(&position)?;
+            let chromosome = Chromosome::read(&weights).map_err(|e| format!("{}: {e}", weights.display()))?;
+            let net = Network::new(&chromosome);
+            println!("{}", net.evaluate_plain(&pos, pos.side_to_move()));
+        }
+        Command::Best { player, position, plies_played, seed } => {
+            let pos = parse_position(&position)?;
+            game_over_check(&pos)?;
+            let prepared = parse_spec(&player)?.prepare().map_err(|e| e.to_string())?;
+            let result = prepared.for_match(seed).choose(&pos, &Rules::default(), plies_played, seed);
+            let mv = result.best.map_or("none (no legal move)".to_string(), |m| m.to_string());
+            println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
+        }
+        Command::Match { black, white, games, seed, opening_plies, threads } => {
+            if games == 0 {
+                return Err("--games must be at least 1".into());
+            }
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
+            run_match(&black, &white, config)?;
+        }
+        Command::Play { opponent, color, seed } => {
+            let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;
+            let prepared = parse_spec(&opponent)?.prepare().map_err(|e| e.to_string())?;
+            let stdin = std::io::stdin();
+            loa_engine::interactive::play_interactive(
+                &*prepared.for_match(seed),
+                human,
+                &Rules::default(),
+                seed,
+                stdin.lock(),
+                std::io::stdout(),
+            )
+            .map_err(|e| format!("terminal: {e}"))?;
+        }
+        Command::Bench { depth, repeats, positions, games } => {
             println!("loa bench: one thread, best of {repeats} runs");
             for figure in loa_engine::bench::movegen_figures(depth, repeats) {
                 println!("{figure}");
             }
             for figure in loa_engine::bench::connectivity_figures(repeats) {
+                println!("{figure}");
+            }
+            for figure in loa_engine::network::network_figures(repeats) {
+                println!("{figure}");
+            }
+            for figure in loa_engine::aloa::aloa_figures(repeats) {
+                println!("{figure}");
+            }
+            for figure in loa_engine::bench::player_figures(positions, games) {
                 println!("{figure}");
             }
         }

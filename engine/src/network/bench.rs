@@ -12,41 +12,24 @@ use std::time::{Duration, Instant};
 pub fn network_figures(repeats: u32) -> Vec<Figure> {
     let network = Network::new(&random_uniform(1));
     let positions = sample_positions(10_000, 11);
-    let parents: Vec<(Position, super::Accumulator, Vec<Move>)> = positions
-        .iter()
-        .map(|p| {
-            (
-                *p,
-                network.accumulator(p, p.side_to_move()),
-                p.legal_moves().to_vec(),
-            )
-        })
-        .collect();
+    let parents: Vec<(Position, super::Accumulator, Vec<Move>)> =
+        positions.iter().map(|p| (*p, network.accumulator(p, p.side_to_move()), p.legal_moves().to_vec())).collect();
     let child_count: usize = parents.iter().map(|(_, _, moves)| moves.len()).sum();
 
     let (plain, plain_time) = fastest_of(repeats, || {
-        positions
-            .iter()
-            .map(|p| network.evaluate_plain(black_box(p), p.side_to_move()))
-            .sum::<f32>()
+        positions.iter().map(|p| network.evaluate_plain(black_box(p), p.side_to_move())).sum::<f32>()
     });
     let (scratch, scratch_time) = fastest_of(repeats, || {
         positions
             .iter()
-            .map(|p| {
-                network.evaluate_accumulator(&network.accumulator(black_box(p), p.side_to_move()))
-            })
+            .map(|p| network.evaluate_accumulator(&network.accumulator(black_box(p), p.side_to_move())))
             .sum::<f32>()
     });
     let (incremental, incremental_time) = fastest_of(repeats, || {
         let mut sum = 0.0f32;
         for (pos, acc, moves) in &parents {
             for &mv in moves {
-                sum += network.evaluate_accumulator(&network.update(
-                    black_box(acc),
-                    pos,
-                    black_box(mv),
-                ));
+                sum += network.evaluate_accumulator(&network.update(black_box(acc), pos, black_box(mv)));
             }
         }
         sum
@@ -57,23 +40,12 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         name: name.to_string(),
         per_second: count as f64 / time.as_secs_f64(),
         unit: "evals/s",
-        detail: format!(
-            "{:.1} ns each, {count} evaluations",
-            time.as_secs_f64() * 1e9 / count as f64
-        ),
+        detail: format!("{:.1} ns each, {count} evaluations", time.as_secs_f64() * 1e9 / count as f64),
     };
     vec![
         figure("network, plain forward pass", positions.len(), plain_time),
-        figure(
-            "network, accumulator from scratch + output",
-            positions.len(),
-            scratch_time,
-        ),
-        figure(
-            "network, incremental update + output",
-            child_count,
-            incremental_time,
-        ),
+        figure("network, accumulator from scratch + output", positions.len(), scratch_time),
+        figure("network, incremental update + output", child_count, incremental_time),
     ]
 }
 

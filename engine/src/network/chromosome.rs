@@ -96,11 +96,7 @@ impl Chromosome {
     pub fn new(topology: Topology, weights: Vec<f32>) -> Result<Chromosome, ChromosomeError> {
         let expected = topology.weight_count();
         if weights.len() != expected {
-            return Err(ChromosomeError::WrongLength {
-                topology,
-                expected,
-                found: weights.len(),
-            });
+            return Err(ChromosomeError::WrongLength { topology, expected, found: weights.len() });
         }
         for (index, &value) in weights.iter().enumerate() {
             if !value.is_finite() {
@@ -116,9 +112,7 @@ impl Chromosome {
     /// A chromosome whose weights are drawn uniformly from [-1, 1), one call of `next_u64` per
     /// weight in layout order (see [`weight_from_bits`]).
     pub fn random(topology: Topology, mut next_u64: impl FnMut() -> u64) -> Chromosome {
-        let weights = (0..topology.weight_count())
-            .map(|_| weight_from_bits(next_u64()))
-            .collect();
+        let weights = (0..topology.weight_count()).map(|_| weight_from_bits(next_u64())).collect();
         Chromosome { topology, weights }
     }
 

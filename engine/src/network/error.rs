@@ -69,48 +69,26 @@ pub enum ChromosomeError {
 impl fmt::Display for ChromosomeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChromosomeError::WrongLength {
-                topology,
-                expected,
-                found,
-            } => {
-                write!(
-                    f,
-                    "topology {topology} needs {expected} weights, found {found}"
-                )
+            ChromosomeError::WrongLength { topology, expected, found } => {
+                write!(f, "topology {topology} needs {expected} weights, found {found}")
             }
             ChromosomeError::NonFiniteWeight { index, value } => {
                 write!(f, "weight {index} is not a finite number ({value})")
             }
             ChromosomeError::WeightTooLarge { index, value } => {
-                write!(
-                    f,
-                    "weight {index} is {value}, beyond the limit ±{}",
-                    super::MAX_ABS_WEIGHT
-                )
+                write!(f, "weight {index} is {value}, beyond the limit ±{}", super::MAX_ABS_WEIGHT)
             }
             ChromosomeError::UnknownTopology { name } => {
                 let known: Vec<&str> = Topology::ALL.iter().map(|t| t.name()).collect();
                 write!(f, "unknown topology {name:?} (known: {})", known.join(", "))
             }
             ChromosomeError::UnknownFields { names } => {
-                write!(
-                    f,
-                    "unknown field(s) {names:?} in chromosome (expected only \"topology\" and \"weights\")"
-                )
+                write!(f, "unknown field(s) {names:?} in chromosome (expected only \"topology\" and \"weights\")")
             }
             ChromosomeError::MissingField { name } => write!(f, "chromosome has no {name:?} field"),
             ChromosomeError::Json(e) => write!(f, "malformed chromosome JSON: {e}"),
-            ChromosomeError::Io {
-                action,
-                path,
-                source,
-            } => {
-                write!(
-                    f,
-                    "cannot {action} chromosome file {}: {source}",
-                    path.display()
-                )
+            ChromosomeError::Io { action, path, source } => {
+                write!(f, "cannot {action} chromosome file {}: {source}", path.display())
             }
             ChromosomeError::InFile { path, source } => {
                 write!(f, "chromosome file {}: {source}", path.display())

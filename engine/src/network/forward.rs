@@ -69,10 +69,7 @@ impl Accumulator {
 
 impl std::fmt::Debug for Accumulator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Accumulator")
-            .field("pov", &self.pov)
-            .field("pre", &self.pre_activations())
-            .finish()
+        f.debug_struct("Accumulator").field("pov", &self.pov).field("pre", &self.pre_activations()).finish()
     }
 }
 
@@ -87,9 +84,7 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Network")
-            .field("topology", &self.topology)
-            .finish_non_exhaustive()
+        f.debug_struct("Network").field("topology", &self.topology).finish_non_exhaustive()
     }
 }
 
@@ -99,11 +94,7 @@ impl Network {
         let topology = chromosome.topology();
         let weights = chromosome.weights().to_vec();
         let tables = Box::new(build_tables(topology, &weights));
-        Network {
-            topology,
-            weights,
-            tables,
-        }
+        Network { topology, weights, tables }
     }
 
     /// The topology.
@@ -158,11 +149,8 @@ impl Network {
         }
         let tables = &*self.tables;
         let mover = pos_before.side_to_move();
-        let (mover_rows, victim_rows) = if mover == acc.pov {
-            (&tables.own, &tables.opponent)
-        } else {
-            (&tables.opponent, &tables.own)
-        };
+        let (mover_rows, victim_rows) =
+            if mover == acc.pov { (&tables.own, &tables.opponent) } else { (&tables.opponent, &tables.own) };
         let (from, to) = (mv.from(), mv.to());
         let mut next = *acc;
         next.pre.add(&mover_rows[to.index()]);
@@ -179,11 +167,7 @@ impl Network {
     pub fn evaluate_accumulator(&self, acc: &Accumulator) -> f32 {
         let tables = &*self.tables;
         let mut products = [0.0f32; LANES];
-        for ((p, pre), v) in products
-            .iter_mut()
-            .zip(&acc.pre.0)
-            .zip(&tables.output_weights.0)
-        {
+        for ((p, pre), v) in products.iter_mut().zip(&acc.pre.0).zip(&tables.output_weights.0) {
             *p = tanh(*pre) * v;
         }
         // A fixed summation order, written out: 3 vectors of 8 added lane-wise, then a tree.
@@ -210,9 +194,7 @@ fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     let row = |x: &[f32; INPUTS], empty: &[f32; INPUTS]| {
         let mut lanes = Lanes::ZERO;
         for (h, lane) in lanes.0.iter_mut().take(HIDDEN).enumerate() {
-            let delta: f64 = (0..INPUTS)
-                .map(|i| w1(h, i) * (f64::from(x[i]) - f64::from(empty[i])))
-                .sum();
+            let delta: f64 = (0..INPUTS).map(|i| w1(h, i) * (f64::from(x[i]) - f64::from(empty[i]))).sum();
             *lane = delta as f32;
         }
         lanes
@@ -234,13 +216,7 @@ fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
         own[sq.index()] = row(&encode(alone, Bitboard::EMPTY), &empty);
         opponent[sq.index()] = row(&encode(Bitboard::EMPTY, alone), &empty);
     }
-    Tables {
-        base,
-        own,
-        opponent,
-        output_weights,
-        output_bias: weights[topology.output_bias_index()],
-    }
+    Tables { base, own, opponent, output_weights, output_bias: weights[topology.output_bias_index()] }
 }
 
 /// The search's fast evaluator: accumulators carried down the tree, updated per move.

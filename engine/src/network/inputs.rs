@@ -59,9 +59,7 @@ pub(crate) fn encode(own: Bitboard, opponent: Bitboard) -> [f32; INPUTS] {
         let mut sum = 0.0;
         for dy in -1..=1 {
             for dx in -1..=1 {
-                let Some(sq) =
-                    Square::from_coords(centre.file() as i32 + dx, centre.rank() as i32 + dy)
-                else {
+                let Some(sq) = Square::from_coords(centre.file() as i32 + dx, centre.rank() as i32 + dy) else {
                     continue;
                 };
                 if own.contains(sq) {

@@ -35,9 +35,7 @@ impl Chromosome {
 
     /// Parses and validates a chromosome from JSON text.
     pub fn from_json(text: &str) -> Result<Chromosome, ChromosomeError> {
-        serde_json::from_str::<RawChromosome>(text)
-            .map_err(ChromosomeError::Json)?
-            .validate()
+        serde_json::from_str::<RawChromosome>(text).map_err(ChromosomeError::Json)?.validate()
     }
 
     /// Reads a chromosome file. Errors about the contents name the file.
@@ -48,23 +46,16 @@ impl Chromosome {
             path: path.to_path_buf(),
             source,
         })?;
-        Chromosome::from_json(&text).map_err(|e| ChromosomeError::InFile {
-            path: path.to_path_buf(),
-            source: Box::new(e),
-        })
+        Chromosome::from_json(&text)
+            .map_err(|e| ChromosomeError::InFile { path: path.to_path_buf(), source: Box::new(e) })
     }
 
     /// Writes the chromosome to `path` atomically, replacing any file there.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), ChromosomeError> {
         let path = path.as_ref();
-        let io_error = |source| ChromosomeError::Io {
-            action: "write",
-            path: path.to_path_buf(),
-            source,
-        };
-        let file_name = path
-            .file_name()
-            .ok_or_else(|| io_error(io::Error::new(io::ErrorKind::InvalidInput, "no file name")))?;
+        let io_error = |source| ChromosomeError::Io { action: "write", path: path.to_path_buf(), source };
+        let file_name =
+            path.file_name().ok_or_else(|| io_error(io::Error::new(io::ErrorKind::InvalidInput, "no file name")))?;
         let dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
@@ -73,11 +64,7 @@ impl Chromosome {
         static WRITES: AtomicU64 = AtomicU64::new(0);
         let mut temp_name = OsString::from(".");
         temp_name.push(file_name);
-        temp_name.push(format!(
-            ".tmp-{}-{}",
-            std::process::id(),
-            WRITES.fetch_add(1, Ordering::Relaxed)
-        ));
+        temp_name.push(format!(".tmp-{}-{}", std::process::id(), WRITES.fetch_add(1, Ordering::Relaxed)));
         let temp = dir.join(temp_name);
         let mut text = self.to_json();
         text.push('\n');
@@ -111,18 +98,11 @@ struct RawChromosome {
 impl RawChromosome {
     fn validate(self) -> Result<Chromosome, ChromosomeError> {
         if !self.unknown.is_empty() {
-            return Err(ChromosomeError::UnknownFields {
-                names: self.unknown,
-            });
+            return Err(ChromosomeError::UnknownFields { names: self.unknown });
         }
-        let name = self
-            .topology
-            .ok_or(ChromosomeError::MissingField { name: "topology" })?;
-        let weights = self
-            .weights
-            .ok_or(ChromosomeError::MissingField { name: "weights" })?;
-        let topology =
-            Topology::from_name(&name).ok_or(ChromosomeError::UnknownTopology { name })?;
+        let name = self.topology.ok_or(ChromosomeError::MissingField { name: "topology" })?;
+        let weights = self.weights.ok_or(ChromosomeError::MissingField { name: "weights" })?;
+        let topology = Topology::from_name(&name).ok_or(ChromosomeError::UnknownTopology { name })?;
         Chromosome::new(topology, weights)
     }
 }
@@ -177,8 +157,6 @@ impl Serialize for Chromosome {
 /// Validated like [`Chromosome::from_json`]; errors carry the [`ChromosomeError`] message.
 impl<'de> Deserialize<'de> for Chromosome {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        RawChromosome::deserialize(deserializer)?
-            .validate()
-            .map_err(de::Error::custom)
+        RawChromosome::deserialize(deserializer)?.validate().map_err(de::Error::custom)
     }
 }

@@ -21,14 +21,10 @@ mod json;
 mod tanh;
 
 pub use bench::network_figures;
-pub use chromosome::{
-    Chromosome, MAX_ABS_WEIGHT, SplitMix64, Topology, random_uniform, weight_from_bits,
-};
+pub use chromosome::{Chromosome, MAX_ABS_WEIGHT, SplitMix64, Topology, random_uniform, weight_from_bits};
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Network, PlainNetwork};
-pub use inputs::{
-    BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index,
-};
+pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
 pub use tanh::tanh;
 
 /// Hidden units of the default topology.

@@ -33,11 +33,7 @@ pub struct SearchLimits {
 impl SearchLimits {
     /// A search of `depth` plies in a game that has played `plies_played` plies under `rules`.
     pub fn new(depth: u32, rules: &Rules, plies_played: u32) -> SearchLimits {
-        let plies_left = if rules.ply_cap == 0 {
-            u32::MAX
-        } else {
-            rules.ply_cap.saturating_sub(plies_played)
-        };
+        let plies_left = if rules.ply_cap == 0 { u32::MAX } else { rules.ply_cap.saturating_sub(plies_played) };
         SearchLimits { depth, plies_left }
     }
 }
@@ -76,14 +72,7 @@ struct Tree<'a, E: Evaluator> {
 
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
-        Tree {
-            rules,
-            limits,
-            eval,
-            pov: pos.side_to_move(),
-            nodes: 1,
-            order: Ordering::new(),
-        }
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order: Ordering::new() }
     }
 }
 
@@ -110,11 +99,7 @@ impl<E: Evaluator> Tree<'_, E> {
         let child_state = self.eval.child_state(state, parent, mv);
         if depth == 0 {
             let v = self.eval.evaluate(&child_state, child);
-            return Ok(if child.side_to_move() == self.pov {
-                v
-            } else {
-                -v
-            });
+            return Ok(if child.side_to_move() == self.pov { v } else { -v });
         }
         Err(child_state)
     }
@@ -151,15 +136,7 @@ impl<E: Evaluator> Tree<'_, E> {
     }
 
     /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
-    fn alpha_beta(
-        &mut self,
-        pos: &Position,
-        state: &E::State,
-        depth: u32,
-        ply: u32,
-        mut alpha: f32,
-        beta: f32,
-    ) -> f32 {
+    fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, mut alpha: f32, beta: f32) -> f32 {
         let mut moves = MoveList::new();
         pos.generate_moves(&mut moves);
         if moves.is_empty() {
@@ -174,9 +151,7 @@ impl<E: Evaluator> Tree<'_, E> {
             let child = pos.play(mv);
             let v = match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
                 Ok(v) => -v,
-                Err(child_state) => {
-                    -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha)
-                }
+                Err(child_state) => -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha),
             };
             if v > best {
                 best = v;
@@ -200,11 +175,7 @@ fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
     if moves.is_empty() {
         match rules.no_moves {
             NoMoves::Loses => {
-                return Err(SearchResult {
-                    best: None,
-                    value: -WIN,
-                    nodes: 1,
-                });
+                return Err(SearchResult { best: None, value: -WIN, nodes: 1 });
             }
             NoMoves::Passes => moves.push(Move::PASS),
         }
@@ -215,12 +186,7 @@ fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
 /// Plain minimax to `limits.depth` plies: the reference alpha-beta must agree with. Root moves
 /// are tried in canonical order and only a strictly better value replaces the best, so the first
 /// of equally valued moves wins. `pos` must not be a finished game.
-pub fn minimax<E: Evaluator>(
-    pos: &Position,
-    rules: &Rules,
-    limits: SearchLimits,
-    eval: &E,
-) -> SearchResult {
+pub fn minimax<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> SearchResult {
     let moves = match root_moves(pos, rules) {
         Ok(m) => m,
         Err(result) => return result,
@@ -239,21 +205,12 @@ pub fn minimax<E: Evaluator>(
             (best, best_value) = (mv, v);
         }
     }
-    SearchResult {
-        best: Some(best),
-        value: best_value,
-        nodes: tree.nodes,
-    }
+    SearchResult { best: Some(best), value: best_value, nodes: tree.nodes }
 }
 
 /// Alpha-beta to `limits.depth` plies with iterative deepening and move ordering; returns the
 /// same move and value as [`minimax`] in far fewer nodes. `pos` must not be a finished game.
-pub fn alpha_beta<E: Evaluator>(
-    pos: &Position,
-    rules: &Rules,
-    limits: SearchLimits,
-    eval: &E,
-) -> SearchResult {
+pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> SearchResult {
     let moves = match root_moves(pos, rules) {
         Ok(m) => m,
         Err(result) => return result,
@@ -276,14 +233,7 @@ pub fn alpha_beta<E: Evaluator>(
             let child = pos.play(mv);
             let v = match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
                 Ok(v) => -v,
-                Err(child_state) => -tree.alpha_beta(
-                    &child,
-                    &child_state,
-                    depth - 1,
-                    1,
-                    f32::NEG_INFINITY,
-                    -lower,
-                ),
+                Err(child_state) => -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower),
             };
             entry.1 = v;
             if v > best_value || (v == best_value && best.is_some_and(|b| mv < b)) {
@@ -297,9 +247,5 @@ pub fn alpha_beta<E: Evaluator>(
             root[..=i].rotate_right(1);
         }
     }
-    SearchResult {
-        best: Some(result.0),
-        value: result.1,
-        nodes: tree.nodes,
-    }
+    SearchResult { best: Some(result.0), value: result.1, nodes: tree.nodes }
 }

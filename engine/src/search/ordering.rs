@@ -15,10 +15,7 @@ pub(super) struct Ordering {
 
 impl Ordering {
     pub(super) fn new() -> Ordering {
-        Ordering {
-            killers: [[Move::PASS; 2]; MAX_PLY],
-            history: Box::new([[0; 64]; 64]),
-        }
+        Ordering { killers: [[Move::PASS; 2]; MAX_PLY], history: Box::new([[0; 64]; 64]) }
     }
 
     /// Sorts `moves` best-first: killers, then captures, then by history score. Stable, so

@@ -1,0 +1,292 @@
+//! Experiment configuration: a TOML file whose every field defaults to the thesis (SPEC §5).
+//!
+//! Unknown keys are errors (serde's message names the key), and [`ExperimentConfig::validate`]
+//! rejects out-of-range values naming the key, so a typo never silently runs the defaults.
+
+use loa_engine::Rules;
+use loa_engine::aloa::AloaKind;
+use loa_engine::players::MAX_DEPTH;
+use loa_engine::tasks::Reference;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The whole definition of a run, together with its seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExperimentConfig {
+    /// The run's seed: with the rest of this file it fixes every population and result.
+    pub seed: u64,
+    /// Epochs to run (`master resume --epochs` can extend a run).
+    pub epochs: u32,
+    /// Survivors per generation (the thesis: 62, one per slave).
+    pub population: usize,
+    /// Generations per epoch; the population is benchmarked and checkpointed after each epoch.
+    pub generations_per_epoch: u32,
+    /// The network players' search depth in tournaments and benchmarks.
+    pub network_depth: u32,
+    /// How mutants are made.
+    pub mutation: MutationConfig,
+    /// How children are made.
+    pub crossover: CrossoverConfig,
+    /// How survivors are chosen.
+    pub selection: SelectionConfig,
+    /// The reference player of the per-epoch benchmark.
+    pub benchmark: BenchmarkConfig,
+    /// The rules variant.
+    pub rules: Rules,
+}
+
+/// Mutation operator settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MutationConfig {
+    /// The operator.
+    pub operator: MutationOperator,
+    /// Probability that each allele is replaced.
+    pub probability: f64,
+    /// Mutants each survivor makes (the thesis: 2, which with the survivor and one child makes
+    /// groups of four).
+    pub mutants_per_survivor: u32,
+}
+
+/// Mutation operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MutationOperator {
+    /// Each allele is replaced, with the configured probability, by a fresh uniform value in
+    /// [-1, 1) (the thesis).
+    UniformReset,
+}
+
+/// Crossover operator settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrossoverConfig {
+    /// The operator.
+    pub operator: CrossoverOperator,
+}
+
+/// Crossover operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrossoverOperator {
+    /// Alleles before a uniform cut in 1..len-1 from the survivor, the rest from the partner.
+    SinglePoint,
+}
+
+/// Selection settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelectionConfig {
+    /// The scheme.
+    pub scheme: SelectionScheme,
+}
+
+/// Selection schemes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SelectionScheme {
+    /// Groups of one survivor, its mutants and a child play a knockout; winners survive.
+    Knockout,
+}
+
+/// Benchmark settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BenchmarkConfig {
+    /// `aloa` (quad evaluator, the thesis), `aloa-normal` or `random`.
+    pub reference: ReferenceKind,
+    /// The reference player's search depth.
+    pub depth: u32,
+}
+
+/// Reference players for the benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReferenceKind {
+    /// ALoA with the quad evaluator.
+    Aloa,
+    /// ALoA with Winands' normal evaluator.
+    AloaNormal,
+    /// The random heuristic.
+    Random,
+}
+
+impl Default for ExperimentConfig {
+    fn default() -> Self {
+        ExperimentConfig {
+            seed: 1,
+            epochs: 1000,
+            population: 62,
+            generations_per_epoch: 10,
+            network_depth: 3,
+            mutation: MutationConfig::default(),
+            crossover: CrossoverConfig::default(),
+            selection: SelectionConfig::default(),
+            benchmark: BenchmarkConfig::default(),
+            rules: Rules::default(),
+        }
+    }
+}
+
+impl Default for MutationConfig {
+    fn default() -> Self {
+        MutationConfig { operator: MutationOperator::UniformReset, probability: 0.15, mutants_per_survivor: 2 }
+    }
+}
+
+impl Default for CrossoverConfig {
+    fn default() -> Self {
+        CrossoverConfig { operator: CrossoverOperator::SinglePoint }
+    }
+}
+
+impl Default for SelectionConfig {
+    fn default() -> Self {
+        SelectionConfig { scheme: SelectionScheme::Knockout }
+    }
+}
+
+impl Default for BenchmarkConfig {
+    fn default() -> Self {
+        BenchmarkConfig { reference: ReferenceKind::Aloa, depth: 5 }
+    }
+}
+
+/// Why a configuration was rejected.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file could not be read.
+    Io(std::path::PathBuf, std::io::Error),
+    /// Not valid TOML, or an unknown key or wrong type (the message names it).
+    Parse(String),
+    /// A value out of range: the key and why.
+    Invalid {
+        /// The key, e.g. `mutation.probability`.
+        key: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Io(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            ConfigError::Parse(msg) => write!(f, "{msg}"),
+            ConfigError::Invalid { key, why } => write!(f, "invalid `{key}`: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ExperimentConfig {
+    /// Parses and validates TOML text.
+    pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
+        let config: ExperimentConfig = toml::from_str(text).map_err(|e| ConfigError::Parse(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads, parses and validates a TOML file.
+    pub fn read(path: &Path) -> Result<ExperimentConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
+        ExperimentConfig::from_toml(&text).map_err(|e| match e {
+            ConfigError::Parse(msg) => ConfigError::Parse(format!("{}: {msg}", path.display())),
+            other => other,
+        })
+    }
+
+    /// The configuration as TOML (what a run directory keeps beside its checkpoints).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))
+    }
+
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
+        if self.population < 2 {
+            return bad(
+                "population",
+                format!("must be at least 2 (crossover needs a partner), got {}", self.population),
+            );
+        }
+        if self.population > 100_000 {
+            return bad("population", format!("must be at most 100000, got {}", self.population));
+        }
+        if self.epochs == 0 {
+            return bad("epochs", "must be at least 1".into());
+        }
+        if self.generations_per_epoch == 0 {
+            return bad("generations_per_epoch", "must be at least 1".into());
+        }
+        for (key, depth) in [("network_depth", self.network_depth), ("benchmark.depth", self.benchmark.depth)] {
+            if depth == 0 || depth > MAX_DEPTH {
+                return bad(key, format!("must be 1..={MAX_DEPTH}, got {depth}"));
+            }
+        }
+        let p = self.mutation.probability;
+        if !(0.0..=1.0).contains(&p) {
+            return bad("mutation.probability", format!("must be in [0, 1], got {p}"));
+        }
+        if self.mutation.mutants_per_survivor != 2 {
+            return bad(
+                "mutation.mutants_per_survivor",
+                format!(
+                    "must be 2: knockout groups are one survivor, two mutants and one child, got {}",
+                    self.mutation.mutants_per_survivor
+                ),
+            );
+        }
+        if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
+            return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
+        }
+        Ok(())
+    }
+
+    /// The benchmark's reference player.
+    pub fn reference(&self) -> Reference {
+        let depth = self.benchmark.depth;
+        match self.benchmark.reference {
+            ReferenceKind::Aloa => Reference::Aloa { evaluator: AloaKind::Quad, depth },
+            ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth },
+            ReferenceKind::Random => Reference::Random { depth },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_is_the_thesis() {
+        let c = ExperimentConfig::from_toml("").unwrap();
+        assert_eq!(c, ExperimentConfig::default());
+        assert_eq!((c.population, c.generations_per_epoch, c.network_depth, c.benchmark.depth), (62, 10, 3, 5));
+        assert_eq!(c.mutation.probability, 0.15);
+        assert_eq!(c.rules.ply_cap, 100);
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let c = ExperimentConfig { seed: 77, population: 8, ..ExperimentConfig::default() };
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        let err = |t: &str| ExperimentConfig::from_toml(t).unwrap_err().to_string();
+        assert!(err("populaton = 3").contains("populaton"), "{}", err("populaton = 3"));
+        assert!(err("[mutation]\nprobabilty = 0.1").contains("probabilty"));
+        assert!(err("population = 1").contains("`population`"));
+        assert!(err("[mutation]\nprobability = 1.5").contains("`mutation.probability`"));
+        assert!(err("network_depth = 0").contains("`network_depth`"));
+        assert!(err("[benchmark]\ndepth = 40").contains("`benchmark.depth`"));
+        assert!(err("[rules]\nply_cap = 0").contains("`rules.ply_cap`"));
+        assert!(err("[rules]\nno_moves = \"explodes\"").contains("explodes"));
+        assert!(err("population = \"many\"").contains("population"));
+        assert!(err("[mutation]\nmutants_per_survivor = 3").contains("mutants_per_survivor"));
+    }
+}

@@ -1,0 +1,157 @@
+//! Metrics: one JSON line per generation (`generations.jsonl`) and per epoch (`epochs.jsonl`)
+//! in the run directory, for `analysis` and for people.
+//!
+//! Epoch reports hold only deterministic facts (they are also kept in checkpoints); generation
+//! lines add wall-clock time and throughput, which vary from run to run.
+
+use loa_engine::tasks::{BenchmarkOutcome, GameSummary, MatchSummary};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+/// One individual's benchmark match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkEntry {
+    /// Birth serial.
+    pub serial: u64,
+    /// Score as Black (game 0) and as White (game 1).
+    pub scores: [u32; 2],
+    /// Both games' scores added (max 398).
+    pub combined: u32,
+    /// The two games.
+    pub games: [GameSummary; 2],
+}
+
+impl BenchmarkEntry {
+    /// The entry for `serial` from its benchmark outcome.
+    pub fn new(serial: u64, outcome: &BenchmarkOutcome) -> BenchmarkEntry {
+        BenchmarkEntry { serial, scores: outcome.scores, combined: outcome.scores.iter().sum(), games: outcome.games }
+    }
+}
+
+/// The benchmark of a whole population at the end of an epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochReport {
+    /// Epochs completed (0 for the initial population).
+    pub epoch: u32,
+    /// Generations completed.
+    pub generation: u64,
+    /// Every survivor's match, in population order.
+    pub entries: Vec<BenchmarkEntry>,
+    /// Best combined score.
+    pub best: u32,
+    /// Mean combined score.
+    pub mean: f64,
+    /// Median combined score.
+    pub median: f64,
+}
+
+impl EpochReport {
+    /// The report with best / mean / median computed from `entries`.
+    pub fn new(epoch: u32, generation: u64, entries: Vec<BenchmarkEntry>) -> EpochReport {
+        let mut combined: Vec<u32> = entries.iter().map(|e| e.combined).collect();
+        combined.sort_unstable();
+        let n = combined.len();
+        let best = combined.last().copied().unwrap_or(0);
+        let mean = if n == 0 { 0.0 } else { combined.iter().map(|&c| f64::from(c)).sum::<f64>() / n as f64 };
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => f64::from(combined[n / 2]),
+            _ => (f64::from(combined[n / 2 - 1]) + f64::from(combined[n / 2])) / 2.0,
+        };
+        EpochReport { epoch, generation, entries, best, mean, median }
+    }
+}
+
+/// One tournament of a generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TournamentRecord {
+    /// Serials of the group: survivor, two mutants, child.
+    pub serials: [u64; 4],
+    /// Serial of the winner.
+    pub winner: u64,
+    /// The semi-finals and the final.
+    pub matches: [MatchSummary; 3],
+}
+
+/// One generation's line in `generations.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRecord {
+    /// Generations completed after this one.
+    pub generation: u64,
+    /// The epoch this generation belongs to (1-based).
+    pub epoch: u32,
+    /// Every tournament, in group order.
+    pub tournaments: Vec<TournamentRecord>,
+    /// Survivors of the previous generation that won their group.
+    pub survivors_kept: u32,
+    /// Games played.
+    pub games: u32,
+    /// Mean plies per game.
+    pub mean_plies: f64,
+    /// Wall-clock seconds for the generation.
+    pub seconds: f64,
+    /// Games per second.
+    pub games_per_second: f64,
+    /// Worker threads or processes that took part.
+    pub workers: usize,
+}
+
+/// Appends one JSON line to `path`.
+pub fn append_line<T: Serialize>(path: &Path, record: &T) -> std::io::Result<()> {
+    let line = serde_json::to_string(record).map_err(std::io::Error::other)?;
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    writeln!(file, "{line}")?;
+    file.sync_data()
+}
+
+/// Keeps only the lines of a JSON-lines file whose `generation` is at most `generation` (used on
+/// resume, so a resumed run's metrics continue from its checkpoint). A missing file is fine.
+pub fn truncate_after(path: &Path, generation: u64) -> std::io::Result<()> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let mut kept = String::new();
+    for line in BufReader::new(file).lines() {
+        let line = line?;
+        let value: Option<u64> = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v.get("generation").and_then(|g| g.as_u64()));
+        // A line cut off by a crash has no generation: drop it.
+        if value.is_some_and(|g| g <= generation) {
+            kept.push_str(&line);
+            kept.push('\n');
+        }
+    }
+    crate::checkpoint::write_atomically(path, kept.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_mean_median() {
+        let entry = |c: u32| BenchmarkEntry { serial: 0, scores: [c, 0], combined: c, games: [sample(); 2] };
+        let r = EpochReport::new(1, 10, vec![entry(30), entry(200), entry(100), entry(50)]);
+        assert_eq!((r.best, r.mean, r.median), (200, 95.0, 75.0));
+        let r = EpochReport::new(1, 10, vec![entry(30), entry(200), entry(100)]);
+        assert_eq!(r.median, 100.0);
+    }
+
+    fn sample() -> GameSummary {
+        GameSummary { outcome: loa_engine::Outcome::Draw, reason: loa_engine::EndReason::PlyCap, plies: 100 }
+    }
+
+    #[test]
+    fn truncation_keeps_earlier_generations_and_drops_torn_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.jsonl");
+        std::fs::write(&path, "{\"generation\":1}\n{\"generation\":2}\n{\"generation\":3}\n{\"genera").unwrap();
+        truncate_after(&path, 2).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"generation\":1}\n{\"generation\":2}\n");
+    }
+}

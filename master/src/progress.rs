@@ -1,0 +1,85 @@
+//! What the terminal shows while a run works: an epoch bar and a bar for the generation or
+//! benchmark in hand, with rates and ETAs.
+
+use crate::checkpoint::RunState;
+use crate::metrics::{EpochReport, GenerationRecord};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// The progress display (silent when disabled, e.g. in tests).
+pub struct Progress {
+    multi: MultiProgress,
+    epoch: ProgressBar,
+    step: ProgressBar,
+    generations_per_epoch: u64,
+}
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+impl Progress {
+    /// A display for a run at `state`.
+    pub fn new(enabled: bool, state: &RunState) -> Progress {
+        let target = if enabled { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let multi = MultiProgress::with_draw_target(target);
+        let gpe = u64::from(state.config.generations_per_epoch);
+        let total = u64::from(state.config.epochs) * gpe;
+        let epoch = multi.add(ProgressBar::new(total));
+        epoch.set_style(style("{prefix:>10} [{bar:30}] generation {pos}/{len}  {msg}  ETA {eta}"));
+        epoch.set_prefix("run");
+        epoch.set_position(state.generation.min(total));
+        epoch.reset_eta();
+        let step = multi.add(ProgressBar::new(1));
+        step.set_style(style("{prefix:>10} [{bar:30}] {pos}/{len} tasks  {msg}"));
+        Progress { multi, epoch, step, generations_per_epoch: gpe }
+    }
+
+    /// A generation's tournaments begin.
+    pub fn start_generation(&self, generation: u64, tasks: usize) {
+        self.step.set_prefix(format!("gen {generation}"));
+        self.step.set_length(tasks as u64);
+        self.step.set_position(0);
+        self.step.reset_elapsed();
+    }
+
+    /// An epoch's benchmark begins.
+    pub fn start_benchmark(&self, epoch: u32, tasks: usize) {
+        self.step.set_prefix(format!("bench {epoch}"));
+        self.step.set_length(tasks as u64);
+        self.step.set_position(0);
+        self.step.reset_elapsed();
+    }
+
+    /// Tasks done so far in the current step; workers connected.
+    pub fn tick(&self, done: usize, workers: usize) {
+        self.step.set_position(done as u64);
+        let secs = self.step.elapsed().as_secs_f64();
+        let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+        self.step.set_message(format!("{rate:.1} tasks/s, {workers} workers"));
+    }
+
+    /// A generation finished.
+    pub fn end_generation(&self, record: &GenerationRecord) {
+        self.epoch.set_position(record.generation);
+        self.epoch.set_message(format!(
+            "epoch {} | {:.0} games/s, {:.0} plies/game",
+            record.generation.div_ceil(self.generations_per_epoch),
+            record.games_per_second,
+            record.mean_plies
+        ));
+    }
+
+    /// An epoch's benchmark finished.
+    pub fn end_benchmark(&self, report: &EpochReport) {
+        let _ = self.multi.println(format!(
+            "epoch {:>4} (generation {:>6}): benchmark vs reference  best {:>3}  mean {:>6.1}  median {:>6.1}",
+            report.epoch, report.generation, report.best, report.mean, report.median
+        ));
+    }
+
+    /// The run finished.
+    pub fn finish(&self) {
+        self.step.finish_and_clear();
+        self.epoch.finish();
+    }
+}

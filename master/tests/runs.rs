@@ -1,0 +1,140 @@
+//! Whole runs on tiny settings: determinism across thread counts and resumes, checkpoint
+//! corruption detection, refusal to overwrite, export.
+
+use loa_master::config::ExperimentConfig;
+use loa_master::run::{RunDir, RunOptions, export, resume, start};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// A configuration small enough for a test: 4 survivors, 1-ply players, short games.
+fn tiny(epochs: u32) -> ExperimentConfig {
+    let mut c = ExperimentConfig {
+        seed: 12345,
+        epochs,
+        population: 4,
+        generations_per_epoch: 2,
+        network_depth: 1,
+        ..Default::default()
+    };
+    c.benchmark.depth = 1;
+    c.rules.ply_cap = 40;
+    c
+}
+
+fn options(threads: usize) -> RunOptions {
+    RunOptions { threads, stop: Arc::new(AtomicBool::new(false)), progress: false }
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn same_seed_same_checkpoints_with_one_or_two_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    let a = start(tiny(2), &one, &options(1)).unwrap();
+    let b = start(tiny(2), &two, &options(2)).unwrap();
+    assert_eq!((a.epoch, a.generation, a.stopped), (2, 4, false));
+    assert_eq!(a, b);
+    let (d1, d2) = (RunDir::new(&one), RunDir::new(&two));
+    for epoch in 0..=2 {
+        assert_eq!(read(&d1.epoch_checkpoint(epoch)), read(&d2.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    assert_eq!(read(&d1.latest_checkpoint()), read(&d2.latest_checkpoint()));
+    assert_eq!(read(&d1.epochs()), read(&d2.epochs()));
+    // Another seed gives another run.
+    let three = tmp.path().join("three");
+    start(ExperimentConfig { seed: 999, ..tiny(1) }, &three, &options(2)).unwrap();
+    assert_ne!(read(&d1.epoch_checkpoint(1)), read(&RunDir::new(&three).epoch_checkpoint(1)));
+}
+
+#[test]
+fn three_epochs_equal_two_resumed_for_one_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (straight, resumed) = (tmp.path().join("straight"), tmp.path().join("resumed"));
+    start(tiny(3), &straight, &options(2)).unwrap();
+    start(tiny(2), &resumed, &options(1)).unwrap();
+    let r = resume(&resumed, None, Some(1), &options(2)).unwrap();
+    assert_eq!((r.epoch, r.generation), (3, 6));
+    let (a, b) = (RunDir::new(&straight), RunDir::new(&resumed));
+    assert_eq!(read(&a.epoch_checkpoint(3)), read(&b.epoch_checkpoint(3)));
+    assert_eq!(read(&a.epochs()), read(&b.epochs()));
+    // Resuming from an earlier epoch replays the same future and rewrites the metrics.
+    let r = resume(&resumed, Some(1), Some(2), &options(1)).unwrap();
+    assert_eq!(r.epoch, 3);
+    assert_eq!(read(&a.epoch_checkpoint(3)), read(&b.epoch_checkpoint(3)));
+    assert_eq!(read(&a.epochs()), read(&b.epochs()));
+    let generations = String::from_utf8(read(&b.generations())).unwrap();
+    assert_eq!(generations.lines().count(), 6, "one line per generation after the resume");
+}
+
+#[test]
+fn corrupted_or_truncated_checkpoints_are_named_on_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    start(tiny(1), &run, &options(1)).unwrap();
+    let dir = RunDir::new(&run);
+    let path = dir.epoch_checkpoint(1);
+    let good = read(&path);
+    let mut bad = good.clone();
+    let middle = bad.len() / 2;
+    bad[middle] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let err = resume(&run, Some(1), Some(1), &options(1)).unwrap_err().to_string();
+    assert!(err.contains("epoch-00001.ckpt") && err.contains("corrupted"), "{err}");
+    std::fs::write(&path, &good[..good.len() - 100]).unwrap();
+    let err = resume(&run, Some(1), Some(1), &options(1)).unwrap_err().to_string();
+    assert!(err.contains("epoch-00001.ckpt") && err.contains("truncated"), "{err}");
+    std::fs::write(&path, b"hello").unwrap();
+    let err = resume(&run, Some(1), Some(1), &options(1)).unwrap_err().to_string();
+    assert!(err.contains("not a loa-evolve checkpoint"), "{err}");
+    let err = resume(&run, Some(7), None, &options(1)).unwrap_err().to_string();
+    assert!(err.contains("epoch-00007.ckpt"), "{err}");
+}
+
+#[test]
+fn run_refuses_to_overwrite_and_export_writes_chromosomes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    start(tiny(1), &run, &options(1)).unwrap();
+    let err = start(tiny(1), &run, &options(1)).unwrap_err().to_string();
+    assert!(err.contains("already holds a run"), "{err}");
+    let json = export(&run, 1, 3).unwrap();
+    let chromosome = loa_engine::network::Chromosome::from_json(&json).unwrap();
+    assert_eq!(chromosome.weights().len(), 2041);
+    let err = export(&run, 1, 4).unwrap_err().to_string();
+    assert!(err.contains("no individual 4"), "{err}");
+}
+
+#[test]
+fn a_run_stopped_mid_epoch_resumes_to_the_same_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, straight) = (tmp.path().join("run"), tmp.path().join("straight"));
+    let config = ExperimentConfig { network_depth: 2, ..tiny(3) };
+    let stop = Arc::new(AtomicBool::new(false));
+    let latest = RunDir::new(&run).latest_checkpoint();
+    let summary = std::thread::scope(|s| {
+        let handle =
+            s.spawn(|| start(config.clone(), &run, &RunOptions { threads: 2, stop: stop.clone(), progress: false }));
+        // Stop as soon as the first generation is checkpointed (the benchmark of epoch 0 writes
+        // the first checkpoint, the first generation the second).
+        let started = std::time::Instant::now();
+        while started.elapsed().as_secs() < 60 {
+            if latest.exists() && loa_master::checkpoint::RunState::load(&latest).is_ok_and(|s| s.generation >= 1) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Release);
+        handle.join().unwrap().unwrap()
+    });
+    eprintln!("stopped at generation {} (stopped: {})", summary.generation, summary.stopped);
+    let resumed = resume(&run, None, None, &options(1)).unwrap();
+    assert_eq!((resumed.epoch, resumed.stopped), (3, false));
+    start(config, &straight, &options(2)).unwrap();
+    let (a, b) = (RunDir::new(&run), RunDir::new(&straight));
+    assert_eq!(read(&a.epoch_checkpoint(3)), read(&b.epoch_checkpoint(3)));
+    assert_eq!(read(&a.epochs()), read(&b.epochs()));
+}
