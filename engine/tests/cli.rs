@@ -72,3 +72,84 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
     assert_eq!(err.lines().count(), 1);
     assert!(err.contains("bad character 'Q' on d6"), "{err}");
 }
+
+fn loa_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loa"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run loa");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn eval_prints_the_network_output_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.json");
+    let chromosome = loa_engine::network::random_uniform(3);
+    chromosome.write(&path).unwrap();
+    let o = loa(&["eval", "--weights", path.to_str().unwrap(), START]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let value: f32 = stdout(&o).lines().last().unwrap().parse().unwrap();
+    let net = loa_engine::network::Network::new(&chromosome);
+    assert_eq!(value, net.evaluate_plain(&loa_engine::Position::start(), loa_engine::Color::Black));
+    // A bad file is named with the problem.
+    std::fs::write(&path, r#"{"topology": "board-nonad-100-20-1", "weights": [1, 2]}"#).unwrap();
+    let err = stderr(&loa(&["eval", "--weights", path.to_str().unwrap(), START]));
+    assert!(err.contains("net.json") && err.contains("2041"), "{err}");
+}
+
+#[test]
+fn best_reports_move_value_and_nodes() {
+    let out = stdout(&loa(&["best", "--player", "aloa:2", START]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("move: "), "{out}");
+    let mv = lines[0].trim_start_matches("move: ");
+    assert!(loa_engine::Position::start().parse_move(mv).is_ok(), "{mv} is legal");
+    assert!(lines[2].trim_start_matches("nodes: ").parse::<u64>().unwrap() > 36);
+    let won = "......../......../w......./w......./......../......../......b./.......b w";
+    let err = stderr(&loa(&["best", "--player", "aloa:2", won]));
+    assert!(err.contains("game is over"), "{err}");
+    let err = stderr(&loa(&["best", "--player", "chess:3", START]));
+    assert!(err.contains("unknown player kind"), "{err}");
+}
+
+#[test]
+fn match_prints_results_for_both_sides() {
+    let o =
+        loa(&["match", "--black", "aloa:1", "--white", "random:1", "--games", "4", "--seed", "9", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("4 games (2 two-game matches)"), "{out}");
+    let line = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap().to_string();
+    let count = |l: &str, what: &str| -> u32 {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let i = words.iter().position(|w| w.trim_end_matches([',', ';']) == what).unwrap();
+        words[i - 1].parse().unwrap()
+    };
+    let (a, b) = (line("aloa:1:"), line("random:1:"));
+    assert_eq!(count(&a, "wins") + count(&a, "losses") + count(&a, "draws"), 4);
+    assert_eq!(count(&a, "wins"), count(&b, "losses"));
+    // The same seed gives the same series whatever the thread count.
+    let again =
+        loa(&["match", "--black", "aloa:1", "--white", "random:1", "--games", "4", "--seed", "9", "--threads", "1"]);
+    assert_eq!(stdout(&again), out);
+}
+
+#[test]
+fn play_refuses_illegal_input_and_lists_moves() {
+    let o = loa_stdin(&["play", "--opponent", "aloa:1", "--as", "black"], "hello\nb1-b4\nb1-b3\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("`hello` is not move text"), "{out}");
+    assert!(out.contains("b1-b4 is illegal here: there are 2 pieces on that line"), "{out}");
+    assert!(out.contains("Legal moves: b1-h1 b1-b3"), "{out}");
+    assert!(out.contains("white plays"), "the opponent answered b1-b3: {out}");
+    assert!(out.trim_end().ends_with("Stopped."), "{out}");
+    // End of input also stops cleanly.
+    assert!(loa_stdin(&["play", "--opponent", "random:1", "--as", "white"], "").status.success());
+}
