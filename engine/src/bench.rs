@@ -63,15 +63,8 @@ pub fn movegen_figures(depth: u32, repeats: u32) -> Vec<Figure> {
 /// Positions from random playouts of the start position (deterministic), for timing
 /// per-position operations on realistic boards.
 pub fn sample_positions(count: usize, seed: u64) -> Vec<Position> {
-    let mut state = seed;
-    let mut next = move || {
-        // splitmix64: small and good enough to pick moves.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = crate::random::SplitMix64::new(seed);
+    let mut next = move || rng.next_u64();
     let mut out = Vec::with_capacity(count);
     let mut pos = Position::start();
     let mut plies = 0;

@@ -15,6 +15,25 @@ pub const fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The splitmix64 generator: tiny, fast and fully specified, so streams are portable.
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator whose first output is splitmix64's first output for `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix64(self.state)
+    }
+}
+
 /// A seed derived from a parent seed and a label, e.g. a game's seed from a match seed and the
 /// game's index. Distinct labels give unrelated seeds.
 #[inline]

@@ -14,12 +14,8 @@ pub struct GaRng {
 impl GaRng {
     /// A generator seeded from `seed` (any value, 0 included).
     pub fn from_seed(seed: u64) -> GaRng {
-        let mut s = seed;
-        let mut next = || {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            loa_engine::random::mix64(s)
-        };
-        GaRng { state: [next(), next(), next(), next()] }
+        let mut seeder = loa_engine::random::SplitMix64::new(seed);
+        GaRng { state: std::array::from_fn(|_| seeder.next_u64()) }
     }
 
     /// The next 64 random bits.

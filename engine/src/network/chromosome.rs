@@ -135,35 +135,12 @@ impl Chromosome {
 /// A weight uniform in [-1, 1) from 64 random bits: the top 24 bits scaled exactly, so every
 /// machine draws the same weights (`(bits >> 40) · 2^-24 · 2 − 1`, all steps exact in f32).
 pub fn weight_from_bits(bits: u64) -> f32 {
-    const TWO_TO_MINUS_24: f32 = 1.0 / 16_777_216.0;
-    ((bits >> 40) as f32) * TWO_TO_MINUS_24 * 2.0 - 1.0
+    crate::random::unit_interval(bits)
 }
 
 /// The default-topology chromosome with every weight uniform in [-1, 1), drawn from a
-/// [`SplitMix64`] stream seeded with `seed` (a RandomANN, SPEC §4).
+/// [`crate::random::SplitMix64`] stream seeded with `seed` (a RandomANN, SPEC §4).
 pub fn random_uniform(seed: u64) -> Chromosome {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = crate::random::SplitMix64::new(seed);
     Chromosome::random(Topology::default(), || rng.next_u64())
-}
-
-/// The splitmix64 generator: tiny, fast, and fully specified, so streams are portable.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator whose first output is splitmix64's first output for `seed`.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }

@@ -20,8 +20,9 @@ mod inputs;
 mod json;
 mod tanh;
 
+pub use crate::random::SplitMix64;
 pub use bench::network_figures;
-pub use chromosome::{Chromosome, MAX_ABS_WEIGHT, SplitMix64, Topology, random_uniform, weight_from_bits};
+pub use chromosome::{Chromosome, MAX_ABS_WEIGHT, Topology, random_uniform, weight_from_bits};
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
