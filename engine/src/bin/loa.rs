@@ -189,8 +189,13 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
         }
         Command::Match { black, white, games, seed, opening_plies, threads } => {
-            if games == 0 {
-                return Err("--games must be at least 1".into());
+            if games == 0 || games > 10_000_000 {
+                return Err(format!("--games must be 1..=10000000, not {games}"));
+            }
+            // Random play rarely connects a side within 40 plies; far longer openings could
+            // make every attempt end the game.
+            if opening_plies > 40 {
+                return Err(format!("--opening-plies must be at most 40, not {opening_plies}"));
             }
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
