@@ -78,6 +78,21 @@ enum Command {
         #[command(flatten)]
         cluster: ClusterFlags,
     },
+    /// Measure the cluster service: stub workers on loopback that answer at once.
+    BenchDispatch {
+        /// Tasks to dispatch.
+        #[arg(long, default_value_t = 20_000)]
+        tasks: usize,
+        /// Concurrent stub workers.
+        #[arg(long, default_value_t = 64)]
+        clients: usize,
+        /// Real tournaments to time for the per-task time T.
+        #[arg(long, default_value_t = 20)]
+        samples: u32,
+        /// Their search depth.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+    },
     /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
     Export {
         /// The run directory.
@@ -131,6 +146,12 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Resume { dir, from_epoch, epochs, threads, quiet, cluster } => {
             report(resume(&dir, from_epoch, epochs, &options(threads, quiet, &cluster)?).map_err(|e| e.to_string())?);
+        }
+        Command::BenchDispatch { tasks, clients, samples, depth } => {
+            if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
+                return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
+            }
+            println!("{}", loa_master::cluster::bench_dispatch(tasks, clients, samples, depth)?);
         }
         Command::Export { dir, epoch, individual, out } => {
             let json = export(&dir, epoch, individual).map_err(|e| e.to_string())?;

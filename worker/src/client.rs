@@ -38,6 +38,9 @@ pub fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
         .map_err(|e| format!("bad master URL {url:?}: {e}"))?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true)
+        // A task is about 33 KiB: larger windows than HTTP/2's 64 KiB avoid flow-control stalls.
+        .initial_stream_window_size(1 << 20)
+        .initial_connection_window_size(8 << 20)
         .http2_keep_alive_interval(Duration::from_secs(20))
         .keep_alive_while_idle(true);
     Ok(MasterClient::with_interceptor(endpoint.connect_lazy(), TokenInject(token))

@@ -103,7 +103,8 @@ fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
     let accepted: u64 = reports.iter().map(|r| r.accepted).sum();
     // 4 generations of 4 tournaments (one per survivor), plus 3 benchmarks of 4 individuals.
     assert_eq!(accepted, 16 + 12, "{reports:?}");
-    assert!(reports.iter().all(|r| r.accepted > 0 && r.duplicates == 0), "{reports:?}");
+    // Tasks this small may all go to the first workers to connect, so only the total is fixed.
+    assert!(reports.iter().all(|r| r.registrations == 1 && r.undelivered == 0), "{reports:?}");
     same_run(&reference, &cluster, 2);
 }
 
@@ -114,6 +115,15 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
     let config = tiny(3, 2);
     embedded(&config, &reference);
     let m = master(&config, &cluster, Duration::from_secs(1));
+    // A worker that leases two tasks and vanishes, deterministically holding leases.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut c = raw(m.addr, Some(TOKEN)).await;
+        let id = c.register(pb::RegisterRequest { name: "vanishing".into(), slots: 1 }).await.unwrap();
+        let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
+        assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
+    });
+    drop(runtime);
     let doomed = worker(m.addr, "doomed", TOKEN);
     let steady = worker(m.addr, "steady", TOKEN);
     let latest = RunDir::new(&cluster).latest_checkpoint();
@@ -122,7 +132,7 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
         assert!(started.elapsed() < Duration::from_secs(20), "no progress");
         std::thread::sleep(Duration::from_millis(5));
     }
-    // Killed while holding leases (it keeps two tasks leased ahead): no outcomes, no leave.
+    // A real worker killed mid-run: no outcomes, no leave.
     let crash = doomed.kill().unwrap();
     assert_eq!(crash.registrations, 1);
     let newcomer = worker(m.addr, "newcomer", TOKEN);
@@ -132,7 +142,14 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
     let (steady, newcomer) = (steady.stop().unwrap(), newcomer.stop().unwrap());
     assert!(steady.accepted > 0 && newcomer.accepted > 0, "{steady:?} {newcomer:?}");
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
-    assert!(log.contains("1 silent workers dropped"), "{log}");
+    // The vanished worker's two leases came back to the queue (on the lease deadline, or when it
+    // was dropped as silent), and the doomed worker's, if it held any.
+    let summary = log.lines().find(|l| l.contains("cluster:")).unwrap_or_default();
+    let re_leased: u64 = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" re-leased").and_then(|n| n.parse().ok()))
+        .unwrap_or_else(|| panic!("no re-leased count in {summary:?}"));
+    assert!(re_leased >= 2, "{log}");
 }
 
 type Raw = MasterClient<

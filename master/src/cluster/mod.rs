@@ -4,8 +4,11 @@
 //! thread and talks to the run only through the scheduler, exactly like embedded workers do.
 //! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
 
+mod bench;
 mod service;
 mod token;
+
+pub use bench::{DispatchFigures, bench_dispatch};
 
 pub use service::MasterService;
 pub use token::TokenCheck;
