@@ -10,8 +10,10 @@
 //! - [`metrics`]: per-generation and per-epoch JSON lines.
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
+//! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 
 pub mod checkpoint;
+pub mod cluster;
 pub mod config;
 pub mod generation;
 pub mod metrics;

@@ -1,8 +1,10 @@
 //! `master`: runs the genetic algorithm. Parses flags and calls the library.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use loa_master::cluster::ClusterOptions;
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunOptions, RunSummary, export, resume, start};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,6 +17,29 @@ struct Cli {
     command: Command,
 }
 
+/// Cluster mode: serve tasks to remote `worker` processes.
+#[derive(Args)]
+struct ClusterFlags {
+    /// Serve remote workers on this address, e.g. 0.0.0.0:50051.
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// Shared token workers must present (default: the LOA_TOKEN environment variable, if set).
+    #[arg(long, env = "LOA_TOKEN", hide_env_values = true, requires = "listen")]
+    token: Option<String>,
+    /// Seconds without a heartbeat after which a worker is dropped and its tasks leased again.
+    #[arg(long, default_value_t = 30, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    lease_seconds: u64,
+}
+
+impl ClusterFlags {
+    fn options(&self) -> Option<ClusterOptions> {
+        let listen = self.listen?;
+        let mut options = ClusterOptions::new(listen, self.token.clone());
+        options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
+        Some(options)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Start a run from a configuration file.
@@ -25,12 +50,14 @@ enum Command {
         /// Run directory to create (refused if it already holds a run).
         #[arg(long)]
         out: PathBuf,
-        /// Embedded worker threads (default: one per core).
+        /// Embedded worker threads (default: one per core; 0 with --listen).
         #[arg(long)]
         threads: Option<usize>,
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+        #[command(flatten)]
+        cluster: ClusterFlags,
     },
     /// Continue a run from its last generation or from a saved epoch.
     Resume {
@@ -42,12 +69,29 @@ enum Command {
         /// Run this many more epochs (default: up to the configuration's `epochs`).
         #[arg(long)]
         epochs: Option<u32>,
-        /// Embedded worker threads (default: one per core).
+        /// Embedded worker threads (default: one per core; 0 with --listen).
         #[arg(long)]
         threads: Option<usize>,
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+        #[command(flatten)]
+        cluster: ClusterFlags,
+    },
+    /// Measure the cluster service: stub workers on loopback that answer at once.
+    BenchDispatch {
+        /// Tasks to dispatch.
+        #[arg(long, default_value_t = 20_000)]
+        tasks: usize,
+        /// Concurrent stub workers.
+        #[arg(long, default_value_t = 64)]
+        clients: usize,
+        /// Real tournaments to time for the per-task time T.
+        #[arg(long, default_value_t = 20)]
+        samples: u32,
+        /// Their search depth.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
     },
     /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
     Export {
@@ -65,7 +109,7 @@ enum Command {
     },
 }
 
-fn options(threads: Option<usize>, quiet: bool) -> Result<RunOptions, String> {
+fn options(threads: Option<usize>, quiet: bool, cluster: &ClusterFlags) -> Result<RunOptions, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -76,11 +120,14 @@ fn options(threads: Option<usize>, quiet: bool) -> Result<RunOptions, String> {
         eprintln!("\nstopping after the work in hand (Ctrl-C again to quit at once)");
     })
     .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
-    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        return Err("--threads must be at least 1".into());
+    let cluster = cluster.options();
+    // With remote workers the master's cores serve the network, unless told otherwise.
+    let default = if cluster.is_some() { 0 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
+    let threads = threads.unwrap_or(default);
+    if threads == 0 && cluster.is_none() {
+        return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    Ok(RunOptions { threads, stop, progress: !quiet })
+    Ok(RunOptions { threads, stop, progress: !quiet, cluster })
 }
 
 fn report(summary: RunSummary) {
@@ -93,12 +140,18 @@ fn report(summary: RunSummary) {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Run { config, out, threads, quiet } => {
+        Command::Run { config, out, threads, quiet, cluster } => {
             let config = ExperimentConfig::read(&config).map_err(|e| e.to_string())?;
-            report(start(config, &out, &options(threads, quiet)?).map_err(|e| e.to_string())?);
+            report(start(config, &out, &options(threads, quiet, &cluster)?).map_err(|e| e.to_string())?);
         }
-        Command::Resume { dir, from_epoch, epochs, threads, quiet } => {
-            report(resume(&dir, from_epoch, epochs, &options(threads, quiet)?).map_err(|e| e.to_string())?);
+        Command::Resume { dir, from_epoch, epochs, threads, quiet, cluster } => {
+            report(resume(&dir, from_epoch, epochs, &options(threads, quiet, &cluster)?).map_err(|e| e.to_string())?);
+        }
+        Command::BenchDispatch { tasks, clients, samples, depth } => {
+            if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
+                return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
+            }
+            println!("{}", loa_master::cluster::bench_dispatch(tasks, clients, samples, depth)?);
         }
         Command::Export { dir, epoch, individual, out } => {
             let json = export(&dir, epoch, individual).map_err(|e| e.to_string())?;

@@ -35,6 +35,8 @@ pub enum RunError {
     Chromosome(ChromosomeError),
     /// A worker could not play a task (a bug: tasks made by the master are valid).
     Task(String),
+    /// The cluster service could not start.
+    Cluster(String),
     /// `master export` asked for an individual the population does not have.
     NoIndividual {
         /// The epoch asked for.
@@ -58,6 +60,7 @@ impl std::fmt::Display for RunError {
             RunError::NoCheckpoint(p) => write!(f, "no checkpoint {}", p.display()),
             RunError::Chromosome(e) => write!(f, "{e}"),
             RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
+            RunError::Cluster(e) => write!(f, "cluster service: {e}"),
             RunError::NoIndividual { epoch, index, count } => {
                 write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")
             }
@@ -133,6 +136,8 @@ pub struct RunOptions {
     pub stop: Arc<AtomicBool>,
     /// Show progress bars on the terminal.
     pub progress: bool,
+    /// Also serve the scheduler to remote workers (cluster mode).
+    pub cluster: Option<crate::cluster::ClusterOptions>,
 }
 
 /// How a run ended.
@@ -217,12 +222,33 @@ fn task_id(generation: u64, benchmark: bool, index: usize) -> TaskId {
 }
 
 fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
-    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(600)));
-    let workers = spawn_embedded_workers(&scheduler, options.threads).map_err(io(dir.root()))?;
-    let result = Runner { dir, scheduler: &scheduler, options, started: Instant::now() }.run(state);
+    let lease_time = options.cluster.as_ref().map_or(Duration::from_secs(600), |c| c.lease_time);
+    let scheduler = Arc::new(Scheduler::new(lease_time));
+    let started = Instant::now();
+    let server = match &options.cluster {
+        Some(c) => {
+            let server = crate::cluster::serve(&scheduler, c)
+                .map_err(|e| RunError::Cluster(format!("cannot listen on {}: {e}", c.listen)))?;
+            log(dir, started, &format!("serving workers on {}", server.addr()));
+            Some(server)
+        }
+        None => None,
+    };
+    // In cluster mode the run may have no embedded worker at all.
+    let workers = match options.threads {
+        0 => Vec::new(),
+        n => spawn_embedded_workers(&scheduler, n).map_err(io(dir.root()))?,
+    };
+    let result = Runner { dir, scheduler: &scheduler, options, started }.run(state);
     scheduler.close();
     for w in workers {
         let _ = w.join();
+    }
+    if let Some(server) = server {
+        let c = server.counters();
+        let stats = scheduler.stats();
+        log(dir, started, &crate::cluster::summary(&stats, c));
+        server.shutdown();
     }
     result
 }
@@ -321,7 +347,7 @@ impl Runner<'_> {
             })
             .collect();
         progress.start_generation(generation, tasks.len());
-        let Some(outcomes) = self.play(tasks, |done| progress.tick(done, self.scheduler.stats().workers))? else {
+        let Some(outcomes) = self.play(tasks, |done| progress.tick_stats(done, &self.scheduler.stats()))? else {
             return Ok(false);
         };
         let tournaments: Vec<_> = outcomes
@@ -382,7 +408,7 @@ impl Runner<'_> {
             })
             .collect();
         progress.start_benchmark(epoch, tasks.len());
-        let Some(outcomes) = self.play(tasks, |done| progress.tick(done, self.scheduler.stats().workers))? else {
+        let Some(outcomes) = self.play(tasks, |done| progress.tick_stats(done, &self.scheduler.stats()))? else {
             return Ok(false);
         };
         let entries = survivors

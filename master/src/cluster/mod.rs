@@ -1,0 +1,168 @@
+//! Cluster mode: the master serves its [`Scheduler`] to remote workers over gRPC.
+//!
+//! The run loop stays synchronous; the gRPC server runs on a small tokio runtime in a background
+//! thread and talks to the run only through the scheduler, exactly like embedded workers do.
+//! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
+
+mod bench;
+mod service;
+mod token;
+
+pub use bench::{DispatchFigures, bench_dispatch};
+
+pub use service::MasterService;
+pub use token::TokenCheck;
+
+use crate::scheduler::Scheduler;
+use loa_proto::pb::master_server::MasterServer;
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Largest request the master accepts: an outcome is well under 1 KiB; a task, which only the
+/// master sends, is about 33 KiB.
+pub const MAX_REQUEST_BYTES: usize = 1 << 20;
+/// Largest reply the master sends (a lease of [`MAX_LEASE`] tournaments is about 2 MiB).
+pub const MAX_REPLY_BYTES: usize = 16 << 20;
+/// Most tasks one lease call returns.
+pub const MAX_LEASE: u32 = 64;
+
+/// How to serve workers.
+#[derive(Clone, Debug)]
+pub struct ClusterOptions {
+    /// Address to listen on (port 0: any free port, see `bound`).
+    pub listen: SocketAddr,
+    /// Shared token workers must present; `None` accepts every caller.
+    pub token: Option<String>,
+    /// How long a lease lasts without a heartbeat; a worker silent this long is dropped and its
+    /// tasks are leased again.
+    pub lease_time: Duration,
+    /// Set to the address actually bound once the server listens (for port 0 and tests).
+    pub bound: Arc<OnceLock<SocketAddr>>,
+}
+
+impl ClusterOptions {
+    /// Listen on `listen` with `token` and 30 s leases.
+    pub fn new(listen: SocketAddr, token: Option<String>) -> ClusterOptions {
+        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default() }
+    }
+}
+
+/// What the service refused or cleaned up (the scheduler counts the rest).
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Calls refused for a missing or wrong token.
+    pub refused: AtomicU64,
+    /// Requests refused as malformed (`INVALID_ARGUMENT`).
+    pub invalid: AtomicU64,
+    /// Workers dropped because their heartbeats stopped.
+    pub dropped: AtomicU64,
+}
+
+/// A running gRPC server.
+pub struct Server {
+    addr: SocketAddr,
+    counters: Arc<Counters>,
+    stop: tokio::sync::watch::Sender<bool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How long a graceful shutdown may wait for calls in progress.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound.
+pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::Result<Server> {
+    let listener = std::net::TcpListener::bind(options.listen)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
+    let counters = Arc::new(Counters::default());
+    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
+    let reaper = service.clone();
+    let grpc = MasterServer::new(service)
+        .max_decoding_message_size(MAX_REQUEST_BYTES)
+        .max_encoding_message_size(MAX_REPLY_BYTES);
+    let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
+    let (stop, mut stopped) = tokio::sync::watch::channel(false);
+    let listener = {
+        let _guard = runtime.enter();
+        tokio::net::TcpListener::from_std(listener)?
+    };
+    let thread = std::thread::Builder::new().name("loa-rpc-main".into()).spawn(move || {
+        runtime.block_on(async move {
+            let reaping = tokio::spawn(async move { reaper.reap_forever().await });
+            let mut signal = stopped.clone();
+            let server = tonic::transport::Server::builder()
+                .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check))
+                .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), async move {
+                    let _ = signal.wait_for(|s| *s).await;
+                });
+            let deadline = async move {
+                let _ = stopped.wait_for(|s| *s).await;
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            };
+            tokio::select! {
+                result = server => {
+                    if let Err(e) = result {
+                        eprintln!("master: the gRPC server stopped: {e}");
+                    }
+                }
+                () = deadline => {}
+            }
+            reaping.abort();
+        });
+        // Dropping the runtime here cancels what is left (e.g. calls stuck on a dead peer).
+    })?;
+    let _ = options.bound.set(addr);
+    Ok(Server { addr, counters, stop, thread: Some(thread) })
+}
+
+impl Server {
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The service's counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Stops accepting calls, lets calls in progress finish (a few seconds at most) and waits
+    /// for the server thread.
+    pub fn shutdown(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}
+
+/// A one-line account of the cluster's traffic for the run log.
+pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    format!(
+        "cluster: {} outcomes accepted, {} re-leased, {} duplicates, {} unknown, {} failed; \
+         {} calls refused (token), {} malformed requests, {} silent workers dropped",
+        stats.completed,
+        stats.re_leased,
+        stats.duplicates,
+        stats.unknown,
+        stats.failed,
+        counters.refused.load(Relaxed),
+        counters.invalid.load(Relaxed),
+        counters.dropped.load(Relaxed)
+    )
+}

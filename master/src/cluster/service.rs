@@ -1,0 +1,167 @@
+//! The gRPC service: each call is a thin, validated wrapper around a [`Scheduler`] call.
+
+use super::{Counters, MAX_LEASE};
+use crate::scheduler::{Completion, Scheduler, WorkerId};
+use loa_proto::convert::{result_from_proto, task_to_proto};
+use loa_proto::pb;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tonic::{Request, Response, Status};
+
+/// Longest a worker's name may be (it only shows in displays).
+const MAX_NAME: usize = 200;
+/// Longest a lease call may wait for work.
+const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// The master's side of the service.
+#[derive(Clone)]
+pub struct MasterService {
+    scheduler: Arc<Scheduler>,
+    lease_time: Duration,
+    counters: Arc<Counters>,
+    /// Remote workers and when each was last heard from. Embedded workers are not here: they
+    /// cannot go silent.
+    remote: Arc<Mutex<HashMap<WorkerId, Instant>>>,
+    /// Put in the high bits of the worker ids this process hands out, so ids issued by an
+    /// earlier master process are not mistaken for this one's after a restart.
+    session: u64,
+}
+
+fn session_tag() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let mixed = loa_engine::random::derive_seed(u64::from(nanos), u64::from(std::process::id()));
+    (mixed & 0x7fff_ffff) | 1 // never 0, so no remote id is a small number
+}
+
+fn unknown_worker() -> Status {
+    Status::not_found("unknown worker: re-register")
+}
+
+impl MasterService {
+    /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
+    pub fn new(scheduler: Arc<Scheduler>, lease_time: Duration, counters: Arc<Counters>) -> MasterService {
+        MasterService { scheduler, lease_time, counters, remote: Arc::default(), session: session_tag() }
+    }
+
+    fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Instant>> {
+        // Every update of the map is a single insert or remove, so a poisoned map is consistent.
+        self.remote.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The scheduler's id for the wire id `id`, if this process issued it and still knows it;
+    /// marks the worker as heard from.
+    fn resolve(&self, id: u64) -> Option<WorkerId> {
+        if id >> 32 != self.session {
+            return None;
+        }
+        let worker = id & 0xffff_ffff;
+        let mut remote = self.remote();
+        let last = remote.get_mut(&worker)?;
+        *last = Instant::now();
+        Some(worker)
+    }
+
+    fn invalid(&self, message: String) -> Status {
+        self.counters.invalid.fetch_add(1, Ordering::Relaxed);
+        Status::invalid_argument(message)
+    }
+
+    /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
+    /// queue, until the runtime stops.
+    pub async fn reap_forever(&self) {
+        let period = (self.lease_time / 4).max(Duration::from_millis(50));
+        loop {
+            tokio::time::sleep(period).await;
+            let now = Instant::now();
+            let silent: Vec<WorkerId> = {
+                let mut remote = self.remote();
+                let silent: Vec<_> =
+                    remote.iter().filter(|(_, last)| now - **last > self.lease_time).map(|(w, _)| *w).collect();
+                for w in &silent {
+                    remote.remove(w);
+                }
+                silent
+            };
+            for worker in silent {
+                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                self.scheduler.unregister(worker);
+            }
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::master_server::Master for MasterService {
+    async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+        let peer = request.remote_addr().map_or_else(|| "?".to_owned(), |a| a.to_string());
+        let r = request.into_inner();
+        if r.name.len() > MAX_NAME {
+            return Err(self.invalid(format!("name: longer than {MAX_NAME} bytes")));
+        }
+        if r.slots == 0 {
+            return Err(self.invalid("slots: must be at least 1".into()));
+        }
+        let worker = self.scheduler.register(format!("{} ({} slots, {peer})", r.name, r.slots));
+        if worker > 0xffff_ffff {
+            return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
+        }
+        self.remote().insert(worker, Instant::now());
+        Ok(Response::new(pb::RegisterReply {
+            worker_id: (self.session << 32) | worker,
+            lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
+        }))
+    }
+
+    async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseReply>, Status> {
+        let r = request.into_inner();
+        let worker = self.resolve(r.worker_id).ok_or_else(unknown_worker)?;
+        let max = r.max_tasks.clamp(1, MAX_LEASE) as usize;
+        // A waiting call must end well before the worker counts as silent.
+        let wait = Duration::from_millis(u64::from(r.wait_ms)).min(MAX_WAIT).min(self.lease_time / 2);
+        let deadline = Instant::now() + wait;
+        let mut pause = Duration::from_millis(2);
+        // Poll rather than block on the scheduler's condition variable: a blocked call would hold
+        // a runtime thread, and a thousand idle workers would need a thousand threads.
+        let leased = loop {
+            let leased = self.scheduler.lease(worker, max);
+            if !leased.is_empty() || self.scheduler.is_closed() || Instant::now() >= deadline {
+                break leased;
+            }
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+            pause = (pause * 2).min(Duration::from_millis(50));
+        };
+        let tasks = leased.iter().map(|(id, task)| task_to_proto(*id, task)).collect();
+        Ok(Response::new(pb::LeaseReply { tasks }))
+    }
+
+    async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
+        let r = request.into_inner();
+        let outcome = result_from_proto(r.result.as_ref()).map_err(|e| self.invalid(e.to_string()))?;
+        // An outcome from a worker this process does not know (e.g. leased from the master before
+        // a restart) is still the outcome of that task id: accept it on behalf of nobody.
+        let worker = self.resolve(r.worker_id).unwrap_or(WorkerId::MAX);
+        let completion = match self.scheduler.complete(worker, r.task_id, outcome) {
+            Completion::Accepted => pb::Completion::Accepted,
+            Completion::Duplicate => pb::Completion::Duplicate,
+            Completion::Unknown => pb::Completion::Unknown,
+        };
+        Ok(Response::new(pb::CompleteReply { completion: completion as i32 }))
+    }
+
+    async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatReply>, Status> {
+        let worker = self.resolve(request.into_inner().worker_id).ok_or_else(unknown_worker)?;
+        self.scheduler.renew(worker);
+        Ok(Response::new(pb::HeartbeatReply {}))
+    }
+
+    async fn leave(&self, request: Request<pb::LeaveRequest>) -> Result<Response<pb::LeaveReply>, Status> {
+        // Leaving twice, or after being dropped, is fine: the worker is gone either way.
+        if let Some(worker) = self.resolve(request.into_inner().worker_id) {
+            self.remote().remove(&worker);
+            self.scheduler.unregister(worker);
+        }
+        Ok(Response::new(pb::LeaveReply {}))
+    }
+}

@@ -1,0 +1,325 @@
+//! Conversions between the wire messages and the engine's task types.
+//!
+//! Going out (engine to wire) cannot fail. Coming in (wire to engine) checks every field a
+//! malicious or buggy peer could get wrong, so nothing past this module has to: exactly four
+//! entrants with distinct serials, a known topology, the topology's weight count, finite weights
+//! within range, depths in `1..=MAX_DEPTH`, known enum values, entrant indices below 4, exactly
+//! two games per match and three matches per tournament.
+
+use crate::ProtoError;
+use crate::pb;
+use loa_engine::aloa::AloaKind;
+use loa_engine::game::{Criterion, MatchSide};
+use loa_engine::network::{Chromosome, Topology};
+use loa_engine::players::MAX_DEPTH;
+use loa_engine::tasks::{
+    BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskOutcome,
+    TournamentOutcome, TournamentTask,
+};
+use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules};
+use std::sync::Arc;
+
+/// Entrants in a tournament.
+const ENTRANTS: usize = 4;
+
+// ---- Engine to wire ----
+
+fn rules_to_proto(rules: &Rules) -> pb::Rules {
+    pb::Rules {
+        both_connected: match rules.both_connected {
+            BothConnected::Draw => pb::BothConnected::Draw,
+            BothConnected::MoverWins => pb::BothConnected::MoverWins,
+        } as i32,
+        no_moves: match rules.no_moves {
+            NoMoves::Loses => pb::NoMoves::Loses,
+            NoMoves::Passes => pb::NoMoves::Passes,
+        } as i32,
+        ply_cap: rules.ply_cap,
+    }
+}
+
+fn entrant_to_proto(e: &Entrant) -> pb::Entrant {
+    pb::Entrant {
+        serial: e.serial,
+        topology: e.chromosome.topology().name().to_owned(),
+        weights: e.chromosome.weights().to_vec(),
+    }
+}
+
+/// The wire form of task `id`.
+pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
+    let kind = match task {
+        Task::Tournament(t) => pb::task::Kind::Tournament(pb::TournamentTask {
+            entrants: t.entrants.iter().map(entrant_to_proto).collect(),
+            rules: Some(rules_to_proto(&t.rules)),
+            depth: t.depth,
+            seed: t.seed,
+        }),
+        Task::Benchmark(b) => {
+            let (reference, reference_depth) = match b.reference {
+                Reference::Aloa { evaluator: AloaKind::Quad, depth } => (pb::ReferenceKind::AloaQuad, depth),
+                Reference::Aloa { evaluator: AloaKind::Normal, depth } => (pb::ReferenceKind::AloaNormal, depth),
+                Reference::Random { depth } => (pb::ReferenceKind::Random, depth),
+            };
+            pb::task::Kind::Benchmark(pb::BenchmarkTask {
+                entrant: Some(entrant_to_proto(&b.entrant)),
+                reference: reference as i32,
+                reference_depth,
+                depth: b.depth,
+                rules: Some(rules_to_proto(&b.rules)),
+                seed: b.seed,
+            })
+        }
+    };
+    pb::Task { id, kind: Some(kind) }
+}
+
+fn game_to_proto(g: &GameSummary) -> pb::GameSummary {
+    pb::GameSummary {
+        outcome: match g.outcome {
+            Outcome::Win(Color::Black) => pb::GameOutcome::BlackWins,
+            Outcome::Win(Color::White) => pb::GameOutcome::WhiteWins,
+            Outcome::Draw => pb::GameOutcome::Draw,
+        } as i32,
+        reason: match g.reason {
+            EndReason::Connected => pb::EndReason::Connected,
+            EndReason::BothConnected => pb::EndReason::BothConnected,
+            EndReason::NoMoves => pb::EndReason::NoMoves,
+            EndReason::PlyCap => pb::EndReason::PlyCap,
+        } as i32,
+        plies: g.plies,
+    }
+}
+
+fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
+    pb::MatchSummary {
+        // Entrant indices are below 4 in any outcome the engine makes.
+        a: m.a as u32,
+        b: m.b as u32,
+        winner: match m.winner {
+            MatchSide::A => pb::MatchSide::A,
+            MatchSide::B => pb::MatchSide::B,
+        } as i32,
+        criterion: match m.criterion {
+            Criterion::WonBoth => pb::Criterion::WonBoth,
+            Criterion::WonAndDrew => pb::Criterion::WonAndDrew,
+            Criterion::FasterWin => pb::Criterion::FasterWin,
+            Criterion::DefaultToA => pb::Criterion::DefaultToA,
+        } as i32,
+        games: m.games.iter().map(game_to_proto).collect(),
+    }
+}
+
+/// The wire form of a task's result: its outcome, or the message of why it failed.
+pub fn result_to_proto(result: &Result<TaskOutcome, String>) -> pb::complete_request::Result {
+    match result {
+        Ok(TaskOutcome::Tournament(t)) => pb::complete_request::Result::Tournament(pb::TournamentOutcome {
+            winner: t.winner as u32,
+            matches: t.matches.iter().map(match_to_proto).collect(),
+        }),
+        Ok(TaskOutcome::Benchmark(b)) => pb::complete_request::Result::Benchmark(pb::BenchmarkOutcome {
+            games: b.games.iter().map(game_to_proto).collect(),
+            scores: b.scores.to_vec(),
+        }),
+        Err(message) => pb::complete_request::Result::Failure(message.clone()),
+    }
+}
+
+// ---- Wire to engine ----
+
+fn known<E: TryFrom<i32>>(field: &str, value: i32) -> Result<E, ProtoError> {
+    E::try_from(value).map_err(|_| ProtoError::new(field, format!("unknown value {value}")))
+}
+
+fn depth(field: &str, depth: u32) -> Result<u32, ProtoError> {
+    if (1..=MAX_DEPTH).contains(&depth) {
+        Ok(depth)
+    } else {
+        Err(ProtoError::new(field, format!("search depth {depth} is outside 1..={MAX_DEPTH}")))
+    }
+}
+
+fn rules_from_proto(rules: Option<pb::Rules>) -> Result<Rules, ProtoError> {
+    let rules = rules.ok_or_else(|| ProtoError::new("rules", "missing"))?;
+    let both_connected = match known("rules.both_connected", rules.both_connected)? {
+        pb::BothConnected::Draw => BothConnected::Draw,
+        pb::BothConnected::MoverWins => BothConnected::MoverWins,
+        pb::BothConnected::Unspecified => return Err(ProtoError::new("rules.both_connected", "unspecified")),
+    };
+    let no_moves = match known("rules.no_moves", rules.no_moves)? {
+        pb::NoMoves::Loses => NoMoves::Loses,
+        pb::NoMoves::Passes => NoMoves::Passes,
+        pb::NoMoves::Unspecified => return Err(ProtoError::new("rules.no_moves", "unspecified")),
+    };
+    Ok(Rules { both_connected, no_moves, ply_cap: rules.ply_cap })
+}
+
+fn entrant_from_proto(field: &str, e: pb::Entrant) -> Result<Entrant, ProtoError> {
+    let topology = Topology::from_name(&e.topology)
+        .ok_or_else(|| ProtoError::new(format!("{field}.topology"), format!("unknown topology {:?}", e.topology)))?;
+    let expected = topology.weight_count();
+    if e.weights.len() != expected {
+        return Err(ProtoError::new(
+            format!("{field}.weights"),
+            format!("{} weights, but {topology} has {expected}", e.weights.len()),
+        ));
+    }
+    if let Some((index, value)) = e.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
+        return Err(ProtoError::new(format!("{field}.weights[{index}]"), format!("{value} is not finite")));
+    }
+    // Chromosome::new re-checks length and finiteness and adds the magnitude bound.
+    let chromosome = Chromosome::new(topology, e.weights)
+        .map_err(|err| ProtoError::new(format!("{field}.weights"), err.to_string()))?;
+    Ok(Entrant { serial: e.serial, chromosome: Arc::new(chromosome) })
+}
+
+fn tournament_from_proto(t: pb::TournamentTask) -> Result<TournamentTask, ProtoError> {
+    if t.entrants.len() != ENTRANTS {
+        return Err(ProtoError::new(
+            "entrants",
+            format!("a tournament needs {ENTRANTS} entrants, got {}", t.entrants.len()),
+        ));
+    }
+    let entrants = t
+        .entrants
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| entrant_from_proto(&format!("entrants[{i}]"), e))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, e) in entrants.iter().enumerate() {
+        if entrants[..i].iter().any(|o| o.serial == e.serial) {
+            return Err(ProtoError::new(format!("entrants[{i}].serial"), format!("serial {} appears twice", e.serial)));
+        }
+    }
+    Ok(TournamentTask { entrants, rules: rules_from_proto(t.rules)?, depth: depth("depth", t.depth)?, seed: t.seed })
+}
+
+fn benchmark_from_proto(b: pb::BenchmarkTask) -> Result<BenchmarkTask, ProtoError> {
+    let entrant = entrant_from_proto("entrant", b.entrant.ok_or_else(|| ProtoError::new("entrant", "missing"))?)?;
+    let reference_depth = depth("reference_depth", b.reference_depth)?;
+    let reference = match known("reference", b.reference)? {
+        pb::ReferenceKind::AloaQuad => Reference::Aloa { evaluator: AloaKind::Quad, depth: reference_depth },
+        pb::ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth: reference_depth },
+        pb::ReferenceKind::Random => Reference::Random { depth: reference_depth },
+        pb::ReferenceKind::Unspecified => return Err(ProtoError::new("reference", "unspecified")),
+    };
+    Ok(BenchmarkTask {
+        entrant,
+        reference,
+        depth: depth("depth", b.depth)?,
+        rules: rules_from_proto(b.rules)?,
+        seed: b.seed,
+    })
+}
+
+/// A task from the wire, validated, with its id.
+pub fn task_from_proto(task: pb::Task) -> Result<(u64, Task), ProtoError> {
+    let id = task.id;
+    let task = match task.kind {
+        Some(pb::task::Kind::Tournament(t)) => {
+            Task::Tournament(tournament_from_proto(t).map_err(|e| e.within("tournament"))?)
+        }
+        Some(pb::task::Kind::Benchmark(b)) => {
+            Task::Benchmark(benchmark_from_proto(b).map_err(|e| e.within("benchmark"))?)
+        }
+        None => return Err(ProtoError::new("kind", "missing: neither a tournament nor a benchmark")),
+    };
+    Ok((id, task))
+}
+
+fn index(field: &str, value: u32) -> Result<usize, ProtoError> {
+    if (value as usize) < ENTRANTS {
+        Ok(value as usize)
+    } else {
+        Err(ProtoError::new(field, format!("entrant index {value} is not below {ENTRANTS}")))
+    }
+}
+
+fn game_from_proto(field: &str, g: &pb::GameSummary) -> Result<GameSummary, ProtoError> {
+    let outcome = match known(&format!("{field}.outcome"), g.outcome)? {
+        pb::GameOutcome::BlackWins => Outcome::Win(Color::Black),
+        pb::GameOutcome::WhiteWins => Outcome::Win(Color::White),
+        pb::GameOutcome::Draw => Outcome::Draw,
+        pb::GameOutcome::Unspecified => return Err(ProtoError::new(format!("{field}.outcome"), "unspecified")),
+    };
+    let reason = match known(&format!("{field}.reason"), g.reason)? {
+        pb::EndReason::Connected => EndReason::Connected,
+        pb::EndReason::BothConnected => EndReason::BothConnected,
+        pb::EndReason::NoMoves => EndReason::NoMoves,
+        pb::EndReason::PlyCap => EndReason::PlyCap,
+        pb::EndReason::Unspecified => return Err(ProtoError::new(format!("{field}.reason"), "unspecified")),
+    };
+    Ok(GameSummary { outcome, reason, plies: g.plies })
+}
+
+fn two_games(field: &str, games: &[pb::GameSummary]) -> Result<[GameSummary; 2], ProtoError> {
+    match games {
+        [g0, g1] => Ok([game_from_proto(&format!("{field}[0]"), g0)?, game_from_proto(&format!("{field}[1]"), g1)?]),
+        _ => Err(ProtoError::new(field, format!("2 games expected, got {}", games.len()))),
+    }
+}
+
+fn match_from_proto(field: &str, m: &pb::MatchSummary) -> Result<MatchSummary, ProtoError> {
+    let a = index(&format!("{field}.a"), m.a)?;
+    let b = index(&format!("{field}.b"), m.b)?;
+    if a == b {
+        return Err(ProtoError::new(format!("{field}.b"), format!("entrant {b} cannot play itself")));
+    }
+    let winner = match known(&format!("{field}.winner"), m.winner)? {
+        pb::MatchSide::A => MatchSide::A,
+        pb::MatchSide::B => MatchSide::B,
+        pb::MatchSide::Unspecified => return Err(ProtoError::new(format!("{field}.winner"), "unspecified")),
+    };
+    let criterion = match known(&format!("{field}.criterion"), m.criterion)? {
+        pb::Criterion::WonBoth => Criterion::WonBoth,
+        pb::Criterion::WonAndDrew => Criterion::WonAndDrew,
+        pb::Criterion::FasterWin => Criterion::FasterWin,
+        pb::Criterion::DefaultToA => Criterion::DefaultToA,
+        pb::Criterion::Unspecified => return Err(ProtoError::new(format!("{field}.criterion"), "unspecified")),
+    };
+    Ok(MatchSummary { a, b, winner, criterion, games: two_games(&format!("{field}.games"), &m.games)? })
+}
+
+fn tournament_outcome_from_proto(t: &pb::TournamentOutcome) -> Result<TournamentOutcome, ProtoError> {
+    let winner = index("tournament.winner", t.winner)?;
+    let matches = match t.matches.as_slice() {
+        [m0, m1, m2] => [
+            match_from_proto("tournament.matches[0]", m0)?,
+            match_from_proto("tournament.matches[1]", m1)?,
+            match_from_proto("tournament.matches[2]", m2)?,
+        ],
+        _ => return Err(ProtoError::new("tournament.matches", format!("3 matches expected, got {}", t.matches.len()))),
+    };
+    if winner != matches[2].winner_index() {
+        return Err(ProtoError::new("tournament.winner", format!("entrant {winner} did not win the final")));
+    }
+    Ok(TournamentOutcome { winner, matches })
+}
+
+fn benchmark_outcome_from_proto(b: &pb::BenchmarkOutcome) -> Result<BenchmarkOutcome, ProtoError> {
+    let games = two_games("benchmark.games", &b.games)?;
+    let scores = match b.scores.as_slice() {
+        [s0, s1] => [*s0, *s1],
+        _ => return Err(ProtoError::new("benchmark.scores", format!("2 scores expected, got {}", b.scores.len()))),
+    };
+    Ok(BenchmarkOutcome { games, scores })
+}
+
+/// A task's result from the wire, validated: an outcome, or a worker's failure message.
+pub fn result_from_proto(
+    result: Option<&pb::complete_request::Result>,
+) -> Result<Result<TaskOutcome, String>, ProtoError> {
+    match result {
+        Some(pb::complete_request::Result::Tournament(t)) => {
+            Ok(Ok(TaskOutcome::Tournament(tournament_outcome_from_proto(t)?)))
+        }
+        Some(pb::complete_request::Result::Benchmark(b)) => {
+            Ok(Ok(TaskOutcome::Benchmark(benchmark_outcome_from_proto(b)?)))
+        }
+        Some(pb::complete_request::Result::Failure(message)) => Ok(Err(message.clone())),
+        None => Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,31 @@
+//! The gRPC service between the loa-evolve master and its remote workers.
+//!
+//! - [`pb`]: the messages and the tonic client and server generated from `loa.proto`.
+//! - [`convert`]: conversions between those messages and the engine's [`Task`] and
+//!   [`TaskOutcome`], validating everything that comes off the network.
+//!
+//! prost types stay at the boundary: the master and workers work with the engine's types and
+//! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the
+//! field before it reaches the scheduler or a game.
+//!
+//! [`Task`]: loa_engine::tasks::Task
+//! [`TaskOutcome`]: loa_engine::tasks::TaskOutcome
+
+pub mod convert;
+mod error;
+
+pub use error::ProtoError;
+
+/// Code generated from `loa.proto` (package `loa.v1`).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod pb {
+    tonic::include_proto!("loa.v1");
+}
+
+/// The metadata key of the shared token (`authorization: Bearer <token>`).
+pub const TOKEN_HEADER: &str = "authorization";
+
+/// The metadata value carrying `token`.
+pub fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}

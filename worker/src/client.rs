@@ -1,0 +1,81 @@
+//! The connection to the master: the token on every call, and back-off between failed calls.
+
+use loa_proto::pb::master_client::MasterClient;
+use std::time::Duration;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Status};
+
+/// Largest reply the worker accepts (a lease of 64 tournaments is about 2 MiB).
+const MAX_REPLY_BYTES: usize = 32 << 20;
+
+/// Adds the shared token to every call.
+#[derive(Clone)]
+pub struct TokenInject(Option<MetadataValue<Ascii>>);
+
+impl tonic::service::Interceptor for TokenInject {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        if let Some(value) = &self.0 {
+            request.metadata_mut().insert(loa_proto::TOKEN_HEADER, value.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// A client of the master's service.
+pub type Client = MasterClient<InterceptedService<Channel, TokenInject>>;
+
+/// A client for `url` that connects lazily, so a master that is not up yet (or restarts) only
+/// makes calls fail until it is back. Errors name a bad URL or token.
+pub fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
+    let token = token
+        .map(|t| {
+            MetadataValue::try_from(loa_proto::bearer(t)).map_err(|_| "the token must be printable ASCII".to_owned())
+        })
+        .transpose()?;
+    let endpoint = Endpoint::from_shared(url.to_owned())
+        .map_err(|e| format!("bad master URL {url:?}: {e}"))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true)
+        // A task is about 33 KiB: larger windows than HTTP/2's 64 KiB avoid flow-control stalls.
+        .initial_stream_window_size(1 << 20)
+        .initial_connection_window_size(8 << 20)
+        .http2_keep_alive_interval(Duration::from_secs(20))
+        .keep_alive_while_idle(true);
+    Ok(MasterClient::with_interceptor(endpoint.connect_lazy(), TokenInject(token))
+        .max_decoding_message_size(MAX_REPLY_BYTES))
+}
+
+/// Capped exponential back-off with jitter, so a thousand workers that lost the master do not
+/// all call it again in the same millisecond when it comes back.
+pub struct Backoff {
+    next: Duration,
+    max: Duration,
+    salt: u64,
+    attempt: u64,
+}
+
+/// The first pause after a failure.
+const FIRST_PAUSE: Duration = Duration::from_millis(100);
+
+impl Backoff {
+    /// Back-off up to `max`; `salt` (e.g. from the worker's name) varies the jitter per worker.
+    pub fn new(max: Duration, salt: u64) -> Backoff {
+        Backoff { next: FIRST_PAUSE.min(max), max, salt, attempt: 0 }
+    }
+
+    /// Call after a success.
+    pub fn reset(&mut self) {
+        self.next = FIRST_PAUSE.min(self.max);
+    }
+
+    /// The pause before the next attempt (between half and all of the current step).
+    pub fn pause(&mut self) -> Duration {
+        self.attempt += 1;
+        let fraction = (loa_engine::random::derive_seed(self.salt, self.attempt) >> 11) as f64 / (1u64 << 53) as f64;
+        let pause = self.next.mul_f64(0.5 + 0.5 * fraction);
+        self.next = (self.next * 2).min(self.max);
+        pause
+    }
+}

@@ -1,0 +1,64 @@
+//! `worker`: joins a loa-evolve master and plays the tasks it hands out. Parses flags and calls
+//! the library.
+
+use clap::Parser;
+use loa_worker::{Control, WorkerOptions, run};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "worker", version, about = "loa-evolve worker: plays tournaments for a master")]
+struct Cli {
+    /// The master's URL, e.g. http://node001:50051.
+    #[arg(long)]
+    master: String,
+    /// Player threads (default: one per core).
+    #[arg(long)]
+    slots: Option<usize>,
+    /// Shared token (default: the LOA_TOKEN environment variable, if set).
+    #[arg(long, env = "LOA_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Name shown by the master (default: host:pid).
+    #[arg(long)]
+    name: Option<String>,
+    /// Exit once the master has not answered for this many seconds (default: wait forever).
+    #[arg(long)]
+    give_up_after: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut options = WorkerOptions::new(cli.master);
+    options.slots = cli.slots.unwrap_or(options.slots);
+    options.token = cli.token;
+    options.name = cli.name.unwrap_or(options.name);
+    options.give_up_after = cli.give_up_after.map(Duration::from_secs);
+    let control = Control::default();
+    let on_signal = control.clone();
+    let installed = ctrlc::set_handler(move || {
+        if on_signal.stopping() {
+            std::process::exit(130); // a second Ctrl-C: do not wait
+        }
+        eprintln!("\nworker: finishing the tasks in hand (Ctrl-C again to quit at once)");
+        on_signal.stop();
+    });
+    if let Err(e) = installed {
+        eprintln!("worker: error: cannot install the Ctrl-C handler: {e}");
+        return ExitCode::FAILURE;
+    }
+    eprintln!("worker {}: {} slots, master {}", options.name, options.slots, options.master);
+    match run(options, control) {
+        Ok(r) => {
+            let why = if r.master_gone { "the master is gone" } else { "stopped" };
+            eprintln!(
+                "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered",
+                r.played, r.accepted, r.duplicates, r.unknown, r.undelivered
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("worker: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The player threads and the local queue of leased tasks they take work from.
+
+use loa_engine::tasks::{Task, TaskOutcome};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// A task's result, ready to send: its id and its outcome or failure message.
+pub type Finished = (u64, Result<TaskOutcome, String>);
+
+/// Tasks leased and not yet started, and how many are being played.
+#[derive(Default)]
+pub struct Local {
+    queue: Mutex<VecDeque<(u64, Result<Task, String>)>>,
+    ready: Condvar,
+    running: AtomicUsize,
+    /// Tasks played to the end.
+    pub played: AtomicU64,
+}
+
+impl Local {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<(u64, Result<Task, String>)>> {
+        self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Queues leased tasks; a task that failed validation is queued as its error message, to be
+    /// reported as failed.
+    pub fn push(&self, tasks: impl IntoIterator<Item = (u64, Result<Task, String>)>) {
+        self.lock().extend(tasks);
+        self.ready.notify_all();
+    }
+
+    /// Tasks held: queued plus being played.
+    pub fn held(&self) -> usize {
+        self.lock().len() + self.running.load(Ordering::Acquire)
+    }
+
+    /// Drops the queued tasks (the master leases them again once this worker leaves).
+    pub fn clear(&self) -> usize {
+        let mut queue = self.lock();
+        let n = queue.len();
+        queue.clear();
+        n
+    }
+
+    fn next(&self, stop: &AtomicBool) -> Option<(u64, Result<Task, String>)> {
+        let mut queue = self.lock();
+        loop {
+            if stop.load(Ordering::Acquire) {
+                return None;
+            }
+            if let Some(task) = queue.pop_front() {
+                // Counted as running before the lock is released, so `held` never dips.
+                self.running.fetch_add(1, Ordering::AcqRel);
+                return Some(task);
+            }
+            queue = match self.ready.wait_timeout(queue, Duration::from_millis(50)) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+}
+
+/// Starts `slots` threads that play queued tasks and send their results to `out` until `stop`.
+/// A thread finishes the task in hand before it stops; with `kill` set its result is dropped.
+pub fn spawn(
+    slots: usize,
+    local: &Arc<Local>,
+    out: &UnboundedSender<Finished>,
+    stop: &Arc<AtomicBool>,
+    kill: &Arc<AtomicBool>,
+) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    (0..slots)
+        .map(|i| {
+            let (local, out, stop, kill) = (Arc::clone(local), out.clone(), Arc::clone(stop), Arc::clone(kill));
+            std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
+                while let Some((id, task)) = local.next(&stop) {
+                    let result = task.and_then(|t| t.run().map_err(|e| e.to_string()));
+                    local.running.fetch_sub(1, Ordering::AcqRel);
+                    local.played.fetch_add(1, Ordering::Relaxed);
+                    if kill.load(Ordering::Acquire) || out.send((id, result)).is_err() {
+                        return;
+                    }
+                }
+            })
+        })
+        .collect()
+}

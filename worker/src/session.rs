@@ -1,0 +1,244 @@
+//! The worker's network side: registering, leasing ahead, reporting and heartbeats, as three
+//! concurrent loops on one small runtime.
+
+use crate::client::{Backoff, Client};
+use crate::players::{Finished, Local};
+use crate::{Control, WorkerOptions, WorkerReport};
+use loa_proto::convert::{result_to_proto, task_from_proto};
+use loa_proto::pb;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tonic::Code;
+
+/// How long a lease call may wait at the master for work to appear.
+const LEASE_WAIT_MS: u32 = 1000;
+/// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
+const FLUSH_LIMIT: Duration = Duration::from_secs(10);
+
+/// What the loops share.
+pub struct Session {
+    pub client: Client,
+    pub options: WorkerOptions,
+    pub control: Control,
+    pub local: Arc<Local>,
+    /// The id the master gave us; 0 while not registered.
+    pub worker: AtomicU64,
+    /// Heartbeat period (a third of the master's lease time).
+    pub heartbeat: Mutex<Duration>,
+    /// When the master last answered.
+    pub last_contact: Mutex<Instant>,
+    pub report: Mutex<WorkerReport>,
+    pub salt: u64,
+}
+
+/// Why the session ended early.
+pub enum Ended {
+    /// Asked to stop (Ctrl-C) or killed.
+    Stopped,
+    /// The master refused our token: retrying will not help.
+    Refused(String),
+    /// The master has been unreachable for longer than the worker's patience.
+    MasterGone,
+}
+
+impl Session {
+    fn contact(&self) {
+        *self.last_contact.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    fn record(&self, f: impl FnOnce(&mut WorkerReport)) {
+        f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// Classifies a failed call: `Err` ends the session, `Ok` means pause and retry.
+    fn failed(&self, status: &tonic::Status) -> Result<(), Ended> {
+        if status.code() == Code::Unauthenticated {
+            return Err(Ended::Refused(status.message().to_owned()));
+        }
+        if status.code() == Code::NotFound {
+            // The master forgot us (we were silent too long, or it restarted): register again.
+            self.worker.store(0, Ordering::Release);
+            self.contact();
+            return Ok(());
+        }
+        if let Some(patience) = self.options.give_up_after {
+            let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+            if since > patience {
+                return Err(Ended::MasterGone);
+            }
+        }
+        Ok(())
+    }
+
+    async fn register(&self, backoff: &mut Backoff) -> Result<u64, Ended> {
+        loop {
+            if self.control.stopping() {
+                return Err(Ended::Stopped);
+            }
+            let request = pb::RegisterRequest { name: self.options.name.clone(), slots: self.options.slots as u32 };
+            match self.client.clone().register(request).await {
+                Ok(reply) => {
+                    let reply = reply.into_inner();
+                    let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
+                    *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner()) = lease / 3;
+                    self.worker.store(reply.worker_id, Ordering::Release);
+                    self.contact();
+                    self.record(|r| r.registrations += 1);
+                    backoff.reset();
+                    return Ok(reply.worker_id);
+                }
+                Err(status) => {
+                    self.failed(&status)?;
+                    tokio::time::sleep(backoff.pause()).await;
+                }
+            }
+        }
+    }
+
+    /// Keeps `slots × ahead` tasks held, so a player never waits for a round trip.
+    pub async fn lease_loop(&self) -> Ended {
+        let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
+        let target = self.options.slots * self.options.ahead.max(1);
+        loop {
+            if self.control.stopping() {
+                return Ended::Stopped;
+            }
+            let worker = match self.worker.load(Ordering::Acquire) {
+                0 => match self.register(&mut backoff).await {
+                    Ok(id) => id,
+                    Err(end) => return end,
+                },
+                id => id,
+            };
+            let want = target.saturating_sub(self.local.held());
+            if want == 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+            let request = pb::LeaseRequest { worker_id: worker, max_tasks: want as u32, wait_ms: LEASE_WAIT_MS };
+            match self.client.clone().lease(request).await {
+                Ok(reply) => {
+                    self.contact();
+                    backoff.reset();
+                    let tasks = reply.into_inner().tasks.into_iter().map(|t| {
+                        let id = t.id;
+                        (id, task_from_proto(t).map(|(_, task)| task).map_err(|e| format!("malformed task: {e}")))
+                    });
+                    self.local.push(tasks);
+                }
+                Err(status) => {
+                    if let Err(end) = self.failed(&status) {
+                        return end;
+                    }
+                    if status.code() != Code::NotFound {
+                        tokio::time::sleep(backoff.pause()).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Renews our leases a few times per lease time.
+    pub async fn heartbeat_loop(&self) {
+        loop {
+            let period = *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner());
+            tokio::time::sleep(period.max(Duration::from_millis(100))).await;
+            let worker = self.worker.load(Ordering::Acquire);
+            if worker == 0 {
+                continue;
+            }
+            match self.client.clone().heartbeat(pb::HeartbeatRequest { worker_id: worker }).await {
+                Ok(_) => self.contact(),
+                Err(status) if status.code() == Code::NotFound => {
+                    // Only forget the id the master refused, not one registered since.
+                    let _ = self.worker.compare_exchange(worker, 0, Ordering::AcqRel, Ordering::Acquire);
+                }
+                Err(_) => {} // the lease loop backs off and decides when to give up
+            }
+        }
+    }
+
+    /// Delivers one outcome, retrying while the master is away (a restarted master still
+    /// accepts it: task ids do not change). Gives up after `limit` if given.
+    async fn deliver(&self, id: u64, result: &Result<loa_engine::tasks::TaskOutcome, String>, limit: Option<Instant>) {
+        let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ id);
+        let body = result_to_proto(result);
+        loop {
+            if self.control.killed() {
+                return;
+            }
+            let request = pb::CompleteRequest {
+                worker_id: self.worker.load(Ordering::Acquire),
+                task_id: id,
+                result: Some(body.clone()),
+            };
+            match self.client.clone().complete(request).await {
+                Ok(reply) => {
+                    self.contact();
+                    let completion = pb::Completion::try_from(reply.into_inner().completion);
+                    self.record(|r| match completion {
+                        Ok(pb::Completion::Accepted) => r.accepted += 1,
+                        Ok(pb::Completion::Duplicate) => r.duplicates += 1,
+                        _ => r.unknown += 1,
+                    });
+                    return;
+                }
+                Err(status) if status.code() == Code::InvalidArgument => {
+                    // Our own outcome refused: a bug (or version skew) that retrying cannot fix.
+                    eprintln!("worker: the master refused the outcome of task {id}: {}", status.message());
+                    self.record(|r| r.undelivered += 1);
+                    return;
+                }
+                Err(status) => {
+                    let gone = self.failed(&status).is_err();
+                    if gone || limit.is_some_and(|l| Instant::now() >= l) {
+                        self.record(|r| r.undelivered += 1);
+                        return;
+                    }
+                    tokio::time::sleep(backoff.pause()).await;
+                }
+            }
+        }
+    }
+
+    /// Delivers outcomes as the players finish them, each in its own task so a slow call does
+    /// not hold up the others; ends when the players are gone, after a bounded flush.
+    pub async fn report_loop(self: Arc<Self>, mut results: UnboundedReceiver<Finished>) {
+        let mut sending = tokio::task::JoinSet::new();
+        let mut flush_deadline = None;
+        loop {
+            tokio::select! {
+                next = results.recv() => match next {
+                    Some((id, result)) => {
+                        let session = Arc::clone(&self);
+                        sending.spawn(async move { session.deliver(id, &result, flush_deadline).await });
+                    }
+                    None => break,
+                },
+                Some(_) = sending.join_next(), if !sending.is_empty() => {}
+            }
+            if flush_deadline.is_none() && self.control.stopping() {
+                flush_deadline = Some(Instant::now() + FLUSH_LIMIT);
+            }
+        }
+        let limit = Instant::now() + FLUSH_LIMIT;
+        while !sending.is_empty() {
+            if self.control.killed() || tokio::time::timeout_at(limit.into(), sending.join_next()).await.is_err() {
+                sending.abort_all();
+                return;
+            }
+        }
+    }
+
+    /// Tells the master we are leaving, so it leases our unstarted tasks again at once.
+    pub async fn leave(&self) {
+        let worker = self.worker.swap(0, Ordering::AcqRel);
+        if worker != 0 {
+            let mut client = self.client.clone();
+            let call = client.leave(pb::LeaveRequest { worker_id: worker });
+            let _ = tokio::time::timeout(Duration::from_secs(2), call).await;
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! A master in cluster mode with in-process workers on 127.0.0.1: the same checkpoints as an
+//! embedded run, workers that crash, wrong tokens and malformed messages.
+
+use loa_master::cluster::ClusterOptions;
+use loa_master::config::ExperimentConfig;
+use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_proto::pb;
+use loa_proto::pb::master_client::MasterClient;
+use loa_worker::{WorkerError, WorkerHandle, WorkerOptions, spawn};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tonic::Code;
+
+const TOKEN: &str = "s3cret";
+
+/// 4 survivors, short games; `depth` sets how long a task takes.
+fn tiny(epochs: u32, depth: u32) -> ExperimentConfig {
+    let mut c = ExperimentConfig {
+        seed: 4242,
+        epochs,
+        population: 4,
+        generations_per_epoch: 2,
+        network_depth: depth,
+        ..Default::default()
+    };
+    c.benchmark.depth = 1;
+    c.rules.ply_cap = 40;
+    c
+}
+
+fn embedded(config: &ExperimentConfig, out: &Path) -> RunSummary {
+    let options = RunOptions { threads: 1, stop: Arc::default(), progress: false, cluster: None };
+    start(config.clone(), out, &options).unwrap()
+}
+
+/// A master serving on an ephemeral port, running in the background.
+struct Master {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<RunSummary>,
+}
+
+fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
+    let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    cluster.lease_time = lease;
+    let bound = Arc::clone(&cluster.bound);
+    let stop = Arc::new(AtomicBool::new(false));
+    let options = RunOptions { threads: 0, stop: Arc::clone(&stop), progress: false, cluster: Some(cluster) };
+    let (config, out) = (config.clone(), out.to_path_buf());
+    let thread = std::thread::spawn(move || start(config, &out, &options).unwrap());
+    let started = Instant::now();
+    let addr = loop {
+        if let Some(addr) = bound.get() {
+            break *addr;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "the master did not start listening");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Master { addr, stop, thread }
+}
+
+fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
+    let mut options = WorkerOptions::new(format!("http://{addr}"));
+    options.slots = 1;
+    options.token = Some(token.into());
+    options.name = name.into();
+    options.max_backoff = Duration::from_millis(200);
+    spawn(options).unwrap()
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn same_run(a: &Path, b: &Path, epochs: u32) {
+    let (a, b) = (RunDir::new(a), RunDir::new(b));
+    for epoch in 0..=epochs {
+        assert_eq!(read(&a.epoch_checkpoint(epoch)), read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    assert_eq!(read(&a.latest_checkpoint()), read(&b.latest_checkpoint()));
+    assert_eq!(read(&a.epochs()), read(&b.epochs()));
+}
+
+fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("embedded"), tmp.path().join("cluster"));
+    (tmp, a, b)
+}
+
+#[test]
+fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(2, 1);
+    let expected = embedded(&config, &reference);
+    let m = master(&config, &cluster, Duration::from_secs(5));
+    let workers: Vec<_> = (0..3).map(|i| worker(m.addr, &format!("w{i}"), TOKEN)).collect();
+    let summary = m.thread.join().unwrap();
+    assert_eq!(summary, expected);
+    let reports: Vec<_> = workers.into_iter().map(|w| w.stop().unwrap()).collect();
+    let accepted: u64 = reports.iter().map(|r| r.accepted).sum();
+    // 4 generations of 4 tournaments (one per survivor), plus 3 benchmarks of 4 individuals.
+    assert_eq!(accepted, 16 + 12, "{reports:?}");
+    // Tasks this small may all go to the first workers to connect, so only the total is fixed.
+    assert!(reports.iter().all(|r| r.registrations == 1 && r.undelivered == 0), "{reports:?}");
+    same_run(&reference, &cluster, 2);
+}
+
+#[test]
+fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
+    let (_tmp, reference, cluster) = dirs();
+    // Depth 2 makes tasks long enough that the crash happens mid-run.
+    let config = tiny(3, 2);
+    embedded(&config, &reference);
+    let m = master(&config, &cluster, Duration::from_secs(1));
+    // A worker that leases two tasks and vanishes, deterministically holding leases.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut c = raw(m.addr, Some(TOKEN)).await;
+        let id = c.register(pb::RegisterRequest { name: "vanishing".into(), slots: 1 }).await.unwrap();
+        let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
+        assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
+    });
+    drop(runtime);
+    let doomed = worker(m.addr, "doomed", TOKEN);
+    let steady = worker(m.addr, "steady", TOKEN);
+    let latest = RunDir::new(&cluster).latest_checkpoint();
+    let started = Instant::now();
+    while !latest.exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A real worker killed mid-run: no outcomes, no leave.
+    let crash = doomed.kill().unwrap();
+    assert_eq!(crash.registrations, 1);
+    let newcomer = worker(m.addr, "newcomer", TOKEN);
+    let summary = m.thread.join().unwrap();
+    assert_eq!((summary.epoch, summary.stopped), (3, false));
+    same_run(&reference, &cluster, 3);
+    let (steady, newcomer) = (steady.stop().unwrap(), newcomer.stop().unwrap());
+    assert!(steady.accepted > 0 && newcomer.accepted > 0, "{steady:?} {newcomer:?}");
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    // The vanished worker's two leases came back to the queue (on the lease deadline, or when it
+    // was dropped as silent), and the doomed worker's, if it held any.
+    let summary = log.lines().find(|l| l.contains("cluster:")).unwrap_or_default();
+    let re_leased: u64 = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" re-leased").and_then(|n| n.parse().ok()))
+        .unwrap_or_else(|| panic!("no re-leased count in {summary:?}"));
+    assert!(re_leased >= 2, "{log}");
+}
+
+type Raw = MasterClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        Box<dyn FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Send>,
+    >,
+>;
+
+async fn raw(addr: SocketAddr, token: Option<&'static str>) -> Raw {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+    MasterClient::with_interceptor(
+        channel,
+        Box::new(move |mut request: tonic::Request<()>| {
+            if let Some(t) = token {
+                request.metadata_mut().insert("authorization", loa_proto::bearer(t).parse().unwrap());
+            }
+            Ok(request)
+        }),
+    )
+}
+
+#[test]
+fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(1, 1);
+    let expected = embedded(&config, &reference);
+    let m = master(&config, &cluster, Duration::from_secs(5));
+
+    // A worker with the wrong token gives up at once with a clear error.
+    let err = worker(m.addr, "intruder", "wrong").join().unwrap_err();
+    assert!(matches!(err, WorkerError::Refused(_)), "{err}");
+
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut anonymous = raw(m.addr, None).await;
+        let status = anonymous.register(pb::RegisterRequest { name: "x".into(), slots: 1 }).await.unwrap_err();
+        assert_eq!(status.code(), Code::Unauthenticated);
+
+        let mut c = raw(m.addr, Some(TOKEN)).await;
+        let status = c.register(pb::RegisterRequest { name: "x".into(), slots: 0 }).await.unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        let id = c.register(pb::RegisterRequest { name: "raw".into(), slots: 1 }).await.unwrap().into_inner().worker_id;
+        let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id ^ 1 }).await.unwrap_err();
+        assert_eq!((status.code(), status.message()), (Code::NotFound, "unknown worker: re-register"));
+
+        let lease = c.lease(pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 5000 }).await.unwrap();
+        let task = lease.into_inner().tasks.remove(0);
+        let (task_id, engine_task) = loa_proto::convert::task_from_proto(task).unwrap();
+        let outcome = Ok(engine_task.run().unwrap());
+        let good = loa_proto::convert::result_to_proto(&outcome);
+        let pb::complete_request::Result::Benchmark(good_benchmark) = good.clone() else {
+            panic!("epoch 0 benchmarks")
+        };
+
+        // Malformed outcomes: refused with the field named, not recorded.
+        let mut bad = good_benchmark.clone();
+        bad.games.pop();
+        let result = Some(pb::complete_request::Result::Benchmark(bad));
+        let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(status.message().contains("benchmark.games"), "{}", status.message());
+        let winner7 = pb::TournamentOutcome { winner: 7, matches: vec![] };
+        let result = Some(pb::complete_request::Result::Tournament(winner7));
+        let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(status.message().contains("tournament.winner"), "{}", status.message());
+
+        // A valid outcome for an id the master never issued is counted as unknown.
+        let result = Some(good.clone());
+        let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id: 1 << 50, result }).await.unwrap();
+        assert_eq!(reply.into_inner().completion, pb::Completion::Unknown as i32);
+
+        // The real outcome is accepted once; a second copy is a duplicate.
+        for expected in [pb::Completion::Accepted, pb::Completion::Duplicate] {
+            let result = Some(good.clone());
+            let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap();
+            assert_eq!(reply.into_inner().completion, expected as i32);
+        }
+        c.leave(pb::LeaveRequest { worker_id: id }).await.unwrap();
+    });
+
+    let honest = worker(m.addr, "honest", TOKEN);
+    let summary = m.thread.join().unwrap();
+    assert_eq!(summary, expected);
+    same_run(&reference, &cluster, 1);
+    honest.stop().unwrap();
+    m.stop.store(true, Ordering::Release);
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    assert!(log.contains("1 duplicates, 1 unknown"), "{log}");
+    assert!(log.contains("2 calls refused (token), 3 malformed requests"), "{log}");
+}
