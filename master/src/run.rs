@@ -8,7 +8,7 @@ use crate::metrics::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRe
 use crate::population::{Individual, SerialCounter};
 use crate::progress::Progress;
 use crate::rng::GaRng;
-use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
+use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo, spawn_embedded_workers};
 use loa_engine::network::{ChromosomeError, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentTask};
@@ -347,6 +347,7 @@ impl Runner<'_> {
             })
             .collect();
         progress.start_generation(generation, tasks.len());
+        let workers_before = self.scheduler.workers();
         let Some(outcomes) = self.play(tasks, |done| progress.tick_stats(done, &self.scheduler.stats()))? else {
             return Ok(false);
         };
@@ -385,6 +386,10 @@ impl Runner<'_> {
                 record.games, record.mean_plies, record.games_per_second, record.survivors_kept
             ),
         );
+        if self.options.cluster.is_some() {
+            let line = worker_line(generation, &workers_before, &self.scheduler.workers(), begun.elapsed());
+            log(self.dir, self.started, &line);
+        }
         Ok(true)
     }
 
@@ -439,6 +444,35 @@ impl Runner<'_> {
         );
         Ok(true)
     }
+}
+
+/// Most workers [`worker_line`] names; the rest are summed up, so the log stays readable.
+const WORKERS_LISTED: usize = 16;
+
+/// One line for the log: each worker's tasks done during a generation and its rate, from
+/// snapshots taken before and after it, and how many are stragglers at the end. Workers that
+/// left during the generation are not in the second snapshot and are not listed.
+fn worker_line(
+    generation: u64,
+    before: &[(WorkerId, WorkerInfo)],
+    after: &[(WorkerId, WorkerInfo)],
+    took: Duration,
+) -> String {
+    let secs = took.as_secs_f64().max(1e-9);
+    let parts: Vec<String> = after
+        .iter()
+        .take(WORKERS_LISTED)
+        .map(|(id, info)| {
+            let earlier = before.iter().find(|(b, _)| b == id).map_or(0, |(_, b)| b.completed);
+            let done = info.completed.saturating_sub(earlier);
+            let flag = if info.straggler { " STRAGGLER" } else { "" };
+            format!("{} {done} tasks {:.2}/s{flag}", info.name, done as f64 / secs)
+        })
+        .collect();
+    let more = after.len().saturating_sub(WORKERS_LISTED);
+    let more = if more > 0 { format!("; {more} more") } else { String::new() };
+    let stragglers = after.iter().filter(|(_, w)| w.straggler).count();
+    format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
 }
 
 fn generation_record(

@@ -106,6 +106,19 @@ fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
     // Tasks this small may all go to the first workers to connect, so only the total is fixed.
     assert!(reports.iter().all(|r| r.registrations == 1 && r.undelivered == 0), "{reports:?}");
     same_run(&reference, &cluster, 2);
+    // run.log has a per-worker line for each generation, whose counts add up to its 4 tasks.
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    let lines: Vec<_> = log.lines().filter(|l| l.contains("workers, generation")).collect();
+    assert_eq!(lines.len(), 4, "{log}");
+    for line in lines {
+        let tasks: u64 = line
+            .split([':', ';'])
+            .filter(|part| part.contains(" tasks "))
+            .filter_map(|part| part.split(" tasks ").next()?.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum();
+        assert_eq!(tasks, 4, "{line}");
+        assert!(line.contains("w0 (1 slots"), "{line}");
+    }
 }
 
 #[test]
