@@ -228,7 +228,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let server = match &options.cluster {
         Some(c) => {
             let server = crate::cluster::serve(&scheduler, c)
-                .map_err(|e| RunError::Cluster(format!("cannot listen on {}: {e}", c.listen)))?;
+                .map_err(|e| RunError::Cluster(format!("cannot serve on {}: {e}", c.listen)))?;
             log(dir, started, &format!("serving workers on {}", server.addr()));
             Some(server)
         }

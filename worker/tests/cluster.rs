@@ -1,7 +1,7 @@
 //! A master in cluster mode with in-process workers on 127.0.0.1: the same checkpoints as an
 //! embedded run, workers that crash, wrong tokens and malformed messages.
 
-use loa_master::cluster::ClusterOptions;
+use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, RunSummary, start};
 use loa_proto::pb;
@@ -44,8 +44,13 @@ struct Master {
 }
 
 fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
+    master_tls(config, out, lease, None)
+}
+
+fn master_tls(config: &ExperimentConfig, out: &Path, lease: Duration, tls: Option<TlsIdentity>) -> Master {
     let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
     cluster.lease_time = lease;
+    cluster.tls = tls;
     let bound = Arc::clone(&cluster.bound);
     let stop = Arc::new(AtomicBool::new(false));
     let options = RunOptions { threads: 0, stop: Arc::clone(&stop), progress: false, cluster: Some(cluster) };
@@ -63,7 +68,12 @@ fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
 }
 
 fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
-    let mut options = WorkerOptions::new(format!("http://{addr}"));
+    worker_at(&format!("http://{addr}"), name, token, None)
+}
+
+fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerHandle {
+    let mut options = WorkerOptions::new(url);
+    options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
     options.slots = 1;
     options.token = Some(token.into());
     options.name = name.into();
@@ -254,4 +264,39 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
     assert!(log.contains("1 duplicates, 1 unknown"), "{log}");
     assert!(log.contains("2 calls refused (token), 3 malformed requests"), "{log}");
+}
+
+#[test]
+fn a_run_over_tls_matches_an_embedded_run_and_untrusting_workers_are_refused() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(1, 1);
+    let expected = embedded(&config, &reference);
+    // A self-signed certificate for the address the workers dial, and an unrelated one.
+    let master_cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let stranger = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let tls = TlsIdentity {
+        cert_pem: master_cert.cert.pem().into_bytes(),
+        key_pem: master_cert.signing_key.serialize_pem().into_bytes(),
+    };
+    let m = master_tls(&config, &cluster, Duration::from_secs(5), Some(tls));
+    let url = format!("https://{}", m.addr);
+
+    // A worker trusting another CA gives up at once, naming the certificate problem.
+    let err = worker_at(&url, "untrusting", TOKEN, Some(&stranger.cert.pem())).join().unwrap_err();
+    assert!(matches!(err, WorkerError::Untrusted(_)), "{err}");
+    assert!(err.to_string().contains("--tls-ca"), "{err}");
+    // Without a CA an https URL is refused before any call; with one, an http URL is.
+    let err = worker_at(&url, "no-ca", TOKEN, None).join().unwrap_err();
+    assert!(matches!(&err, WorkerError::Options(m) if m.contains("--tls-ca")), "{err}");
+    let plain = format!("http://{}", m.addr);
+    let err = worker_at(&plain, "mixed", TOKEN, Some(&master_cert.cert.pem())).join().unwrap_err();
+    assert!(matches!(&err, WorkerError::Options(m) if m.contains("https://")), "{err}");
+
+    let trusting = worker_at(&url, "trusting", TOKEN, Some(&master_cert.cert.pem()));
+    let summary = m.thread.join().unwrap();
+    assert_eq!(summary, expected);
+    same_run(&reference, &cluster, 1);
+    let report = trusting.stop().unwrap();
+    // 2 generations of 4 tournaments and 2 benchmarks of 4 individuals, all over TLS.
+    assert_eq!((report.accepted, report.undelivered), (16, 0), "{report:?}");
 }
