@@ -3,7 +3,7 @@
 
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_master::run::{RunDir, RunOptions, RunSummary, resume, start};
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use loa_worker::{WorkerError, WorkerHandle, WorkerOptions, spawn};
@@ -48,14 +48,25 @@ fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
 }
 
 fn master_tls(config: &ExperimentConfig, out: &Path, lease: Duration, tls: Option<TlsIdentity>) -> Master {
-    let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    let (config, out) = (config.clone(), out.to_path_buf());
+    let listen = "127.0.0.1:0".parse().unwrap();
+    master_on(listen, lease, tls, move |options| start(config, &out, &options).unwrap())
+}
+
+/// A master on `listen` that runs `run` (a start or a resume) with its options, in the background.
+fn master_on(
+    listen: SocketAddr,
+    lease: Duration,
+    tls: Option<TlsIdentity>,
+    run: impl FnOnce(RunOptions) -> RunSummary + Send + 'static,
+) -> Master {
+    let mut cluster = ClusterOptions::new(listen, Some(TOKEN.into()));
     cluster.lease_time = lease;
     cluster.tls = tls;
     let bound = Arc::clone(&cluster.bound);
     let stop = Arc::new(AtomicBool::new(false));
     let options = RunOptions { threads: 0, stop: Arc::clone(&stop), progress: false, cluster: Some(cluster) };
-    let (config, out) = (config.clone(), out.to_path_buf());
-    let thread = std::thread::spawn(move || start(config, &out, &options).unwrap());
+    let thread = std::thread::spawn(move || run(options));
     let started = Instant::now();
     let addr = loop {
         if let Some(addr) = bound.get() {
@@ -299,4 +310,40 @@ fn a_run_over_tls_matches_an_embedded_run_and_untrusting_workers_are_refused() {
     let report = trusting.stop().unwrap();
     // 2 generations of 4 tournaments and 2 benchmarks of 4 individuals, all over TLS.
     assert_eq!((report.accepted, report.undelivered), (16, 0), "{report:?}");
+}
+
+#[test]
+fn a_master_stopped_and_resumed_on_its_port_gets_its_workers_back() {
+    let (_tmp, reference, cluster) = dirs();
+    // Depth 2 makes tasks long enough that the stop comes mid-run.
+    let config = tiny(2, 2);
+    let expected = embedded(&config, &reference);
+    let first = master(&config, &cluster, Duration::from_secs(5));
+    let addr = first.addr;
+    let workers: Vec<_> = (0..2).map(|i| worker(addr, &format!("w{i}"), TOKEN)).collect();
+    let latest = RunDir::new(&cluster).latest_checkpoint();
+    let started = Instant::now();
+    while !latest.exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Stop the master mid-run (as Ctrl-C does): it drops the work in hand and stops serving.
+    first.stop.store(true, Ordering::Release);
+    let stopped = first.thread.join().unwrap();
+    assert!(stopped.stopped && stopped.epoch < 2, "{stopped:?}");
+
+    // A new master on the same port resumes; the same worker processes, which kept retrying,
+    // register with it again and finish the run.
+    let dir = cluster.clone();
+    let second =
+        master_on(addr, Duration::from_secs(5), None, move |options| resume(&dir, None, None, &options).unwrap());
+    assert_eq!(second.addr, addr);
+    let summary = second.thread.join().unwrap();
+    assert_eq!((summary.epoch, summary.generation, summary.stopped), (2, 4, false));
+    assert_eq!(summary.last_report, expected.last_report);
+    same_run(&reference, &cluster, 2);
+    let reports: Vec<_> = workers.into_iter().map(|w| w.stop().unwrap()).collect();
+    // Both served both masters: registered once with each.
+    assert!(reports.iter().all(|r| r.registrations == 2), "{reports:?}");
+    assert!(reports.iter().map(|r| r.accepted).sum::<u64>() > 0, "{reports:?}");
 }
