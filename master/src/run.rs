@@ -4,7 +4,9 @@
 use crate::checkpoint::{CheckpointError, RunState, StoredIndividual};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{Group, breed, initial_population, select};
-use crate::metrics::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, append_line, truncate_after};
+use crate::metrics::{
+    BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord, append_line, truncate_after,
+};
 use crate::population::{Individual, SerialCounter};
 use crate::progress::Progress;
 use crate::rng::GaRng;
@@ -362,7 +364,7 @@ impl Runner<'_> {
             return Err(RunError::Task("a tournament task returned a benchmark outcome".into()));
         }
         let next = select(&groups, &tournaments);
-        let record = generation_record(
+        let mut record = generation_record(
             generation,
             config,
             &groups,
@@ -371,6 +373,9 @@ impl Runner<'_> {
             begun,
             self.scheduler.stats().workers,
         );
+        if self.options.cluster.is_some() {
+            record.worker_detail = worker_records(&workers_before, &self.scheduler.workers(), begun.elapsed());
+        }
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.rng = rng;
         state.serials = serials;
@@ -387,8 +392,7 @@ impl Runner<'_> {
             ),
         );
         if self.options.cluster.is_some() {
-            let line = worker_line(generation, &workers_before, &self.scheduler.workers(), begun.elapsed());
-            log(self.dir, self.started, &line);
+            log(self.dir, self.started, &worker_line(generation, &record.worker_detail));
         }
         Ok(true)
     }
@@ -449,29 +453,44 @@ impl Runner<'_> {
 /// Most workers [`worker_line`] names; the rest are summed up, so the log stays readable.
 const WORKERS_LISTED: usize = 16;
 
-/// One line for the log: each worker's tasks done during a generation and its rate, from
-/// snapshots taken before and after it, and how many are stragglers at the end. Workers that
-/// left during the generation are not in the second snapshot and are not listed.
-fn worker_line(
-    generation: u64,
+/// What each worker did during a generation, from snapshots taken before and after it, with
+/// its straggler state at the end. Workers that left during the generation are not in the second
+/// snapshot and are not listed.
+fn worker_records(
     before: &[(WorkerId, WorkerInfo)],
     after: &[(WorkerId, WorkerInfo)],
     took: Duration,
-) -> String {
+) -> Vec<WorkerRecord> {
     let secs = took.as_secs_f64().max(1e-9);
-    let parts: Vec<String> = after
+    let earlier: std::collections::HashMap<WorkerId, u64> = before.iter().map(|(id, w)| (*id, w.completed)).collect();
+    after
+        .iter()
+        .map(|(id, info)| {
+            let tasks = info.completed.saturating_sub(earlier.get(id).copied().unwrap_or(0));
+            WorkerRecord {
+                name: info.name.clone(),
+                tasks,
+                tasks_per_second: tasks as f64 / secs,
+                straggler: info.straggler,
+            }
+        })
+        .collect()
+}
+
+/// One line for the log: each worker's tasks done during a generation and its rate (the first
+/// [`WORKERS_LISTED`]), and how many are stragglers at the end.
+fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
+    let parts: Vec<String> = records
         .iter()
         .take(WORKERS_LISTED)
-        .map(|(id, info)| {
-            let earlier = before.iter().find(|(b, _)| b == id).map_or(0, |(_, b)| b.completed);
-            let done = info.completed.saturating_sub(earlier);
-            let flag = if info.straggler { " STRAGGLER" } else { "" };
-            format!("{} {done} tasks {:.2}/s{flag}", info.name, done as f64 / secs)
+        .map(|w| {
+            let flag = if w.straggler { " STRAGGLER" } else { "" };
+            format!("{} {} tasks {:.2}/s{flag}", w.name, w.tasks, w.tasks_per_second)
         })
         .collect();
-    let more = after.len().saturating_sub(WORKERS_LISTED);
+    let more = records.len().saturating_sub(WORKERS_LISTED);
     let more = if more > 0 { format!("; {more} more") } else { String::new() };
-    let stragglers = after.iter().filter(|(_, w)| w.straggler).count();
+    let stragglers = records.iter().filter(|w| w.straggler).count();
     format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
 }
 
@@ -506,6 +525,7 @@ fn generation_record(
         seconds,
         games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
         workers,
+        worker_detail: Vec::new(),
     }
 }
 
