@@ -111,7 +111,7 @@ pub struct WorkerRecord {
     pub tasks: u64,
     /// `tasks` over the generation's wall-clock time.
     pub tasks_per_second: f64,
-    /// Whether it was a straggler at the end of the generation.
+    /// Whether it was seen straggling during the generation (checked about 10 times a second).
     pub straggler: bool,
 }
 

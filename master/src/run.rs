@@ -14,6 +14,7 @@ use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo, spawn_embedded_w
 use loa_engine::network::{ChromosomeError, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentTask};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -350,7 +351,16 @@ impl Runner<'_> {
             .collect();
         progress.start_generation(generation, tasks.len());
         let workers_before = self.scheduler.workers();
-        let Some(outcomes) = self.play(tasks, |done| progress.tick_stats(done, &self.scheduler.stats()))? else {
+        // Stragglers are seen while the generation runs: at its end no lease is open any more.
+        let mut straggled = HashSet::new();
+        let tick = |done| {
+            let stats = self.scheduler.stats();
+            progress.tick_stats(done, &stats);
+            if stats.stragglers > 0 {
+                straggled.extend(self.scheduler.workers().into_iter().filter(|(_, w)| w.straggler).map(|(id, _)| id));
+            }
+        };
+        let Some(outcomes) = self.play(tasks, tick)? else {
             return Ok(false);
         };
         let tournaments: Vec<_> = outcomes
@@ -374,7 +384,8 @@ impl Runner<'_> {
             self.scheduler.stats().workers,
         );
         if self.options.cluster.is_some() {
-            record.worker_detail = worker_records(&workers_before, &self.scheduler.workers(), begun.elapsed());
+            let after = self.scheduler.workers();
+            record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.rng = rng;
@@ -454,11 +465,12 @@ impl Runner<'_> {
 const WORKERS_LISTED: usize = 16;
 
 /// What each worker did during a generation, from snapshots taken before and after it, with
-/// its straggler state at the end. Workers that left during the generation are not in the second
-/// snapshot and are not listed.
+/// whether it was seen straggling (`straggled`). Workers that left during the generation are not
+/// in the second snapshot and are not listed.
 fn worker_records(
     before: &[(WorkerId, WorkerInfo)],
     after: &[(WorkerId, WorkerInfo)],
+    straggled: &HashSet<WorkerId>,
     took: Duration,
 ) -> Vec<WorkerRecord> {
     let secs = took.as_secs_f64().max(1e-9);
@@ -471,14 +483,14 @@ fn worker_records(
                 name: info.name.clone(),
                 tasks,
                 tasks_per_second: tasks as f64 / secs,
-                straggler: info.straggler,
+                straggler: straggled.contains(id),
             }
         })
         .collect()
 }
 
 /// One line for the log: each worker's tasks done during a generation and its rate (the first
-/// [`WORKERS_LISTED`]), and how many are stragglers at the end.
+/// [`WORKERS_LISTED`]), and how many were seen straggling.
 fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
     let parts: Vec<String> = records
         .iter()
@@ -540,4 +552,38 @@ pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> 
     let count = state.population.len();
     let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
     Ok(stored.to_individual()?.chromosome.to_json())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, completed: u64) -> WorkerInfo {
+        let now = Instant::now();
+        WorkerInfo {
+            name: name.into(),
+            completed,
+            busy: Duration::ZERO,
+            registered: now,
+            last_seen: now,
+            oldest_lease: None,
+            straggler: false,
+        }
+    }
+
+    #[test]
+    fn worker_records_count_the_generation_only_and_mark_stragglers_seen_during_it() {
+        let before = [(1, info("a", 10)), (2, info("b", 3))];
+        // b left, c joined during the generation.
+        let after = [(1, info("a", 16)), (3, info("c", 2))];
+        let straggled = HashSet::from([3]);
+        let records = worker_records(&before, &after, &straggled, Duration::from_secs(2));
+        let summary: Vec<_> =
+            records.iter().map(|r| (r.name.as_str(), r.tasks, r.tasks_per_second, r.straggler)).collect();
+        assert_eq!(summary, [("a", 6, 3.0, false), ("c", 2, 1.0, true)]);
+        assert_eq!(
+            worker_line(7, &records),
+            "workers, generation 7: a 6 tasks 3.00/s; c 2 tasks 1.00/s STRAGGLER (1 stragglers)"
+        );
+    }
 }
