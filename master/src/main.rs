@@ -1,7 +1,7 @@
 //! `master`: runs the genetic algorithm. Parses flags and calls the library.
 
 use clap::{Args, Parser, Subcommand};
-use loa_master::cluster::ClusterOptions;
+use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunOptions, RunSummary, export, resume, start};
 use std::net::SocketAddr;
@@ -29,14 +29,23 @@ struct ClusterFlags {
     /// Seconds without a heartbeat after which a worker is dropped and its tasks leased again.
     #[arg(long, default_value_t = 30, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     lease_seconds: u64,
+    /// Serve over TLS with this certificate chain (PEM); workers use https:// and --tls-ca.
+    #[arg(long, requires_all = ["listen", "tls_key"])]
+    tls_cert: Option<PathBuf>,
+    /// The TLS private key (PEM) for --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 impl ClusterFlags {
-    fn options(&self) -> Option<ClusterOptions> {
-        let listen = self.listen?;
+    fn options(&self) -> Result<Option<ClusterOptions>, String> {
+        let Some(listen) = self.listen else { return Ok(None) };
         let mut options = ClusterOptions::new(listen, self.token.clone());
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
-        Some(options)
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            options.tls = Some(TlsIdentity::read(cert, key)?);
+        }
+        Ok(Some(options))
     }
 }
 
@@ -120,7 +129,7 @@ fn options(threads: Option<usize>, quiet: bool, cluster: &ClusterFlags) -> Resul
         eprintln!("\nstopping after the work in hand (Ctrl-C again to quit at once)");
     })
     .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
-    let cluster = cluster.options();
+    let cluster = cluster.options()?;
     // With remote workers the master's cores serve the network, unless told otherwise.
     let default = if cluster.is_some() { 0 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
     let threads = threads.unwrap_or(default);

@@ -96,6 +96,23 @@ pub struct GenerationRecord {
     pub games_per_second: f64,
     /// Worker threads or processes that took part.
     pub workers: usize,
+    /// In cluster mode, each worker registered at the end of the generation with what it did in
+    /// it; empty (and left out of the line) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worker_detail: Vec<WorkerRecord>,
+}
+
+/// What one worker did during a generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerRecord {
+    /// The name it registered with (name, slots, address).
+    pub name: String,
+    /// Outcomes of the generation's tasks it delivered first.
+    pub tasks: u64,
+    /// `tasks` over the generation's wall-clock time.
+    pub tasks_per_second: f64,
+    /// Whether it was seen straggling during the generation (checked about 10 times a second).
+    pub straggler: bool,
 }
 
 /// Appends one JSON line to `path`.

@@ -59,14 +59,15 @@ impl Progress {
     }
 
     /// Tasks done so far in the current step, with the scheduler's counters (workers
-    /// connected, tasks in flight, leases given again, dropped duplicate and unknown outcomes).
+    /// connected and stragglers among them, tasks in flight, leases given again, dropped
+    /// duplicate and unknown outcomes).
     pub fn tick_stats(&self, done: usize, stats: &crate::scheduler::SchedulerStats) {
         self.step.set_position(done as u64);
         let secs = self.step.elapsed().as_secs_f64();
         let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
         self.step.set_message(format!(
-            "{rate:.1} tasks/s | {} workers, {} in flight, {} re-leased, {} duplicates, {} unknown",
-            stats.workers, stats.in_flight, stats.re_leased, stats.duplicates, stats.unknown
+            "{rate:.1} tasks/s | {} workers ({} stragglers), {} in flight, {} re-leased, {} duplicates, {} unknown",
+            stats.workers, stats.stragglers, stats.in_flight, stats.re_leased, stats.duplicates, stats.unknown
         ));
     }
 

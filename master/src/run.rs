@@ -4,14 +4,17 @@
 use crate::checkpoint::{CheckpointError, RunState, StoredIndividual};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{Group, breed, initial_population, select};
-use crate::metrics::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, append_line, truncate_after};
+use crate::metrics::{
+    BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord, append_line, truncate_after,
+};
 use crate::population::{Individual, SerialCounter};
 use crate::progress::Progress;
 use crate::rng::GaRng;
-use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
+use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo, spawn_embedded_workers};
 use loa_engine::network::{ChromosomeError, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentTask};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -228,7 +231,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let server = match &options.cluster {
         Some(c) => {
             let server = crate::cluster::serve(&scheduler, c)
-                .map_err(|e| RunError::Cluster(format!("cannot listen on {}: {e}", c.listen)))?;
+                .map_err(|e| RunError::Cluster(format!("cannot serve on {}: {e}", c.listen)))?;
             log(dir, started, &format!("serving workers on {}", server.addr()));
             Some(server)
         }
@@ -347,7 +350,17 @@ impl Runner<'_> {
             })
             .collect();
         progress.start_generation(generation, tasks.len());
-        let Some(outcomes) = self.play(tasks, |done| progress.tick_stats(done, &self.scheduler.stats()))? else {
+        let workers_before = self.scheduler.workers();
+        // Stragglers are seen while the generation runs: at its end no lease is open any more.
+        let mut straggled = HashSet::new();
+        let tick = |done| {
+            let stats = self.scheduler.stats();
+            progress.tick_stats(done, &stats);
+            if stats.stragglers > 0 {
+                straggled.extend(self.scheduler.workers().into_iter().filter(|(_, w)| w.straggler).map(|(id, _)| id));
+            }
+        };
+        let Some(outcomes) = self.play(tasks, tick)? else {
             return Ok(false);
         };
         let tournaments: Vec<_> = outcomes
@@ -361,7 +374,7 @@ impl Runner<'_> {
             return Err(RunError::Task("a tournament task returned a benchmark outcome".into()));
         }
         let next = select(&groups, &tournaments);
-        let record = generation_record(
+        let mut record = generation_record(
             generation,
             config,
             &groups,
@@ -370,6 +383,10 @@ impl Runner<'_> {
             begun,
             self.scheduler.stats().workers,
         );
+        if self.options.cluster.is_some() {
+            let after = self.scheduler.workers();
+            record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
+        }
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.rng = rng;
         state.serials = serials;
@@ -385,6 +402,9 @@ impl Runner<'_> {
                 record.games, record.mean_plies, record.games_per_second, record.survivors_kept
             ),
         );
+        if self.options.cluster.is_some() {
+            log(self.dir, self.started, &worker_line(generation, &record.worker_detail));
+        }
         Ok(true)
     }
 
@@ -441,6 +461,51 @@ impl Runner<'_> {
     }
 }
 
+/// Most workers [`worker_line`] names; the rest are summed up, so the log stays readable.
+const WORKERS_LISTED: usize = 16;
+
+/// What each worker did during a generation, from snapshots taken before and after it, with
+/// whether it was seen straggling (`straggled`). Workers that left during the generation are not
+/// in the second snapshot and are not listed.
+fn worker_records(
+    before: &[(WorkerId, WorkerInfo)],
+    after: &[(WorkerId, WorkerInfo)],
+    straggled: &HashSet<WorkerId>,
+    took: Duration,
+) -> Vec<WorkerRecord> {
+    let secs = took.as_secs_f64().max(1e-9);
+    let earlier: std::collections::HashMap<WorkerId, u64> = before.iter().map(|(id, w)| (*id, w.completed)).collect();
+    after
+        .iter()
+        .map(|(id, info)| {
+            let tasks = info.completed.saturating_sub(earlier.get(id).copied().unwrap_or(0));
+            WorkerRecord {
+                name: info.name.clone(),
+                tasks,
+                tasks_per_second: tasks as f64 / secs,
+                straggler: straggled.contains(id),
+            }
+        })
+        .collect()
+}
+
+/// One line for the log: each worker's tasks done during a generation and its rate (the first
+/// [`WORKERS_LISTED`]), and how many were seen straggling.
+fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
+    let parts: Vec<String> = records
+        .iter()
+        .take(WORKERS_LISTED)
+        .map(|w| {
+            let flag = if w.straggler { " STRAGGLER" } else { "" };
+            format!("{} {} tasks {:.2}/s{flag}", w.name, w.tasks, w.tasks_per_second)
+        })
+        .collect();
+    let more = records.len().saturating_sub(WORKERS_LISTED);
+    let more = if more > 0 { format!("; {more} more") } else { String::new() };
+    let stragglers = records.iter().filter(|w| w.straggler).count();
+    format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
+}
+
 fn generation_record(
     generation: u64,
     config: &ExperimentConfig,
@@ -472,6 +537,7 @@ fn generation_record(
         seconds,
         games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
         workers,
+        worker_detail: Vec::new(),
     }
 }
 
@@ -486,4 +552,38 @@ pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> 
     let count = state.population.len();
     let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
     Ok(stored.to_individual()?.chromosome.to_json())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, completed: u64) -> WorkerInfo {
+        let now = Instant::now();
+        WorkerInfo {
+            name: name.into(),
+            completed,
+            busy: Duration::ZERO,
+            registered: now,
+            last_seen: now,
+            oldest_lease: None,
+            straggler: false,
+        }
+    }
+
+    #[test]
+    fn worker_records_count_the_generation_only_and_mark_stragglers_seen_during_it() {
+        let before = [(1, info("a", 10)), (2, info("b", 3))];
+        // b left, c joined during the generation.
+        let after = [(1, info("a", 16)), (3, info("c", 2))];
+        let straggled = HashSet::from([3]);
+        let records = worker_records(&before, &after, &straggled, Duration::from_secs(2));
+        let summary: Vec<_> =
+            records.iter().map(|r| (r.name.as_str(), r.tasks, r.tasks_per_second, r.straggler)).collect();
+        assert_eq!(summary, [("a", 6, 3.0, false), ("c", 2, 1.0, true)]);
+        assert_eq!(
+            worker_line(7, &records),
+            "workers, generation 7: a 6 tasks 3.00/s; c 2 tasks 1.00/s STRAGGLER (1 stragglers)"
+        );
+    }
 }

@@ -4,7 +4,7 @@ use loa_proto::pb::master_client::MasterClient;
 use std::time::Duration;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
 /// Largest reply the worker accepts (a lease of 64 tournaments is about 2 MiB).
@@ -27,15 +27,27 @@ impl tonic::service::Interceptor for TokenInject {
 pub type Client = MasterClient<InterceptedService<Channel, TokenInject>>;
 
 /// A client for `url` that connects lazily, so a master that is not up yet (or restarts) only
-/// makes calls fail until it is back. Errors name a bad URL or token.
-pub fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
+/// makes calls fail until it is back. Errors name a bad URL, token or CA certificate. An
+/// `https://` URL needs `tls_ca`, the PEM certificate that signed the master's (there is no
+/// system trust store: a cluster's master certificate is normally self-signed).
+pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<Client, String> {
     let token = token
         .map(|t| {
             MetadataValue::try_from(loa_proto::bearer(t)).map_err(|_| "the token must be printable ASCII".to_owned())
         })
         .transpose()?;
-    let endpoint = Endpoint::from_shared(url.to_owned())
-        .map_err(|e| format!("bad master URL {url:?}: {e}"))?
+    let mut endpoint = Endpoint::from_shared(url.to_owned()).map_err(|e| format!("bad master URL {url:?}: {e}"))?;
+    let https = endpoint.uri().scheme_str() == Some("https");
+    match (https, tls_ca) {
+        (true, None) => return Err(format!("{url} is https: give the master's CA certificate with --tls-ca")),
+        (false, Some(_)) => return Err(format!("--tls-ca needs an https:// master URL, not {url}")),
+        (true, Some(ca)) => {
+            let tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca));
+            endpoint = endpoint.tls_config(tls).map_err(|e| format!("TLS with the CA given: {e}"))?;
+        }
+        (false, None) => {}
+    }
+    let endpoint = endpoint
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true)
         // A task is about 33 KiB: larger windows than HTTP/2's 64 KiB avoid flow-control stalls.
@@ -45,6 +57,21 @@ pub fn connect(url: &str, token: Option<&str>) -> Result<Client, String> {
         .keep_alive_while_idle(true);
     Ok(MasterClient::with_interceptor(endpoint.connect_lazy(), TokenInject(token))
         .max_decoding_message_size(MAX_REPLY_BYTES))
+}
+
+/// If `status` failed because the master's certificate was not trusted, why (retrying will not
+/// help). rustls's error is found in the status's source chain by its message, since tonic does
+/// not expose the rustls error type.
+pub fn certificate_refused(status: &Status) -> Option<String> {
+    let mut source = std::error::Error::source(status);
+    while let Some(e) = source {
+        let message = e.to_string();
+        if message.contains("invalid peer certificate") || message.contains("UnknownIssuer") {
+            return Some(message);
+        }
+        source = e.source();
+    }
+    None
 }
 
 /// Capped exponential back-off with jitter, so a thousand workers that lost the master do not

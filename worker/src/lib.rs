@@ -28,6 +28,8 @@ pub struct WorkerOptions {
     pub slots: usize,
     /// Shared token, if the master wants one.
     pub token: Option<String>,
+    /// The CA certificate (PEM) that signed the master's TLS certificate; needed for `https://`.
+    pub tls_ca: Option<Vec<u8>>,
     /// A name for the master's displays.
     pub name: String,
     /// Tasks held per slot (one playing, the rest waiting), so players never idle.
@@ -49,6 +51,7 @@ impl WorkerOptions {
             master: master.into(),
             slots: std::thread::available_parallelism().map_or(1, |n| n.get()),
             token: None,
+            tls_ca: None,
             name: format!("{host}:{}", std::process::id()),
             ahead: 2,
             max_backoff: Duration::from_secs(5),
@@ -111,6 +114,8 @@ pub enum WorkerError {
     Options(String),
     /// The master refused our token.
     Refused(String),
+    /// The master's TLS certificate is not trusted (not signed by the CA given).
+    Untrusted(String),
     /// Threads or the runtime could not start.
     Io(std::io::Error),
 }
@@ -120,6 +125,9 @@ impl std::fmt::Display for WorkerError {
         match self {
             WorkerError::Options(e) => f.write_str(e),
             WorkerError::Refused(e) => write!(f, "the master refused this worker: {e} (check --token)"),
+            WorkerError::Untrusted(e) => {
+                write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)")
+            }
             WorkerError::Io(e) => write!(f, "cannot start: {e}"),
         }
     }
@@ -144,7 +152,8 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
 }
 
 async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
-    let client = client::connect(&options.master, options.token.as_deref()).map_err(WorkerError::Options)?;
+    let client = client::connect(&options.master, options.token.as_deref(), options.tls_ca.as_deref())
+        .map_err(WorkerError::Options)?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let local = Arc::new(players::Local::default());
     let players_stop = Arc::new(AtomicBool::new(false));
@@ -189,6 +198,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     report.dropped = dropped;
     match ended {
         Ended::Refused(message) => Err(WorkerError::Refused(message)),
+        Ended::Untrusted(message) => Err(WorkerError::Untrusted(message)),
         Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
         Ended::Stopped => Ok(report),
     }

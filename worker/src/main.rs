@@ -21,6 +21,9 @@ struct Cli {
     /// Name shown by the master (default: host:pid).
     #[arg(long)]
     name: Option<String>,
+    /// The CA certificate (PEM) that signed the master's TLS certificate (for https:// URLs).
+    #[arg(long)]
+    tls_ca: Option<std::path::PathBuf>,
     /// Exit once the master has not answered for this many seconds (default: wait forever).
     #[arg(long)]
     give_up_after: Option<u64>,
@@ -31,6 +34,15 @@ fn main() -> ExitCode {
     let mut options = WorkerOptions::new(cli.master);
     options.slots = cli.slots.unwrap_or(options.slots);
     options.token = cli.token;
+    if let Some(path) = &cli.tls_ca {
+        match std::fs::read(path) {
+            Ok(pem) => options.tls_ca = Some(pem),
+            Err(e) => {
+                eprintln!("worker: error: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     options.name = cli.name.unwrap_or(options.name);
     options.give_up_after = cli.give_up_after.map(Duration::from_secs);
     let control = Control::default();

@@ -39,6 +39,8 @@ pub enum Ended {
     Stopped,
     /// The master refused our token: retrying will not help.
     Refused(String),
+    /// The master's TLS certificate is not signed by our CA: retrying will not help.
+    Untrusted(String),
     /// The master has been unreachable for longer than the worker's patience.
     MasterGone,
 }
@@ -56,6 +58,9 @@ impl Session {
     fn failed(&self, status: &tonic::Status) -> Result<(), Ended> {
         if status.code() == Code::Unauthenticated {
             return Err(Ended::Refused(status.message().to_owned()));
+        }
+        if let Some(why) = crate::client::certificate_refused(status) {
+            return Err(Ended::Untrusted(why));
         }
         if status.code() == Code::NotFound {
             // The master forgot us (we were silent too long, or it restarted): register again.

@@ -1,9 +1,9 @@
 //! A master in cluster mode with in-process workers on 127.0.0.1: the same checkpoints as an
 //! embedded run, workers that crash, wrong tokens and malformed messages.
 
-use loa_master::cluster::ClusterOptions;
+use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_master::run::{RunDir, RunOptions, RunSummary, resume, start};
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use loa_worker::{WorkerError, WorkerHandle, WorkerOptions, spawn};
@@ -44,13 +44,29 @@ struct Master {
 }
 
 fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
-    let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    master_tls(config, out, lease, None)
+}
+
+fn master_tls(config: &ExperimentConfig, out: &Path, lease: Duration, tls: Option<TlsIdentity>) -> Master {
+    let (config, out) = (config.clone(), out.to_path_buf());
+    let listen = "127.0.0.1:0".parse().unwrap();
+    master_on(listen, lease, tls, move |options| start(config, &out, &options).unwrap())
+}
+
+/// A master on `listen` that runs `run` (a start or a resume) with its options, in the background.
+fn master_on(
+    listen: SocketAddr,
+    lease: Duration,
+    tls: Option<TlsIdentity>,
+    run: impl FnOnce(RunOptions) -> RunSummary + Send + 'static,
+) -> Master {
+    let mut cluster = ClusterOptions::new(listen, Some(TOKEN.into()));
     cluster.lease_time = lease;
+    cluster.tls = tls;
     let bound = Arc::clone(&cluster.bound);
     let stop = Arc::new(AtomicBool::new(false));
     let options = RunOptions { threads: 0, stop: Arc::clone(&stop), progress: false, cluster: Some(cluster) };
-    let (config, out) = (config.clone(), out.to_path_buf());
-    let thread = std::thread::spawn(move || start(config, &out, &options).unwrap());
+    let thread = std::thread::spawn(move || run(options));
     let started = Instant::now();
     let addr = loop {
         if let Some(addr) = bound.get() {
@@ -63,7 +79,12 @@ fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
 }
 
 fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
-    let mut options = WorkerOptions::new(format!("http://{addr}"));
+    worker_at(&format!("http://{addr}"), name, token, None)
+}
+
+fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerHandle {
+    let mut options = WorkerOptions::new(url);
+    options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
     options.slots = 1;
     options.token = Some(token.into());
     options.name = name.into();
@@ -106,6 +127,28 @@ fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
     // Tasks this small may all go to the first workers to connect, so only the total is fixed.
     assert!(reports.iter().all(|r| r.registrations == 1 && r.undelivered == 0), "{reports:?}");
     same_run(&reference, &cluster, 2);
+    // run.log has a per-worker line for each generation, whose counts add up to its 4 tasks.
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    let lines: Vec<_> = log.lines().filter(|l| l.contains("workers, generation")).collect();
+    assert_eq!(lines.len(), 4, "{log}");
+    for line in lines {
+        let tasks: u64 = line
+            .split([':', ';'])
+            .filter(|part| part.contains(" tasks "))
+            .filter_map(|part| part.split(" tasks ").next()?.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum();
+        assert_eq!(tasks, 4, "{line}");
+        assert!(line.contains("w0 (1 slots"), "{line}");
+    }
+    // generations.jsonl has the same detail, per worker (an embedded run's has none).
+    let embedded_generations = String::from_utf8(read(&RunDir::new(&reference).generations())).unwrap();
+    assert!(!embedded_generations.contains("worker_detail"), "{embedded_generations}");
+    let generations = String::from_utf8(read(&RunDir::new(&cluster).generations())).unwrap();
+    for line in generations.lines() {
+        let record: loa_master::metrics::GenerationRecord = serde_json::from_str(line).unwrap();
+        assert_eq!(record.worker_detail.iter().map(|w| w.tasks).sum::<u64>(), 4, "{line}");
+        assert_eq!(record.worker_detail.len(), 3, "{line}");
+    }
 }
 
 #[test]
@@ -241,4 +284,75 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
     assert!(log.contains("1 duplicates, 1 unknown"), "{log}");
     assert!(log.contains("2 calls refused (token), 3 malformed requests"), "{log}");
+}
+
+#[test]
+fn a_run_over_tls_matches_an_embedded_run_and_untrusting_workers_are_refused() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(1, 1);
+    let expected = embedded(&config, &reference);
+    // A self-signed certificate for the address the workers dial, and an unrelated one.
+    let master_cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let stranger = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let tls = TlsIdentity {
+        cert_pem: master_cert.cert.pem().into_bytes(),
+        key_pem: master_cert.signing_key.serialize_pem().into_bytes(),
+    };
+    let m = master_tls(&config, &cluster, Duration::from_secs(5), Some(tls));
+    let url = format!("https://{}", m.addr);
+
+    // A worker trusting another CA gives up at once, naming the certificate problem.
+    let err = worker_at(&url, "untrusting", TOKEN, Some(&stranger.cert.pem())).join().unwrap_err();
+    assert!(matches!(err, WorkerError::Untrusted(_)), "{err}");
+    assert!(err.to_string().contains("--tls-ca"), "{err}");
+    // Without a CA an https URL is refused before any call; with one, an http URL is.
+    let err = worker_at(&url, "no-ca", TOKEN, None).join().unwrap_err();
+    assert!(matches!(&err, WorkerError::Options(m) if m.contains("--tls-ca")), "{err}");
+    let plain = format!("http://{}", m.addr);
+    let err = worker_at(&plain, "mixed", TOKEN, Some(&master_cert.cert.pem())).join().unwrap_err();
+    assert!(matches!(&err, WorkerError::Options(m) if m.contains("https://")), "{err}");
+
+    let trusting = worker_at(&url, "trusting", TOKEN, Some(&master_cert.cert.pem()));
+    let summary = m.thread.join().unwrap();
+    assert_eq!(summary, expected);
+    same_run(&reference, &cluster, 1);
+    let report = trusting.stop().unwrap();
+    // 2 generations of 4 tournaments and 2 benchmarks of 4 individuals, all over TLS.
+    assert_eq!((report.accepted, report.undelivered), (16, 0), "{report:?}");
+}
+
+#[test]
+fn a_master_stopped_and_resumed_on_its_port_gets_its_workers_back() {
+    let (_tmp, reference, cluster) = dirs();
+    // Depth 2 makes tasks long enough that the stop comes mid-run.
+    let config = tiny(2, 2);
+    let expected = embedded(&config, &reference);
+    let first = master(&config, &cluster, Duration::from_secs(5));
+    let addr = first.addr;
+    let workers: Vec<_> = (0..2).map(|i| worker(addr, &format!("w{i}"), TOKEN)).collect();
+    let latest = RunDir::new(&cluster).latest_checkpoint();
+    let started = Instant::now();
+    while !latest.exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Stop the master mid-run (as Ctrl-C does): it drops the work in hand and stops serving.
+    first.stop.store(true, Ordering::Release);
+    let stopped = first.thread.join().unwrap();
+    assert!(stopped.stopped && stopped.epoch < 2, "{stopped:?}");
+
+    // A new master on the same port resumes; the same worker processes, which kept retrying,
+    // register with it again and finish the run.
+    let dir = cluster.clone();
+    let second =
+        master_on(addr, Duration::from_secs(5), None, move |options| resume(&dir, None, None, &options).unwrap());
+    assert_eq!(second.addr, addr);
+    let summary = second.thread.join().unwrap();
+    assert_eq!((summary.epoch, summary.generation, summary.stopped), (2, 4, false));
+    assert_eq!(summary.last_report, expected.last_report);
+    same_run(&reference, &cluster, 2);
+    let reports: Vec<_> = workers.into_iter().map(|w| w.stop().unwrap()).collect();
+    // Both served both masters: registered once with each.
+    assert!(reports.iter().all(|r| r.registrations == 2), "{reports:?}");
+    assert!(reports.iter().map(|r| r.accepted).sum::<u64>() > 0, "{reports:?}");
 }

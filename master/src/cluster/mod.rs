@@ -40,12 +40,38 @@ pub struct ClusterOptions {
     pub lease_time: Duration,
     /// Set to the address actually bound once the server listens (for port 0 and tests).
     pub bound: Arc<OnceLock<SocketAddr>>,
+    /// Serve over TLS with this certificate and key (workers then use `https://` URLs).
+    pub tls: Option<TlsIdentity>,
+}
+
+/// The master's TLS certificate chain and private key, both PEM.
+#[derive(Clone)]
+pub struct TlsIdentity {
+    /// The certificate chain, PEM.
+    pub cert_pem: Vec<u8>,
+    /// The private key, PEM.
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the key.
+        f.debug_struct("TlsIdentity").field("cert_pem", &format_args!("{} bytes", self.cert_pem.len())).finish()
+    }
+}
+
+impl TlsIdentity {
+    /// Reads the certificate and key from PEM files, naming the file that cannot be read.
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, String> {
+        let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+        Ok(TlsIdentity { cert_pem: read(cert)?, key_pem: read(key)? })
+    }
 }
 
 impl ClusterOptions {
     /// Listen on `listen` with `token` and 30 s leases.
     pub fn new(listen: SocketAddr, token: Option<String>) -> ClusterOptions {
-        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default() }
+        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default(), tls: None }
     }
 }
 
@@ -71,8 +97,17 @@ pub struct Server {
 /// How long a graceful shutdown may wait for calls in progress.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
-/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound.
+/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound
+/// or the TLS certificate and key are not usable.
 pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::Result<Server> {
+    // Checked before binding, so a bad certificate is reported before anything listens.
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = &options.tls {
+        let identity = tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+        builder = builder
+            .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+            .map_err(|e| std::io::Error::other(format!("TLS certificate or key: {}", error_chain(&e))))?;
+    }
     let listener = std::net::TcpListener::bind(options.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
@@ -94,7 +129,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
         runtime.block_on(async move {
             let reaping = tokio::spawn(async move { reaper.reap_forever().await });
             let mut signal = stopped.clone();
-            let server = tonic::transport::Server::builder()
+            let server = builder
                 .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check))
                 .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), async move {
                     let _ = signal.wait_for(|s| *s).await;
@@ -148,6 +183,18 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.stop_and_join();
     }
+}
+
+/// An error and its sources on one line (tonic's top-level messages are terse).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
 }
 
 /// A one-line account of the cluster's traffic for the run log.
