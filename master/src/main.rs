@@ -49,6 +49,19 @@ impl ClusterFlags {
     }
 }
 
+/// How a run or resume works: workers, display, cluster mode.
+#[derive(Args)]
+struct RunFlags {
+    /// Embedded worker threads (default: one per core; 0 with --listen).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    cluster: ClusterFlags,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Start a run from a configuration file.
@@ -59,14 +72,8 @@ enum Command {
         /// Run directory to create (refused if it already holds a run).
         #[arg(long)]
         out: PathBuf,
-        /// Embedded worker threads (default: one per core; 0 with --listen).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// No progress bars.
-        #[arg(long)]
-        quiet: bool,
         #[command(flatten)]
-        cluster: ClusterFlags,
+        flags: RunFlags,
     },
     /// Continue a run from its last generation or from a saved epoch.
     Resume {
@@ -78,14 +85,8 @@ enum Command {
         /// Run this many more epochs (default: up to the configuration's `epochs`).
         #[arg(long)]
         epochs: Option<u32>,
-        /// Embedded worker threads (default: one per core; 0 with --listen).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// No progress bars.
-        #[arg(long)]
-        quiet: bool,
         #[command(flatten)]
-        cluster: ClusterFlags,
+        flags: RunFlags,
     },
     /// Measure the cluster service: stub workers on loopback that answer at once.
     BenchDispatch {
@@ -118,7 +119,8 @@ enum Command {
     },
 }
 
-fn options(threads: Option<usize>, quiet: bool, cluster: &ClusterFlags) -> Result<RunOptions, String> {
+fn options(flags: &RunFlags) -> Result<RunOptions, String> {
+    let (threads, quiet) = (flags.threads, flags.quiet);
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -129,7 +131,7 @@ fn options(threads: Option<usize>, quiet: bool, cluster: &ClusterFlags) -> Resul
         eprintln!("\nstopping after the work in hand (Ctrl-C again to quit at once)");
     })
     .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
-    let cluster = cluster.options()?;
+    let cluster = flags.cluster.options()?;
     // With remote workers the master's cores serve the network, unless told otherwise.
     let default = if cluster.is_some() { 0 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
     let threads = threads.unwrap_or(default);
@@ -149,12 +151,12 @@ fn report(summary: RunSummary) {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Run { config, out, threads, quiet, cluster } => {
+        Command::Run { config, out, flags } => {
             let config = ExperimentConfig::read(&config).map_err(|e| e.to_string())?;
-            report(start(config, &out, &options(threads, quiet, &cluster)?).map_err(|e| e.to_string())?);
+            report(start(config, &out, &options(&flags)?).map_err(|e| e.to_string())?);
         }
-        Command::Resume { dir, from_epoch, epochs, threads, quiet, cluster } => {
-            report(resume(&dir, from_epoch, epochs, &options(threads, quiet, &cluster)?).map_err(|e| e.to_string())?);
+        Command::Resume { dir, from_epoch, epochs, flags } => {
+            report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
         }
         Command::BenchDispatch { tasks, clients, samples, depth } => {
             if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
