@@ -255,6 +255,9 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().contains("benchmark.games"), "{}", status.message());
+        // A worker that sends garbage is dropped (its lease goes back to the queue).
+        let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id }).await.unwrap_err();
+        assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");
         let winner7 = pb::TournamentOutcome { winner: 7, matches: vec![] };
         let result = Some(pb::complete_request::Result::Tournament(winner7));
         let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();

@@ -138,7 +138,19 @@ impl pb::master_server::Master for MasterService {
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
         let r = request.into_inner();
-        let outcome = result_from_proto(r.result.as_ref()).map_err(|e| self.invalid(e.to_string()))?;
+        let outcome = match result_from_proto(r.result.as_ref()) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                // A worker that sends garbage cannot be trusted with its other tasks either:
+                // drop it, so its leases go back to the queue (it may register again).
+                if let Some(worker) = self.resolve(r.worker_id) {
+                    self.remote().remove(&worker);
+                    self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    self.scheduler.unregister(worker);
+                }
+                return Err(self.invalid(e.to_string()));
+            }
+        };
         // An outcome from a worker this process does not know (e.g. leased from the master before
         // a restart) is still the outcome of that task id: accept it on behalf of nobody.
         let worker = self.resolve(r.worker_id).unwrap_or(WorkerId::MAX);
