@@ -50,3 +50,15 @@ pub use notation::{IllegalReason, MoveError, PositionError};
 pub use position::{MAX_PIECES, Position, START_TEXT};
 pub use rules::{BothConnected, EndReason, GameEnd, NoMoves, Outcome, Rules};
 pub use square::{Color, Square};
+
+/// Restores the default action for SIGPIPE, which Rust programs ignore: then a command whose
+/// output goes to a pipe that closes early (`loa moves ... | head -1`) ends quietly, as Unix
+/// tools do, instead of panicking in `println!`. Call it first thing in `main`.
+pub fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_DFL at start-up, before any thread exists,
+    // has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

@@ -153,3 +153,21 @@ fn play_refuses_illegal_input_and_lists_moves() {
     // End of input also stops cleanly.
     assert!(loa_stdin(&["play", "--opponent", "random:1", "--as", "white"], "").status.success());
 }
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loa"))
+        .args(["bench", "--depth", "4", "--repeats", "1", "--positions", "20", "--games", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run loa");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("read");
+    assert!(first.starts_with("loa bench"), "{first}");
+    // The reader is dropped here: the pipe closes while loa still has lines to print.
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -30,6 +30,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    loa_engine::restore_sigpipe();
     let cli = Cli::parse();
     let mut options = WorkerOptions::new(cli.master);
     options.slots = cli.slots.unwrap_or(options.slots);
