@@ -32,15 +32,15 @@ impl std::fmt::Display for Figure {
 }
 
 fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
-    let mut best = Duration::MAX;
-    let mut result = None;
-    for _ in 0..repeats.max(1) {
+    let start = Instant::now();
+    let mut result = run();
+    let mut best = start.elapsed();
+    for _ in 1..repeats {
         let start = Instant::now();
-        let r = run();
+        result = run();
         best = best.min(start.elapsed());
-        result = Some(r);
     }
-    (result.expect("at least one run"), best)
+    (result, best)
 }
 
 /// Perft speed from the start position, with bulk counting at the last ply and without.
