@@ -49,11 +49,6 @@ impl Move {
         self.0 == PASS_BITS
     }
 
-    /// The packed 16-bit form (stable: used in logs and task results).
-    pub const fn to_bits(self) -> u16 {
-        self.0
-    }
-
     /// The canonical sort key: from-square, then to-square (the capture flag never matters,
     /// since a square pair fixes it).
     #[inline]

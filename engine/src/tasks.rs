@@ -243,17 +243,17 @@ impl Task {
             Task::Benchmark(b) => play_benchmark(b).map(TaskOutcome::Benchmark),
         }
     }
-
-    /// Games the task plays (for throughput figures).
-    pub fn game_count(&self) -> u32 {
-        match self {
-            Task::Tournament(_) => 6,
-            Task::Benchmark(_) => 2,
-        }
-    }
 }
 
 impl TaskOutcome {
+    /// Games the task played (a knockout of four plays three two-game matches).
+    pub fn game_count(&self) -> u32 {
+        match self {
+            TaskOutcome::Tournament(t) => 2 * t.matches.len() as u32,
+            TaskOutcome::Benchmark(b) => b.games.len() as u32,
+        }
+    }
+
     /// Plies played over all the task's games.
     pub fn plies(&self) -> u32 {
         match self {

@@ -515,7 +515,7 @@ fn generation_record(
     begun: Instant,
     workers: usize,
 ) -> GenerationRecord {
-    let games: u32 = outcomes.len() as u32 * 6;
+    let games: u32 = outcomes.iter().map(TaskOutcome::game_count).sum();
     let plies: u32 = outcomes.iter().map(TaskOutcome::plies).sum();
     let seconds = begun.elapsed().as_secs_f64();
     let gpe = u64::from(config.generations_per_epoch);
