@@ -104,25 +104,12 @@ impl<E: Evaluator> Tree<'_, E> {
         Err(child_state)
     }
 
-    /// The value of having no legal move at `ply`: a loss, or `None` if the side passes.
-    #[inline]
-    fn no_moves(&self, ply: u32) -> Option<f32> {
-        match self.rules.no_moves {
-            NoMoves::Loses => Some(-(WIN - ply as f32)),
-            NoMoves::Passes => None,
-        }
-    }
-
     /// Plain minimax (negamax form): every move, no pruning.
     fn minimax(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32) -> f32 {
-        let mut moves = MoveList::new();
-        pos.generate_moves(&mut moves);
-        if moves.is_empty() {
-            if let Some(v) = self.no_moves(ply) {
-                return v;
-            }
-            moves.push(Move::PASS);
-        }
+        let moves = match moves_or_end(pos, self.rules, ply) {
+            Ok(moves) => moves,
+            Err(loss) => return loss,
+        };
         let mut best = f32::NEG_INFINITY;
         for &mv in moves.iter() {
             let child = pos.play(mv);
@@ -137,14 +124,10 @@ impl<E: Evaluator> Tree<'_, E> {
 
     /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
     fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, mut alpha: f32, beta: f32) -> f32 {
-        let mut moves = MoveList::new();
-        pos.generate_moves(&mut moves);
-        if moves.is_empty() {
-            if let Some(v) = self.no_moves(ply) {
-                return v;
-            }
-            moves.push(Move::PASS);
-        }
+        let mut moves = match moves_or_end(pos, self.rules, ply) {
+            Ok(moves) => moves,
+            Err(loss) => return loss,
+        };
         self.order.sort(&mut moves, ply as usize);
         let mut best = f32::NEG_INFINITY;
         for &mv in moves.iter() {
@@ -168,19 +151,24 @@ impl<E: Evaluator> Tree<'_, E> {
     }
 }
 
-/// The root's legal moves (just [`Move::PASS`] if it has none and may pass), or the result when
-/// it has none and loses.
-fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
-    let mut moves = pos.legal_moves();
+/// The legal moves at a node `ply` plies below the root, just [`Move::PASS`] if there are none
+/// and the side may pass, or the value of the loss if there are none and the side loses.
+#[inline]
+fn moves_or_end(pos: &Position, rules: &Rules, ply: u32) -> Result<MoveList, f32> {
+    let mut moves = MoveList::new();
+    pos.generate_moves(&mut moves);
     if moves.is_empty() {
         match rules.no_moves {
-            NoMoves::Loses => {
-                return Err(SearchResult { best: None, value: -WIN, nodes: 1 });
-            }
+            NoMoves::Loses => return Err(-(WIN - ply as f32)),
             NoMoves::Passes => moves.push(Move::PASS),
         }
     }
     Ok(moves)
+}
+
+/// The root's moves, or the result when the side to move has none and loses.
+fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
+    moves_or_end(pos, rules, 0).map_err(|value| SearchResult { best: None, value, nodes: 1 })
 }
 
 /// Plain minimax to `limits.depth` plies: the reference alpha-beta must agree with. Root moves
