@@ -1,0 +1,40 @@
+//! Pins the bytes of a short run's checkpoints for the thesis scheme, as computed on main before
+//! the reshaping of issue 9 (commit fdaa0b0): any change to breeding, task seeds, the games or the
+//! checkpoint encoding shows up here as a different digest. If a change of results is intended,
+//! say so in the commit and update the digests.
+
+use loa_master::config::ExperimentConfig;
+use loa_master::run::{RunDir, RunOptions, start};
+use std::sync::Arc;
+
+/// FNV-1a, 64 bits: a fixed, dependency-free digest (collisions do not matter here; any change
+/// of a single byte changes it).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+fn pinned_config() -> ExperimentConfig {
+    let mut c = ExperimentConfig {
+        seed: 20261123,
+        epochs: 2,
+        population: 6,
+        generations_per_epoch: 2,
+        network_depth: 2,
+        ..Default::default()
+    };
+    c.benchmark.depth = 2;
+    c.rules.ply_cap = 60;
+    c
+}
+
+#[test]
+fn a_short_thesis_run_writes_the_pinned_checkpoints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let options = RunOptions { threads: 2, stop: Arc::default(), progress: false, cluster: None };
+    start(pinned_config(), &out, &options).unwrap();
+    let dir = RunDir::new(&out);
+    let digest = |p: std::path::PathBuf| format!("{:016x}", fnv1a(&std::fs::read(&p).unwrap()));
+    let found = [digest(dir.epoch_checkpoint(0)), digest(dir.epoch_checkpoint(1)), digest(dir.epoch_checkpoint(2))];
+    assert_eq!(found, ["f604f7b9a51c3a17", "4c94ce718ae9d7a1", "08790944cf6cd91f"]);
+}
