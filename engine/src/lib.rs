@@ -9,29 +9,27 @@
 //! - [`connect`]: 8-connected groups by bitboard flood fill.
 //! - [`quads`]: quad counts and the Euler number, from scratch and incremental.
 //! - [`perft`]: move-tree leaf counts.
-//! - [`describe`]: the text `loa show` prints.
 //! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
 //! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
-//! - [`series`]: a series of games in parallel, as `loa match` plays them.
-//! - [`interactive`]: a person against a player (`loa play`).
-//! - [`players`]: the thesis's players and the specs that name them (`aloa:5`, `net:3:FILE`).
+//! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
+//! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers.
 //! - [`tasks`]: the master's units of work: tournaments and benchmark matches.
-//! - [`bench`]: the speed figures `loa bench` prints.
+//!
+//! The `loa` command and what only it uses (player specs, series, `loa play`, `loa bench`) live
+//! in the `loa-cli` crate.
 
 pub mod aloa;
-pub mod bench;
 mod bitboard;
 pub mod connect;
-pub mod describe;
 pub mod game;
-pub mod interactive;
 pub mod movegen;
 mod moves;
 pub mod network;
 pub mod notation;
+pub mod openings;
 pub mod perft;
 pub mod players;
 mod position;
@@ -39,7 +37,6 @@ pub mod quads;
 pub mod random;
 pub mod rules;
 pub mod search;
-pub mod series;
 mod square;
 mod tables;
 pub mod tasks;

@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn values_are_uniform_and_keyed() {
         let h = RandomHeuristic::new(42);
-        let positions = crate::bench::sample_positions(20_000, 1);
+        let positions = crate::openings::sample_positions(20_000, 1);
         let values: Vec<f32> = positions.iter().map(|p| h.value(p, Color::Black)).collect();
         assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
         let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64;

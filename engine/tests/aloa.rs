@@ -2,7 +2,7 @@
 //! the board symmetries, antisymmetry, and (ignored, run by hand) its playing strength.
 
 use loa_engine::aloa::{Aloa, AloaKind, AloaWeights, MIN_DISTANCE_SUM, SideFeatures, SideTerms};
-use loa_engine::bench::sample_positions;
+use loa_engine::openings::sample_positions;
 use loa_engine::search::{EVAL_LIMIT, Evaluator};
 use loa_engine::{Bitboard, Color, Position, Square};
 
@@ -267,15 +267,6 @@ fn weights_out_of_range_are_rejected_and_defaults_are_the_reference() {
     assert!(serde_json::from_str::<AloaWeights>(r#"{"edges": 3}"#).is_err());
 }
 
-/// Prints the evaluation speed (`cargo test --release --test aloa -- --ignored --nocapture speed`).
-#[test]
-#[ignore = "timing, run by hand"]
-fn speed() {
-    for figure in loa_engine::aloa::aloa_figures(5) {
-        println!("{figure}");
-    }
-}
-
 /// Strength checks by self-play, run by hand:
 /// `ALOA_PAIRS=500 cargo test --release -p loa-engine --test aloa -- --ignored --nocapture strength`.
 ///
@@ -286,9 +277,9 @@ fn speed() {
 mod strength {
     use loa_engine::aloa::{Aloa, AloaKind};
     use loa_engine::game::{Player, benchmark_score, play_game};
+    use loa_engine::openings::random_opening;
     use loa_engine::random::{RandomHeuristic, derive_seed};
     use loa_engine::search::{SearchLimits, SearchResult, alpha_beta};
-    use loa_engine::series::random_opening;
     use loa_engine::{Color, Outcome, Position, Rules};
 
     /// Alpha-beta over ALoA at a fixed depth.

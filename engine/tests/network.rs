@@ -620,13 +620,3 @@ fn json_numbers_round_trip_for_every_f32() {
         assert_eq!(back.to_bits(), bits, "{text}");
     }
 }
-
-/// Speed figures (best of 5): `cargo test --release -p loa-engine --test network -- --ignored
-/// --nocapture network_speed`.
-#[test]
-#[ignore]
-fn network_speed() {
-    for figure in loa_engine::network::network_figures(5) {
-        println!("{figure}");
-    }
-}

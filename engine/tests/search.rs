@@ -137,7 +137,7 @@ fn alpha_beta_visits_far_fewer_nodes_at_depth_3() {
     let rules = Rules::default();
     let limits = SearchLimits { depth: 3, plies_left: u32::MAX };
     let (mut ab, mut mm) = (0, 0);
-    for (i, p) in loa_engine::bench::sample_positions(40, 3).iter().enumerate() {
+    for (i, p) in loa_engine::openings::sample_positions(40, 3).iter().enumerate() {
         if p.game_end(&rules).is_some() {
             continue;
         }

@@ -9,13 +9,13 @@
 //! seed write byte-identical checkpoints.
 
 use crate::config::ExperimentConfig;
-use crate::metrics::EpochReport;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::network::{Chromosome, ChromosomeError, Topology};
+use loa_records::EpochReport;
+use loa_records::jsonl::write_atomically;
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -119,24 +119,6 @@ impl std::fmt::Display for CheckpointError {
 }
 
 impl std::error::Error for CheckpointError {}
-
-/// Writes `bytes` to `path` atomically: temporary file, fsync, rename, fsync of the directory.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp"));
-    {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-    }
-    fs::rename(&tmp, path)?;
-    // Make the rename itself durable.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
 
 impl RunState {
     /// The checkpoint bytes of this state.

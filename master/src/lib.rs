@@ -7,7 +7,7 @@
 //! - [`generation`]: breeding survivors into knockout groups and selecting the winners.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
-//! - [`metrics`]: per-generation and per-epoch JSON lines.
+//! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.

@@ -1,174 +1,79 @@
-//! Metrics: one JSON line per generation (`generations.jsonl`) and per epoch (`epochs.jsonl`)
-//! in the run directory, for `analysis` and for people.
+//! The run's records ([`loa_records`]) made from the engine's task outcomes.
 //!
-//! Epoch reports hold only deterministic facts (they are also kept in checkpoints); generation
-//! lines add wall-clock time and throughput, which vary from run to run.
+//! The record types mirror the engine's game and match types field for field (so files and
+//! checkpoints keep their shape); these functions are the only place that converts.
 
 use loa_engine::tasks::{BenchmarkOutcome, GameSummary, MatchSummary};
-use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use loa_records as records;
 
-/// One individual's benchmark match.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BenchmarkEntry {
-    /// Birth serial.
-    pub serial: u64,
-    /// Score as Black (game 0) and as White (game 1).
-    pub scores: [u32; 2],
-    /// Both games' scores added (max 398).
-    pub combined: u32,
-    /// The two games.
-    pub games: [GameSummary; 2],
+/// A game as recorded.
+pub fn game(g: &GameSummary) -> records::GameSummary {
+    records::GameSummary { outcome: outcome(g.outcome), reason: reason(g.reason), plies: g.plies }
 }
 
-impl BenchmarkEntry {
-    /// The entry for `serial` from its benchmark outcome.
-    pub fn new(serial: u64, outcome: &BenchmarkOutcome) -> BenchmarkEntry {
-        BenchmarkEntry { serial, scores: outcome.scores, combined: outcome.scores.iter().sum(), games: outcome.games }
+fn color(c: loa_engine::Color) -> records::Color {
+    match c {
+        loa_engine::Color::Black => records::Color::Black,
+        loa_engine::Color::White => records::Color::White,
     }
 }
 
-/// The benchmark of a whole population at the end of an epoch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EpochReport {
-    /// Epochs completed (0 for the initial population).
-    pub epoch: u32,
-    /// Generations completed.
-    pub generation: u64,
-    /// Every survivor's match, in population order.
-    pub entries: Vec<BenchmarkEntry>,
-    /// Best combined score.
-    pub best: u32,
-    /// Mean combined score.
-    pub mean: f64,
-    /// Median combined score.
-    pub median: f64,
-}
-
-impl EpochReport {
-    /// The report with best / mean / median computed from `entries`.
-    pub fn new(epoch: u32, generation: u64, entries: Vec<BenchmarkEntry>) -> EpochReport {
-        let mut combined: Vec<u32> = entries.iter().map(|e| e.combined).collect();
-        combined.sort_unstable();
-        let n = combined.len();
-        let best = combined.last().copied().unwrap_or(0);
-        let mean = if n == 0 { 0.0 } else { combined.iter().map(|&c| f64::from(c)).sum::<f64>() / n as f64 };
-        let median = match n {
-            0 => 0.0,
-            _ if n % 2 == 1 => f64::from(combined[n / 2]),
-            _ => (f64::from(combined[n / 2 - 1]) + f64::from(combined[n / 2])) / 2.0,
-        };
-        EpochReport { epoch, generation, entries, best, mean, median }
+fn outcome(o: loa_engine::Outcome) -> records::Outcome {
+    match o {
+        loa_engine::Outcome::Win(c) => records::Outcome::Win(color(c)),
+        loa_engine::Outcome::Draw => records::Outcome::Draw,
     }
 }
 
-/// One tournament of a generation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TournamentRecord {
-    /// Serials of the group: survivor, two mutants, child.
-    pub serials: [u64; 4],
-    /// Serial of the winner.
-    pub winner: u64,
-    /// The semi-finals and the final.
-    pub matches: [MatchSummary; 3],
-}
-
-/// One generation's line in `generations.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GenerationRecord {
-    /// Generations completed after this one.
-    pub generation: u64,
-    /// The epoch this generation belongs to (1-based).
-    pub epoch: u32,
-    /// Every tournament, in group order.
-    pub tournaments: Vec<TournamentRecord>,
-    /// Survivors of the previous generation that won their group.
-    pub survivors_kept: u32,
-    /// Games played.
-    pub games: u32,
-    /// Mean plies per game.
-    pub mean_plies: f64,
-    /// Wall-clock seconds for the generation.
-    pub seconds: f64,
-    /// Games per second.
-    pub games_per_second: f64,
-    /// Worker threads or processes that took part.
-    pub workers: usize,
-    /// In cluster mode, each worker registered at the end of the generation with what it did in
-    /// it; empty (and left out of the line) otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub worker_detail: Vec<WorkerRecord>,
-}
-
-/// What one worker did during a generation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WorkerRecord {
-    /// The name it registered with (name, slots, address).
-    pub name: String,
-    /// Outcomes of the generation's tasks it delivered first.
-    pub tasks: u64,
-    /// `tasks` over the generation's wall-clock time.
-    pub tasks_per_second: f64,
-    /// Whether it was seen straggling during the generation (checked about 10 times a second).
-    pub straggler: bool,
-}
-
-/// Appends one JSON line to `path`.
-pub fn append_line<T: Serialize>(path: &Path, record: &T) -> std::io::Result<()> {
-    let line = serde_json::to_string(record).map_err(std::io::Error::other)?;
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    writeln!(file, "{line}")?;
-    file.sync_data()
-}
-
-/// Keeps only the lines of a JSON-lines file whose `generation` is at most `generation` (used on
-/// resume, so a resumed run's metrics continue from its checkpoint). A missing file is fine.
-pub fn truncate_after(path: &Path, generation: u64) -> std::io::Result<()> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    let mut kept = String::new();
-    for line in BufReader::new(file).lines() {
-        let line = line?;
-        let value: Option<u64> = serde_json::from_str::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| v.get("generation").and_then(|g| g.as_u64()));
-        // A line cut off by a crash has no generation: drop it.
-        if value.is_some_and(|g| g <= generation) {
-            kept.push_str(&line);
-            kept.push('\n');
-        }
+fn reason(r: loa_engine::EndReason) -> records::EndReason {
+    match r {
+        loa_engine::EndReason::Connected => records::EndReason::Connected,
+        loa_engine::EndReason::BothConnected => records::EndReason::BothConnected,
+        loa_engine::EndReason::NoMoves => records::EndReason::NoMoves,
+        loa_engine::EndReason::PlyCap => records::EndReason::PlyCap,
     }
-    crate::checkpoint::write_atomically(path, kept.as_bytes())
+}
+
+/// A match as recorded.
+pub fn match_summary(m: &MatchSummary) -> records::MatchSummary {
+    use loa_engine::game::{Criterion, MatchSide};
+    records::MatchSummary {
+        a: m.a,
+        b: m.b,
+        winner: match m.winner {
+            MatchSide::A => records::MatchSide::A,
+            MatchSide::B => records::MatchSide::B,
+        },
+        criterion: match m.criterion {
+            Criterion::WonBoth => records::Criterion::WonBoth,
+            Criterion::WonAndDrew => records::Criterion::WonAndDrew,
+            Criterion::FasterWin => records::Criterion::FasterWin,
+            Criterion::DefaultToA => records::Criterion::DefaultToA,
+        },
+        games: [game(&m.games[0]), game(&m.games[1])],
+    }
+}
+
+/// The benchmark entry of the individual with `serial`.
+pub fn benchmark_entry(serial: u64, outcome: &BenchmarkOutcome) -> records::BenchmarkEntry {
+    records::BenchmarkEntry::new(serial, outcome.scores, [game(&outcome.games[0]), game(&outcome.games[1])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loa_engine::game::{Criterion, MatchSide};
 
     #[test]
-    fn best_mean_median() {
-        let entry = |c: u32| BenchmarkEntry { serial: 0, scores: [c, 0], combined: c, games: [sample(); 2] };
-        let r = EpochReport::new(1, 10, vec![entry(30), entry(200), entry(100), entry(50)]);
-        assert_eq!((r.best, r.mean, r.median), (200, 95.0, 75.0));
-        let r = EpochReport::new(1, 10, vec![entry(30), entry(200), entry(100)]);
-        assert_eq!(r.median, 100.0);
-    }
-
-    fn sample() -> GameSummary {
-        GameSummary { outcome: loa_engine::Outcome::Draw, reason: loa_engine::EndReason::PlyCap, plies: 100 }
-    }
-
-    #[test]
-    fn truncation_keeps_earlier_generations_and_drops_torn_lines() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("g.jsonl");
-        std::fs::write(&path, "{\"generation\":1}\n{\"generation\":2}\n{\"generation\":3}\n{\"genera").unwrap();
-        truncate_after(&path, 2).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"generation\":1}\n{\"generation\":2}\n");
+    fn records_have_the_engines_json_form() {
+        let g = GameSummary {
+            outcome: loa_engine::Outcome::Win(loa_engine::Color::White),
+            reason: loa_engine::EndReason::NoMoves,
+            plies: 41,
+        };
+        let m = MatchSummary { a: 2, b: 0, winner: MatchSide::B, criterion: Criterion::FasterWin, games: [g, g] };
+        assert_eq!(serde_json::to_string(&match_summary(&m)).unwrap(), serde_json::to_string(&m).unwrap());
+        let b = BenchmarkOutcome { games: [g, g], scores: [41, 41] };
+        assert_eq!(benchmark_entry(9, &b).combined, 82);
     }
 }

@@ -2,8 +2,8 @@
 //! benchmark in hand, with rates and ETAs.
 
 use crate::checkpoint::RunState;
-use crate::metrics::{EpochReport, GenerationRecord};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use loa_records::{EpochReport, GenerationRecord};
 
 /// The progress display (silent when disabled, e.g. in tests).
 pub struct Progress {

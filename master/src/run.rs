@@ -4,9 +4,7 @@
 use crate::checkpoint::{CheckpointError, RunState, StoredIndividual};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{Group, breed, initial_population, select};
-use crate::metrics::{
-    BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord, append_line, truncate_after,
-};
+use crate::metrics::{benchmark_entry, match_summary};
 use crate::population::{Individual, SerialCounter};
 use crate::progress::Progress;
 use crate::rng::GaRng;
@@ -14,6 +12,9 @@ use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo, spawn_embedded_w
 use loa_engine::network::{ChromosomeError, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentTask};
+pub use loa_records::RunDir;
+use loa_records::jsonl::{append_line, truncate_after};
+use loa_records::{EpochReport, GenerationRecord, TournamentRecord, WorkerRecord};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,51 +83,6 @@ impl From<CheckpointError> for RunError {
 impl From<ChromosomeError> for RunError {
     fn from(e: ChromosomeError) -> Self {
         RunError::Chromosome(e)
-    }
-}
-
-/// The files of a run directory.
-#[derive(Clone, Debug)]
-pub struct RunDir {
-    root: PathBuf,
-}
-
-impl RunDir {
-    /// The run directory at `root`.
-    pub fn new(root: impl Into<PathBuf>) -> RunDir {
-        RunDir { root: root.into() }
-    }
-    /// The directory itself.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-    /// Where checkpoints go.
-    pub fn checkpoints(&self) -> PathBuf {
-        self.root.join("checkpoints")
-    }
-    /// The checkpoint written at the end of `epoch` (kept for good).
-    pub fn epoch_checkpoint(&self, epoch: u32) -> PathBuf {
-        self.checkpoints().join(format!("epoch-{epoch:05}.ckpt"))
-    }
-    /// The checkpoint of the last finished generation (overwritten each generation).
-    pub fn latest_checkpoint(&self) -> PathBuf {
-        self.checkpoints().join("latest.ckpt")
-    }
-    /// One JSON line per generation.
-    pub fn generations(&self) -> PathBuf {
-        self.root.join("generations.jsonl")
-    }
-    /// One JSON line per epoch.
-    pub fn epochs(&self) -> PathBuf {
-        self.root.join("epochs.jsonl")
-    }
-    /// The human-readable log.
-    pub fn log(&self) -> PathBuf {
-        self.root.join("run.log")
-    }
-    /// A copy of the configuration, for people.
-    pub fn config(&self) -> PathBuf {
-        self.root.join("config.toml")
     }
 }
 
@@ -435,7 +391,7 @@ impl Runner<'_> {
             .iter()
             .zip(&outcomes)
             .filter_map(|(s, o)| match o {
-                TaskOutcome::Benchmark(b) => Some(BenchmarkEntry::new(s.serial, b)),
+                TaskOutcome::Benchmark(b) => Some(benchmark_entry(s.serial, b)),
                 TaskOutcome::Tournament(_) => None,
             })
             .collect::<Vec<_>>();
@@ -528,7 +484,7 @@ fn generation_record(
             .map(|(g, t)| TournamentRecord {
                 serials: std::array::from_fn(|i| g.members[i].serial),
                 winner: g.members[t.winner.min(3)].serial,
-                matches: t.matches,
+                matches: t.matches.each_ref().map(match_summary),
             })
             .collect(),
         survivors_kept: tournaments.iter().filter(|t| t.winner == 0).count() as u32,

@@ -145,7 +145,7 @@ fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
     assert!(!embedded_generations.contains("worker_detail"), "{embedded_generations}");
     let generations = String::from_utf8(read(&RunDir::new(&cluster).generations())).unwrap();
     for line in generations.lines() {
-        let record: loa_master::metrics::GenerationRecord = serde_json::from_str(line).unwrap();
+        let record: loa_records::GenerationRecord = serde_json::from_str(line).unwrap();
         assert_eq!(record.worker_detail.iter().map(|w| w.tasks).sum::<u64>(), 4, "{line}");
         assert_eq!(record.worker_detail.len(), 3, "{line}");
     }

@@ -28,13 +28,10 @@ mod features;
 
 pub use features::{MIN_DISTANCE_SUM, SideFeatures};
 
-use crate::bench::{Figure, sample_positions};
 use crate::search::{EVAL_LIMIT, Evaluator};
 use crate::{Bitboard, Color, Move, Position};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 /// Which of Winands' evaluators ALoA follows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -247,32 +244,4 @@ impl Evaluator for Aloa {
         // |score| < 2^24, so the conversion is exact.
         self.score(pos, *state) as f32
     }
-}
-
-/// Evaluations per second of both kinds over 100 000 playout positions, best of `repeats`.
-pub fn aloa_figures(repeats: u32) -> Vec<Figure> {
-    let positions = sample_positions(100_000, 11);
-    let n = positions.len() as f64;
-    let mut figures = Vec::new();
-    for (name, evaluator) in [("ALoA quad evaluator", Aloa::quad()), ("ALoA normal evaluator", Aloa::normal())] {
-        let mut best = Duration::MAX;
-        let mut checksum = 0f64;
-        for _ in 0..repeats.max(1) {
-            let start = Instant::now();
-            let mut sum = 0f32;
-            for (i, pos) in positions.iter().enumerate() {
-                let pov = if i % 2 == 0 { Color::Black } else { Color::White };
-                sum += evaluator.evaluate(&black_box(pov), black_box(pos));
-            }
-            best = best.min(start.elapsed());
-            checksum = f64::from(black_box(sum));
-        }
-        figures.push(Figure {
-            name: name.to_string(),
-            per_second: n / best.as_secs_f64(),
-            unit: "evals/s",
-            detail: format!("{:.1} ns each, checksum {checksum}", best.as_secs_f64() * 1e9 / n),
-        });
-    }
-    figures
 }

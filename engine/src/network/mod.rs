@@ -7,12 +7,10 @@
 //!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
 //!   updated incrementally move by move (the fast path the search uses).
 //! - [`tanh`]: a portable tanh, so every machine computes bit-identical evaluations.
-//! - [`network_figures`]: evaluation speed, for `loa bench`.
 //!
 //! Determinism: every float operation here is a plain IEEE add, multiply or divide in an order
 //! fixed by the code (no FMA, no platform `libm`), so games replay bit for bit on any x86-64.
 
-mod bench;
 mod chromosome;
 mod error;
 mod forward;
@@ -21,7 +19,6 @@ mod json;
 mod tanh;
 
 pub use crate::random::SplitMix64;
-pub use bench::network_figures;
 pub use chromosome::{Chromosome, MAX_ABS_WEIGHT, Topology, random_uniform, weight_from_bits};
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Network, PlainNetwork};

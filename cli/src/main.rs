@@ -2,11 +2,11 @@
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use loa_engine::describe::describe;
+use loa_cli::describe::describe;
+use loa_cli::series::{SeriesConfig, play_series};
+use loa_cli::spec::PlayerSpec;
 use loa_engine::game::{MatchSide, Player};
 use loa_engine::network::{Chromosome, Network};
-use loa_engine::players::PlayerSpec;
-use loa_engine::series::{SeriesConfig, play_series};
 use loa_engine::{Color, Position, Rules, perft};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,7 +118,7 @@ fn parse_position(text: &str) -> Result<Position, String> {
 }
 
 fn parse_spec(text: &str) -> Result<PlayerSpec, String> {
-    text.parse().map_err(|e: loa_engine::players::PlayerError| e.to_string())
+    text.parse().map_err(|e: loa_cli::spec::PlayerError| e.to_string())
 }
 
 fn game_over_check(pos: &Position) -> Result<(), String> {
@@ -135,7 +135,7 @@ fn run_match(black: &str, white: &str, config: SeriesConfig) -> Result<(), Strin
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}").map_err(|e| e.to_string())?,
     );
-    let players = |seed: u64| -> loa_engine::series::PairPlayers {
+    let players = |seed: u64| -> loa_cli::series::PairPlayers {
         let (x, y) = (pa.for_match(seed), pb.for_match(seed));
         (x as Arc<dyn Player + Send>, y as Arc<dyn Player + Send>)
     };
@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;
             let prepared = parse_spec(&opponent)?.prepare().map_err(|e| e.to_string())?;
             let stdin = std::io::stdin();
-            loa_engine::interactive::play_interactive(
+            loa_cli::interactive::play_interactive(
                 &*prepared.for_match(seed),
                 human,
                 &Rules::default(),
@@ -217,19 +217,19 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Bench { depth, repeats, positions, games } => {
             println!("loa bench: one thread, best of {repeats} runs");
-            for figure in loa_engine::bench::movegen_figures(depth, repeats) {
+            for figure in loa_cli::bench::movegen_figures(depth, repeats) {
                 println!("{figure}");
             }
-            for figure in loa_engine::bench::connectivity_figures(repeats) {
+            for figure in loa_cli::bench::connectivity_figures(repeats) {
                 println!("{figure}");
             }
-            for figure in loa_engine::network::network_figures(repeats) {
+            for figure in loa_cli::bench::network_figures(repeats) {
                 println!("{figure}");
             }
-            for figure in loa_engine::aloa::aloa_figures(repeats) {
+            for figure in loa_cli::bench::aloa_figures(repeats) {
                 println!("{figure}");
             }
-            for figure in loa_engine::bench::player_figures(positions, games) {
+            for figure in loa_cli::bench::player_figures(positions, games) {
                 println!("{figure}");
             }
         }

@@ -2,8 +2,8 @@
 //! tests can script it.
 
 use crate::describe::diagram;
-use crate::game::Player;
-use crate::{Color, Move, NoMoves, Position, Rules};
+use loa_engine::game::Player;
+use loa_engine::{Color, Move, NoMoves, Position, Rules};
 use std::io::{self, BufRead, Write};
 
 /// Plays a game between a person typing moves on `input` and `opponent`; the person has

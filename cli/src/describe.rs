@@ -1,8 +1,8 @@
 //! Human-readable description of a position, as printed by `loa show`.
 
-use crate::connect::{group_count, is_connected};
-use crate::quads::{QD, QuadCounts};
-use crate::{Color, Position, Rules, Square};
+use loa_engine::connect::{group_count, is_connected};
+use loa_engine::quads::{QD, QuadCounts};
+use loa_engine::{Color, Position, Rules, Square};
 use std::fmt::Write;
 
 /// A board diagram: rank 8 at the top, `b`/`w`/`.` per square, file letters below.

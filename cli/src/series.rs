@@ -5,9 +5,10 @@
 //! complete pair is a two-game match with the first player as A. Every game's randomness comes
 //! from the series seed and the pair's index, so the report is the same with any thread count.
 
-use crate::game::{GameRecord, MatchSide, Player, benchmark_score, color_in_game, match_winner};
-use crate::random::{derive_seed, mix64};
-use crate::{Color, Outcome, Position, Rules};
+use loa_engine::game::{GameRecord, MatchSide, Player, benchmark_score, color_in_game, match_winner};
+use loa_engine::openings::random_opening;
+use loa_engine::random::derive_seed;
+use loa_engine::{Color, Outcome, Position, Rules};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -46,27 +47,6 @@ pub struct SeriesReport {
 /// The players of one pair: (first, second).
 pub type PairPlayers = (Arc<dyn Player + Send>, Arc<dyn Player + Send>);
 
-/// A start position after `plies` seeded random plies (retrying other seeds if a game ends).
-pub fn random_opening(plies: u32, seed: u64, rules: &Rules) -> Position {
-    'attempt: for attempt in 0u64.. {
-        let mut pos = Position::start();
-        let mut state = derive_seed(seed, attempt);
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                continue 'attempt;
-            }
-            state = mix64(state);
-            pos = pos.play(moves[(state % moves.len() as u64) as usize]);
-            if pos.game_end(rules).is_some() {
-                continue 'attempt;
-            }
-        }
-        return pos;
-    }
-    unreachable!("the attempt loop only ends by returning")
-}
-
 /// Plays the series. `players(match_seed)` gives the pair's players; `on_game` is called after
 /// each game (for a progress bar).
 pub fn play_series(
@@ -92,7 +72,7 @@ pub fn play_series(
                 let (black, white): (&dyn Player, &dyn Player) =
                     if g == 0 { (&*first, &*second) } else { (&*second, &*first) };
                 let record =
-                    crate::game::play_game(black, white, &config.rules, start, derive_seed(match_seed, g as u64));
+                    loa_engine::game::play_game(black, white, &config.rules, start, derive_seed(match_seed, g as u64));
                 on_game(&record);
                 games.push(record);
             }

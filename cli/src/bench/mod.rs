@@ -1,14 +1,23 @@
-//! Speed measurements printed by `loa bench` (and quoted in the README).
+//! Speed measurements printed by `loa bench` (and quoted in the README): move generation and
+//! connectivity here, the network in [`network`], ALoA in [`aloa`], and searches and games in
+//! [`player_figures`].
 //!
 //! Timings are wall-clock on one thread. Each figure is the best of `repeats` runs, which
 //! filters out interference from other processes on a shared machine.
 
-use crate::connect::is_connected;
-use crate::perft::{perft, perft_make_all};
-use crate::quads::QuadCounts;
-use crate::{Bitboard, Color, Position};
+use loa_engine::connect::is_connected;
+use loa_engine::perft::{perft, perft_make_all};
+use loa_engine::quads::QuadCounts;
+use loa_engine::{Bitboard, Color, Position};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+mod aloa;
+mod network;
+
+pub use aloa::aloa_figures;
+pub use loa_engine::openings::sample_positions;
+pub use network::network_figures;
 
 /// One measured figure.
 #[derive(Clone, Debug)]
@@ -31,7 +40,7 @@ impl std::fmt::Display for Figure {
     }
 }
 
-fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
+pub(crate) fn best_of<T>(repeats: u32, mut run: impl FnMut() -> T) -> (T, Duration) {
     let start = Instant::now();
     let mut result = run();
     let mut best = start.elapsed();
@@ -58,30 +67,6 @@ pub fn movegen_figures(depth: u32, repeats: u32) -> Vec<Figure> {
         });
     }
     figures
-}
-
-/// Positions from random playouts of the start position (deterministic), for timing
-/// per-position operations on realistic boards.
-pub fn sample_positions(count: usize, seed: u64) -> Vec<Position> {
-    let mut rng = crate::random::SplitMix64::new(seed);
-    let mut next = move || rng.next_u64();
-    let mut out = Vec::with_capacity(count);
-    let mut pos = Position::start();
-    let mut plies = 0;
-    while out.len() < count {
-        let moves = pos.legal_moves();
-        let over = crate::connect::is_connected(pos.pieces(Color::Black))
-            || crate::connect::is_connected(pos.pieces(Color::White));
-        if moves.is_empty() || over || plies >= 100 {
-            pos = Position::start();
-            plies = 0;
-            continue;
-        }
-        pos = pos.play(moves[(next() % moves.len() as u64) as usize]);
-        plies += 1;
-        out.push(pos);
-    }
-    out
 }
 
 /// The cost of a connectivity test and of the quad/Euler computations on playout positions.
@@ -112,7 +97,7 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
         sides
             .iter()
             .map(|&b| {
-                let sq = b.first().unwrap_or(crate::Square::new(0));
+                let sq = b.first().unwrap_or(loa_engine::Square::new(0));
                 let q = QuadCounts::default();
                 black_box(q.removed(black_box(b), black_box(sq))).euler()
             })
@@ -125,12 +110,12 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
 /// Search and game speed of the players: a 3-ply network move, a whole 3-ply network game and
 /// an ALoA depth-5 move, each averaged over many positions or games.
 pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
-    use crate::aloa::Aloa;
-    use crate::game::play_game;
-    use crate::network::{Network, random_uniform};
-    use crate::players::SearchPlayer;
-    use crate::search::{SearchLimits, alpha_beta};
-    use crate::{Rules, search::Evaluator};
+    use loa_engine::aloa::Aloa;
+    use loa_engine::game::play_game;
+    use loa_engine::network::{Network, random_uniform};
+    use loa_engine::players::SearchPlayer;
+    use loa_engine::search::{SearchLimits, alpha_beta};
+    use loa_engine::{Rules, search::Evaluator};
     use std::sync::Arc;
 
     let rules = Rules::default();

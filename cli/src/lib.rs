@@ -1,0 +1,14 @@
+//! The `loa` command's library: what only the command line needs on top of the engine.
+//!
+//! - [`spec`]: player specs (`aloa:5`, `random:3`, `randomann:3:SEED`, `net:3:FILE`) and the
+//!   players they make.
+//! - [`series`]: a series of games in parallel, as `loa match` plays them.
+//! - [`interactive`]: a person against a player (`loa play`).
+//! - [`describe`]: the text `loa show` prints.
+//! - [`bench`]: the speed figures `loa bench` prints.
+
+pub mod bench;
+pub mod describe;
+pub mod interactive;
+pub mod series;
+pub mod spec;

@@ -1,0 +1,201 @@
+//! The text specs that name players on the command line: `aloa:5`, `aloa-normal:5`, `random:3`,
+//! `randomann:3:SEED`, `net:3:FILE`.
+
+use loa_engine::aloa::{Aloa, AloaKind};
+use loa_engine::game::Player;
+use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
+use loa_engine::players::{MAX_DEPTH, RandomPlayer, SearchPlayer};
+use loa_engine::random::derive_seed;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A player named on the command line, before any file is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// `random:D[:SALT]`: the random heuristic searching D plies; its values are keyed by the
+    /// game's seed (and the optional salt).
+    Random {
+        /// Search depth.
+        depth: u32,
+        /// Mixed into the game seed, so two random players in one series differ.
+        salt: u64,
+    },
+    /// `aloa:D` (quad evaluator) or `aloa-normal:D` (Winands' normal evaluator).
+    Aloa {
+        /// Which evaluator.
+        kind: AloaKind,
+        /// Search depth.
+        depth: u32,
+    },
+    /// `randomann:D[:SEED]`: a network with weights uniform in [-1, 1); without a seed, a fresh
+    /// network for every match (drawn from the match's seed).
+    RandomAnn {
+        /// Search depth.
+        depth: u32,
+        /// Weight seed; `None` for a fresh network per match.
+        seed: Option<u64>,
+    },
+    /// `net:D:FILE`: the network in a chromosome JSON file.
+    Net {
+        /// Search depth.
+        depth: u32,
+        /// The chromosome file.
+        path: PathBuf,
+    },
+}
+
+/// Why a player spec was rejected.
+#[derive(Debug)]
+pub enum PlayerError {
+    /// Not of a known form.
+    Syntax(String),
+    /// The chromosome file could not be used.
+    Chromosome(PathBuf, ChromosomeError),
+}
+
+impl fmt::Display for PlayerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerError::Syntax(msg) => f.write_str(msg),
+            PlayerError::Chromosome(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for PlayerError {}
+
+const FORMS: &str = "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED] or net:D:FILE";
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = PlayerError;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, PlayerError> {
+        let err = |why: &str| PlayerError::Syntax(format!("bad player `{text}`: {why} (use {FORMS})"));
+        let mut parts = text.splitn(3, ':');
+        let kind = parts.next().unwrap_or_default();
+        let depth: u32 = match parts.next() {
+            Some(d) => d.parse().map_err(|_| err("the depth must be a whole number"))?,
+            None => return Err(err("missing the search depth")),
+        };
+        if depth == 0 || depth > MAX_DEPTH {
+            return Err(err(&format!("the depth must be 1..={MAX_DEPTH}")));
+        }
+        let extra = parts.next();
+        let number = |what: &str| -> Result<Option<u64>, PlayerError> {
+            extra.map(|s| s.parse::<u64>().map_err(|_| err(&format!("the {what} must be a whole number")))).transpose()
+        };
+        let no_extra = || if extra.is_some() { Err(err("unexpected text after the depth")) } else { Ok(()) };
+        match kind {
+            "random" => Ok(PlayerSpec::Random { depth, salt: number("salt")?.unwrap_or(0) }),
+            "aloa" => no_extra().map(|_| PlayerSpec::Aloa { kind: AloaKind::Quad, depth }),
+            "aloa-normal" => no_extra().map(|_| PlayerSpec::Aloa { kind: AloaKind::Normal, depth }),
+            "randomann" => Ok(PlayerSpec::RandomAnn { depth, seed: number("seed")? }),
+            "net" => match extra {
+                Some(path) if !path.is_empty() => Ok(PlayerSpec::Net { depth, path: PathBuf::from(path) }),
+                _ => Err(err("missing the chromosome file")),
+            },
+            other => Err(err(&format!("unknown player kind `{other}`"))),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Random { depth, salt: 0 } => write!(f, "random:{depth}"),
+            PlayerSpec::Random { depth, salt } => write!(f, "random:{depth}:{salt}"),
+            PlayerSpec::Aloa { kind: AloaKind::Quad, depth } => write!(f, "aloa:{depth}"),
+            PlayerSpec::Aloa { kind: AloaKind::Normal, depth } => write!(f, "aloa-normal:{depth}"),
+            PlayerSpec::RandomAnn { depth, seed: None } => write!(f, "randomann:{depth}"),
+            PlayerSpec::RandomAnn { depth, seed: Some(s) } => write!(f, "randomann:{depth}:{s}"),
+            PlayerSpec::Net { depth, path } => write!(f, "net:{depth}:{}", path.display()),
+        }
+    }
+}
+
+/// A spec with its files read, ready to make players for each match.
+#[derive(Clone, Debug)]
+pub enum PreparedPlayer {
+    /// A player that is the same in every match.
+    Fixed(Arc<dyn PlayerDebug>),
+    /// A fresh random network per match.
+    FreshRandomAnn {
+        /// Search depth.
+        depth: u32,
+    },
+}
+
+/// A [`Player`] that can also be printed for debugging.
+pub trait PlayerDebug: Player + fmt::Debug + Send {}
+impl<T: Player + fmt::Debug + Send> PlayerDebug for T {}
+
+impl PlayerSpec {
+    /// Reads any file the spec names and builds what can be built once.
+    pub fn prepare(&self) -> Result<PreparedPlayer, PlayerError> {
+        Ok(match self {
+            PlayerSpec::Random { depth, salt } => {
+                PreparedPlayer::Fixed(Arc::new(RandomPlayer { depth: *depth, salt: *salt }))
+            }
+            PlayerSpec::Aloa { kind, depth } => {
+                PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: Aloa::new(*kind), depth: *depth }))
+            }
+            PlayerSpec::RandomAnn { depth, seed: Some(seed) } => {
+                let net = Arc::new(Network::new(&random_uniform(*seed)));
+                PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: net, depth: *depth }))
+            }
+            PlayerSpec::RandomAnn { depth, seed: None } => PreparedPlayer::FreshRandomAnn { depth: *depth },
+            PlayerSpec::Net { depth, path } => {
+                let chromosome = Chromosome::read(path).map_err(|e| PlayerError::Chromosome(path.clone(), e))?;
+                PreparedPlayer::Fixed(Arc::new(SearchPlayer {
+                    eval: Arc::new(Network::new(&chromosome)),
+                    depth: *depth,
+                }))
+            }
+        })
+    }
+}
+
+impl PreparedPlayer {
+    /// The player for the match with seed `match_seed`.
+    pub fn for_match(&self, match_seed: u64) -> Arc<dyn PlayerDebug> {
+        match self {
+            PreparedPlayer::Fixed(p) => Arc::clone(p),
+            PreparedPlayer::FreshRandomAnn { depth } => {
+                let net = Arc::new(Network::new(&random_uniform(derive_seed(match_seed, 0xA11))));
+                Arc::new(SearchPlayer { eval: net, depth: *depth })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print() {
+        for text in
+            ["aloa:5", "aloa-normal:4", "random:3", "random:3:7", "randomann:3", "randomann:3:99", "net:3:x.json"]
+        {
+            let spec: PlayerSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(
+            "net:2:a:b.json".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Net { depth: 2, path: "a:b.json".into() }
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_named() {
+        let msg = |t: &str| t.parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(msg("aloa").contains("missing the search depth"));
+        assert!(msg("aloa:x").contains("whole number"));
+        assert!(msg("aloa:0").contains("1..=12"));
+        assert!(msg("aloa:5:3").contains("unexpected text"));
+        assert!(msg("chess:3").contains("unknown player kind `chess`"));
+        assert!(msg("net:3").contains("missing the chromosome file"));
+        assert!(msg("randomann:3:seed").contains("seed must be a whole number"));
+    }
+}

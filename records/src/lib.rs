@@ -1,0 +1,21 @@
+//! What a loa-evolve run writes, readable without the rest of loa-evolve (serde only).
+//!
+//! - [`game`]: games and two-game matches as records ([`GameSummary`], [`MatchSummary`]).
+//! - [`run`]: the lines of `generations.jsonl` and `epochs.jsonl` ([`GenerationRecord`],
+//!   [`EpochReport`]).
+//! - [`dir`]: the layout of a run directory ([`RunDir`]).
+//! - [`jsonl`]: JSON-lines files: appending, reading (a torn last line is reported, not fatal),
+//!   cutting back after a resume, atomic writes; every line carries [`FORMAT_VERSION`].
+//!
+//! The record types mirror the engine's (same JSON shapes), so that the files are a stable
+//! schema of their own: a reader needs this crate, not the engine.
+
+pub mod dir;
+pub mod game;
+pub mod jsonl;
+pub mod run;
+
+pub use dir::RunDir;
+pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
+pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
+pub use run::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord};
