@@ -52,3 +52,105 @@ fn a_tiny_run_then_export_prints_a_chromosome() {
     let chromosome = loa_engine::network::Chromosome::from_json(&String::from_utf8_lossy(&o.stdout)).unwrap();
     assert_eq!(chromosome.weights().len(), 2041);
 }
+
+/// A config that runs for a second or two: long enough to be killed mid-run.
+const KILLABLE: &str = "seed = 5\nepochs = 4\npopulation = 6\ngenerations_per_epoch = 2\nnetwork_depth = 2\n\
+                        [benchmark]\ndepth = 2\n[rules]\nply_cap = 60\n";
+
+fn run_args<'a>(config: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec!["run", "--config", config, "--out", out, "--quiet", "--threads", "2"]
+}
+
+fn same_files(a: &std::path::Path, b: &std::path::Path) {
+    let (a, b) = (loa_records::RunDir::new(a), loa_records::RunDir::new(b));
+    for epoch in 0..=4 {
+        let (x, y) =
+            (std::fs::read(a.epoch_checkpoint(epoch)).unwrap(), std::fs::read(b.epoch_checkpoint(epoch)).unwrap());
+        assert!(x == y, "epoch {epoch} checkpoints differ");
+    }
+    assert!(std::fs::read(a.latest_checkpoint()).unwrap() == std::fs::read(b.latest_checkpoint()).unwrap());
+    assert_eq!(std::fs::read_to_string(a.epochs()).unwrap(), std::fs::read_to_string(b.epochs()).unwrap());
+}
+
+#[test]
+fn a_master_aborted_at_a_phase_boundary_or_killed_resumes_to_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("k.toml");
+    std::fs::write(&config, KILLABLE).unwrap();
+    let config = config.to_str().unwrap();
+    let reference = dir.path().join("reference");
+    let o = master(&run_args(config, reference.to_str().unwrap()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A real crash at a chosen boundary: the process aborts there (SIGABRT, nothing flushed).
+    for point in ["before-first-benchmark", "mid-benchmark:0", "after-generation:2", "after-epoch-line:2"] {
+        let out = dir.path().join(point.replace(':', "-"));
+        let out = out.to_str().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_master"))
+            .args(run_args(config, out))
+            .env("LOA_HALT_AT", point)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{point}: the process should have aborted");
+        let o = master(&["resume", out, "--quiet", "--threads", "2"]);
+        assert!(o.status.success(), "{point}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("finished at epoch 4 (generation 8)"), "{point}");
+        same_files(&reference, std::path::Path::new(out));
+    }
+    // kill -9 at whatever moment the run has reached: after its first generation line appears.
+    let out = dir.path().join("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(run_args(config, out.to_str().unwrap()))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let generations = out.join("generations.jsonl");
+    let started = std::time::Instant::now();
+    while !generations.exists() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    let o = master(&["resume", out.to_str().unwrap(), "--quiet", "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    eprintln!("killed with {status}; resumed: {}", String::from_utf8_lossy(&o.stdout));
+    same_files(&reference, &out);
+}
+
+#[test]
+fn run_on_a_directory_without_a_usable_checkpoint_says_how_to_recover() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("k.toml");
+    std::fs::write(&config, KILLABLE.replace("epochs = 4", "epochs = 1")).unwrap();
+    let out = dir.path().join("run");
+    // What a kill between writing config.toml and the first checkpoint leaves.
+    std::fs::create_dir_all(out.join("checkpoints")).unwrap();
+    std::fs::write(out.join("config.toml"), "seed = 5\n").unwrap();
+    let (config, out) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let o = master(&run_args(config, out));
+    assert!(!o.status.success() && stderr(&o).contains("--force"), "{}", stderr(&o));
+    let o = master(&["resume", out, "--quiet"]);
+    assert!(!o.status.success() && stderr(&o).contains("no checkpoint"), "{}", stderr(&o));
+    let mut args = run_args(config, out);
+    args.push("--force");
+    let o = master(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Now it holds a usable run: --force does not replace it.
+    let o = master(&args);
+    assert!(!o.status.success() && stderr(&o).contains("already holds a run"), "{}", stderr(&o));
+}
+
+#[test]
+fn listening_beyond_loopback_needs_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--listen", "0.0.0.0:0"])
+        .env_remove("LOA_TOKEN")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!o.status.success() && err.contains("--token") && err.contains("--insecure-no-token"), "{err}");
+    assert!(!out.exists());
+}

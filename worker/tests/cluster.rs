@@ -1,115 +1,16 @@
 //! A master in cluster mode with in-process workers on 127.0.0.1: the same checkpoints as an
 //! embedded run, workers that crash, wrong tokens and malformed messages.
 
-use loa_master::cluster::{ClusterOptions, TlsIdentity};
-use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, RunSummary, resume, start};
+use loa_master::cluster::TlsIdentity;
+use loa_master::run::{RunDir, resume};
 use loa_proto::pb;
-use loa_proto::pb::master_client::MasterClient;
-use loa_worker::{WorkerError, WorkerHandle, WorkerOptions, spawn};
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use loa_worker::WorkerError;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tonic::Code;
 
-const TOKEN: &str = "s3cret";
-
-/// 4 survivors, short games; `depth` sets how long a task takes.
-fn tiny(epochs: u32, depth: u32) -> ExperimentConfig {
-    let mut c = ExperimentConfig {
-        seed: 4242,
-        epochs,
-        population: 4,
-        generations_per_epoch: 2,
-        network_depth: depth,
-        ..Default::default()
-    };
-    c.benchmark.depth = 1;
-    c.rules.ply_cap = 40;
-    c
-}
-
-fn embedded(config: &ExperimentConfig, out: &Path) -> RunSummary {
-    let options = RunOptions::embedded(1);
-    start(config.clone(), out, &options).unwrap()
-}
-
-/// A master serving on an ephemeral port, running in the background.
-struct Master {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<RunSummary>,
-}
-
-fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
-    master_tls(config, out, lease, None)
-}
-
-fn master_tls(config: &ExperimentConfig, out: &Path, lease: Duration, tls: Option<TlsIdentity>) -> Master {
-    let (config, out) = (config.clone(), out.to_path_buf());
-    let listen = "127.0.0.1:0".parse().unwrap();
-    master_on(listen, lease, tls, move |options| start(config, &out, &options).unwrap())
-}
-
-/// A master on `listen` that runs `run` (a start or a resume) with its options, in the background.
-fn master_on(
-    listen: SocketAddr,
-    lease: Duration,
-    tls: Option<TlsIdentity>,
-    run: impl FnOnce(RunOptions) -> RunSummary + Send + 'static,
-) -> Master {
-    let mut cluster = ClusterOptions::new(listen, Some(TOKEN.into()));
-    cluster.lease_time = lease;
-    cluster.tls = tls;
-    let bound = Arc::clone(&cluster.bound);
-    let stop = Arc::new(AtomicBool::new(false));
-    let options = RunOptions { stop: Arc::clone(&stop), cluster: Some(cluster), ..RunOptions::embedded(0) };
-    let thread = std::thread::spawn(move || run(options));
-    let started = Instant::now();
-    let addr = loop {
-        if let Some(addr) = bound.get() {
-            break *addr;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "the master did not start listening");
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Master { addr, stop, thread }
-}
-
-fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
-    worker_at(&format!("http://{addr}"), name, token, None)
-}
-
-fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerHandle {
-    let mut options = WorkerOptions::new(url);
-    options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
-    options.slots = 1;
-    options.token = Some(token.into());
-    options.name = name.into();
-    options.max_backoff = Duration::from_millis(200);
-    spawn(options).unwrap()
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn same_run(a: &Path, b: &Path, epochs: u32) {
-    let (a, b) = (RunDir::new(a), RunDir::new(b));
-    for epoch in 0..=epochs {
-        assert_eq!(read(&a.epoch_checkpoint(epoch)), read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
-    }
-    assert_eq!(read(&a.latest_checkpoint()), read(&b.latest_checkpoint()));
-    assert_eq!(read(&a.epochs()), read(&b.epochs()));
-}
-
-fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let (a, b) = (tmp.path().join("embedded"), tmp.path().join("cluster"));
-    (tmp, a, b)
-}
+mod common;
+use common::*;
 
 #[test]
 fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
@@ -195,26 +96,17 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
         .find_map(|part| part.strip_suffix(" re-leased").and_then(|n| n.parse().ok()))
         .unwrap_or_else(|| panic!("no re-leased count in {summary:?}"));
     assert!(re_leased >= 2, "{log}");
-}
-
-type Raw = MasterClient<
-    tonic::service::interceptor::InterceptedService<
-        tonic::transport::Channel,
-        Box<dyn FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Send>,
-    >,
->;
-
-async fn raw(addr: SocketAddr, token: Option<&'static str>) -> Raw {
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
-    MasterClient::with_interceptor(
-        channel,
-        Box::new(move |mut request: tonic::Request<()>| {
-            if let Some(t) = token {
-                request.metadata_mut().insert("authorization", loa_proto::bearer(t).parse().unwrap());
-            }
-            Ok(request)
-        }),
-    )
+    // Both were dropped as soon as their connections closed, named in the log and the summary,
+    // and the dead worker is not listed in the generations that followed its drop.
+    for name in ["vanishing", "doomed"] {
+        let dropped = format!("worker {name} (1 slots, 127.0.0.1:");
+        let line = log.lines().find(|l| l.contains(&dropped)).unwrap_or_else(|| panic!("{name} not dropped: {log}"));
+        assert!(line.ends_with("dropped: its connection closed"), "{line}");
+        assert!(summary.contains(&format!("{name} (1 slots")), "{summary}");
+    }
+    let after_drop = log.split("worker doomed (1 slots").nth(1).unwrap_or_default();
+    let worker_lines: Vec<_> = after_drop.lines().filter(|l| l.contains("workers, generation")).collect();
+    assert!(worker_lines.iter().all(|l| !l.contains("doomed")), "{worker_lines:?}");
 }
 
 #[test]

@@ -137,7 +137,9 @@ impl Runner<'_> {
         if let Some(e) = failed.take() {
             return Err(e);
         }
-        if halted.get() {
+        // Halted half-way, or all outcomes came in before the first tick: either way nothing
+        // of the step is recorded yet, which is what a crash in its middle leaves.
+        if halt_here {
             self.halt(halfway)?;
         }
         let Some(outcomes) = outcomes else { return Ok(Ran::Stopped) };

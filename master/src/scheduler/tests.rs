@@ -146,3 +146,67 @@ fn the_straggler_rule_has_a_floor() {
     assert!(!is_straggler(ms(3_000), Some(ms(1_000))));
     assert!(is_straggler(ms(3_001), Some(ms(1_000))));
 }
+
+#[test]
+fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_wins() {
+    let (s, clock) = manual(Duration::from_secs(600));
+    let (dead, fast) = (s.register("dead".into()), s.register("fast".into()));
+    s.submit(tasks(0..4));
+    // The dead worker holds two tasks it will never finish; the fast one does the rest.
+    assert_eq!(ids(&s.lease(dead, 2)), [0, 1]);
+    for id in [2, 3] {
+        s.lease(fast, 1);
+        advance(&clock, 500);
+        s.complete(fast, id, Err("x".into()));
+    }
+    // Median 0.5 s, threshold max(1.5 s, 1 s): the dead worker's leases are 1 s old, no backup.
+    assert!(s.lease(fast, 2).is_empty());
+    advance(&clock, 600);
+    // 1.6 s old: the queue is empty, so the idle worker gets copies, oldest first.
+    assert_eq!(ids(&s.lease(fast, 2)), [0, 1]);
+    assert_eq!(s.stats().backups, 2);
+    // At most two copies of a task, and never a second copy to the same worker.
+    let third = s.register("third".into());
+    advance(&clock, 5_000);
+    assert!(s.lease(third, 2).is_empty());
+    assert!(s.lease(fast, 2).is_empty());
+    // The backup's outcome wins; the dead worker's late one is a duplicate.
+    assert_eq!(s.complete(fast, 0, Err("x".into())), Completion::Accepted);
+    assert_eq!(s.complete(dead, 0, Err("x".into())), Completion::Duplicate);
+    assert_eq!(s.stats().in_flight, 1);
+    assert_eq!(counted(&s), 1);
+}
+
+#[test]
+fn no_backups_while_work_is_queued_or_before_anything_completed() {
+    let (s, clock) = manual(Duration::from_secs(600));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..3));
+    s.lease(a, 1);
+    advance(&clock, 60_000);
+    // Nothing completed: no median, so no judgement and no copy; queued work comes first.
+    assert_eq!(ids(&s.lease(b, 5)), [1, 2]);
+    assert_eq!(s.stats().backups, 0);
+}
+
+#[test]
+fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
+    let (s, clock) = manual(Duration::from_secs(10));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..2));
+    s.lease(a, 1);
+    // b is registered and never held task 0 (nor task 1, still queued).
+    assert_eq!(s.complete(b, 0, Err("forged".into())), Completion::NotLeased);
+    assert_eq!(s.complete(b, 1, Err("forged".into())), Completion::NotLeased);
+    assert_eq!(s.stats().not_leased, 2);
+    // The task stays open for its holder.
+    assert_eq!(s.complete(a, 0, Err("x".into())), Completion::Accepted);
+    // A lease that lapsed still lets its late outcome count.
+    s.lease(b, 1);
+    advance(&clock, 11_000);
+    s.expire_leases();
+    assert_eq!(s.complete(b, 1, Err("late".into())), Completion::Accepted);
+    // An id this scheduler never issued (a worker of an earlier master process) is accepted.
+    s.submit(tasks(5..6));
+    assert_eq!(s.complete(WorkerId::MAX, 5, Err("x".into())), Completion::Accepted);
+}

@@ -1,0 +1,148 @@
+//! What the cluster tests share: tiny configurations, masters serving on ephemeral loopback
+//! ports, in-process workers, raw gRPC clients and run comparisons.
+#![allow(dead_code)] // each test file uses its own part
+
+use loa_master::cluster::{ClusterOptions, TlsIdentity};
+use loa_master::config::ExperimentConfig;
+use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_proto::pb::master_client::MasterClient;
+use loa_worker::{WorkerHandle, WorkerOptions, spawn};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+pub const TOKEN: &str = "s3cret";
+
+/// 4 survivors, short games; `depth` sets how long a task takes.
+pub fn tiny(epochs: u32, depth: u32) -> ExperimentConfig {
+    let mut c = ExperimentConfig {
+        seed: 4242,
+        epochs,
+        population: 4,
+        generations_per_epoch: 2,
+        network_depth: depth,
+        ..Default::default()
+    };
+    c.benchmark.depth = 1;
+    c.rules.ply_cap = 40;
+    c
+}
+
+pub fn embedded(config: &ExperimentConfig, out: &Path) -> RunSummary {
+    let options = RunOptions::embedded(1);
+    start(config.clone(), out, &options).unwrap()
+}
+
+/// A master serving on an ephemeral port, running in the background.
+pub struct Master {
+    pub addr: SocketAddr,
+    pub stop: Arc<AtomicBool>,
+    pub thread: std::thread::JoinHandle<RunSummary>,
+}
+
+pub fn master(config: &ExperimentConfig, out: &Path, lease: Duration) -> Master {
+    master_tls(config, out, lease, None)
+}
+
+pub fn master_tls(config: &ExperimentConfig, out: &Path, lease: Duration, tls: Option<TlsIdentity>) -> Master {
+    let (config, out) = (config.clone(), out.to_path_buf());
+    let listen = "127.0.0.1:0".parse().unwrap();
+    master_on(listen, lease, tls, move |options| start(config, &out, &options).unwrap())
+}
+
+/// A master on `listen` that runs `run` (a start or a resume) with its options, in the background.
+pub fn master_on(
+    listen: SocketAddr,
+    lease: Duration,
+    tls: Option<TlsIdentity>,
+    run: impl FnOnce(RunOptions) -> RunSummary + Send + 'static,
+) -> Master {
+    let mut cluster = ClusterOptions::new(listen, Some(TOKEN.into()));
+    cluster.lease_time = lease;
+    cluster.tls = tls;
+    let bound = Arc::clone(&cluster.bound);
+    let stop = Arc::new(AtomicBool::new(false));
+    let options = RunOptions { stop: Arc::clone(&stop), cluster: Some(cluster), ..RunOptions::embedded(0) };
+    let thread = std::thread::spawn(move || run(options));
+    let started = Instant::now();
+    let addr = loop {
+        if let Some(addr) = bound.get() {
+            break *addr;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "the master did not start listening");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Master { addr, stop, thread }
+}
+
+pub fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
+    worker_at(&format!("http://{addr}"), name, token, None)
+}
+
+pub fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerHandle {
+    let mut options = WorkerOptions::new(url);
+    options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
+    options.slots = 1;
+    options.token = Some(token.into());
+    options.name = name.into();
+    options.max_backoff = Duration::from_millis(200);
+    spawn(options).unwrap()
+}
+
+pub fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn same_run(a: &Path, b: &Path, epochs: u32) {
+    let (a, b) = (RunDir::new(a), RunDir::new(b));
+    for epoch in 0..=epochs {
+        assert_eq!(read(&a.epoch_checkpoint(epoch)), read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    assert_eq!(read(&a.latest_checkpoint()), read(&b.latest_checkpoint()));
+    assert_eq!(read(&a.epochs()), read(&b.epochs()));
+}
+
+pub fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("embedded"), tmp.path().join("cluster"));
+    (tmp, a, b)
+}
+
+pub type Raw = MasterClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        Box<dyn FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Send>,
+    >,
+>;
+
+pub async fn raw(addr: SocketAddr, token: Option<&'static str>) -> Raw {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+    MasterClient::with_interceptor(
+        channel,
+        Box::new(move |mut request: tonic::Request<()>| {
+            if let Some(t) = token {
+                request.metadata_mut().insert("authorization", loa_proto::bearer(t).parse().unwrap());
+            }
+            Ok(request)
+        }),
+    )
+}
+
+/// The deterministic part of `generations.jsonl`: every line without its timing and worker
+/// fields.
+pub fn generation_lines(dir: &RunDir) -> Vec<serde_json::Value> {
+    String::from_utf8(read(&dir.generations()))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for timing in ["seconds", "games_per_second", "workers", "worker_detail"] {
+                o.remove(timing);
+            }
+            v
+        })
+        .collect()
+}

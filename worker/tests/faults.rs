@@ -1,0 +1,189 @@
+//! Faults with remote workers (issue 8): the crash matrix over the cluster, a hung worker whose
+//! tasks are backed up by idle ones, and crafted gRPC messages (oversized, wrong wire types,
+//! an outcome for another worker's lease).
+
+mod common;
+use common::*;
+
+use loa_master::cluster::ClusterOptions;
+use loa_master::config::ExperimentConfig;
+use loa_master::run::{Halt, HaltPoint, RunDir, RunError, RunOptions, RunSummary, resume, start};
+use loa_proto::pb;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tonic::Code;
+
+/// A master in cluster mode on an ephemeral port running `run` in the background; returns its
+/// address and the thread with the run's result.
+fn cluster_master(
+    lease: Duration,
+    halt: Option<HaltPoint>,
+    run: impl FnOnce(RunOptions) -> Result<RunSummary, RunError> + Send + 'static,
+) -> (SocketAddr, std::thread::JoinHandle<Result<RunSummary, RunError>>) {
+    let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    cluster.lease_time = lease;
+    let bound = Arc::clone(&cluster.bound);
+    let halt = halt.map(|point| Halt { point, abort: false });
+    let options = RunOptions { cluster: Some(cluster), halt, ..RunOptions::embedded(0) };
+    let thread = std::thread::spawn(move || run(options));
+    let started = Instant::now();
+    loop {
+        if let Some(addr) = bound.get() {
+            return (*addr, thread);
+        }
+        if thread.is_finished() {
+            // Halted before it served (the halt before the first benchmark comes first).
+            return ("127.0.0.1:1".parse().unwrap(), thread);
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "the master did not start listening");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn workers(addr: SocketAddr, n: usize, prefix: &str) -> Vec<loa_worker::WorkerHandle> {
+    (0..n).map(|i| worker(addr, &format!("{prefix}{i}"), TOKEN)).collect()
+}
+
+fn same_run_and_lines(a: &Path, b: &Path, epochs: u32, what: &str) {
+    same_run(a, b, epochs);
+    assert_eq!(generation_lines(&RunDir::new(a)), generation_lines(&RunDir::new(b)), "{what}");
+}
+
+#[test]
+fn a_cluster_run_halted_at_phase_boundaries_resumes_to_the_embedded_run() {
+    let (tmp, reference, _) = dirs();
+    let config = tiny(2, 1);
+    embedded(&config, &reference);
+    for (i, point) in [
+        HaltPoint::BeforeFirstBenchmark,
+        HaltPoint::MidBenchmark(0),
+        HaltPoint::MidGeneration(1),
+        HaltPoint::AfterGenerationLine(1),
+        HaltPoint::AfterGeneration(2),
+        HaltPoint::MidBenchmark(1),
+        HaltPoint::AfterEpochCheckpoint(1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run = tmp.path().join(format!("halted-{i}"));
+        let (c, out) = (config.clone(), run.clone());
+        let (addr, thread) = cluster_master(Duration::from_secs(5), Some(point), move |o| start(c, &out, &o));
+        let first = workers(addr, 2, "a");
+        match thread.join().unwrap() {
+            Err(RunError::Halted(p)) => assert_eq!(p, point),
+            other => panic!("{point}: expected a halt, got {other:?}"),
+        }
+        first.into_iter().for_each(|w| drop(w.kill()));
+        let out = run.clone();
+        let (addr, thread) = cluster_master(Duration::from_secs(5), None, move |o| resume(&out, None, None, &o));
+        let second = workers(addr, 2, "b");
+        let summary = thread.join().unwrap().unwrap();
+        assert_eq!((summary.epoch, summary.stopped), (2, false), "{point}");
+        second.into_iter().for_each(|w| drop(w.stop()));
+        same_run_and_lines(&reference, &run, 2, &point.to_string());
+    }
+}
+
+#[test]
+fn a_hung_worker_costs_seconds_not_the_lease_time() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = ExperimentConfig { epochs: 1, ..tiny(1, 1) };
+    embedded(&config, &reference);
+    let lease = Duration::from_secs(60);
+    let began = Instant::now();
+    let (c, out) = (config.clone(), cluster.clone());
+    let (addr, thread) = cluster_master(lease, None, move |o| start(c, &out, &o));
+    // A worker that leases two tasks and then hangs: its connection stays open, it never answers
+    // again. Only backup copies can finish its tasks before the lease time.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let hung = runtime.block_on(async {
+        let mut c = raw(addr, Some(TOKEN)).await;
+        let id = c.register(pb::RegisterRequest { name: "hung".into(), slots: 1 }).await.unwrap();
+        let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
+        assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
+        c
+    });
+    let steady = worker(addr, "steady", TOKEN);
+    let summary = thread.join().unwrap().unwrap();
+    let took = began.elapsed();
+    assert_eq!(summary.epoch, 1);
+    assert!(took < Duration::from_secs(20), "took {took:?}: the hung worker's leases waited for the lease time");
+    drop(hung);
+    steady.stop().unwrap();
+    same_run_and_lines(&reference, &cluster, 1, "hung worker");
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    let summary = log.lines().find(|l| l.contains("cluster:")).unwrap_or_default();
+    let backups: u64 = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" backup copies").and_then(|n| n.parse().ok()))
+        .unwrap_or_else(|| panic!("no backup count in {summary:?}"));
+    assert!(backups >= 2, "{summary}");
+}
+
+/// A message with `CompleteRequest`'s field numbers and the wrong wire types.
+#[derive(Clone, PartialEq, prost::Message)]
+struct WrongTypes {
+    #[prost(string, tag = "1")]
+    worker_id: String,
+    #[prost(bytes = "vec", tag = "2")]
+    task_id: Vec<u8>,
+}
+
+#[test]
+fn crafted_messages_are_refused_and_the_run_goes_on() {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(1, 1);
+    embedded(&config, &reference);
+    let (c, out) = (config.clone(), cluster.clone());
+    let (addr, thread) = cluster_master(Duration::from_secs(5), None, move |o| start(c, &out, &o));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let (mut a, mut b) = (raw(addr, Some(TOKEN)).await, raw(addr, Some(TOKEN)).await);
+        let register = |name: &str| pb::RegisterRequest { name: name.into(), slots: 1 };
+        let a_id = a.register(register("a")).await.unwrap().into_inner().worker_id;
+        let b_id = b.register(register("b")).await.unwrap().into_inner().worker_id;
+        let mut leased = a.lease(pb::LeaseRequest { worker_id: a_id, max_tasks: 1, wait_ms: 5000 }).await.unwrap();
+        let (task_id, task) = loa_proto::convert::task_from_proto(leased.get_mut().tasks.remove(0)).unwrap();
+        let outcome = Some(loa_proto::convert::result_to_proto(&Ok(task.run().unwrap())));
+
+        // An outcome for another worker's lease: refused, and the task stays a's.
+        let forged = pb::CompleteRequest { worker_id: b_id, task_id, result: outcome.clone() };
+        let status = b.complete(forged).await.unwrap_err();
+        assert_eq!(status.code(), Code::PermissionDenied, "{status:?}");
+        assert!(status.message().contains("not leased to this worker"), "{}", status.message());
+
+        // Oversized: a 2 MiB failure message, over the 1 MiB request limit.
+        let huge = Some(pb::complete_request::Result::Failure("x".repeat(2 << 20)));
+        let status = b.complete(pb::CompleteRequest { worker_id: b_id, task_id, result: huge }).await.unwrap_err();
+        assert!(matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted), "{status:?}");
+
+        // Wrong wire types for the fields of a CompleteRequest.
+        let channel =
+            tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+        let mut grpc = tonic::client::Grpc::new(channel);
+        grpc.ready().await.unwrap();
+        let mut request = tonic::Request::new(WrongTypes { worker_id: "seven".into(), task_id: vec![1, 2, 3] });
+        request.metadata_mut().insert("authorization", loa_proto::bearer(TOKEN).parse().unwrap());
+        let path = tonic::codegen::http::uri::PathAndQuery::from_static("/loa.v1.Master/Complete");
+        let codec = tonic_prost::ProstCodec::<WrongTypes, pb::CompleteReply>::default();
+        let status = grpc.unary(request, path, codec).await.unwrap_err();
+        assert_ne!(status.code(), Code::Ok);
+        assert!(status.message().to_lowercase().contains("decode"), "{status:?}");
+
+        // The holder's outcome is still accepted.
+        let reply = a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result: outcome }).await.unwrap();
+        assert_eq!(reply.into_inner().completion, pb::Completion::Accepted as i32);
+        a.leave(pb::LeaveRequest { worker_id: a_id }).await.unwrap();
+        b.leave(pb::LeaveRequest { worker_id: b_id }).await.unwrap();
+    });
+    let honest = worker(addr, "honest", TOKEN);
+    let summary = thread.join().unwrap().unwrap();
+    assert_eq!(summary.epoch, 1);
+    honest.stop().unwrap();
+    same_run_and_lines(&reference, &cluster, 1, "crafted messages");
+    let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    assert!(log.contains("1 not leased to their sender"), "{log}");
+}
