@@ -323,7 +323,7 @@ impl Runner<'_> {
             .iter()
             .filter_map(|o| match o {
                 TaskOutcome::Tournament(t) => Some(*t),
-                TaskOutcome::Benchmark(_) => None,
+                TaskOutcome::Benchmark(_) | TaskOutcome::Match(_) => None,
             })
             .collect();
         if tournaments.len() != groups.len() {
@@ -392,7 +392,7 @@ impl Runner<'_> {
             .zip(&outcomes)
             .filter_map(|(s, o)| match o {
                 TaskOutcome::Benchmark(b) => Some(benchmark_entry(s.serial, b)),
-                TaskOutcome::Tournament(_) => None,
+                TaskOutcome::Tournament(_) | TaskOutcome::Match(_) => None,
             })
             .collect::<Vec<_>>();
         if entries.len() != survivors.len() {
