@@ -358,3 +358,18 @@ fn outcomes_are_checked_against_their_task() {
     semi.winner = if semi.winner == MatchSide::A { MatchSide::B } else { MatchSide::A };
     assert!(matches!(knockout.check_outcome(&wrong_final), Err(OutcomeMismatch::Pairing { index: 2, .. })));
 }
+
+#[test]
+fn match_tasks_and_outcomes_survive_json() {
+    for format in [MatchFormat::Pairs(vec![pair(0, 1), pair(2, 3)]), MatchFormat::Knockout { seed: 8 }] {
+        let mut task = MatchTask { format, ..valid() };
+        task.entrants[1] = fixed(2, FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 2 });
+        task.entrants[3] = fixed(4, FixedPlayer::RandomAnn { depth: 1, seed: 6 });
+        let task = Task::Match(task);
+        let json = serde_json::to_string(&task).unwrap();
+        assert_eq!(serde_json::from_str::<Task>(&json).unwrap(), task, "{json}");
+        let outcome = task.run().unwrap();
+        let json = serde_json::to_string(&outcome).unwrap();
+        assert_eq!(serde_json::from_str::<TaskOutcome>(&json).unwrap(), outcome);
+    }
+}

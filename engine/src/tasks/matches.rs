@@ -142,7 +142,8 @@ pub struct Pairing {
 
 /// Which matches a task plays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+// Externally tagged (`{"pairs": [...]}`): serde cannot tag a list internally.
+#[serde(rename_all = "kebab-case")]
 pub enum MatchFormat {
     /// The given matches, independent of each other, played in order (1 to [`MAX_MATCHES`]).
     Pairs(Vec<Pairing>),

@@ -233,3 +233,36 @@ fn bad_match_outcomes_are_refused_naming_the_field() {
     m.matches.resize(257, first);
     assert_eq!(outcome_refused(m), "match.matches: 1 to 256 matches expected, got 257");
 }
+
+#[test]
+fn the_size_bound_holds_for_the_largest_tasks() {
+    use prost::Message;
+    let many = |n: u64| -> Vec<MatchEntrant> {
+        (0..n)
+            .map(|i| match i % 3 {
+                0 => MatchEntrant::Network { serial: u64::MAX - i, chromosome: Arc::new(random_uniform(i)) },
+                1 => fixed(u64::MAX - i, FixedPlayer::Random { depth: 12, salt: u64::MAX }),
+                _ => fixed(u64::MAX - i, FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 12 }),
+            })
+            .collect()
+    };
+    let big_pairing = |k: usize| Pairing { a: k % 16, b: (k + 1) % 16, seed: u64::MAX - k as u64, opening_plies: 40 };
+    let tasks = [
+        task(pairs()),
+        task(MatchFormat::Knockout { seed: u64::MAX }),
+        MatchTask {
+            entrants: many(16),
+            network_depth: 12,
+            rules: Rules { ply_cap: u32::MAX, ..Rules::default() },
+            format: MatchFormat::Pairs((0..MAX_MATCHES).map(big_pairing).collect()),
+        },
+        MatchTask { entrants: many(16), format: MatchFormat::Knockout { seed: u64::MAX }, ..task(pairs()) },
+    ];
+    for t in tasks {
+        let encoded = pb::LeaseReply { tasks: vec![task_to_proto(u64::MAX, &Task::Match(t.clone()))] }.encoded_len();
+        let bound = t.wire_size_bound();
+        // An upper bound, and a close one when networks travel (their weights dominate both; a
+        // pairing is bounded at 50 bytes and takes about 20).
+        assert!(encoded <= bound && bound <= encoded + encoded / 4 + 1024, "encoded {encoded}, bound {bound}");
+    }
+}
