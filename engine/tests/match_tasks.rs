@@ -45,7 +45,7 @@ fn serials(rng: &mut SplitMix64) -> Vec<u64> {
 #[test]
 fn a_knockout_of_four_is_the_tournament() {
     let mut rng = SplitMix64::new(2026);
-    for _ in 0..24 {
+    for _ in 0..40 {
         let entrants: Vec<Entrant> = serials(&mut rng)
             .into_iter()
             .map(|serial| Entrant { serial, chromosome: Arc::new(random_uniform(rng.next_u64())) })

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Most entrants in one task: bounds a task's size on the wire (16 default networks are about
-/// 131 KB) and a knockout's bracket (four rounds).
+/// 131 KB, so a lease of the master's 64 largest tasks, about 9 MB with their pairings, stays
+/// under its 16 MiB reply limit) and a knockout's bracket (four rounds).
 pub const MAX_ENTRANTS: usize = 16;
 
 /// Most matches in one [`MatchFormat::Pairs`] task: bounds a task's duration and its outcome's
@@ -126,7 +127,9 @@ impl MatchEntrant {
 
 /// A two-game match between entrants `a` and `b` (indices into [`MatchTask::entrants`]): `a` is A,
 /// Black in game 0 and White in game 1, and wins a match the criteria leave undecided (SPEC §5).
-/// Game `g` has seed `derive_seed(seed, g)`, exactly as [`play_match`] seeds it.
+/// Game `g` has seed `derive_seed(seed, g)`, exactly as [`play_match`] seeds it. A is whoever the
+/// pairing names, whatever the serials (a benchmark's network is A against an older reference),
+/// so the master decides who gets the criteria's default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
     /// A's entrant index.
