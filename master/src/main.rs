@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunOptions, RunSummary, export, resume, start};
+use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,8 +24,13 @@ struct ClusterFlags {
     #[arg(long)]
     listen: Option<SocketAddr>,
     /// Shared token workers must present (default: the LOA_TOKEN environment variable, if set).
+    /// Required when listening on an address other than loopback.
     #[arg(long, env = "LOA_TOKEN", hide_env_values = true, requires = "listen")]
     token: Option<String>,
+    /// Listen on a non-loopback address without a token: anyone who can reach the port can
+    /// lease tasks and send outcomes.
+    #[arg(long, requires = "listen", conflicts_with = "token")]
+    insecure_no_token: bool,
     /// Seconds without a heartbeat after which a worker is dropped and its tasks leased again.
     #[arg(long, default_value_t = 30, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     lease_seconds: u64,
@@ -40,6 +45,12 @@ struct ClusterFlags {
 impl ClusterFlags {
     fn options(&self) -> Result<Option<ClusterOptions>, String> {
         let Some(listen) = self.listen else { return Ok(None) };
+        if self.token.is_none() && !listen.ip().is_loopback() && !self.insecure_no_token {
+            return Err(format!(
+                "--listen {listen} is reachable from other hosts: give workers a shared secret with --token \
+                 (or LOA_TOKEN), or pass --insecure-no-token to accept any caller"
+            ));
+        }
         let mut options = ClusterOptions::new(listen, self.token.clone());
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
@@ -72,6 +83,10 @@ enum Command {
         /// Run directory to create (refused if it already holds a run).
         #[arg(long)]
         out: PathBuf,
+        /// Replace a run directory that holds run files but no usable checkpoint (a run killed
+        /// before its first checkpoint). A usable run is never replaced.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         flags: RunFlags,
     },
@@ -138,7 +153,18 @@ fn options(flags: &RunFlags) -> Result<RunOptions, String> {
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    Ok(RunOptions { threads, stop, progress: !quiet, cluster })
+    Ok(RunOptions { threads, stop, progress: !quiet, cluster, force: false, halt: halt_from_env()? })
+}
+
+/// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process
+/// abort at that phase boundary, as a crash there would (see `loa_master::run::halt`).
+fn halt_from_env() -> Result<Option<Halt>, String> {
+    match std::env::var("LOA_HALT_AT") {
+        Ok(text) => {
+            Ok(Some(Halt { point: text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?, abort: true }))
+        }
+        Err(_) => Ok(None),
+    }
 }
 
 fn report(summary: RunSummary) {
@@ -151,9 +177,10 @@ fn report(summary: RunSummary) {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Run { config, out, flags } => {
+        Command::Run { config, out, force, flags } => {
             let config = ExperimentConfig::read(&config).map_err(|e| e.to_string())?;
-            report(start(config, &out, &options(&flags)?).map_err(|e| e.to_string())?);
+            let options = RunOptions { force, ..options(&flags)? };
+            report(start(config, &out, &options).map_err(|e| e.to_string())?);
         }
         Command::Resume { dir, from_epoch, epochs, flags } => {
             report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);

@@ -5,7 +5,6 @@
 
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, start};
-use std::sync::Arc;
 
 /// FNV-1a, 64 bits: a fixed, dependency-free digest (collisions do not matter here; any change
 /// of a single byte changes it).
@@ -31,7 +30,7 @@ fn pinned_config() -> ExperimentConfig {
 fn a_short_thesis_run_writes_the_pinned_checkpoints() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    let options = RunOptions { threads: 2, stop: Arc::default(), progress: false, cluster: None };
+    let options = RunOptions::embedded(2);
     start(pinned_config(), &out, &options).unwrap();
     let dir = RunDir::new(&out);
     let digest = |p: std::path::PathBuf| format!("{:016x}", fnv1a(&std::fs::read(&p).unwrap()));

@@ -23,7 +23,7 @@ fn tiny(epochs: u32) -> ExperimentConfig {
 }
 
 fn options(threads: usize) -> RunOptions {
-    RunOptions { threads, stop: Arc::new(AtomicBool::new(false)), progress: false, cluster: None }
+    RunOptions::embedded(threads)
 }
 
 fn read(path: &Path) -> Vec<u8> {
@@ -116,9 +116,8 @@ fn a_run_stopped_mid_epoch_resumes_to_the_same_result() {
     let stop = Arc::new(AtomicBool::new(false));
     let latest = RunDir::new(&run).latest_checkpoint();
     let summary = std::thread::scope(|s| {
-        let handle = s.spawn(|| {
-            start(config.clone(), &run, &RunOptions { threads: 2, stop: stop.clone(), progress: false, cluster: None })
-        });
+        let handle =
+            s.spawn(|| start(config.clone(), &run, &RunOptions { stop: stop.clone(), ..RunOptions::embedded(2) }));
         // Stop as soon as the first generation is checkpointed (the benchmark of epoch 0 writes
         // the first checkpoint, the first generation the second).
         let started = std::time::Instant::now();

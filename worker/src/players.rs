@@ -7,13 +7,19 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// A task's result, ready to send: its id and its outcome or failure message.
-pub type Finished = (u64, Result<TaskOutcome, String>);
+/// A leased task: its id, the worker id it was leased under (its outcome is sent under that id,
+/// so a worker that registered again meanwhile does not claim another worker's lease), and the
+/// task or why it failed validation.
+pub type Leased = (u64, u64, Result<Task, String>);
+
+/// A task's result, ready to send: its id, the worker id it was leased under, and its outcome or
+/// failure message.
+pub type Finished = (u64, u64, Result<TaskOutcome, String>);
 
 /// Tasks leased and not yet started, and how many are being played.
 #[derive(Default)]
 pub struct Local {
-    queue: Mutex<VecDeque<(u64, Result<Task, String>)>>,
+    queue: Mutex<VecDeque<Leased>>,
     ready: Condvar,
     running: AtomicUsize,
     /// Tasks played to the end.
@@ -21,13 +27,13 @@ pub struct Local {
 }
 
 impl Local {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<(u64, Result<Task, String>)>> {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<Leased>> {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Queues leased tasks; a task that failed validation is queued as its error message, to be
     /// reported as failed.
-    pub fn push(&self, tasks: impl IntoIterator<Item = (u64, Result<Task, String>)>) {
+    pub fn push(&self, tasks: impl IntoIterator<Item = Leased>) {
         self.lock().extend(tasks);
         self.ready.notify_all();
     }
@@ -45,7 +51,7 @@ impl Local {
         n
     }
 
-    fn next(&self, stop: &AtomicBool) -> Option<(u64, Result<Task, String>)> {
+    fn next(&self, stop: &AtomicBool) -> Option<Leased> {
         let mut queue = self.lock();
         loop {
             if stop.load(Ordering::Acquire) {
@@ -77,11 +83,11 @@ pub fn spawn(
         .map(|i| {
             let (local, out, stop, kill) = (Arc::clone(local), out.clone(), Arc::clone(stop), Arc::clone(kill));
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
-                while let Some((id, task)) = local.next(&stop) {
+                while let Some((id, leased_as, task)) = local.next(&stop) {
                     let result = task.and_then(|t| t.run().map_err(|e| e.to_string()));
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
-                    if kill.load(Ordering::Acquire) || out.send((id, result)).is_err() {
+                    if kill.load(Ordering::Acquire) || out.send((id, leased_as, result)).is_err() {
                         return;
                     }
                 }

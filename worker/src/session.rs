@@ -129,7 +129,8 @@ impl Session {
                     backoff.reset();
                     let tasks = reply.into_inner().tasks.into_iter().map(|t| {
                         let id = t.id;
-                        (id, task_from_proto(t).map(|(_, task)| task).map_err(|e| format!("malformed task: {e}")))
+                        let task = task_from_proto(t).map(|(_, task)| task).map_err(|e| format!("malformed task: {e}"));
+                        (id, worker, task)
                     });
                     self.local.push(tasks);
                 }
@@ -167,18 +168,20 @@ impl Session {
 
     /// Delivers one outcome, retrying while the master is away (a restarted master still
     /// accepts it: task ids do not change). Gives up after `limit` if given.
-    async fn deliver(&self, id: u64, result: &Result<loa_engine::tasks::TaskOutcome, String>, limit: Option<Instant>) {
+    async fn deliver(
+        &self,
+        id: u64,
+        leased_as: u64,
+        result: &Result<loa_engine::tasks::TaskOutcome, String>,
+        limit: Option<Instant>,
+    ) {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ id);
         let body = result_to_proto(result);
         loop {
             if self.control.killed() {
                 return;
             }
-            let request = pb::CompleteRequest {
-                worker_id: self.worker.load(Ordering::Acquire),
-                task_id: id,
-                result: Some(body.clone()),
-            };
+            let request = pb::CompleteRequest { worker_id: leased_as, task_id: id, result: Some(body.clone()) };
             match self.client.clone().complete(request).await {
                 Ok(reply) => {
                     self.contact();
@@ -190,7 +193,7 @@ impl Session {
                     });
                     return;
                 }
-                Err(status) if status.code() == Code::InvalidArgument => {
+                Err(status) if matches!(status.code(), Code::InvalidArgument | Code::PermissionDenied) => {
                     // Our own outcome refused: a bug (or version skew) that retrying cannot fix.
                     eprintln!("worker: the master refused the outcome of task {id}: {}", status.message());
                     self.record(|r| r.undelivered += 1);
@@ -216,9 +219,9 @@ impl Session {
         loop {
             tokio::select! {
                 next = results.recv() => match next {
-                    Some((id, result)) => {
+                    Some((id, leased_as, result)) => {
                         let session = Arc::clone(&self);
-                        sending.spawn(async move { session.deliver(id, &result, flush_deadline).await });
+                        sending.spawn(async move { session.deliver(id, leased_as, &result, flush_deadline).await });
                     }
                     None => break,
                 },

@@ -5,6 +5,7 @@
 //! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
 
 mod bench;
+mod connection;
 mod service;
 mod token;
 
@@ -75,6 +76,36 @@ impl ClusterOptions {
     }
 }
 
+/// Why the master dropped a remote worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Its connection closed (the process died, or the network between us failed).
+    ConnectionClosed,
+    /// No call for longer than the lease time.
+    Silent,
+    /// It sent an outcome that does not decode or validate.
+    MalformedOutcome,
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DropReason::ConnectionClosed => "its connection closed",
+            DropReason::Silent => "silent for the lease time",
+            DropReason::MalformedOutcome => "it sent a malformed outcome",
+        })
+    }
+}
+
+/// A worker the master dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    /// The name it registered with.
+    pub name: String,
+    /// Why.
+    pub reason: DropReason,
+}
+
 /// What the service refused or cleaned up (the scheduler counts the rest).
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -82,8 +113,19 @@ pub struct Counters {
     pub refused: AtomicU64,
     /// Requests refused as malformed (`INVALID_ARGUMENT`).
     pub invalid: AtomicU64,
-    /// Workers dropped because their heartbeats stopped.
-    pub dropped: AtomicU64,
+    /// Every worker dropped so far, in order (workers that left on their own are not here).
+    drops: std::sync::Mutex<Vec<Dropped>>,
+}
+
+impl Counters {
+    fn record_drop(&self, name: String, reason: DropReason) {
+        self.drops.lock().unwrap_or_else(|p| p.into_inner()).push(Dropped { name, reason });
+    }
+
+    /// Every worker dropped so far, in order.
+    pub fn drops(&self) -> Vec<Dropped> {
+        self.drops.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 /// A running gRPC server.
@@ -116,6 +158,8 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let counters = Arc::new(Counters::default());
     let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
     let reaper = service.clone();
+    let closer = service.clone();
+    let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();
     let grpc = MasterServer::new(service)
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(MAX_REPLY_BYTES);
@@ -128,10 +172,19 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let thread = std::thread::Builder::new().name("loa-rpc-main".into()).spawn(move || {
         runtime.block_on(async move {
             let reaping = tokio::spawn(async move { reaper.reap_forever().await });
+            let closing = tokio::spawn(async move {
+                while let Some(peer) = closed_rx.recv().await {
+                    closer.connection_closed(peer);
+                }
+            });
+            let incoming =
+                tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), move |c| {
+                    c.map(|stream| connection::TrackedStream::new(stream, closed_tx.clone()))
+                });
             let mut signal = stopped.clone();
             let server = builder
                 .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check))
-                .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), async move {
+                .serve_with_incoming_shutdown(incoming, async move {
                     let _ = signal.wait_for(|s| *s).await;
                 });
             let deadline = async move {
@@ -147,6 +200,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
                 () = deadline => {}
             }
             reaping.abort();
+            closing.abort();
         });
         // Dropping the runtime here cancels what is left (e.g. calls stuck on a dead peer).
     })?;
@@ -163,6 +217,11 @@ impl Server {
     /// The service's counters.
     pub fn counters(&self) -> &Counters {
         &self.counters
+    }
+
+    /// A shared handle on the service's counters.
+    pub fn counters_handle(&self) -> Arc<Counters> {
+        Arc::clone(&self.counters)
     }
 
     /// Stops accepting calls, lets calls in progress finish (a few seconds at most) and waits
@@ -197,19 +256,31 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
+/// Most dropped workers [`summary`] names; the rest are counted.
+const DROPS_NAMED: usize = 16;
+
 /// A one-line account of the cluster's traffic for the run log.
 pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) -> String {
     use std::sync::atomic::Ordering::Relaxed;
+    let drops = counters.drops();
+    let mut named: Vec<String> = drops.iter().take(DROPS_NAMED).map(|d| format!("{} ({})", d.name, d.reason)).collect();
+    if drops.len() > DROPS_NAMED {
+        named.push(format!("{} more", drops.len() - DROPS_NAMED));
+    }
+    let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
     format!(
-        "cluster: {} outcomes accepted, {} re-leased, {} duplicates, {} unknown, {} failed; \
-         {} calls refused (token), {} malformed requests, {} silent workers dropped",
+        "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
+         {} not leased to their sender, {} failed; {} calls refused (token), {} malformed requests, \
+         {} workers dropped{named}",
         stats.completed,
         stats.re_leased,
+        stats.backups,
         stats.duplicates,
         stats.unknown,
+        stats.not_leased,
         stats.failed,
         counters.refused.load(Relaxed),
         counters.invalid.load(Relaxed),
-        counters.dropped.load(Relaxed)
+        drops.len()
     )
 }

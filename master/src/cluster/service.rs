@@ -1,10 +1,17 @@
 //! The gRPC service: each call is a thin, validated wrapper around a [`Scheduler`] call.
+//!
+//! Remote workers are dropped (their leases go back to the queue, or to the backup copy's
+//! holder) as soon as the master knows they are gone: when their connection closes
+//! ([`MasterService::connection_closed`], called by the server for every closed connection),
+//! when they are silent for the lease time ([`MasterService::reap_forever`]), or when they send
+//! a malformed outcome. Each drop is counted and named in [`Counters::drops`].
 
-use super::{Counters, MAX_LEASE};
+use super::{Counters, DropReason, MAX_LEASE};
 use crate::scheduler::{Completion, Scheduler, WorkerId};
 use loa_proto::convert::{result_from_proto, task_to_proto};
 use loa_proto::pb;
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -24,6 +31,9 @@ pub struct MasterService {
     /// Remote workers and when each was last heard from. Embedded workers are not here: they
     /// cannot go silent.
     remote: Arc<Mutex<HashMap<WorkerId, Instant>>>,
+    /// The workers registered over each connection (by the peer's address), so they can be
+    /// dropped when it closes.
+    peers: Arc<Mutex<HashMap<SocketAddr, Vec<WorkerId>>>>,
     /// Put in the high bits of the worker ids this process hands out, so ids issued by an
     /// earlier master process are not mistaken for this one's after a restart.
     session: u64,
@@ -42,7 +52,14 @@ fn unknown_worker() -> Status {
 impl MasterService {
     /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
     pub fn new(scheduler: Arc<Scheduler>, lease_time: Duration, counters: Arc<Counters>) -> MasterService {
-        MasterService { scheduler, lease_time, counters, remote: Arc::default(), session: session_tag() }
+        MasterService {
+            scheduler,
+            lease_time,
+            counters,
+            remote: Arc::default(),
+            peers: Arc::default(),
+            session: session_tag(),
+        }
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Instant>> {
@@ -63,6 +80,24 @@ impl MasterService {
         Some(worker)
     }
 
+    /// Drops a remote worker this process knows: its leases go back to the queue.
+    fn drop_worker(&self, worker: WorkerId, reason: DropReason) {
+        if self.remote().remove(&worker).is_none() {
+            return;
+        }
+        let name = self.scheduler.unregister(worker).map_or_else(|| format!("worker {worker}"), |w| w.name);
+        self.counters.record_drop(name, reason);
+    }
+
+    /// Drops the workers registered over the connection from `peer`, which just closed: a worker
+    /// that crashed or lost the network is known to be gone at once, not after the lease time.
+    pub fn connection_closed(&self, peer: SocketAddr) {
+        let workers = self.peers.lock().unwrap_or_else(|p| p.into_inner()).remove(&peer).unwrap_or_default();
+        for worker in workers {
+            self.drop_worker(worker, DropReason::ConnectionClosed);
+        }
+    }
+
     fn invalid(&self, message: String) -> Status {
         self.counters.invalid.fetch_add(1, Ordering::Relaxed);
         Status::invalid_argument(message)
@@ -75,18 +110,14 @@ impl MasterService {
         loop {
             tokio::time::sleep(period).await;
             let now = Instant::now();
-            let silent: Vec<WorkerId> = {
-                let mut remote = self.remote();
-                let silent: Vec<_> =
-                    remote.iter().filter(|(_, last)| now - **last > self.lease_time).map(|(w, _)| *w).collect();
-                for w in &silent {
-                    remote.remove(w);
-                }
-                silent
-            };
+            let silent: Vec<WorkerId> = self
+                .remote()
+                .iter()
+                .filter(|(_, last)| now.saturating_duration_since(**last) > self.lease_time)
+                .map(|(w, _)| *w)
+                .collect();
             for worker in silent {
-                self.counters.dropped.fetch_add(1, Ordering::Relaxed);
-                self.scheduler.unregister(worker);
+                self.drop_worker(worker, DropReason::Silent);
             }
         }
     }
@@ -95,7 +126,8 @@ impl MasterService {
 #[tonic::async_trait]
 impl pb::master_server::Master for MasterService {
     async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
-        let peer = request.remote_addr().map_or_else(|| "?".to_owned(), |a| a.to_string());
+        let address = request.remote_addr();
+        let peer = address.map_or_else(|| "?".to_owned(), |a| a.to_string());
         let r = request.into_inner();
         if r.name.len() > MAX_NAME {
             return Err(self.invalid(format!("name: longer than {MAX_NAME} bytes")));
@@ -108,6 +140,9 @@ impl pb::master_server::Master for MasterService {
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
         }
         self.remote().insert(worker, Instant::now());
+        if let Some(address) = address {
+            self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
+        }
         Ok(Response::new(pb::RegisterReply {
             worker_id: (self.session << 32) | worker,
             lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
@@ -144,9 +179,7 @@ impl pb::master_server::Master for MasterService {
                 // A worker that sends garbage cannot be trusted with its other tasks either:
                 // drop it, so its leases go back to the queue (it may register again).
                 if let Some(worker) = self.resolve(r.worker_id) {
-                    self.remote().remove(&worker);
-                    self.counters.dropped.fetch_add(1, Ordering::Relaxed);
-                    self.scheduler.unregister(worker);
+                    self.drop_worker(worker, DropReason::MalformedOutcome);
                 }
                 return Err(self.invalid(e.to_string()));
             }
@@ -158,6 +191,12 @@ impl pb::master_server::Master for MasterService {
             Completion::Accepted => pb::Completion::Accepted,
             Completion::Duplicate => pb::Completion::Duplicate,
             Completion::Unknown => pb::Completion::Unknown,
+            Completion::NotLeased => {
+                return Err(Status::permission_denied(format!(
+                    "task {} is not leased to this worker: outcome refused",
+                    r.task_id
+                )));
+            }
         };
         Ok(Response::new(pb::CompleteReply { completion: completion as i32 }))
     }

@@ -12,6 +12,17 @@
 //! Task ids are chosen by the master (deterministically, from the generation and the task's
 //! place in it), so a result computed for the same task before a master restart is still valid.
 //!
+//! **Backup tasks** (as MapReduce does for stragglers): when the queue is empty, a worker asking
+//! for work is given a copy of the oldest open task whose only lease is held by another worker
+//! and is older than the straggler threshold (see [`straggler`]). The first outcome wins, as for
+//! any re-leased task, so a dead or slow worker costs the threshold (seconds), not the lease
+//! time. A task has at most [`MAX_COPIES`] leases at once.
+//!
+//! An outcome from a registered worker for a task it never leased is refused
+//! ([`Completion::NotLeased`]): tasks are deterministic, so it would be right, but such a worker is
+//! buggy or hostile. Outcomes from ids this scheduler does not know (a worker of an earlier
+//! master process, or one dropped meanwhile) are still accepted, since task ids are fixed.
+//!
 //! Per worker it keeps tasks done, busy time (the summed lease-to-outcome time of its accepted
 //! outcomes) and the age of its oldest open lease. A worker is a **straggler** when its oldest
 //! open lease is older than [`STRAGGLER_FACTOR`] times the median lease-to-outcome time of the
@@ -25,6 +36,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+mod embedded;
+mod straggler;
+
+pub use embedded::spawn_embedded_workers;
+pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -40,7 +57,15 @@ pub enum Completion {
     Duplicate,
     /// No such open task: dropped.
     Unknown,
+    /// The sender is a registered worker that never held a lease on this task: dropped, and the
+    /// task stays open.
+    NotLeased,
 }
+
+/// Most leases a task has at once: its lease and one backup copy.
+pub const MAX_COPIES: usize = 2;
+/// How often the open tasks are scanned for backup candidates.
+pub const BACKUP_SCAN: Duration = Duration::from_millis(100);
 
 /// Counters for the progress display and metrics.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -53,27 +78,20 @@ pub struct SchedulerStats {
     pub completed: u64,
     /// Leases given back to the queue (deadline missed or worker gone).
     pub re_leased: u64,
+    /// Backup copies of straggling tasks given to idle workers.
+    pub backups: u64,
     /// Outcomes dropped because the task already had one.
     pub duplicates: u64,
     /// Outcomes dropped because the task was unknown.
     pub unknown: u64,
+    /// Outcomes refused because the sender never held a lease on the task.
+    pub not_leased: u64,
     /// Failed tasks (a worker could not play them).
     pub failed: u64,
     /// Workers currently registered.
     pub workers: usize,
     /// Registered workers that are stragglers (see the module documentation).
     pub stragglers: usize,
-}
-
-/// A worker is a straggler when its oldest lease is older than this many median task times...
-pub const STRAGGLER_FACTOR: u32 = 3;
-/// ...and older than this, so that millisecond tasks do not flag every worker that blinks.
-pub const STRAGGLER_FLOOR: Duration = Duration::from_secs(1);
-
-/// Whether a worker whose oldest open lease is `age` old is a straggler, given the median
-/// lease-to-outcome time of the current batch (`None`: nothing completed yet, so no judgement).
-pub fn is_straggler(age: Duration, median: Option<Duration>) -> bool {
-    median.is_some_and(|m| age > (m * STRAGGLER_FACTOR).max(STRAGGLER_FLOOR))
 }
 
 /// One lease of a task.
@@ -89,6 +107,9 @@ struct Entry {
     task: Arc<Task>,
     /// Current leases: a re-leased task may be played by two workers; the first outcome wins.
     leases: Vec<Lease>,
+    /// Every worker that ever held a lease on it (a lease that lapsed still lets its late
+    /// outcome count).
+    holders: Vec<WorkerId>,
 }
 
 #[derive(Default)]
@@ -105,6 +126,10 @@ struct State {
     in_flight: usize,
     /// Lease-to-outcome times of the tasks completed since the last submit (the current batch).
     batch_durations: Vec<Duration>,
+    /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
+    backup_candidates: Vec<TaskId>,
+    /// When the open tasks may be scanned for backup candidates again.
+    backup_scan_at: Option<Instant>,
     stats: SchedulerStats,
 }
 
@@ -215,10 +240,11 @@ impl Scheduler {
         id
     }
 
-    /// Removes a worker; its leases go back to the front of the queue.
-    pub fn unregister(&self, worker: WorkerId) {
+    /// Removes a worker; its leases go back to the front of the queue (unless another worker
+    /// holds a copy). Returns what was known of it, if it was registered.
+    pub fn unregister(&self, worker: WorkerId) -> Option<WorkerInfo> {
         let mut s = self.lock();
-        s.workers.remove(&worker);
+        let info = s.workers.remove(&worker);
         s.stats.workers = s.workers.len();
         let mut returned = Vec::new();
         for (&id, entry) in s.open.iter_mut() {
@@ -238,6 +264,7 @@ impl Scheduler {
         s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
+        info
     }
 
     /// Queues tasks under the given ids (ids of tasks already open are ignored).
@@ -245,12 +272,13 @@ impl Scheduler {
         let mut s = self.lock();
         // A new batch: task times of the previous one say nothing about these tasks.
         s.batch_durations.clear();
+        s.backup_scan_at = None;
         for (id, task) in tasks {
             if s.open.contains_key(&id) || s.done.contains_key(&id) {
                 continue;
             }
             s.finished.remove(&id);
-            s.open.insert(id, Entry { task: Arc::new(task), leases: Vec::new() });
+            s.open.insert(id, Entry { task: Arc::new(task), leases: Vec::new(), holders: Vec::new() });
             s.queue.push_back(id);
         }
         s.stats.queued = s.queue.len();
@@ -279,13 +307,73 @@ impl Scheduler {
                     newly_in_flight += 1;
                 }
                 entry.leases.push(Lease { worker, since: now, deadline: now + self.lease_time });
+                if !entry.holders.contains(&worker) {
+                    entry.holders.push(worker);
+                }
                 out.push((id, Arc::clone(&entry.task)));
             }
+        }
+        if out.len() < max && s.queue.is_empty() {
+            self.lease_backups(s, worker, max - out.len(), now, &mut out);
         }
         s.in_flight += newly_in_flight;
         s.stats.queued = s.queue.len();
         s.stats.in_flight = s.in_flight;
         out
+    }
+
+    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
+    /// leases are all another worker's and older than the straggler threshold. The candidates
+    /// are found by a scan of the open tasks at most every [`BACKUP_SCAN`], so thousands of idle
+    /// workers polling at the tail of a batch do not each scan every open task.
+    fn lease_backups(
+        &self,
+        s: &mut State,
+        worker: WorkerId,
+        max: usize,
+        now: Instant,
+        out: &mut Vec<(TaskId, Arc<Task>)>,
+    ) {
+        let Some(median) = s.median() else { return };
+        if s.backup_scan_at.is_none_or(|at| now >= at) {
+            let mut candidates: Vec<(Instant, TaskId)> = s
+                .open
+                .iter()
+                .filter(|(_, e)| !e.leases.is_empty() && e.leases.len() < MAX_COPIES)
+                .filter_map(|(&id, e)| {
+                    let since = e.leases.iter().map(|l| l.since).min()?;
+                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
+                })
+                .collect();
+            candidates.sort_unstable();
+            s.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
+            s.backup_scan_at = Some(now + BACKUP_SCAN);
+        }
+        let mut given = 0;
+        let mut i = 0;
+        while given < max && i < s.backup_candidates.len() {
+            let id = s.backup_candidates[i];
+            let Some(entry) = s.open.get_mut(&id) else {
+                s.backup_candidates.remove(i);
+                continue;
+            };
+            if entry.leases.is_empty() || entry.leases.len() >= MAX_COPIES {
+                s.backup_candidates.remove(i);
+                continue;
+            }
+            if entry.leases.iter().any(|l| l.worker == worker) {
+                i += 1;
+                continue;
+            }
+            entry.leases.push(Lease { worker, since: now, deadline: now + self.lease_time });
+            if !entry.holders.contains(&worker) {
+                entry.holders.push(worker);
+            }
+            out.push((id, Arc::clone(&entry.task)));
+            s.backup_candidates.remove(i);
+            s.stats.backups += 1;
+            given += 1;
+        }
     }
 
     /// Leases up to `max` tasks, waiting up to `timeout` for one to be queued. Returns an empty
@@ -297,11 +385,10 @@ impl Scheduler {
             if self.closed.load(Ordering::Acquire) {
                 return Vec::new();
             }
-            if !s.queue.is_empty() {
-                let leased = self.lease_locked(&mut s, worker, max);
-                if !leased.is_empty() {
-                    return leased;
-                }
+            // Also with an empty queue: the worker may take a backup copy of a straggling task.
+            let leased = self.lease_locked(&mut s, worker, max);
+            if !leased.is_empty() {
+                return leased;
             }
             let now = Instant::now();
             if now >= deadline {
@@ -332,6 +419,14 @@ impl Scheduler {
     /// Records an outcome (or a failure message) for task `id` from `worker`.
     pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: Result<TaskOutcome, String>) -> Completion {
         let mut s = self.lock();
+        let registered = s.workers.contains_key(&worker);
+        if let Some(entry) = s.open.get(&id)
+            && registered
+            && !entry.holders.contains(&worker)
+        {
+            s.stats.not_leased += 1;
+            return Completion::NotLeased;
+        }
         let Some(entry) = s.open.remove(&id) else {
             let verdict = if s.finished.contains(&id) || s.done.contains_key(&id) {
                 s.stats.duplicates += 1;
@@ -392,12 +487,13 @@ impl Scheduler {
     }
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids`.
-    /// Returns `None` if `stop` becomes true first. A failed task is an `Err` with its message.
-    /// `tick` is called about every 100 ms with the number of tasks done (for progress bars).
+    /// Returns `None` if `stop()` becomes true first (checked about every 100 ms). A failed task
+    /// is an `Err` with its message. `tick` is called about every 100 ms with the number of tasks
+    /// done (for progress bars).
     pub fn collect(
         &self,
         ids: &[TaskId],
-        stop: &AtomicBool,
+        stop: impl Fn() -> bool,
         mut tick: impl FnMut(usize),
     ) -> Option<Vec<Result<TaskOutcome, String>>> {
         loop {
@@ -406,7 +502,7 @@ impl Scheduler {
                 if ids.iter().all(|id| s.done.contains_key(id)) {
                     return Some(ids.iter().filter_map(|id| s.done.remove(id)).collect());
                 }
-                if stop.load(Ordering::Acquire) {
+                if stop() {
                     return None;
                 }
                 s = match self.outcomes.wait_timeout(s, Duration::from_millis(100)) {
@@ -463,174 +559,5 @@ impl Scheduler {
     }
 }
 
-/// Runs `threads` in-process workers that pull tasks until the scheduler closes.
-pub fn spawn_embedded_workers(
-    scheduler: &Arc<Scheduler>,
-    threads: usize,
-) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
-    (0..threads.max(1))
-        .map(|i| {
-            let scheduler = Arc::clone(scheduler);
-            std::thread::Builder::new().name(format!("worker-{i}")).spawn(move || {
-                let id = scheduler.register(format!("embedded-{i}"));
-                while !scheduler.is_closed() {
-                    for (task_id, task) in scheduler.lease_wait(id, 1, Duration::from_millis(200)) {
-                        let outcome = task.run().map_err(|e| e.to_string());
-                        scheduler.complete(id, task_id, outcome);
-                    }
-                }
-                scheduler.unregister(id);
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use loa_engine::tasks::TournamentTask;
-    use std::sync::atomic::AtomicU64;
-
-    /// A scheduler on a clock that only moves when the test says so.
-    fn manual(lease_time: Duration) -> (Scheduler, Arc<AtomicU64>) {
-        let base = Instant::now();
-        let millis = Arc::new(AtomicU64::new(0));
-        let clock = Arc::clone(&millis);
-        let scheduler =
-            Scheduler::with_clock(lease_time, move || base + Duration::from_millis(clock.load(Ordering::SeqCst)));
-        (scheduler, millis)
-    }
-
-    fn advance(clock: &AtomicU64, millis: u64) {
-        clock.fetch_add(millis, Ordering::SeqCst);
-    }
-
-    /// Tasks that are never played: the scheduler only moves them around.
-    fn tasks(ids: std::ops::Range<TaskId>) -> Vec<(TaskId, Task)> {
-        let task = TournamentTask { entrants: Vec::new(), rules: Default::default(), depth: 1, seed: 0 };
-        ids.map(|id| (id, Task::Tournament(task.clone()))).collect()
-    }
-
-    fn ids(leased: &[(TaskId, Arc<Task>)]) -> Vec<TaskId> {
-        leased.iter().map(|(id, _)| *id).collect()
-    }
-
-    /// What `in_flight` should be, counted the slow way.
-    fn counted(s: &Scheduler) -> usize {
-        s.lock().open.values().filter(|e| !e.leases.is_empty()).count()
-    }
-
-    #[test]
-    fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
-        let (s, clock) = manual(Duration::from_secs(10));
-        let (a, b) = (s.register("a".into()), s.register("b".into()));
-        s.submit(tasks(0..5));
-        let check = |expected: usize| {
-            assert_eq!(s.stats().in_flight, expected);
-            assert_eq!(counted(&s), expected);
-        };
-        check(0);
-        assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
-        check(3);
-        assert_eq!(ids(&s.lease(b, 2)), [3, 4]);
-        check(5);
-        assert_eq!(s.complete(a, 0, Err("x".into())), Completion::Accepted);
-        check(4);
-        assert_eq!(s.complete(b, 0, Err("x".into())), Completion::Duplicate);
-        check(4);
-        // b renews, a does not: only a's two leases lapse.
-        advance(&clock, 6_000);
-        s.renew(b);
-        advance(&clock, 5_000);
-        s.expire_leases();
-        check(2);
-        assert_eq!(s.stats().re_leased, 2);
-        // Task 1 is now leased by b; a's late outcome for it still counts and clears it.
-        assert_eq!(ids(&s.lease(b, 1)), [1]);
-        check(3);
-        assert_eq!(s.complete(a, 1, Err("late".into())), Completion::Accepted);
-        check(2);
-        s.unregister(b);
-        check(0);
-        assert_eq!(s.stats().queued, 3);
-        assert_eq!(ids(&s.lease(a, 10)), [3, 4, 2]);
-        check(3);
-        for id in [2, 3, 4] {
-            s.complete(a, id, Err("x".into()));
-        }
-        check(0);
-        assert_eq!(s.stats().completed, 5);
-    }
-
-    #[test]
-    fn per_worker_counts_and_busy_time() {
-        let (s, clock) = manual(Duration::from_secs(60));
-        let (a, b) = (s.register("a".into()), s.register("b".into()));
-        s.submit(tasks(0..5));
-        s.lease(a, 2);
-        s.lease(b, 1);
-        advance(&clock, 100);
-        s.complete(a, 0, Err("x".into()));
-        advance(&clock, 200);
-        s.complete(a, 1, Err("x".into()));
-        s.complete(b, 2, Err("x".into()));
-        // An outcome from nobody (e.g. leased before a master restart) counts for no worker.
-        s.complete(WorkerId::MAX, 3, Err("x".into()));
-        let w = s.workers();
-        assert_eq!((w[0].1.name.as_str(), w[0].1.completed), ("a", 2));
-        assert_eq!(w[0].1.busy, Duration::from_millis(100 + 300));
-        assert_eq!((w[1].1.name.as_str(), w[1].1.completed, w[1].1.busy), ("b", 1, Duration::from_millis(300)));
-        assert_eq!(s.stats().completed, 4);
-        // b holds task 4 from now on: its oldest lease ages with the clock.
-        assert_eq!(w[1].1.oldest_lease, None);
-        s.lease(b, 1);
-        advance(&clock, 50);
-        assert_eq!(s.workers()[1].1.oldest_lease, Some(Duration::from_millis(50)));
-        assert_eq!(s.workers()[0].1.oldest_lease, None);
-    }
-
-    #[test]
-    fn a_worker_is_a_straggler_past_three_medians_of_the_batch() {
-        let (s, clock) = manual(Duration::from_secs(600));
-        let (fast, slow) = (s.register("fast".into()), s.register("slow".into()));
-        s.submit(tasks(0..4));
-        s.lease(slow, 1);
-        // Nothing completed: no median, no straggler however old the lease.
-        advance(&clock, 30_000);
-        assert_eq!(s.stats().stragglers, 0);
-        // The fast worker does three tasks of 2 s each: median 2 s, threshold 6 s.
-        for id in 1..4 {
-            s.lease(fast, 1);
-            advance(&clock, 2_000);
-            s.complete(fast, id, Err("x".into()));
-        }
-        let w = s.workers();
-        assert!(!w[0].1.straggler && w[1].1.straggler, "{w:?}");
-        assert_eq!(s.stats().stragglers, 1);
-        // A new batch forgets the old median; the slow worker's lease is judged again.
-        s.complete(slow, 0, Err("x".into()));
-        s.submit(tasks(10..12));
-        s.lease(slow, 1);
-        s.lease(fast, 1);
-        advance(&clock, 1_500);
-        s.complete(fast, 11, Err("x".into())); // median 1.5 s: threshold 4.5 s
-        advance(&clock, 2_900); // slow's lease is 4.4 s old
-        assert_eq!(s.stats().stragglers, 0);
-        advance(&clock, 200); // 4.6 s
-        assert_eq!(s.stats().stragglers, 1);
-        // Leaving clears it.
-        s.unregister(slow);
-        assert_eq!(s.stats().stragglers, 0);
-    }
-
-    #[test]
-    fn the_straggler_rule_has_a_floor() {
-        let ms = Duration::from_millis;
-        assert!(!is_straggler(ms(10_000), None));
-        assert!(!is_straggler(ms(30), Some(ms(5)))); // 6× the median but under a second
-        assert!(!is_straggler(ms(1_000), Some(ms(5))));
-        assert!(is_straggler(ms(1_001), Some(ms(5))));
-        assert!(!is_straggler(ms(3_000), Some(ms(1_000))));
-        assert!(is_straggler(ms(3_001), Some(ms(1_000))));
-    }
-}
+mod tests;

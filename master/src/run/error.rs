@@ -1,0 +1,92 @@
+//! Why a run, a resume or an export stopped with an error.
+
+use super::halt::HaltPoint;
+use crate::checkpoint::CheckpointError;
+use crate::config::ConfigError;
+use loa_engine::network::ChromosomeError;
+use std::path::PathBuf;
+
+/// Why a run stopped with an error.
+#[derive(Debug)]
+pub enum RunError {
+    /// The configuration is invalid.
+    Config(ConfigError),
+    /// A checkpoint could not be written or read.
+    Checkpoint(CheckpointError),
+    /// A file or directory could not be used.
+    Io(PathBuf, std::io::Error),
+    /// `master run` refuses to overwrite a usable run.
+    Exists(PathBuf),
+    /// `master run` found run files but no usable checkpoint, and was not told `--force`.
+    Unusable {
+        /// The run directory.
+        dir: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The run directory has no such checkpoint.
+    NoCheckpoint(PathBuf),
+    /// An individual is invalid.
+    Chromosome(ChromosomeError),
+    /// A worker could not play a task (a bug: tasks made by the master are valid).
+    Task(String),
+    /// The cluster service could not start.
+    Cluster(String),
+    /// `master export` asked for an individual the population does not have.
+    NoIndividual {
+        /// The epoch asked for.
+        epoch: u32,
+        /// The index asked for.
+        index: usize,
+        /// The population size.
+        count: usize,
+    },
+    /// The run reached its configured halt point (fault injection for tests).
+    Halted(HaltPoint),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Config(e) => write!(f, "{e}"),
+            RunError::Checkpoint(e) => write!(f, "{e}"),
+            RunError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            RunError::Exists(p) => {
+                write!(f, "{} already holds a run: use `master resume {}` or another --out", p.display(), p.display())
+            }
+            RunError::Unusable { dir, why } => write!(
+                f,
+                "{} holds run files but no usable checkpoint ({why}): start over with `master run ... --out {} --force`",
+                dir.display(),
+                dir.display()
+            ),
+            RunError::NoCheckpoint(p) => write!(f, "no checkpoint {}", p.display()),
+            RunError::Chromosome(e) => write!(f, "{e}"),
+            RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
+            RunError::Cluster(e) => write!(f, "cluster service: {e}"),
+            RunError::NoIndividual { epoch, index, count } => {
+                write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")
+            }
+            RunError::Halted(point) => write!(f, "halted at {point} (fault injection)"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<CheckpointError> for RunError {
+    fn from(e: CheckpointError) -> Self {
+        RunError::Checkpoint(e)
+    }
+}
+
+impl From<ChromosomeError> for RunError {
+    fn from(e: ChromosomeError) -> Self {
+        RunError::Chromosome(e)
+    }
+}
+
+/// Maps an IO error on `path` to a [`RunError`].
+pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |e| RunError::Io(path.to_path_buf(), e)
+}

@@ -1,0 +1,118 @@
+//! Fault injection: stop a run at a chosen phase boundary, as a crash there would, so tests can
+//! check that `resume` then reaches the result of an uninterrupted run.
+//!
+//! A run's phases, in order, and what is on disk at each boundary:
+//!
+//! | point | on disk |
+//! | --- | --- |
+//! | [`HaltPoint::BeforeFirstBenchmark`] | `config.toml` and the initial population in `latest.ckpt` (generation 0, no epoch report) |
+//! | [`HaltPoint::MidBenchmark`] | half the benchmark's outcomes are in (they are never stored) |
+//! | [`HaltPoint::AfterEpochLine`] | the epoch's line in `epochs.jsonl`, no epoch checkpoint yet |
+//! | [`HaltPoint::AfterEpochCheckpoint`] | `epoch-N.ckpt` written, `latest.ckpt` still before the benchmark |
+//! | [`HaltPoint::MidGeneration`] | half the generation's tournaments are in |
+//! | [`HaltPoint::AfterGenerationLine`] | the generation's line in `generations.jsonl`, `latest.ckpt` one generation behind |
+//! | [`HaltPoint::AfterGeneration`] | `latest.ckpt` at the generation; for an epoch's last generation, its benchmark is pending |
+//!
+//! With [`Halt::abort`] the process aborts on the spot (no destructor runs, nothing is flushed),
+//! which is what the `master` binary does when `LOA_HALT_AT` names a point: a real crash at a
+//! deterministic place, for the command-line crash tests.
+
+/// A phase boundary of a run (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HaltPoint {
+    /// After the initial checkpoint, before the epoch-0 benchmark.
+    BeforeFirstBenchmark,
+    /// Half-way through the benchmark that ends this epoch.
+    MidBenchmark(u32),
+    /// After this epoch's `epochs.jsonl` line, before its checkpoints.
+    AfterEpochLine(u32),
+    /// After this epoch's `epoch-N.ckpt`, before `latest.ckpt`.
+    AfterEpochCheckpoint(u32),
+    /// Half-way through this generation's tournaments.
+    MidGeneration(u64),
+    /// After this generation's `generations.jsonl` line, before `latest.ckpt`.
+    AfterGenerationLine(u64),
+    /// After this generation's `latest.ckpt`.
+    AfterGeneration(u64),
+}
+
+impl std::fmt::Display for HaltPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HaltPoint::BeforeFirstBenchmark => write!(f, "before-first-benchmark"),
+            HaltPoint::MidBenchmark(e) => write!(f, "mid-benchmark:{e}"),
+            HaltPoint::AfterEpochLine(e) => write!(f, "after-epoch-line:{e}"),
+            HaltPoint::AfterEpochCheckpoint(e) => write!(f, "after-epoch-checkpoint:{e}"),
+            HaltPoint::MidGeneration(g) => write!(f, "mid-generation:{g}"),
+            HaltPoint::AfterGenerationLine(g) => write!(f, "after-generation-line:{g}"),
+            HaltPoint::AfterGeneration(g) => write!(f, "after-generation:{g}"),
+        }
+    }
+}
+
+impl std::str::FromStr for HaltPoint {
+    type Err = String;
+
+    /// Parses the form [`HaltPoint`]'s `Display` prints, e.g. `after-generation-line:3`.
+    fn from_str(text: &str) -> Result<HaltPoint, String> {
+        let (name, number) = text.split_once(':').unwrap_or((text, ""));
+        let n = || number.parse::<u64>().map_err(|_| format!("halt point `{text}`: expected NAME:NUMBER"));
+        let epoch = || n().and_then(|v| u32::try_from(v).map_err(|_| format!("halt point `{text}`: epoch too large")));
+        Ok(match name {
+            "before-first-benchmark" if number.is_empty() => HaltPoint::BeforeFirstBenchmark,
+            "mid-benchmark" => HaltPoint::MidBenchmark(epoch()?),
+            "after-epoch-line" => HaltPoint::AfterEpochLine(epoch()?),
+            "after-epoch-checkpoint" => HaltPoint::AfterEpochCheckpoint(epoch()?),
+            "mid-generation" => HaltPoint::MidGeneration(n()?),
+            "after-generation-line" => HaltPoint::AfterGenerationLine(n()?),
+            "after-generation" => HaltPoint::AfterGeneration(n()?),
+            _ => return Err(format!("unknown halt point `{text}`")),
+        })
+    }
+}
+
+/// Where to halt a run, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Halt {
+    /// The boundary.
+    pub point: HaltPoint,
+    /// Abort the process there instead of returning [`super::RunError::Halted`].
+    pub abort: bool,
+}
+
+impl Halt {
+    /// Stops the run if `reached` is this halt's point: aborts the process, or returns the error.
+    pub(crate) fn check(halt: Option<&Halt>, reached: HaltPoint) -> Result<(), super::RunError> {
+        match halt {
+            Some(h) if h.point == reached => {
+                if h.abort {
+                    std::process::abort();
+                }
+                Err(super::RunError::Halted(reached))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_print_and_parse() {
+        for p in [
+            HaltPoint::BeforeFirstBenchmark,
+            HaltPoint::MidBenchmark(0),
+            HaltPoint::AfterEpochLine(2),
+            HaltPoint::AfterEpochCheckpoint(1),
+            HaltPoint::MidGeneration(3),
+            HaltPoint::AfterGenerationLine(4),
+            HaltPoint::AfterGeneration(5),
+        ] {
+            assert_eq!(p.to_string().parse::<HaltPoint>(), Ok(p));
+        }
+        assert!("after-generation:x".parse::<HaltPoint>().unwrap_err().contains("NAME:NUMBER"));
+        assert!("explode:1".parse::<HaltPoint>().unwrap_err().contains("unknown halt point"));
+    }
+}

@@ -1,0 +1,225 @@
+//! A run from start or checkpoint to its last epoch, and export of individuals.
+//!
+//! - [`start`], [`resume`], [`export`]: what the `master` subcommands call.
+//! - [`runner`]: the loop of generations and epoch benchmarks over a scheduler.
+//! - [`events`]: what a run tells its subscribers (metrics files, log, progress bars).
+//! - [`halt`]: fault injection at phase boundaries, for the crash tests.
+//! - [`error`]: why a run stops with an error ([`RunError`]).
+//!
+//! Resume equals an uninterrupted run from any instant: every step is either recorded as done in
+//! a checkpoint or redone exactly (see [`runner`] for the order of writes).
+
+pub mod error;
+pub mod events;
+pub mod halt;
+pub mod runner;
+
+pub use error::RunError;
+pub use events::{MetricsFiles, RunEvent, RunLog, Step, Subscriber};
+pub use halt::{Halt, HaltPoint};
+pub use loa_records::RunDir;
+pub use runner::Runner;
+
+use crate::checkpoint::{RunState, StoredIndividual};
+use crate::config::ExperimentConfig;
+use crate::generation::initial_population;
+use crate::population::SerialCounter;
+use crate::progress::Progress;
+use crate::rng::GaRng;
+use crate::scheduler::{Scheduler, spawn_embedded_workers};
+use error::io;
+use loa_engine::network::Topology;
+use loa_records::EpochReport;
+use loa_records::jsonl::{truncate_after, write_lines};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// How to run: workers, stopping, display.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Embedded worker threads.
+    pub threads: usize,
+    /// Set (e.g. by Ctrl-C) to stop after the work in hand is written.
+    pub stop: Arc<AtomicBool>,
+    /// Show progress bars on the terminal.
+    pub progress: bool,
+    /// Also serve the scheduler to remote workers (cluster mode).
+    pub cluster: Option<crate::cluster::ClusterOptions>,
+    /// `master run` only: replace a directory that holds run files but no usable checkpoint.
+    pub force: bool,
+    /// Fault injection: stop at this phase boundary (tests).
+    pub halt: Option<Halt>,
+}
+
+impl RunOptions {
+    /// Embedded workers on `threads` threads, no display, no cluster.
+    pub fn embedded(threads: usize) -> RunOptions {
+        RunOptions { threads, stop: Arc::default(), progress: false, cluster: None, force: false, halt: None }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    /// Epochs completed.
+    pub epoch: u32,
+    /// Generations completed.
+    pub generation: u64,
+    /// Whether the run stopped early on request.
+    pub stopped: bool,
+    /// The last epoch's report.
+    pub last_report: Option<EpochReport>,
+}
+
+/// The files a run writes in its directory (`--force` removes these and nothing else).
+fn run_files(dir: &RunDir) -> [std::path::PathBuf; 5] {
+    [dir.checkpoints(), dir.generations(), dir.epochs(), dir.log(), dir.config()]
+}
+
+/// Whether `dir` holds a checkpoint that loads: `Ok(true)` if so, `Ok(false)` if it holds no run
+/// files at all, `Err(why)` if it holds run files but nothing usable.
+fn usable(dir: &RunDir) -> Result<bool, String> {
+    if !run_files(dir).iter().any(|p| p.exists()) {
+        return Ok(false);
+    }
+    let mut problems = Vec::new();
+    let mut candidates = vec![dir.latest_checkpoint()];
+    if let Ok(entries) = std::fs::read_dir(dir.checkpoints()) {
+        let mut epochs: Vec<_> =
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ckpt")).collect();
+        epochs.sort();
+        candidates.extend(epochs);
+    }
+    for path in candidates.iter().filter(|p| p.exists()) {
+        match RunState::load(path) {
+            Ok(_) => return Ok(true),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    if problems.is_empty() { Err("no checkpoint was written".into()) } else { Err(problems.join("; ")) }
+}
+
+/// Starts a new run in `out`. A directory that already holds a usable run is refused; one that
+/// holds run files but no usable checkpoint (a run killed before its first checkpoint) is
+/// refused too unless `options.force`, which removes those files first. The initial population
+/// is checkpointed before its benchmark, so a crash from then on can be resumed.
+pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Result<RunSummary, RunError> {
+    config.validate().map_err(RunError::Config)?;
+    let dir = RunDir::new(out);
+    match usable(&dir) {
+        Ok(true) => return Err(RunError::Exists(out.to_path_buf())),
+        Ok(false) => {}
+        Err(why) if !options.force => return Err(RunError::Unusable { dir: out.to_path_buf(), why }),
+        Err(_) => {
+            for path in run_files(&dir) {
+                let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                match removed {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(RunError::Io(path, e)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
+    std::fs::write(dir.config(), config.to_toml()).map_err(io(&dir.config()))?;
+    let mut rng = GaRng::from_seed(config.seed);
+    let mut serials = SerialCounter::new();
+    let population = initial_population(&config, Topology::default(), &mut rng, &mut serials)?;
+    let state = RunState {
+        config,
+        generation: 0,
+        epoch: 0,
+        serials,
+        rng,
+        population: population.iter().map(StoredIndividual::from_individual).collect(),
+        epochs: Vec::new(),
+    };
+    state.save(&dir.latest_checkpoint())?;
+    Halt::check(options.halt.as_ref(), HaltPoint::BeforeFirstBenchmark)?;
+    execute(&dir, state, options)
+}
+
+/// Resumes the run in `dir` from its latest checkpoint, or from the end of `from_epoch`; runs
+/// `more_epochs` more epochs if given, else up to the configuration's `epochs`. The metrics files
+/// are cut back to the checkpoint, so they continue exactly as an uninterrupted run's.
+pub fn resume(
+    dir: &Path,
+    from_epoch: Option<u32>,
+    more_epochs: Option<u32>,
+    options: &RunOptions,
+) -> Result<RunSummary, RunError> {
+    let dir = RunDir::new(dir);
+    let path = match from_epoch {
+        Some(e) => dir.epoch_checkpoint(e),
+        None => dir.latest_checkpoint(),
+    };
+    if !path.exists() {
+        return Err(RunError::NoCheckpoint(path));
+    }
+    let mut state = RunState::load(&path)?;
+    if let Some(more) = more_epochs {
+        state.config.epochs = state.epoch + more;
+    }
+    truncate_after(&dir.generations(), state.generation).map_err(io(&dir.generations()))?;
+    // The checkpoint holds every epoch report so far: the file is exactly those.
+    write_lines(&dir.epochs(), &state.epochs).map_err(io(&dir.epochs()))?;
+    execute(&dir, state, options)
+}
+
+fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
+    let lease_time = options.cluster.as_ref().map_or(Duration::from_secs(600), |c| c.lease_time);
+    let scheduler = Arc::new(Scheduler::new(lease_time));
+    let started = Instant::now();
+    let log = RunLog::new(dir.clone(), started);
+    let server = match &options.cluster {
+        Some(c) => {
+            let server = crate::cluster::serve(&scheduler, c)
+                .map_err(|e| RunError::Cluster(format!("cannot serve on {}: {e}", c.listen)))?;
+            log.notify(&RunEvent::Serving(server.addr()))?;
+            Some(server)
+        }
+        None => None,
+    };
+    // In cluster mode the run may have no embedded worker at all.
+    let workers = match options.threads {
+        0 => Vec::new(),
+        n => spawn_embedded_workers(&scheduler, n).map_err(io(dir.root()))?,
+    };
+    let metrics = MetricsFiles::new(dir.clone());
+    let progress = Progress::new(options.progress, &state);
+    let subscribers: [&dyn Subscriber; 3] = [&metrics, &log, &progress];
+    let runner = Runner {
+        dir,
+        scheduler: &scheduler,
+        options,
+        subscribers: &subscribers,
+        cluster: server.as_ref().map(|s| s.counters_handle()),
+        drops_seen: Default::default(),
+    };
+    let result = runner.run(state);
+    scheduler.close();
+    for w in workers {
+        let _ = w.join();
+    }
+    if let Some(server) = server {
+        let summary = crate::cluster::summary(&scheduler.stats(), server.counters());
+        log.notify(&RunEvent::ClusterSummary(&summary))?;
+        server.shutdown();
+    }
+    result
+}
+
+/// Writes individual `index` of the population saved at the end of `epoch` as chromosome JSON.
+pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> {
+    let dir = RunDir::new(dir);
+    let path = dir.epoch_checkpoint(epoch);
+    if !path.exists() {
+        return Err(RunError::NoCheckpoint(path));
+    }
+    let state = RunState::load(&path)?;
+    let count = state.population.len();
+    let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
+    Ok(stored.to_individual()?.chromosome.to_json())
+}

@@ -1,0 +1,365 @@
+//! The loop of a run: generations and epoch benchmarks over a [`Scheduler`], each step either
+//! recorded as done in a checkpoint or redone exactly on resume.
+//!
+//! Order of writes (a crash between any two is survived, see [`super::halt`]): a generation's
+//! metrics line, then `latest.ckpt`; an epoch's metrics line, then `epoch-N.ckpt`, then
+//! `latest.ckpt`. Resume cuts the metrics back to the checkpoint it starts from, and an epoch
+//! whose last generation is checkpointed but whose benchmark is not (its `epoch` lags behind
+//! `generation / generations_per_epoch`) is benchmarked first.
+
+use super::events::{RunEvent, Step, Subscriber};
+use super::halt::{Halt, HaltPoint};
+use super::{RunError, RunOptions, RunSummary};
+use crate::checkpoint::{RunState, StoredIndividual};
+use crate::cluster::Counters;
+use crate::config::ExperimentConfig;
+use crate::generation::{Group, breed, select};
+use crate::metrics::{benchmark_entry, match_summary};
+use crate::population::Individual;
+use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
+use loa_engine::random::derive_seed;
+use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentOutcome, TournamentTask};
+use loa_records::{EpochReport, GenerationRecord, RunDir, TournamentRecord, WorkerRecord};
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// The id of task `index` of generation `generation` (benchmarks are told apart by a bit), so a
+/// restarted master gives the same task the same id.
+pub fn task_id(generation: u64, benchmark: bool, index: usize) -> TaskId {
+    (generation << 24) | (u64::from(benchmark) << 23) | index as u64
+}
+
+/// Drives a run over a scheduler.
+pub struct Runner<'a> {
+    /// The run directory (checkpoints).
+    pub dir: &'a RunDir,
+    /// Where work goes.
+    pub scheduler: &'a Arc<Scheduler>,
+    /// Stop flag, halt point, cluster mode.
+    pub options: &'a RunOptions,
+    /// Who hears about the run: metrics files, log, progress bars, a dashboard.
+    pub subscribers: &'a [&'a dyn Subscriber],
+    /// The cluster service's counters (cluster mode), for dropped workers.
+    pub cluster: Option<Arc<Counters>>,
+    /// Dropped workers already announced.
+    pub drops_seen: Cell<usize>,
+}
+
+/// Whether a step ran to its end or was stopped (Ctrl-C) first.
+enum Ran<T> {
+    Done(T),
+    Stopped,
+}
+
+impl Runner<'_> {
+    fn emit(&self, event: RunEvent<'_>) -> Result<(), RunError> {
+        self.subscribers.iter().try_for_each(|s| s.notify(&event))
+    }
+
+    fn halt(&self, point: HaltPoint) -> Result<(), RunError> {
+        Halt::check(self.options.halt.as_ref(), point)
+    }
+
+    /// Announces workers the cluster service dropped since the last call.
+    fn announce_drops(&self) -> Result<(), RunError> {
+        let Some(counters) = &self.cluster else { return Ok(()) };
+        let drops = counters.drops();
+        for d in drops.iter().skip(self.drops_seen.get()) {
+            self.emit(RunEvent::WorkerDropped(d))?;
+        }
+        self.drops_seen.set(drops.len());
+        Ok(())
+    }
+
+    /// Runs until the target epoch, or until stopped. The initial population is benchmarked as
+    /// epoch 0; a pending end-of-epoch benchmark (a resume after a stop between an epoch's last
+    /// generation and its checkpoint) is done before anything else.
+    pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
+        self.emit(RunEvent::Started {
+            generation: state.generation,
+            epoch: state.epoch,
+            target: state.config.epochs,
+            generations_per_epoch: state.config.generations_per_epoch,
+        })?;
+        let gpe = u64::from(state.config.generations_per_epoch);
+        loop {
+            let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
+            if pending && let Ran::Stopped = self.benchmark(&mut state)? {
+                return self.stopped(&state);
+            }
+            if state.epoch >= state.config.epochs {
+                break;
+            }
+            if self.options.stop.load(Ordering::Acquire) {
+                return self.stopped(&state);
+            }
+            if let Ran::Stopped = self.generation(&mut state)? {
+                return self.stopped(&state);
+            }
+        }
+        self.emit(RunEvent::Finished { generation: state.generation, epoch: state.epoch })?;
+        Ok(summary(&state, false))
+    }
+
+    fn stopped(&self, state: &RunState) -> Result<RunSummary, RunError> {
+        self.emit(RunEvent::Stopped { generation: state.generation, epoch: state.epoch })?;
+        Ok(summary(state, true))
+    }
+
+    /// Submits tasks and waits for all outcomes, reporting progress; stops early on Ctrl-C, or
+    /// at `halfway` once half the outcomes are in.
+    fn play(
+        &self,
+        tasks: Vec<(TaskId, Task)>,
+        halfway: HaltPoint,
+        mut seen: impl FnMut(),
+    ) -> Result<Ran<Vec<TaskOutcome>>, RunError> {
+        let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
+        let total = ids.len();
+        self.scheduler.submit(tasks);
+        let halt_here = self.options.halt.is_some_and(|h| h.point == halfway);
+        let (halted, failed) = (Cell::new(false), std::cell::RefCell::new(None));
+        let tick = |done: usize| {
+            let stats = self.scheduler.stats();
+            if let Err(e) = self.emit(RunEvent::Progress { done, stats: &stats }).and_then(|()| self.announce_drops()) {
+                *failed.borrow_mut() = Some(e);
+            }
+            seen();
+            if halt_here && 2 * done >= total {
+                halted.set(true);
+            }
+        };
+        let stop = || self.options.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
+        let outcomes = self.scheduler.collect(&ids, stop, tick);
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
+        if halted.get() {
+            self.halt(halfway)?;
+        }
+        let Some(outcomes) = outcomes else { return Ok(Ran::Stopped) };
+        outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Ran::Done)
+    }
+
+    /// One generation: breed, play the knockouts, keep the winners, record, checkpoint.
+    fn generation(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
+        let begun = Instant::now();
+        let config = &state.config;
+        let survivors = state.individuals()?;
+        // Breed on copies: the state changes only once the generation is complete.
+        let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
+        let groups = breed(&survivors, config, &mut rng, &mut serials)?;
+        let generation = state.generation + 1;
+        let tasks: Vec<(TaskId, Task)> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| {
+                let task = TournamentTask {
+                    entrants: group.members.iter().map(Individual::entrant).collect(),
+                    rules: config.rules,
+                    depth: config.network_depth,
+                    seed: derive_seed(derive_seed(config.seed, generation), g as u64),
+                };
+                (task_id(generation, false, g), Task::Tournament(task))
+            })
+            .collect();
+        self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
+        let workers_before = self.scheduler.workers();
+        // Stragglers are seen while the generation runs: at its end no lease is open any more.
+        let mut straggled = HashSet::new();
+        let seen = || {
+            if self.scheduler.stats().stragglers > 0 {
+                straggled.extend(self.scheduler.workers().into_iter().filter(|(_, w)| w.straggler).map(|(id, _)| id));
+            }
+        };
+        let outcomes = match self.play(tasks, HaltPoint::MidGeneration(generation), seen)? {
+            Ran::Done(o) => o,
+            Ran::Stopped => return Ok(Ran::Stopped),
+        };
+        let tournaments: Vec<TournamentOutcome> = outcomes
+            .iter()
+            .filter_map(|o| match o {
+                TaskOutcome::Tournament(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        if tournaments.len() != groups.len() {
+            return Err(RunError::Task("a tournament task returned another kind of outcome".into()));
+        }
+        let next = select(&groups, &tournaments);
+        let mut record = generation_record(
+            generation,
+            config,
+            &groups,
+            &tournaments,
+            &outcomes,
+            begun,
+            self.scheduler.stats().workers,
+        );
+        if self.options.cluster.is_some() {
+            let after = self.scheduler.workers();
+            record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
+        }
+        state.population = next.iter().map(StoredIndividual::from_individual).collect();
+        state.rng = rng;
+        state.serials = serials;
+        state.generation = generation;
+        self.emit(RunEvent::GenerationDone(&record))?;
+        self.halt(HaltPoint::AfterGenerationLine(generation))?;
+        state.save(&self.dir.latest_checkpoint())?;
+        if self.options.cluster.is_some() {
+            self.emit(RunEvent::Workers { generation, records: &record.worker_detail })?;
+        }
+        self.halt(HaltPoint::AfterGeneration(generation))?;
+        Ok(Ran::Done(()))
+    }
+
+    /// Benchmarks the population against the reference player, ends the epoch, records it and
+    /// checkpoints.
+    fn benchmark(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
+        let config = &state.config;
+        let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
+        let survivors = state.individuals()?;
+        let tasks: Vec<(TaskId, Task)> = survivors
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let task = BenchmarkTask {
+                    entrant: s.entrant(),
+                    reference: config.reference(),
+                    depth: config.network_depth,
+                    rules: config.rules,
+                    seed: derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64),
+                };
+                (task_id(state.generation, true, i), Task::Benchmark(task))
+            })
+            .collect();
+        self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
+        let outcomes = match self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? {
+            Ran::Done(o) => o,
+            Ran::Stopped => return Ok(Ran::Stopped),
+        };
+        let entries = survivors
+            .iter()
+            .zip(&outcomes)
+            .filter_map(|(s, o)| match o {
+                TaskOutcome::Benchmark(b) => Some(benchmark_entry(s.serial, b)),
+                _ => None,
+            })
+            .collect::<Vec<_>>();
+        if entries.len() != survivors.len() {
+            return Err(RunError::Task("a benchmark task returned another kind of outcome".into()));
+        }
+        let report = EpochReport::new(epoch, state.generation, entries);
+        state.epoch = epoch;
+        state.epochs.push(report.clone());
+        self.emit(RunEvent::EpochDone(&report))?;
+        self.halt(HaltPoint::AfterEpochLine(epoch))?;
+        state.save(&self.dir.epoch_checkpoint(epoch))?;
+        self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
+        state.save(&self.dir.latest_checkpoint())?;
+        Ok(Ran::Done(()))
+    }
+}
+
+fn summary(state: &RunState, stopped: bool) -> RunSummary {
+    RunSummary { epoch: state.epoch, generation: state.generation, stopped, last_report: state.epochs.last().cloned() }
+}
+
+/// What each worker did during a generation, from snapshots taken before and after it, with
+/// whether it was seen straggling (`straggled`). Workers that left during the generation are not
+/// in the second snapshot and are not listed.
+pub(crate) fn worker_records(
+    before: &[(WorkerId, WorkerInfo)],
+    after: &[(WorkerId, WorkerInfo)],
+    straggled: &HashSet<WorkerId>,
+    took: Duration,
+) -> Vec<WorkerRecord> {
+    let secs = took.as_secs_f64().max(1e-9);
+    let earlier: HashMap<WorkerId, u64> = before.iter().map(|(id, w)| (*id, w.completed)).collect();
+    after
+        .iter()
+        .map(|(id, info)| {
+            let tasks = info.completed.saturating_sub(earlier.get(id).copied().unwrap_or(0));
+            WorkerRecord {
+                name: info.name.clone(),
+                tasks,
+                tasks_per_second: tasks as f64 / secs,
+                straggler: straggled.contains(id),
+            }
+        })
+        .collect()
+}
+
+fn generation_record(
+    generation: u64,
+    config: &ExperimentConfig,
+    groups: &[Group],
+    tournaments: &[TournamentOutcome],
+    outcomes: &[TaskOutcome],
+    begun: Instant,
+    workers: usize,
+) -> GenerationRecord {
+    let games: u32 = outcomes.iter().map(TaskOutcome::game_count).sum();
+    let plies: u32 = outcomes.iter().map(TaskOutcome::plies).sum();
+    let seconds = begun.elapsed().as_secs_f64();
+    let gpe = u64::from(config.generations_per_epoch);
+    GenerationRecord {
+        generation,
+        epoch: generation.div_ceil(gpe) as u32,
+        tournaments: groups
+            .iter()
+            .zip(tournaments)
+            .map(|(g, t)| TournamentRecord {
+                serials: std::array::from_fn(|i| g.members[i].serial),
+                winner: g.members[t.winner.min(3)].serial,
+                matches: t.matches.each_ref().map(match_summary),
+            })
+            .collect(),
+        survivors_kept: tournaments.iter().filter(|t| t.winner == 0).count() as u32,
+        games,
+        mean_plies: if games == 0 { 0.0 } else { f64::from(plies) / f64::from(games) },
+        seconds,
+        games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
+        workers,
+        worker_detail: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::events::worker_line;
+
+    fn info(name: &str, completed: u64) -> WorkerInfo {
+        let now = Instant::now();
+        WorkerInfo {
+            name: name.into(),
+            completed,
+            busy: Duration::ZERO,
+            registered: now,
+            last_seen: now,
+            oldest_lease: None,
+            straggler: false,
+        }
+    }
+
+    #[test]
+    fn worker_records_count_the_generation_only_and_mark_stragglers_seen_during_it() {
+        let before = [(1, info("a", 10)), (2, info("b", 3))];
+        // b left, c joined during the generation.
+        let after = [(1, info("a", 16)), (3, info("c", 2))];
+        let straggled = HashSet::from([3]);
+        let records = worker_records(&before, &after, &straggled, Duration::from_secs(2));
+        let summary: Vec<_> =
+            records.iter().map(|r| (r.name.as_str(), r.tasks, r.tasks_per_second, r.straggler)).collect();
+        assert_eq!(summary, [("a", 6, 3.0, false), ("c", 2, 1.0, true)]);
+        assert_eq!(
+            worker_line(7, &records),
+            "workers, generation 7: a 6 tasks 3.00/s; c 2 tasks 1.00/s STRAGGLER (1 stragglers)"
+        );
+    }
+}

@@ -1,0 +1,28 @@
+//! Embedded workers: threads of the master process that pull tasks from the scheduler like any
+//! remote worker.
+
+use super::Scheduler;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Runs `threads` in-process workers that pull tasks until the scheduler closes.
+pub fn spawn_embedded_workers(
+    scheduler: &Arc<Scheduler>,
+    threads: usize,
+) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    (0..threads.max(1))
+        .map(|i| {
+            let scheduler = Arc::clone(scheduler);
+            std::thread::Builder::new().name(format!("worker-{i}")).spawn(move || {
+                let id = scheduler.register(format!("embedded-{i}"));
+                while !scheduler.is_closed() {
+                    for (task_id, task) in scheduler.lease_wait(id, 1, Duration::from_millis(200)) {
+                        let outcome = task.run().map_err(|e| e.to_string());
+                        scheduler.complete(id, task_id, outcome);
+                    }
+                }
+                scheduler.unregister(id);
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,148 @@
+//! The scheduler on a controlled clock: counts, leases, stragglers and backups.
+
+use super::*;
+use loa_engine::tasks::TournamentTask;
+use std::sync::atomic::AtomicU64;
+
+/// A scheduler on a clock that only moves when the test says so.
+fn manual(lease_time: Duration) -> (Scheduler, Arc<AtomicU64>) {
+    let base = Instant::now();
+    let millis = Arc::new(AtomicU64::new(0));
+    let clock = Arc::clone(&millis);
+    let scheduler =
+        Scheduler::with_clock(lease_time, move || base + Duration::from_millis(clock.load(Ordering::SeqCst)));
+    (scheduler, millis)
+}
+
+fn advance(clock: &AtomicU64, millis: u64) {
+    clock.fetch_add(millis, Ordering::SeqCst);
+}
+
+/// Tasks that are never played: the scheduler only moves them around.
+fn tasks(ids: std::ops::Range<TaskId>) -> Vec<(TaskId, Task)> {
+    let task = TournamentTask { entrants: Vec::new(), rules: Default::default(), depth: 1, seed: 0 };
+    ids.map(|id| (id, Task::Tournament(task.clone()))).collect()
+}
+
+fn ids(leased: &[(TaskId, Arc<Task>)]) -> Vec<TaskId> {
+    leased.iter().map(|(id, _)| *id).collect()
+}
+
+/// What `in_flight` should be, counted the slow way.
+fn counted(s: &Scheduler) -> usize {
+    s.lock().open.values().filter(|e| !e.leases.is_empty()).count()
+}
+
+#[test]
+fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
+    let (s, clock) = manual(Duration::from_secs(10));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..5));
+    let check = |expected: usize| {
+        assert_eq!(s.stats().in_flight, expected);
+        assert_eq!(counted(&s), expected);
+    };
+    check(0);
+    assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
+    check(3);
+    assert_eq!(ids(&s.lease(b, 2)), [3, 4]);
+    check(5);
+    assert_eq!(s.complete(a, 0, Err("x".into())), Completion::Accepted);
+    check(4);
+    assert_eq!(s.complete(b, 0, Err("x".into())), Completion::Duplicate);
+    check(4);
+    // b renews, a does not: only a's two leases lapse.
+    advance(&clock, 6_000);
+    s.renew(b);
+    advance(&clock, 5_000);
+    s.expire_leases();
+    check(2);
+    assert_eq!(s.stats().re_leased, 2);
+    // Task 1 is now leased by b; a's late outcome for it still counts and clears it.
+    assert_eq!(ids(&s.lease(b, 1)), [1]);
+    check(3);
+    assert_eq!(s.complete(a, 1, Err("late".into())), Completion::Accepted);
+    check(2);
+    s.unregister(b);
+    check(0);
+    assert_eq!(s.stats().queued, 3);
+    assert_eq!(ids(&s.lease(a, 10)), [3, 4, 2]);
+    check(3);
+    for id in [2, 3, 4] {
+        s.complete(a, id, Err("x".into()));
+    }
+    check(0);
+    assert_eq!(s.stats().completed, 5);
+}
+
+#[test]
+fn per_worker_counts_and_busy_time() {
+    let (s, clock) = manual(Duration::from_secs(60));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..5));
+    s.lease(a, 2);
+    s.lease(b, 1);
+    advance(&clock, 100);
+    s.complete(a, 0, Err("x".into()));
+    advance(&clock, 200);
+    s.complete(a, 1, Err("x".into()));
+    s.complete(b, 2, Err("x".into()));
+    // An outcome from nobody (e.g. leased before a master restart) counts for no worker.
+    s.complete(WorkerId::MAX, 3, Err("x".into()));
+    let w = s.workers();
+    assert_eq!((w[0].1.name.as_str(), w[0].1.completed), ("a", 2));
+    assert_eq!(w[0].1.busy, Duration::from_millis(100 + 300));
+    assert_eq!((w[1].1.name.as_str(), w[1].1.completed, w[1].1.busy), ("b", 1, Duration::from_millis(300)));
+    assert_eq!(s.stats().completed, 4);
+    // b holds task 4 from now on: its oldest lease ages with the clock.
+    assert_eq!(w[1].1.oldest_lease, None);
+    s.lease(b, 1);
+    advance(&clock, 50);
+    assert_eq!(s.workers()[1].1.oldest_lease, Some(Duration::from_millis(50)));
+    assert_eq!(s.workers()[0].1.oldest_lease, None);
+}
+
+#[test]
+fn a_worker_is_a_straggler_past_three_medians_of_the_batch() {
+    let (s, clock) = manual(Duration::from_secs(600));
+    let (fast, slow) = (s.register("fast".into()), s.register("slow".into()));
+    s.submit(tasks(0..4));
+    s.lease(slow, 1);
+    // Nothing completed: no median, no straggler however old the lease.
+    advance(&clock, 30_000);
+    assert_eq!(s.stats().stragglers, 0);
+    // The fast worker does three tasks of 2 s each: median 2 s, threshold 6 s.
+    for id in 1..4 {
+        s.lease(fast, 1);
+        advance(&clock, 2_000);
+        s.complete(fast, id, Err("x".into()));
+    }
+    let w = s.workers();
+    assert!(!w[0].1.straggler && w[1].1.straggler, "{w:?}");
+    assert_eq!(s.stats().stragglers, 1);
+    // A new batch forgets the old median; the slow worker's lease is judged again.
+    s.complete(slow, 0, Err("x".into()));
+    s.submit(tasks(10..12));
+    s.lease(slow, 1);
+    s.lease(fast, 1);
+    advance(&clock, 1_500);
+    s.complete(fast, 11, Err("x".into())); // median 1.5 s: threshold 4.5 s
+    advance(&clock, 2_900); // slow's lease is 4.4 s old
+    assert_eq!(s.stats().stragglers, 0);
+    advance(&clock, 200); // 4.6 s
+    assert_eq!(s.stats().stragglers, 1);
+    // Leaving clears it.
+    s.unregister(slow);
+    assert_eq!(s.stats().stragglers, 0);
+}
+
+#[test]
+fn the_straggler_rule_has_a_floor() {
+    let ms = Duration::from_millis;
+    assert!(!is_straggler(ms(10_000), None));
+    assert!(!is_straggler(ms(30), Some(ms(5)))); // 6× the median but under a second
+    assert!(!is_straggler(ms(1_000), Some(ms(5))));
+    assert!(is_straggler(ms(1_001), Some(ms(5))));
+    assert!(!is_straggler(ms(3_000), Some(ms(1_000))));
+    assert!(is_straggler(ms(3_001), Some(ms(1_000))));
+}
