@@ -16,7 +16,8 @@
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
 //! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers.
-//! - [`tasks`]: the master's units of work: tournaments and benchmark matches.
+//! - [`tasks`]: the master's units of work: tournaments, benchmark matches and generic match
+//!   tasks (pairs or a knockout over networks and fixed players).
 //!
 //! The `loa` command and what only it uses (player specs, series, `loa play`, `loa bench`) live
 //! in the `loa-cli` crate.

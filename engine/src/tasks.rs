@@ -1,5 +1,7 @@
 //! The units of work a master hands to workers (SPEC §5): a knockout tournament of four
-//! chromosomes, and a benchmark match of one chromosome against a reference player.
+//! chromosomes, a benchmark match of one chromosome against a reference player, and the generic
+//! match task ([`MatchTask`], in `tasks/matches.rs`) that is meant to replace both: entrants
+//! (networks or fixed players) and a format (given pairs, or a knockout bracket).
 //!
 //! A task carries everything needed to play it (chromosomes, rules, depths, seed), so any
 //! worker, in-process or remote, computes the same outcome: games are deterministic, and the only
@@ -13,6 +15,13 @@ use crate::random::derive_seed;
 use crate::{EndReason, Outcome, Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+mod matches;
+
+pub use matches::{
+    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome,
+    OPENING_SEED_LABEL, OutcomeMismatch, Pairing, play_match_task,
+};
 
 /// A chromosome with its birth serial.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,6 +146,42 @@ pub enum TaskError {
     DuplicateSerial(u64),
     /// A depth of 0 or above [`crate::players::MAX_DEPTH`].
     Depth(u32),
+    /// A match task's entrant count is outside 2..=[`MAX_ENTRANTS`].
+    MatchEntrants(usize),
+    /// A knockout's entrant count is not a power of two.
+    KnockoutSize(usize),
+    /// A pairs task's match count is outside 1..=[`MAX_MATCHES`].
+    MatchCount(usize),
+    /// A fixed player's depth is 0 or above [`crate::players::MAX_DEPTH`].
+    FixedDepth {
+        /// The entrant's index.
+        entrant: usize,
+        /// Its depth.
+        depth: u32,
+    },
+    /// A pairing names an entrant index the task does not have.
+    NoSuchEntrant {
+        /// The pairing's index.
+        pairing: usize,
+        /// The index it names.
+        entrant: usize,
+        /// How many entrants the task has.
+        entrants: usize,
+    },
+    /// A pairing pits an entrant against itself.
+    SelfPairing {
+        /// The pairing's index.
+        pairing: usize,
+        /// The entrant.
+        entrant: usize,
+    },
+    /// A pairing's opening is longer than [`MAX_OPENING_PLIES`].
+    OpeningPlies {
+        /// The pairing's index.
+        pairing: usize,
+        /// The plies it asks for.
+        plies: u32,
+    },
 }
 
 impl std::fmt::Display for TaskError {
@@ -145,6 +190,21 @@ impl std::fmt::Display for TaskError {
             TaskError::EntrantCount(n) => write!(f, "a tournament needs 4 entrants, got {n}"),
             TaskError::DuplicateSerial(s) => write!(f, "two entrants share the birth serial {s}"),
             TaskError::Depth(d) => write!(f, "search depth {d} is outside 1..={}", crate::players::MAX_DEPTH),
+            TaskError::MatchEntrants(n) => write!(f, "a match task needs 2 to {MAX_ENTRANTS} entrants, got {n}"),
+            TaskError::KnockoutSize(n) => write!(f, "a knockout needs a power of two entrants, got {n}"),
+            TaskError::MatchCount(n) => write!(f, "a match task plays 1 to {MAX_MATCHES} matches, got {n}"),
+            TaskError::FixedDepth { entrant, depth } => {
+                write!(f, "entrant {entrant}: search depth {depth} is outside 1..={}", crate::players::MAX_DEPTH)
+            }
+            TaskError::NoSuchEntrant { pairing, entrant, entrants } => {
+                write!(f, "pairing {pairing}: entrant {entrant} does not exist ({entrants} entrants)")
+            }
+            TaskError::SelfPairing { pairing, entrant } => {
+                write!(f, "pairing {pairing}: entrant {entrant} cannot play itself")
+            }
+            TaskError::OpeningPlies { pairing, plies } => {
+                write!(f, "pairing {pairing}: {plies} opening plies, at most {MAX_OPENING_PLIES}")
+            }
         }
     }
 }
@@ -224,15 +284,19 @@ pub enum Task {
     Tournament(TournamentTask),
     /// A benchmark match against a reference player.
     Benchmark(BenchmarkTask),
+    /// A generic match task: pairs or a knockout over networks and fixed players.
+    Match(MatchTask),
 }
 
 /// The outcome of a [`Task`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskOutcome {
     /// A tournament's outcome.
     Tournament(TournamentOutcome),
     /// A benchmark match's outcome.
     Benchmark(BenchmarkOutcome),
+    /// A match task's outcome.
+    Match(MatchTaskOutcome),
 }
 
 impl Task {
@@ -241,16 +305,29 @@ impl Task {
         match self {
             Task::Tournament(t) => play_tournament(t).map(TaskOutcome::Tournament),
             Task::Benchmark(b) => play_benchmark(b).map(TaskOutcome::Benchmark),
+            Task::Match(m) => play_match_task(m).map(TaskOutcome::Match),
+        }
+    }
+
+    /// Network weights the task carries, which dominate its size on the wire (see also
+    /// [`MatchTask::wire_size_bound`]).
+    pub fn weight_count(&self) -> usize {
+        match self {
+            Task::Tournament(t) => t.entrants.iter().map(|e| e.chromosome.weights().len()).sum(),
+            Task::Benchmark(b) => b.entrant.chromosome.weights().len(),
+            Task::Match(m) => m.weight_count(),
         }
     }
 }
 
 impl TaskOutcome {
-    /// Games the task played (a knockout of four plays three two-game matches).
+    /// Games the task played (a knockout of four plays three two-game matches, a match task two
+    /// per match).
     pub fn game_count(&self) -> u32 {
         match self {
             TaskOutcome::Tournament(t) => 2 * t.matches.len() as u32,
             TaskOutcome::Benchmark(b) => b.games.len() as u32,
+            TaskOutcome::Match(m) => m.game_count(),
         }
     }
 
@@ -259,6 +336,7 @@ impl TaskOutcome {
         match self {
             TaskOutcome::Tournament(t) => t.matches.iter().flat_map(|m| m.games.iter()).map(|g| g.plies).sum(),
             TaskOutcome::Benchmark(b) => b.games.iter().map(|g| g.plies).sum(),
+            TaskOutcome::Match(m) => m.plies(),
         }
     }
 }

@@ -5,6 +5,22 @@
 //! entrants with distinct serials, a known topology, the topology's weight count, finite weights
 //! within range, depths in `1..=MAX_DEPTH`, known enum values, entrant indices below 4, exactly
 //! two games per match and three matches per tournament.
+//!
+//! A match task ([`MatchTask`]) is checked by the engine's own [`MatchTask::validate`], whose
+//! errors are translated to the wire's field paths (so the wire and the engine cannot disagree on
+//! what a valid task is), after the fields only the wire has: entrant kinds, topologies, weights,
+//! fixed-player kinds and ALoA's unused `salt_or_seed` (which must be 0, so every valid task has
+//! one encoding). A match outcome cannot be checked against its task here (the master sends the
+//! task, the worker the outcome); its entrant indices are only checked to be below
+//! [`MAX_ENTRANTS`] and its match count to be 1 to [`MAX_MATCHES`]. The master, which holds the
+//! task, checks the rest with [`MatchTask::check_outcome`]. These conversions live in
+//! `convert/matches.rs`.
+//!
+//! [`MatchTask`]: loa_engine::tasks::MatchTask
+//! [`MatchTask::validate`]: loa_engine::tasks::MatchTask::validate
+//! [`MatchTask::check_outcome`]: loa_engine::tasks::MatchTask::check_outcome
+//! [`MAX_ENTRANTS`]: loa_engine::tasks::MAX_ENTRANTS
+//! [`MAX_MATCHES`]: loa_engine::tasks::MAX_MATCHES
 
 use crate::ProtoError;
 use crate::pb;
@@ -17,6 +33,7 @@ use loa_engine::tasks::{
     TournamentOutcome, TournamentTask,
 };
 use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules};
+use matches::{match_outcome_from_proto, match_task_from_proto, match_task_to_proto};
 use std::sync::Arc;
 
 /// Entrants in a tournament.
@@ -46,6 +63,13 @@ fn entrant_to_proto(e: &Entrant) -> pb::Entrant {
     }
 }
 
+/// An entrant index on the wire. Valid tasks and outcomes have indices below 16; an index too
+/// large for the wire becomes `u32::MAX`, which the receiver refuses, rather than wrapping to a
+/// valid one.
+fn index_to_proto(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 /// The wire form of task `id`.
 pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
     let kind = match task {
@@ -70,6 +94,7 @@ pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
                 seed: b.seed,
             })
         }
+        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m)),
     };
     pb::Task { id, kind: Some(kind) }
 }
@@ -93,9 +118,8 @@ fn game_to_proto(g: &GameSummary) -> pb::GameSummary {
 
 fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
     pb::MatchSummary {
-        // Entrant indices are below 4 in any outcome the engine makes.
-        a: m.a as u32,
-        b: m.b as u32,
+        a: index_to_proto(m.a),
+        b: index_to_proto(m.b),
         winner: match m.winner {
             MatchSide::A => pb::MatchSide::A,
             MatchSide::B => pb::MatchSide::B,
@@ -120,6 +144,9 @@ pub fn result_to_proto(result: &Result<TaskOutcome, String>) -> pb::complete_req
         Ok(TaskOutcome::Benchmark(b)) => pb::complete_request::Result::Benchmark(pb::BenchmarkOutcome {
             games: b.games.iter().map(game_to_proto).collect(),
             scores: b.scores.to_vec(),
+        }),
+        Ok(TaskOutcome::Match(m)) => pb::complete_request::Result::Match(pb::MatchOutcome {
+            matches: m.matches.iter().map(match_to_proto).collect(),
         }),
         Err(message) => pb::complete_request::Result::Failure(message.clone()),
     }
@@ -222,16 +249,18 @@ pub fn task_from_proto(task: pb::Task) -> Result<(u64, Task), ProtoError> {
         Some(pb::task::Kind::Benchmark(b)) => {
             Task::Benchmark(benchmark_from_proto(b).map_err(|e| e.within("benchmark"))?)
         }
-        None => return Err(ProtoError::new("kind", "missing: neither a tournament nor a benchmark")),
+        Some(pb::task::Kind::Match(m)) => Task::Match(match_task_from_proto(m).map_err(|e| e.within("match"))?),
+        None => return Err(ProtoError::new("kind", "missing: neither a tournament, a benchmark nor a match task")),
     };
     Ok((id, task))
 }
 
-fn index(field: &str, value: u32) -> Result<usize, ProtoError> {
-    if (value as usize) < ENTRANTS {
+/// An entrant index below `entrants`.
+fn index(field: &str, value: u32, entrants: usize) -> Result<usize, ProtoError> {
+    if (value as usize) < entrants {
         Ok(value as usize)
     } else {
-        Err(ProtoError::new(field, format!("entrant index {value} is not below {ENTRANTS}")))
+        Err(ProtoError::new(field, format!("entrant index {value} is not below {entrants}")))
     }
 }
 
@@ -259,9 +288,10 @@ fn two_games(field: &str, games: &[pb::GameSummary]) -> Result<[GameSummary; 2],
     }
 }
 
-fn match_from_proto(field: &str, m: &pb::MatchSummary) -> Result<MatchSummary, ProtoError> {
-    let a = index(&format!("{field}.a"), m.a)?;
-    let b = index(&format!("{field}.b"), m.b)?;
+/// A match between entrant indices below `entrants`.
+fn match_from_proto(field: &str, m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummary, ProtoError> {
+    let a = index(&format!("{field}.a"), m.a, entrants)?;
+    let b = index(&format!("{field}.b"), m.b, entrants)?;
     if a == b {
         return Err(ProtoError::new(format!("{field}.b"), format!("entrant {b} cannot play itself")));
     }
@@ -281,12 +311,12 @@ fn match_from_proto(field: &str, m: &pb::MatchSummary) -> Result<MatchSummary, P
 }
 
 fn tournament_outcome_from_proto(t: &pb::TournamentOutcome) -> Result<TournamentOutcome, ProtoError> {
-    let winner = index("tournament.winner", t.winner)?;
+    let winner = index("tournament.winner", t.winner, ENTRANTS)?;
     let matches = match t.matches.as_slice() {
         [m0, m1, m2] => [
-            match_from_proto("tournament.matches[0]", m0)?,
-            match_from_proto("tournament.matches[1]", m1)?,
-            match_from_proto("tournament.matches[2]", m2)?,
+            match_from_proto("tournament.matches[0]", m0, ENTRANTS)?,
+            match_from_proto("tournament.matches[1]", m1, ENTRANTS)?,
+            match_from_proto("tournament.matches[2]", m2, ENTRANTS)?,
         ],
         _ => return Err(ProtoError::new("tournament.matches", format!("3 matches expected, got {}", t.matches.len()))),
     };
@@ -316,10 +346,13 @@ pub fn result_from_proto(
         Some(pb::complete_request::Result::Benchmark(b)) => {
             Ok(Ok(TaskOutcome::Benchmark(benchmark_outcome_from_proto(b)?)))
         }
+        Some(pb::complete_request::Result::Match(m)) => Ok(Ok(TaskOutcome::Match(match_outcome_from_proto(m)?))),
         Some(pb::complete_request::Result::Failure(message)) => Ok(Err(message.clone())),
         None => Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
     }
 }
+
+mod matches;
 
 #[cfg(test)]
 mod tests;

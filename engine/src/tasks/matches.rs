@@ -1,0 +1,443 @@
+//! Generic match tasks (issue 9): a set of entrants (networks, or fixed players such as ALoA or
+//! the random heuristic) and a format (a list of two-game matches between given pairs, or a
+//! knockout bracket over all entrants). Every other kind of work the master needs (benchmarks,
+//! round robins, K random opponents, curricula, ES perturbations) is built from this one unit,
+//! so the wire and the worker never change when the master's experiments do.
+//!
+//! The task is the whole description of the games: the same task played anywhere gives the same
+//! [`MatchTaskOutcome`].
+
+use super::{GameSummary, MatchSummary, TaskError, check_depth};
+use crate::aloa::{Aloa, AloaKind};
+use crate::game::{Player, play_match};
+use crate::network::{Chromosome, Network, random_uniform};
+use crate::openings::random_opening;
+use crate::players::{RandomPlayer, SearchPlayer};
+use crate::random::derive_seed;
+use crate::{Position, Rules};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Most entrants in one task: bounds a task's size on the wire (16 default networks are about
+/// 131 KB, so a lease of the master's 64 largest tasks, about 9 MB with their pairings, stays
+/// under its 16 MiB reply limit) and a knockout's bracket (four rounds).
+pub const MAX_ENTRANTS: usize = 16;
+
+/// Most matches in one [`MatchFormat::Pairs`] task: bounds a task's duration and its outcome's
+/// size (a match summary is about 30 bytes on the wire). A full round robin of 16 entrants is
+/// 120 matches, and of 16 entrants with colours swapped 240, so both fit.
+pub const MAX_MATCHES: usize = 256;
+
+/// Most random plies before a pairing's match starts: [`random_opening`] retries seeds until
+/// the opening is a running game, which is quick only well below a random game's length.
+pub const MAX_OPENING_PLIES: u32 = 40;
+
+/// The label that derives a pairing's opening seed from its match seed. It is the label
+/// `loa series` uses for its openings (`cli/src/series.rs`), so a series and a task with the
+/// same seed start from the same position; it differs from the game labels 0 and 1.
+pub const OPENING_SEED_LABEL: u64 = 0x0B3;
+
+/// A player that is not evolved: the reference and baseline opponents of SPEC §4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FixedPlayer {
+    /// ALoA (`aloa:DEPTH`) with the given evaluator.
+    Aloa {
+        /// Quad (the thesis's reference) or normal evaluator.
+        evaluator: AloaKind,
+        /// Search depth.
+        depth: u32,
+    },
+    /// The random heuristic (`random:DEPTH:SALT`): leaf values keyed by the game seed and `salt`.
+    Random {
+        /// Search depth.
+        depth: u32,
+        /// Mixed into the game seed; 0 is the benchmark's random reference.
+        salt: u64,
+    },
+    /// A RandomANN (`randomann:DEPTH:SEED`): a network with the weights
+    /// [`random_uniform`]`(seed)`, which the worker draws itself (so they never travel).
+    RandomAnn {
+        /// Search depth.
+        depth: u32,
+        /// Seeds the weights.
+        seed: u64,
+    },
+}
+
+impl FixedPlayer {
+    /// The player's search depth.
+    pub fn depth(&self) -> u32 {
+        match *self {
+            FixedPlayer::Aloa { depth, .. }
+            | FixedPlayer::Random { depth, .. }
+            | FixedPlayer::RandomAnn { depth, .. } => depth,
+        }
+    }
+
+    fn player(&self) -> Box<dyn Player> {
+        match *self {
+            FixedPlayer::Aloa { evaluator, depth } => Box::new(SearchPlayer { eval: Aloa::new(evaluator), depth }),
+            FixedPlayer::Random { depth, salt } => Box::new(RandomPlayer { depth, salt }),
+            FixedPlayer::RandomAnn { depth, seed } => {
+                Box::new(SearchPlayer { eval: Arc::new(Network::new(&random_uniform(seed))), depth })
+            }
+        }
+    }
+}
+
+/// One participant of a match task. Every entrant has a serial: a network's birth serial, or a
+/// number the master gives a fixed player. Serials are distinct within a task; a knockout uses
+/// them to decide who is A (the lower serial), and records use them to name entrants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum MatchEntrant {
+    /// An evolved network, searching [`MatchTask::network_depth`] plies.
+    Network {
+        /// Birth serial.
+        serial: u64,
+        /// The weights.
+        chromosome: Arc<Chromosome>,
+    },
+    /// A fixed player.
+    Fixed {
+        /// The serial the master gave it.
+        serial: u64,
+        /// Which player.
+        player: FixedPlayer,
+    },
+}
+
+impl MatchEntrant {
+    /// The entrant's serial.
+    pub fn serial(&self) -> u64 {
+        match self {
+            MatchEntrant::Network { serial, .. } | MatchEntrant::Fixed { serial, .. } => *serial,
+        }
+    }
+
+    /// The weights this entrant sends over the wire (0 for a fixed player).
+    pub fn weight_count(&self) -> usize {
+        match self {
+            MatchEntrant::Network { chromosome, .. } => chromosome.weights().len(),
+            MatchEntrant::Fixed { .. } => 0,
+        }
+    }
+}
+
+/// A two-game match between entrants `a` and `b` (indices into [`MatchTask::entrants`]): `a` is A,
+/// Black in game 0 and White in game 1, and wins a match the criteria leave undecided (SPEC §5).
+/// Game `g` has seed `derive_seed(seed, g)`, exactly as [`play_match`] seeds it. A is whoever the
+/// pairing names, whatever the serials (a benchmark's network is A against an older reference),
+/// so the master decides who gets the criteria's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// A's entrant index.
+    pub a: usize,
+    /// B's entrant index.
+    pub b: usize,
+    /// The match seed.
+    pub seed: u64,
+    /// Both games start from [`random_opening`]`(opening_plies, derive_seed(seed,`
+    /// [`OPENING_SEED_LABEL`]`), rules)`; 0 is the start position. At most [`MAX_OPENING_PLIES`].
+    pub opening_plies: u32,
+}
+
+/// Which matches a task plays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// Externally tagged (`{"pairs": [...]}`): serde cannot tag a list internally.
+#[serde(rename_all = "kebab-case")]
+pub enum MatchFormat {
+    /// The given matches, independent of each other, played in order (1 to [`MAX_MATCHES`]).
+    Pairs(Vec<Pairing>),
+    /// A knockout bracket over all entrants (a power of two, 2 to [`MAX_ENTRANTS`]): round 1
+    /// pairs the entrants sorted by serial (the lowest two meet, the next two meet, ...), each
+    /// later round pairs the winners of consecutive matches of the round before, and the last
+    /// match's winner wins. A is always the lower serial of the two; every match starts from the
+    /// start position; match `k` (0-based, counted across rounds in play order) has seed
+    /// `derive_seed(seed, k)`. For four entrants this is the thesis's tournament, exactly
+    /// [`super::play_tournament`].
+    Knockout {
+        /// The tournament seed.
+        seed: u64,
+    },
+}
+
+/// The general unit of work: entrants and the matches they play.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchTask {
+    /// The entrants (2 to [`MAX_ENTRANTS`], distinct serials), in any order: outcomes name them
+    /// by index.
+    pub entrants: Vec<MatchEntrant>,
+    /// The search depth of every [`MatchEntrant::Network`] (fixed players carry their own).
+    pub network_depth: u32,
+    /// The rules of every game.
+    pub rules: Rules,
+    /// The matches.
+    pub format: MatchFormat,
+}
+
+/// The result of a [`MatchTask`]: every match, in play order (a pairs task's in the order of its
+/// pairings; a knockout's round by round).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchTaskOutcome {
+    /// The matches; each names its entrants by index.
+    pub matches: Vec<MatchSummary>,
+}
+
+impl MatchTaskOutcome {
+    /// The entrant index of the last match's winner: a knockout's winner. `None` without matches
+    /// (which a played task never has).
+    pub fn winner(&self) -> Option<usize> {
+        self.matches.last().map(MatchSummary::winner_index)
+    }
+
+    /// Games played: two per match.
+    pub fn game_count(&self) -> u32 {
+        // At most MAX_MATCHES matches in a valid outcome, so this cannot overflow in practice;
+        // saturating keeps a hand-made outcome from panicking in debug builds.
+        u32::try_from(self.matches.len()).unwrap_or(u32::MAX).saturating_mul(2)
+    }
+
+    /// Plies played over all games.
+    pub fn plies(&self) -> u32 {
+        self.matches.iter().flat_map(|m| m.games.iter()).fold(0u32, |sum, g| sum.saturating_add(g.plies))
+    }
+}
+
+/// Protobuf overhead bounds used by [`MatchTask::wire_size_bound`]: a tag byte, a varint of at
+/// most 10 bytes, a length prefix of at most 5 bytes.
+const VARINT_FIELD: usize = 1 + 10;
+const MESSAGE_HEADER: usize = 1 + 5;
+
+impl MatchTask {
+    /// Network weights the task carries: what dominates its size on the wire.
+    pub fn weight_count(&self) -> usize {
+        self.entrants.iter().map(MatchEntrant::weight_count).sum()
+    }
+
+    /// An upper bound on the task's encoded size in bytes (protobuf, `loa.proto`'s `Task` with its
+    /// id), so a master can cap the bytes of a lease as well as its task count. Weights are packed
+    /// 4-byte floats; every other field is counted at its largest encoding, and a topology name
+    /// at 64 bytes (today's is 20).
+    pub fn wire_size_bound(&self) -> usize {
+        let entrant = |e: &MatchEntrant| {
+            let body = match e {
+                MatchEntrant::Network { chromosome, .. } => {
+                    VARINT_FIELD + (MESSAGE_HEADER + 64) + MESSAGE_HEADER + 4 * chromosome.weights().len()
+                }
+                MatchEntrant::Fixed { .. } => 3 * VARINT_FIELD + VARINT_FIELD,
+            };
+            // The MatchEntrant wrapper and the oneof's inner message.
+            2 * MESSAGE_HEADER + body
+        };
+        let pairings = match &self.format {
+            MatchFormat::Pairs(pairs) => pairs.len() * (MESSAGE_HEADER + 4 * VARINT_FIELD),
+            MatchFormat::Knockout { .. } => VARINT_FIELD,
+        };
+        // Task (id, wrapper), MatchTask wrapper, depth, rules (3 fields), format wrappers.
+        let fixed = VARINT_FIELD + 2 * MESSAGE_HEADER + VARINT_FIELD + MESSAGE_HEADER + 3 * VARINT_FIELD;
+        fixed + 2 * MESSAGE_HEADER + pairings + self.entrants.iter().map(entrant).sum::<usize>()
+    }
+
+    /// Checks everything [`play_match_task`] needs: entrant count, distinct serials, depths, and
+    /// the format (pairing count, indices, openings; a knockout's power of two).
+    pub fn validate(&self) -> Result<(), TaskError> {
+        let n = self.entrants.len();
+        if !(2..=MAX_ENTRANTS).contains(&n) {
+            return Err(TaskError::MatchEntrants(n));
+        }
+        check_depth(self.network_depth)?;
+        for (i, e) in self.entrants.iter().enumerate() {
+            if let MatchEntrant::Fixed { player, .. } = e {
+                let depth = player.depth();
+                if check_depth(depth).is_err() {
+                    return Err(TaskError::FixedDepth { entrant: i, depth });
+                }
+            }
+            if self.entrants[..i].iter().any(|o| o.serial() == e.serial()) {
+                return Err(TaskError::DuplicateSerial(e.serial()));
+            }
+        }
+        match &self.format {
+            MatchFormat::Pairs(pairs) => {
+                if pairs.is_empty() || pairs.len() > MAX_MATCHES {
+                    return Err(TaskError::MatchCount(pairs.len()));
+                }
+                for (pairing, p) in pairs.iter().enumerate() {
+                    for entrant in [p.a, p.b] {
+                        if entrant >= n {
+                            return Err(TaskError::NoSuchEntrant { pairing, entrant, entrants: n });
+                        }
+                    }
+                    if p.a == p.b {
+                        return Err(TaskError::SelfPairing { pairing, entrant: p.a });
+                    }
+                    if p.opening_plies > MAX_OPENING_PLIES {
+                        return Err(TaskError::OpeningPlies { pairing, plies: p.opening_plies });
+                    }
+                }
+            }
+            MatchFormat::Knockout { .. } => {
+                if !n.is_power_of_two() {
+                    return Err(TaskError::KnockoutSize(n));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why an outcome does not belong to a task (see [`MatchTask::check_outcome`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutcomeMismatch {
+    /// The outcome has the wrong number of matches.
+    MatchCount {
+        /// The task's match count.
+        expected: usize,
+        /// The outcome's.
+        got: usize,
+    },
+    /// Match `index` is not between the entrants the task pairs there.
+    Pairing {
+        /// The match's index in play order.
+        index: usize,
+        /// The task's A and B.
+        expected: (usize, usize),
+        /// The outcome's.
+        got: (usize, usize),
+    },
+}
+
+impl std::fmt::Display for OutcomeMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutcomeMismatch::MatchCount { expected, got } => {
+                write!(f, "the task plays {expected} matches, the outcome has {got}")
+            }
+            OutcomeMismatch::Pairing { index, expected, got } => write!(
+                f,
+                "match {index} is between entrants {} and {}, not {} and {}",
+                expected.0, expected.1, got.0, got.1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OutcomeMismatch {}
+
+impl MatchTask {
+    /// Checks that `outcome` is shaped like this task's: the right number of matches, each
+    /// between the entrants the task pairs there (for a knockout, the bracket the outcome's own
+    /// winners make). The wire cannot check this, because the outcome arrives without its task;
+    /// the master, which kept the task, can. Game results are not replayed.
+    pub fn check_outcome(&self, outcome: &MatchTaskOutcome) -> Result<(), OutcomeMismatch> {
+        let got = &outcome.matches;
+        let pairs_of = |index: usize, a: usize, b: usize| match got.get(index) {
+            Some(m) if (m.a, m.b) == (a, b) => Ok(m.winner_index()),
+            Some(m) => Err(OutcomeMismatch::Pairing { index, expected: (a, b), got: (m.a, m.b) }),
+            None => Err(OutcomeMismatch::MatchCount { expected: index + 1, got: got.len() }),
+        };
+        let expected = match &self.format {
+            MatchFormat::Pairs(pairs) => {
+                for (index, p) in pairs.iter().enumerate() {
+                    pairs_of(index, p.a, p.b)?;
+                }
+                pairs.len()
+            }
+            MatchFormat::Knockout { .. } => bracket(&self.entrants, pairs_of)?,
+        };
+        if got.len() == expected { Ok(()) } else { Err(OutcomeMismatch::MatchCount { expected, got: got.len() }) }
+    }
+}
+
+/// Plays one match of a task.
+fn one_match(
+    players: &[Box<dyn Player>],
+    rules: &Rules,
+    number: usize,
+    a: usize,
+    b: usize,
+    start: Position,
+    seed: u64,
+) -> Result<MatchSummary, TaskError> {
+    // Indices were validated; looking them up without indexing keeps a bug here from panicking.
+    let missing = |entrant| TaskError::NoSuchEntrant { pairing: number, entrant, entrants: players.len() };
+    let pa = players.get(a).ok_or_else(|| missing(a))?;
+    let pb = players.get(b).ok_or_else(|| missing(b))?;
+    let record = play_match(&**pa, &**pb, rules, start, seed);
+    Ok(MatchSummary {
+        a,
+        b,
+        winner: record.winner,
+        criterion: record.criterion,
+        games: [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])],
+    })
+}
+
+/// Plays a match task after [`MatchTask::validate`]: every match, in play order.
+pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> {
+    task.validate()?;
+    // One evaluator per entrant for the whole task (a network's weights are laid out once).
+    let players: Vec<Box<dyn Player>> = task
+        .entrants
+        .iter()
+        .map(|e| -> Box<dyn Player> {
+            match e {
+                MatchEntrant::Network { chromosome, .. } => {
+                    Box::new(SearchPlayer { eval: Arc::new(Network::new(chromosome)), depth: task.network_depth })
+                }
+                MatchEntrant::Fixed { player, .. } => player.player(),
+            }
+        })
+        .collect();
+    let matches = match &task.format {
+        MatchFormat::Pairs(pairs) => pairs
+            .iter()
+            .enumerate()
+            .map(|(number, p)| {
+                let start = random_opening(p.opening_plies, derive_seed(p.seed, OPENING_SEED_LABEL), &task.rules);
+                one_match(&players, &task.rules, number, p.a, p.b, start, p.seed)
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        MatchFormat::Knockout { seed } => knockout(task, &players, *seed)?,
+    };
+    Ok(MatchTaskOutcome { matches })
+}
+
+/// Walks a knockout bracket over `entrants` (see [`MatchFormat::Knockout`]): calls
+/// `play(k, a, b)` for match `k` between A = `a` and B = `b`, which returns the winner's index,
+/// and returns the number of matches. Playing a task and checking an outcome share it, so they
+/// cannot disagree on the bracket.
+fn bracket<E>(
+    entrants: &[MatchEntrant],
+    mut play: impl FnMut(usize, usize, usize) -> Result<usize, E>,
+) -> Result<usize, E> {
+    let serial = |i: usize| entrants.get(i).map_or(u64::MAX, MatchEntrant::serial);
+    let mut round: Vec<usize> = (0..entrants.len()).collect();
+    round.sort_by_key(|&i| serial(i));
+    let mut k = 0;
+    while round.len() > 1 {
+        let mut winners = Vec::with_capacity(round.len() / 2);
+        // A valid knockout has a power of two entrants, so every round pairs them all.
+        for pair in round.chunks_exact(2) {
+            let &[x, y] = pair else { continue };
+            let (a, b) = if serial(x) < serial(y) { (x, y) } else { (y, x) };
+            winners.push(play(k, a, b)?);
+            k += 1;
+        }
+        round = winners;
+    }
+    Ok(k)
+}
+
+/// Plays a knockout bracket (see [`MatchFormat::Knockout`]).
+fn knockout(task: &MatchTask, players: &[Box<dyn Player>], seed: u64) -> Result<Vec<MatchSummary>, TaskError> {
+    let mut matches = Vec::with_capacity(task.entrants.len().saturating_sub(1));
+    bracket(&task.entrants, |k, a, b| {
+        let summary = one_match(players, &task.rules, k, a, b, Position::start(), derive_seed(seed, k as u64))?;
+        matches.push(summary);
+        Ok(summary.winner_index())
+    })?;
+    Ok(matches)
+}
