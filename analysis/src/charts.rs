@@ -101,8 +101,10 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
         (y0, y1) = (y0 - 1.0, y1 + 1.0);
     }
     let pad = if chart.y_from_zero { 0.0 } else { 0.05 * (y1 - y0) };
-    let legend_room = 0.1 * chart.series.len() as f64 + 0.05;
-    ((x0, x1), (y0 - pad, y1 + (y1 - y0) * legend_room))
+    let legend_room = if chart.series.len() > 1 { 0.1 * chart.series.len() as f64 + 0.05 } else { 0.08 };
+    // A little room left and right so the first and last points are not cut by the frame.
+    let x_pad = 0.02 * (x1 - x0);
+    ((x0 - x_pad, x1 + x_pad), (y0 - pad, y1 + (y1 - y0) * legend_room))
 }
 
 fn tick(x: &f64, whole: bool) -> String {
@@ -157,7 +159,8 @@ pub fn draw<DB: DrawingBackend>(
             ctx.draw_series(points.iter().map(|&p| Circle::new(p, px(3.0), color.filled()))).map_err(err)?;
         }
     }
-    if !chart.series.is_empty() {
+    // One series needs no legend: the title names it.
+    if chart.series.len() > 1 {
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
             .label_font((FAMILY, px(15.0) as f64))
@@ -180,7 +183,7 @@ fn draw_grid<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
     let body = match title {
-        Some(t) => root.titled(t, (FAMILY, 30.0 * scale, FontStyle::Bold)).map_err(err)?,
+        Some(t) => root.margin(12, 0, 0, 0).titled(t, (FAMILY, 30.0 * scale, FontStyle::Bold)).map_err(err)?,
         None => root.clone(),
     };
     let columns = columns.max(1);

@@ -14,7 +14,7 @@ pub const SMOOTHING_HALF_WIDTH: usize = 2;
 
 /// The y axis of a benchmark chart.
 pub fn score_axis(run: &Run) -> String {
-    format!("benchmark score vs {} (points; game max 200, combined max 398)", run.config.reference_name())
+    format!("benchmark score vs {} (points)", run.config.reference_name())
 }
 
 fn color(kind: ScoreKind) -> (u8, u8, u8) {
@@ -92,7 +92,7 @@ pub fn smoothed_chart(run: &Run, stat: EpochStatistic) -> Chart {
         .map(|&kind| {
             let (x, y) = epoch_values(run, stat, kind);
             Series {
-                label: format!("{} (smoothed)", kind.label()),
+                label: format!("{}, smoothed", kind.label()),
                 points: x.into_iter().zip(smooth_centred(&y, SMOOTHING_HALF_WIDTH)).collect(),
                 color: color(kind),
                 style: style(run.epochs.len()),
@@ -148,7 +148,7 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
         y_from_zero: true,
         x_whole: true,
     };
-    let population = run.config.population.map_or(String::new(), |p| format!(" of {p}"));
+    let population = run.config.population.map_or(String::new(), |p| format!(" (of {p})"));
     vec![
         panel("Games per second", "games / second (wall clock)".into(), &|g| g.games_per_second, 2),
         panel("Mean game length", "plies per game".into(), &|g| g.mean_plies, 5),
@@ -158,12 +158,7 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
             &|g| 100.0 * ply_cap_share(g),
             3,
         ),
-        panel(
-            "Survivors kept",
-            format!("previous survivors that won their group{population}"),
-            &|g| f64::from(g.survivors_kept),
-            0,
-        ),
+        panel("Survivors kept", format!("previous survivors kept{population}"), &|g| f64::from(g.survivors_kept), 0),
     ]
 }
 

@@ -24,10 +24,10 @@ impl ScoreKind {
     /// A label for legends and tables.
     pub fn label(self) -> &'static str {
         match self {
-            ScoreKind::Black => "as Black",
-            ScoreKind::White => "as White",
-            ScoreKind::Combined => "combined",
-            ScoreKind::Average => "average of Black and White",
+            ScoreKind::Black => "as Black (max 200)",
+            ScoreKind::White => "as White (max 200)",
+            ScoreKind::Combined => "combined (max 398)",
+            ScoreKind::Average => "average of Black and White (max 199)",
         }
     }
 
