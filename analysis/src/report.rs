@@ -95,7 +95,8 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
     s.push_str(&score_table(&score_sets).markdown());
     s.push_str(
         "\n## Wins, losses and ties (Tables 6, 8)\n\nA match is won by SPEC §5's criteria (1)-(3); what criterion (4) \
-         would give to A by default counts as a tie. Intervals: 95 % Wilson score.\n\n",
+         would give to A by default counts as a tie. Winning percentages leave ties out, as the \
+         thesis's do (2168 wins, 9089 losses, 1143 ties: 19.26 %); intervals: 95 % Wilson score.\n\n",
     );
     s.push_str(&record_table(&records).markdown());
     for (label, b, _) in &base {
@@ -132,7 +133,10 @@ pub fn matches_markdown(series: &[MatchSeries]) -> String {
     s.push('\n');
     let pairs: Vec<(&str, &ScoreSets)> = refs.iter().copied().zip(&sets).collect();
     s.push_str(&score_table(&pairs).markdown());
-    s.push_str("\n## Wins, losses and ties of each series' first player (95 % Wilson intervals)\n\n");
+    s.push_str(
+        "\n## Wins, losses and ties of each series' first player\n\nWinning percentages of decided games (ties \
+         left out, as in the thesis), with 95 % Wilson intervals.\n\n",
+    );
     let rec: Vec<(&str, &Outcomes)> = refs.iter().copied().zip(&outcomes).collect();
     s.push_str(&record_table(&rec).markdown());
     if let Some((first, others)) = sets.split_first() {

@@ -17,11 +17,17 @@ pub struct Table {
 }
 
 impl Table {
-    /// The table as GitHub-flavoured Markdown (numbers right-aligned, first column left).
+    /// The table as GitHub-flavoured Markdown: columns of numbers right-aligned, others left.
     pub fn markdown(&self) -> String {
+        let numeric = |i: usize| {
+            i > 0
+                && self.rows.iter().all(|r| {
+                    r.get(i).is_none_or(|c| c.starts_with(|ch: char| ch.is_ascii_digit() || "-–<+".contains(ch)))
+                })
+        };
         let mut s = format!("| {} |\n|", self.headers.join(" | "));
         for i in 0..self.headers.len() {
-            s.push_str(if i == 0 { " --- |" } else { " ---: |" });
+            s.push_str(if numeric(i) { " ---: |" } else { " --- |" });
         }
         s.push('\n');
         for row in &self.rows {
@@ -135,10 +141,12 @@ fn percent(r: &WinLossTie) -> (String, String) {
     }
 }
 
-/// Tables 6 and 8: wins, losses, ties and the winning percentage with its 95 % Wilson interval,
+/// Tables 6 and 8: wins, losses, ties and the winning percentage (of decided games, ties left
+/// out, as the thesis counts it) with its 95 % Wilson interval, and the share of all games won,
 /// over all games, as White, as Black and by two-game match, for each set.
 pub fn record_table(sets: &[(&str, &Outcomes)]) -> Table {
-    let headers = ["Player", "Games / matches", "Wins", "Losses", "Ties", "Win %", "95% CI (Wilson)"];
+    let headers =
+        ["Player", "Games / matches", "Wins", "Losses", "Ties", "Win % of decided", "95% CI (Wilson)", "Win % of all"];
     let mut rows = Vec::new();
     for (label, o) in sets {
         for (what, r) in [("All games", o.all_games()), ("White", o.white), ("Black", o.black), ("Match", o.matches)] {
@@ -151,6 +159,7 @@ pub fn record_table(sets: &[(&str, &Outcomes)]) -> Table {
                 r.ties.to_string(),
                 pct,
                 ci,
+                num(100.0 * r.win_share_of_all(), 2),
             ]);
         }
     }
@@ -229,12 +238,13 @@ mod tests {
     #[test]
     fn records_have_wilson_intervals() {
         let o = Outcomes {
-            white: WinLossTie { wins: 81, losses: 182, ties: 0 },
+            white: WinLossTie { wins: 81, losses: 182, ties: 37 },
             black: WinLossTie::default(),
             matches: WinLossTie { wins: 0, losses: 20, ties: 0 },
         };
         let t = record_table(&[("net", &o)]);
-        assert_eq!(t.rows[1][5..], ["30.80".to_string(), "25.53 – 36.62".to_string()]);
+        // Newcombe's 81 of 263 decided games; 81 of all 300 is 27 %.
+        assert_eq!(t.rows[1][5..], ["30.80".to_string(), "25.53 – 36.62".to_string(), "27.00".to_string()]);
         assert_eq!(t.rows[2][5], "–");
         assert_eq!(t.rows[3][6], "0.00 – 16.11");
     }
