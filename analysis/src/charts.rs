@@ -146,7 +146,9 @@ pub fn draw<DB: DrawingBackend>(
         .map_err(err)?;
     for s in &chart.series {
         let color = RGBColor(s.color.0, s.color.1, s.color.2);
-        let style = color.stroke_width(px(2.0).max(1));
+        // Thick strokes are drawn as polygons, which spike at sharp turns: long series get 1 px.
+        let width = if s.points.len() > 100 { 1 } else { px(2.0).max(1) };
+        let style = color.stroke_width(width);
         let points: Vec<(f64, f64)> = finite(&s.points).collect();
         let legend = match s.style {
             Style::Dashed => {
@@ -154,7 +156,13 @@ pub fn draw<DB: DrawingBackend>(
             }
             Style::Line | Style::LineAndDots => ctx.draw_series(LineSeries::new(points.clone(), style)).map_err(err)?,
         };
-        legend.label(s.label.clone()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        // The legend's sample: a solid stroke, or two dashes for a dashed series.
+        let gap = if s.style == Style::Dashed { 3 } else { 0 };
+        legend.label(s.label.clone()).legend(move |(x, y)| {
+            EmptyElement::at((x, y))
+                + PathElement::new(vec![(0, 0), (12 - gap, 0)], style)
+                + PathElement::new(vec![(12 + gap, 0), (24, 0)], style)
+        });
         if s.style == Style::LineAndDots {
             ctx.draw_series(points.iter().map(|&p| Circle::new(p, px(3.0), color.filled()))).map_err(err)?;
         }

@@ -6,6 +6,7 @@ use crate::charts::{Chart, PALETTE, Series, Style};
 use crate::run::Run;
 use crate::scores::{EpochStatistic, ScoreKind};
 use crate::stats::{Trend, least_squares, smooth_centred};
+use crate::tables::fixed;
 use loa_records::EndReason;
 
 /// The thesis's smoothing: each epoch with the two before and the two after (edges: the window
@@ -76,10 +77,12 @@ pub fn combined_trend(run: &Run, stat: EpochStatistic) -> Option<Trend> {
 
 /// A legend text for a trend: slope and its 95 % interval.
 pub fn trend_label(what: &str, t: &Trend) -> String {
-    if t.slope_ci95.0.is_nan() {
-        format!("{what}: slope {:+.3} points/epoch (too few epochs for an interval)", t.slope)
+    let (lo, hi) = t.slope_ci95;
+    if lo.is_nan() {
+        format!("{what}: slope {} points/epoch (too few epochs for an interval)", fixed(t.slope, t.slope))
     } else {
-        format!("{what}: slope {:+.3} points/epoch, 95% CI [{:+.3}, {:+.3}]", t.slope, t.slope_ci95.0, t.slope_ci95.1)
+        let f = |x: f64| fixed(x, hi - lo);
+        format!("{what}: slope {} points/epoch, 95% CI [{}, {}]", f(t.slope), f(lo), f(hi))
     }
 }
 
@@ -186,9 +189,9 @@ pub fn compare_chart(runs: &[Run], stat: EpochStatistic, smoothed: bool) -> Char
             });
         }
     }
-    let what = if smoothed { "5-point smoothing, least-squares trends" } else { "raw" };
+    let what = if smoothed { ", 5-point smoothing and trends" } else { "" };
     Chart {
-        title: format!("{} combined benchmark score per epoch ({what})", capitalised(stat.name())),
+        title: format!("{} combined benchmark score per epoch{what}", capitalised(stat.name())),
         x_label: "epoch".into(),
         y_label: "combined benchmark score (points, max 398)".into(),
         series,

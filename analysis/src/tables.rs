@@ -42,6 +42,18 @@ pub fn num(x: f64, digits: usize) -> String {
     if x.is_nan() { "–".into() } else { format!("{x:.digits$}") }
 }
 
+/// `x` with enough decimals to show 3 significant digits of `scale` (for slopes and their
+/// intervals, which can be tiny over a thousand epochs): `fixed(0.000231, 0.00104)` is
+/// `+0.00023`.
+pub fn fixed(x: f64, scale: f64) -> String {
+    if x.is_nan() {
+        return "–".into();
+    }
+    let magnitude = if scale.is_finite() && scale != 0.0 { scale.abs().log10().floor() } else { 0.0 };
+    let digits = (2.0 - magnitude).clamp(1.0, 10.0) as usize;
+    format!("{x:+.digits$}")
+}
+
 /// A p-value: 4 decimals, or scientific below 0.0001.
 pub fn p_value(p: f64) -> String {
     match p {
@@ -211,7 +223,9 @@ pub fn trend_table(runs: &[&Run]) -> Table {
                     } else {
                         "no trend shown"
                     };
-                    vec![t.n.to_string(), num(t.slope, 4), format!("{} – {}", num(lo, 4), num(hi, 4)), verdict.into()]
+                    let scale = if hi.is_nan() { t.slope } else { hi - lo };
+                    let f = |x: f64| fixed(x, scale);
+                    vec![t.n.to_string(), f(t.slope), format!("{} – {}", f(lo), f(hi)), verdict.into()]
                 }
                 None => vec![run.epochs.len().to_string(), "–".into(), "–".into(), "too few epochs".into()],
             };
@@ -232,6 +246,10 @@ mod tests {
         let t = Table { headers: vec!["a".into(), "b".into()], rows: vec![vec!["x".into(), "1".into()]] };
         assert_eq!(t.markdown(), "| a | b |\n| --- | ---: |\n| x | 1 |\n");
         assert_eq!((num(f64::NAN, 2), num(1.005, 1)), ("–".into(), "1.0".into()));
+        assert_eq!(
+            (fixed(0.000231, 0.00104), fixed(-1.25, 8.9), fixed(12.0, 150.0)),
+            ("+0.00023".into(), "-1.25".into(), "+12.0".into())
+        );
         assert_eq!((p_value(0.5), p_value(2e-7), p_value(0.0)), ("0.5000".into(), "2.00e-7".into(), "< 1e-300".into()));
     }
 
