@@ -29,7 +29,7 @@ impl RunConfig {
     /// Parses configuration text (`path` names it in errors).
     pub fn parse(text: &str, path: &Path) -> Result<RunConfig> {
         let value: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e.span().map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let line = e.span().map_or(1, |s| text.bytes().take(s.start).filter(|&b| b == b'\n').count() + 1);
             AnalysisError::Config { path: path.to_path_buf(), line, why: e.message().trim().to_string() }
         })?;
         let int = |table: Option<&toml::Table>, key: &str| {

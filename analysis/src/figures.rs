@@ -1,8 +1,9 @@
 //! The thesis's figures as [`Chart`]s: per-epoch benchmark curves (Figures 15-17), the same
-//! smoothed with a trend line (Figures 18-19), tournament statistics per generation, and runs
-//! side by side.
+//! smoothed with a trend line (Figures 18-19), tournament statistics per generation, runs side
+//! by side, and a match series in blocks of matches (Figure 20).
 
 use crate::charts::{Chart, PALETTE, Series, Style};
+use crate::matches::MatchSeries;
 use crate::run::Run;
 use crate::scores::{EpochStatistic, ScoreKind};
 use crate::stats::{Trend, least_squares, smooth_centred};
@@ -203,4 +204,63 @@ pub fn compare_chart(runs: &[Run], stat: EpochStatistic, smoothed: bool) -> Char
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+/// Thesis Figure 20 (and the form of Figure 21): a match series cut into blocks of `block`
+/// consecutive pairs (the thesis used 62, one "epoch" of matches), one statistic of the first
+/// player's scores per block, as Black, as White, combined and the average of the two. Pairs
+/// without both games are left out.
+pub fn block_chart(series: &MatchSeries, block: usize, stat: EpochStatistic) -> Chart {
+    let block = block.max(1);
+    let mut pairs: std::collections::BTreeMap<u64, Vec<&loa_records::MatchGameRecord>> = Default::default();
+    for g in &series.games {
+        pairs.entry(g.pair).or_default().push(g);
+    }
+    // Each complete pair as (Black score, White score) of the first player.
+    let complete: Vec<(f64, f64)> = pairs
+        .values()
+        .filter_map(|games| {
+            let score = |c: loa_records::Color| {
+                games.iter().find(|g| g.color_of(true) == c).map(|g| f64::from(g.score_of(true)))
+            };
+            Some((score(loa_records::Color::Black)?, score(loa_records::Color::White)?))
+        })
+        .collect();
+    let summarise = |v: &[f64]| {
+        let s = crate::stats::Summary::of(v);
+        match stat {
+            EpochStatistic::Best => s.max,
+            EpochStatistic::Mean => s.mean,
+            EpochStatistic::Median => s.median,
+        }
+    };
+    type Pick = fn(&(f64, f64)) -> f64;
+    let kinds: [(ScoreKind, Pick); 4] = [
+        (ScoreKind::Black, |p| p.0),
+        (ScoreKind::White, |p| p.1),
+        (ScoreKind::Combined, |p| p.0 + p.1),
+        (ScoreKind::Average, |p| (p.0 + p.1) / 2.0),
+    ];
+    let n_blocks = complete.len().div_ceil(block);
+    let series_out = kinds
+        .iter()
+        .map(|(kind, f)| Series {
+            label: kind.label().to_string(),
+            points: complete
+                .chunks(block)
+                .enumerate()
+                .map(|(i, chunk)| ((i + 1) as f64, summarise(&chunk.iter().map(f).collect::<Vec<_>>())))
+                .collect(),
+            color: color(*kind),
+            style: style(n_blocks),
+        })
+        .collect();
+    Chart {
+        title: format!("{}: {} score per block of {block} matches", series.label(), stat.name()),
+        x_label: format!("block of {block} two-game matches (in pair order)"),
+        y_label: format!("score of {} (points)", series.first),
+        series: series_out,
+        y_from_zero: true,
+        x_whole: true,
+    }
 }

@@ -19,6 +19,8 @@
 //!   [`output`]: where (never inside a run directory).
 //! - [`error`]: every failure as one line naming the file and line ([`AnalysisError`]).
 
+#![warn(missing_docs)]
+
 pub mod charts;
 pub mod compare;
 pub mod config;

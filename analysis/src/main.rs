@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use loa_analysis::compare::compare_runs;
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
-use loa_analysis::report::{matches_markdown, write_report};
+use loa_analysis::report::{matches_markdown, plot_series_blocks, write_report};
 use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -70,6 +70,13 @@ enum Command {
         /// Also write the table to this Markdown file.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also draw each series' best and mean score per block of matches (thesis Figure 20)
+        /// into this directory.
+        #[arg(long)]
+        charts: Option<PathBuf>,
+        /// Two-game matches per block for --charts (the thesis: 62, one population).
+        #[arg(long, default_value_t = 62, value_parser = clap::value_parser!(u32).range(1..))]
+        block: u32,
     },
 }
 
@@ -123,8 +130,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", md.display());
         }
-        Command::Matches { files, out } => {
+        Command::Matches { files, out, charts, block } => {
             let series = files.iter().map(|f| load_series(f)).collect::<Result<Vec<_>>>()?;
+            if let Some(dir) = charts {
+                let dir = prepare(&dir, &[])?;
+                for f in plot_series_blocks(&series, block as usize, &dir)?.into_iter().flat_map(|c| c.files) {
+                    eprintln!("{}", f.display());
+                }
+            }
             let text = matches_markdown(&series);
             if let Some(path) = out {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

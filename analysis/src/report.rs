@@ -1,13 +1,15 @@
 //! `analysis report`: one run's charts and tables in a Markdown report, optionally set against
 //! `loa match` series (baselines such as the random heuristic against ALoA).
 
+use crate::charts::render;
 use crate::compare::evolved;
 use crate::error::Result;
+use crate::figures::block_chart;
 use crate::matches::MatchSeries;
 use crate::output::write_text;
 use crate::plot::{ChartFile, plot_run};
 use crate::run::Run;
-use crate::scores::{Outcomes, ScoreSets};
+use crate::scores::{EpochStatistic, Outcomes, ScoreSets};
 use crate::tables::{default_detail_epochs, epoch_detail, key, record_table, score_table, trend_table, welch_table};
 use std::path::{Path, PathBuf};
 
@@ -106,6 +108,24 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
         s.push_str(&welch_table(&sets, b).markdown());
     }
     s
+}
+
+/// Draws, for each series, its best and mean scores per block of `block` pairs (thesis Figure
+/// 20) into `out` as `STEM-best` and `STEM-mean` (PNG + SVG), STEM the series file's stem.
+pub fn plot_series_blocks(series: &[MatchSeries], block: usize, out: &Path) -> Result<Vec<ChartFile>> {
+    let mut written = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let stem = s.path.file_stem().map_or_else(|| format!("series-{i}"), |n| n.to_string_lossy().into_owned());
+        for stat in [EpochStatistic::Best, EpochStatistic::Mean] {
+            let name = format!("{stem}-{}", stat.name());
+            written.push(ChartFile {
+                caption: format!("{}: {} score per block of {block} matches", s.label(), stat.name()),
+                files: render(&out.join(&name), None, &[block_chart(s, block, stat)], 1)?,
+                name,
+            });
+        }
+    }
+    Ok(written)
 }
 
 /// The table of `loa match` series side by side (`analysis matches`): scores by colour, wins /

@@ -6,7 +6,7 @@ mod common;
 use common::{check_png, check_svg, write_matches, write_run};
 use loa_analysis::compare::compare_runs;
 use loa_analysis::plot::plot_run;
-use loa_analysis::report::{matches_markdown, write_report};
+use loa_analysis::report::{matches_markdown, plot_series_blocks, write_report};
 use loa_analysis::{EpochStatistic, MatchSeries, Run};
 
 #[test]
@@ -61,6 +61,10 @@ fn the_report_has_every_table_and_the_baselines() {
         assert!(report.contains(needle), "missing `{needle}` in\n{report}");
     }
     // The first pair: random:3 won game 0 (i = 0), lost game 1; 20 games, 3 won (i = 0, 9, 18).
+    let charts = plot_series_blocks(&[MatchSeries::load(&base).unwrap()], 3, &out).unwrap();
+    assert_eq!(charts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["rh-best", "rh-mean"]);
+    check_png(&charts[0].files[0], 20_000);
+    check_svg(&charts[1].files[1], "block of 3 two-game matches");
     let md = matches_markdown(&[MatchSeries::load(&base).unwrap()]);
     assert!(md.contains("| random:3 vs aloa:5 | All games | 3 | 17 | 0 | 15.00 | 5.24 – 36.04 |"), "{md}");
 }
