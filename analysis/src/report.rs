@@ -103,6 +103,10 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
     s.push_str(&record_table(&records).markdown());
     for (label, b, _) in &base {
         s.push_str(&format!("\n## Welch's t-test: {net_label} against {label}\n\n"));
+        s.push_str(
+            "Every game counts as an independent sample. A network that survives several epochs is benchmarked \
+             in each, so pooled epochs are correlated and the p-values below are, if anything, too small.\n\n",
+        );
         s.push_str(&key(&[&net_label, label]));
         s.push('\n');
         s.push_str(&welch_table(&sets, b).markdown());
