@@ -1,4 +1,42 @@
-//! Analysis of finished runs: per-epoch performance charts and the thesis's
-//! comparison tables.
+//! Analysis of loa-evolve runs and `loa match` series: the thesis's charts (pLoGANN, Figures
+//! 15-19) and tables (Tables 1-8), for one run or several side by side, with honest statistics.
 //!
-//! Not built yet: it reads the metrics files the master writes (issue 4).
+//! Reading:
+//! - [`run`]: a run directory ([`Run`]: `config.toml`, `epochs.jsonl`, `generations.jsonl`),
+//!   also while it is still being written.
+//! - [`config`]: the few configuration fields used ([`RunConfig`]).
+//! - [`matches`]: a `loa match --out` file ([`MatchSeries`]).
+//!
+//! Numbers:
+//! - [`stats`]: mean, median, sample standard deviation, centred smoothing, least-squares trend,
+//!   Wilson interval, Welch's t-test, Student's t.
+//! - [`scores`]: scores and results by colour and by match ([`ScoreSets`], [`Outcomes`]).
+//!
+//! Output:
+//! - [`charts`]: line charts as PNG and SVG with an embedded font; [`figures`]: the thesis's
+//!   figures as charts; [`tables`]: the thesis's tables as Markdown.
+//! - [`plot`], [`report`], [`compare`]: what the `analysis` subcommands write;
+//!   [`output`]: where (never inside a run directory).
+//! - [`error`]: every failure as one line naming the file and line ([`AnalysisError`]).
+
+#![warn(missing_docs)]
+
+pub mod charts;
+pub mod compare;
+pub mod config;
+pub mod error;
+pub mod figures;
+pub mod matches;
+pub mod output;
+pub mod plot;
+pub mod report;
+pub mod run;
+pub mod scores;
+pub mod stats;
+pub mod tables;
+
+pub use config::RunConfig;
+pub use error::{AnalysisError, Result};
+pub use matches::MatchSeries;
+pub use run::Run;
+pub use scores::{Column, EpochStatistic, Outcomes, ScoreKind, ScoreSets};

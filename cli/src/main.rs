@@ -3,12 +3,13 @@
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use loa_cli::describe::describe;
+use loa_cli::match_file::write_match_file;
 use loa_cli::series::{SeriesConfig, play_series};
 use loa_cli::spec::PlayerSpec;
 use loa_engine::game::{MatchSide, Player};
 use loa_engine::network::{Chromosome, Network};
 use loa_engine::{Color, Position, Rules, perft};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -83,6 +84,10 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Also write one JSON line per game (then the totals) to this file, e.g. `rh.jsonl`;
+        /// `analysis matches` reads it.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Play against a player in the terminal.
     Play {
@@ -128,7 +133,7 @@ fn game_over_check(pos: &Position) -> Result<(), String> {
     }
 }
 
-fn run_match(black: &str, white: &str, config: SeriesConfig) -> Result<(), String> {
+fn run_match(black: &str, white: &str, config: SeriesConfig, out: Option<&Path>) -> Result<(), String> {
     let (a, b) = (parse_spec(black)?, parse_spec(white)?);
     let (pa, pb) = (a.prepare().map_err(|e| e.to_string())?, b.prepare().map_err(|e| e.to_string())?);
     let bar = ProgressBar::new(u64::from(config.games));
@@ -153,6 +158,11 @@ fn run_match(black: &str, white: &str, config: SeriesConfig) -> Result<(), Strin
             "{spec}: {} wins, {} losses, {} draws; mean score {:.2} (as black {:.2}, as white {:.2}); {} matches won",
             s.wins, s.losses, s.draws, s.mean_score, s.mean_score_black, s.mean_score_white, s.matches_won
         );
+    }
+    if let Some(path) = out {
+        write_match_file(path, &report, &a.to_string(), &b.to_string(), &config)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {} ({} games)", path.display(), report.games().count());
     }
     Ok(())
 }
@@ -188,7 +198,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let mv = result.best.map_or("none (no legal move)".to_string(), |m| m.to_string());
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
         }
-        Command::Match { black, white, games, seed, opening_plies, threads } => {
+        Command::Match { black, white, games, seed, opening_plies, threads, out } => {
             if games == 0 || games > 10_000_000 {
                 return Err(format!("--games must be 1..=10000000, not {games}"));
             }
@@ -197,9 +207,15 @@ fn run(cli: Cli) -> Result<(), String> {
             if opening_plies > 40 {
                 return Err(format!("--opening-plies must be at most 40, not {opening_plies}"));
             }
+            // Refuse a file that cannot be written before playing, not after.
+            if let Some(dir) = out.as_deref().and_then(Path::parent).filter(|d| !d.as_os_str().is_empty())
+                && !dir.is_dir()
+            {
+                return Err(format!("--out: no directory {}", dir.display()));
+            }
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
-            run_match(&black, &white, config)?;
+            run_match(&black, &white, config, out.as_deref())?;
         }
         Command::Play { opponent, color, seed } => {
             let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;

@@ -171,3 +171,37 @@ fn a_closed_output_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn match_out_writes_one_versioned_line_per_game_whatever_the_thread_count() {
+    use loa_records::{MatchLine, jsonl};
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.jsonl"), dir.path().join("two.jsonl"));
+    let args = ["match", "--black", "random:1", "--white", "aloa:1", "--games", "5", "--seed", "4"];
+    for (path, threads) in [(&one, "1"), (&two, "2")] {
+        let o = loa(&[&args[..], &["--threads", threads, "--out", path.to_str().unwrap()]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("5 games (2 two-game matches)"), "{}", stdout(&o));
+    }
+    let text = std::fs::read_to_string(&one).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&two).unwrap());
+    let lines = jsonl::read::<MatchLine>(&one).unwrap().records;
+    assert_eq!(lines.len(), 6, "{text}");
+    let games: Vec<_> = lines.iter().filter_map(|l| if let MatchLine::Game(g) = l { Some(g) } else { None }).collect();
+    assert_eq!(games.iter().map(|g| (g.pair, g.game)).collect::<Vec<_>>(), [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]);
+    assert_eq!((games[0].black.as_str(), games[0].white.as_str()), ("random:1", "aloa:1"));
+    assert_eq!((games[1].black.as_str(), games[1].white.as_str()), ("aloa:1", "random:1"));
+    for g in &games {
+        let expected = match g.outcome.winner() {
+            None => (100, 100),
+            Some(loa_records::Color::Black) => (200 - g.plies, g.plies),
+            Some(loa_records::Color::White) => (g.plies, 200 - g.plies),
+        };
+        assert_eq!((g.black_score, g.white_score), expected);
+    }
+    let MatchLine::Summary(s) = &lines[5] else { panic!("the last line is the summary: {text}") };
+    assert_eq!((s.games, s.matches, s.sides[0].spec.as_str()), (5, 2, "random:1"));
+    assert_eq!(s.sides[0].wins + s.sides[0].losses + s.sides[0].draws, 5);
+    let err = stderr(&loa(&[&args[..], &["--out", "/nonexistent-dir/x.jsonl"]].concat()));
+    assert_eq!(err.trim_end(), "loa: error: --out: no directory /nonexistent-dir");
+}

@@ -3,6 +3,8 @@
 //! - [`game`]: games and two-game matches as records ([`GameSummary`], [`MatchSummary`]).
 //! - [`run`]: the lines of `generations.jsonl` and `epochs.jsonl` ([`GenerationRecord`],
 //!   [`EpochReport`]).
+//! - [`matches`]: the lines of a `loa match --out` file ([`MatchLine`]: one per game, then the
+//!   series' totals).
 //! - [`dir`]: the layout of a run directory ([`RunDir`]).
 //! - [`jsonl`]: JSON-lines files: appending, reading (a torn last line is reported, not fatal),
 //!   cutting back after a resume, atomic writes; every line carries [`FORMAT_VERSION`].
@@ -13,9 +15,11 @@
 pub mod dir;
 pub mod game;
 pub mod jsonl;
+pub mod matches;
 pub mod run;
 
 pub use dir::RunDir;
 pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
 pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
+pub use matches::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
 pub use run::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord};

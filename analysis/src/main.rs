@@ -1,0 +1,162 @@
+//! `analysis`: charts and tables from runs and match series. Parses flags and calls the library.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use loa_analysis::compare::compare_runs;
+use loa_analysis::output::{default_for_run, prepare, write_text};
+use loa_analysis::plot::plot_run;
+use loa_analysis::report::{matches_markdown, plot_series_blocks, write_report};
+use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "analysis", version, about = "Charts and tables from loa-evolve runs and `loa match` series")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Statistic {
+    Best,
+    Mean,
+    Median,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Draw a run's charts (PNG and SVG): best / mean / median per epoch, smoothed with trends,
+    /// tournaments per generation.
+    Plot {
+        /// The run directory (the master's --out).
+        run: PathBuf,
+        /// Where to write (default: RUN-analysis beside the run; never inside it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Write a Markdown report with the charts and the thesis's tables.
+    Report {
+        /// The run directory.
+        run: PathBuf,
+        /// A `loa match --out` file to set the run against (repeatable), described from its
+        /// first player's side.
+        #[arg(long)]
+        baseline: Vec<PathBuf>,
+        /// Epochs for the per-epoch tables, e.g. 9,10,11 (default: the best epoch and its
+        /// neighbours).
+        #[arg(long, value_delimiter = ',')]
+        epochs: Option<Vec<u32>>,
+        /// Where to write (default: RUN-analysis beside the run; never inside it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Several runs on one chart and in one table.
+    Compare {
+        /// Two or more run directories.
+        #[arg(required = true, num_args = 1..)]
+        runs: Vec<PathBuf>,
+        /// Which epoch statistic of the combined score to compare.
+        #[arg(long, value_enum, default_value = "mean")]
+        statistic: Statistic,
+        /// Where to write (default: ./compare-analysis; never inside a run).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// The table of `loa match --out` series side by side, with intervals and t-tests.
+    Matches {
+        /// One or more match files.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Also write the table to this Markdown file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also draw each series' best and mean score per block of matches (thesis Figure 20)
+        /// into this directory.
+        #[arg(long)]
+        charts: Option<PathBuf>,
+        /// Two-game matches per block for --charts (the thesis: 62, one population).
+        #[arg(long, default_value_t = 62, value_parser = clap::value_parser!(u32).range(1..))]
+        block: u32,
+    },
+}
+
+fn note_all(notes: &[String]) {
+    for n in notes {
+        eprintln!("analysis: note: {n}");
+    }
+}
+
+fn load_run(dir: &Path) -> Result<Run> {
+    let run = Run::load(dir)?;
+    note_all(&run.notes);
+    Ok(run)
+}
+
+fn load_series(path: &Path) -> Result<MatchSeries> {
+    let s = MatchSeries::load(path)?;
+    note_all(&s.notes);
+    Ok(s)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Plot { run, out } => {
+            let loaded = load_run(&run)?;
+            let out = prepare(&out.unwrap_or_else(|| default_for_run(&run)), &[&run])?;
+            for chart in plot_run(&loaded, &out)? {
+                for f in chart.files {
+                    println!("{}", f.display());
+                }
+            }
+        }
+        Command::Report { run, baseline, epochs, out } => {
+            let loaded = load_run(&run)?;
+            let series = baseline.iter().map(|b| load_series(b)).collect::<Result<Vec<_>>>()?;
+            let out = prepare(&out.unwrap_or_else(|| default_for_run(&run)), &[&run])?;
+            println!("{}", write_report(&loaded, &series, epochs.as_deref(), &out)?.display());
+        }
+        Command::Compare { runs, statistic, out } => {
+            let loaded = runs.iter().map(|r| load_run(r)).collect::<Result<Vec<_>>>()?;
+            let dirs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
+            let out = prepare(&out.unwrap_or_else(|| PathBuf::from("compare-analysis")), &dirs)?;
+            let stat = match statistic {
+                Statistic::Best => EpochStatistic::Best,
+                Statistic::Mean => EpochStatistic::Mean,
+                Statistic::Median => EpochStatistic::Median,
+            };
+            let (charts, md) = compare_runs(&loaded, stat, &out)?;
+            for f in charts.into_iter().flat_map(|c| c.files) {
+                println!("{}", f.display());
+            }
+            println!("{}", md.display());
+        }
+        Command::Matches { files, out, charts, block } => {
+            let series = files.iter().map(|f| load_series(f)).collect::<Result<Vec<_>>>()?;
+            if let Some(dir) = charts {
+                let dir = prepare(&dir, &[])?;
+                for f in plot_series_blocks(&series, block as usize, &dir)?.into_iter().flat_map(|c| c.files) {
+                    eprintln!("{}", f.display());
+                }
+            }
+            let text = matches_markdown(&series);
+            if let Some(path) = out {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| AnalysisError::Write(dir.to_path_buf(), e))?;
+                }
+                write_text(&path, &text)?;
+            }
+            print!("{text}");
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("analysis: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The `analysis` command: it writes where it is told (never into a run), and bad input is one
+//! clear line naming the file and line, with a non-zero exit.
+
+mod common;
+
+use common::{check_png, write_matches, write_run};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn analysis(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_analysis")).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn one_error_line(o: &Output) -> String {
+    assert!(!o.status.success());
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.trim_end().to_string()
+}
+
+#[test]
+fn plot_and_report_write_beside_the_run_and_never_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    write_run(&run, 3);
+    let before = listing(&run);
+    let o = analysis(&["plot", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("run-analysis");
+    check_png(&out.join("mean.png"), 20_000);
+    let rh = dir.path().join("rh.jsonl");
+    write_matches(&rh, "random:3", "aloa:5", 4, &|_| false);
+    let report = dir.path().join("rep");
+    let o = analysis(&[
+        "report",
+        run.to_str().unwrap(),
+        "--baseline",
+        rh.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(report.join("report.md").is_file() && report.join("tournaments.png").is_file());
+    let inside = run.join("plots");
+    let err = one_error_line(&analysis(&["plot", run.to_str().unwrap(), "--out", inside.to_str().unwrap()]));
+    assert!(err.starts_with("analysis: error: --out ") && err.contains("is inside the run directory"), "{err}");
+    let o = analysis(&["compare", run.to_str().unwrap(), run.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    assert!(one_error_line(&o).contains("is inside the run directory"));
+    assert_eq!(listing(&run), before, "nothing is written into a run directory");
+}
+
+#[test]
+fn bad_input_is_one_line_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let err = one_error_line(&analysis(&["plot", missing.to_str().unwrap()]));
+    assert_eq!(err, format!("analysis: error: {}: no such run directory", missing.display()));
+
+    let run = dir.path().join("run");
+    write_run(&run, 2);
+    let epochs = run.join("epochs.jsonl");
+    let good = std::fs::read_to_string(&epochs).unwrap();
+    let out = dir.path().join("out");
+    let plot = || analysis(&["plot", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+
+    std::fs::write(&epochs, "").unwrap();
+    assert_eq!(one_error_line(&plot()), format!("analysis: error: {}: empty: no records", epochs.display()));
+
+    let lines: Vec<&str> = good.lines().collect();
+    std::fs::write(&epochs, format!("{}\nthis is not json\n{}\n", lines[0], lines[1])).unwrap();
+    let err = one_error_line(&plot());
+    assert!(err.starts_with(&format!("analysis: error: {}:2: not JSON", epochs.display())), "{err}");
+
+    std::fs::write(&epochs, format!("{}\n{}\n", lines[0], lines[1].replacen("\"format\":1", "\"format\":7", 1)))
+        .unwrap();
+    let err = one_error_line(&plot());
+    assert_eq!(
+        err,
+        format!("analysis: error: {}:2: record format version 7, this build reads up to 1", epochs.display())
+    );
+
+    std::fs::write(run.join("config.toml"), "population = = 3\n").unwrap();
+    std::fs::write(&epochs, &good).unwrap();
+    let err = one_error_line(&plot());
+    assert!(err.starts_with(&format!("analysis: error: {}:1: bad TOML", run.join("config.toml").display())), "{err}");
+
+    let m = dir.path().join("m.jsonl");
+    std::fs::write(&m, "{\"format\":1,\"kind\":\"game\",\"pair\":0}\n").unwrap();
+    let err = one_error_line(&analysis(&["matches", m.to_str().unwrap()]));
+    assert!(err.starts_with(&format!("analysis: error: {}:1: missing field", m.display())), "{err}");
+}
+
+#[test]
+fn a_run_still_being_written_is_plotted_with_one_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    write_run(&run, 3);
+    let epochs = run.join("epochs.jsonl");
+    let mut text = std::fs::read_to_string(&epochs).unwrap();
+    text.push_str("{\"format\":1,\"epoch\":4,\"gener");
+    std::fs::write(&epochs, text).unwrap();
+    std::fs::remove_file(run.join("generations.jsonl")).unwrap();
+    let o = analysis(&["plot", run.to_str().unwrap(), "--out", dir.path().join("o").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("is cut off").count(), 1, "{err}");
+    assert!(err.contains(&format!("{}:5: the last line is cut off", epochs.display())), "{err}");
+    assert!(err.contains("generations.jsonl: not written yet"), "{err}");
+    assert!(dir.path().join("o/median-smoothed.png").is_file());
+    assert!(!dir.path().join("o/tournaments.png").exists());
+}
+
+#[test]
+fn matches_sets_series_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("net.jsonl"), dir.path().join("rann.jsonl"));
+    write_matches(&a, "net:3:best.json", "random:3", 50, &|i| i % 5 == 0);
+    write_matches(&b, "randomann:3", "random:3", 50, &|i| i % 30 == 0);
+    let md = dir.path().join("t/matches.md");
+    let o = analysis(&["matches", a.to_str().unwrap(), b.to_str().unwrap(), "--out", md.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(std::fs::read_to_string(&md).unwrap(), out);
+    assert!(out.contains("A: net:3:best.json vs random:3; B: randomann:3 vs random:3."), "{out}");
+    assert!(out.contains("| net:3:best.json vs random:3 | All games | 20 | 80 | 0 | 20.00 |"), "{out}");
+    assert!(out.contains("## Welch's t-test: net:3:best.json vs random:3 against randomann:3 vs random:3"), "{out}");
+}

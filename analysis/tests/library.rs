@@ -1,0 +1,70 @@
+//! The library on a small synthetic run: charts (valid, non-trivial PNG and SVG with text drawn
+//! by the embedded font), the report's tables, match series.
+
+mod common;
+
+use common::{check_png, check_svg, write_matches, write_run};
+use loa_analysis::compare::compare_runs;
+use loa_analysis::plot::plot_run;
+use loa_analysis::report::{matches_markdown, plot_series_blocks, write_report};
+use loa_analysis::{EpochStatistic, MatchSeries, Run};
+
+#[test]
+fn charts_of_a_synthetic_run_are_valid_and_carry_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("synthetic");
+    write_run(&run_dir, 12);
+    let run = Run::load(&run_dir).unwrap();
+    assert_eq!((run.epochs.len(), run.generations.len(), run.notes.len()), (13, 24, 0));
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let charts = plot_run(&run, &out).unwrap();
+    let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["best", "mean", "median", "best-smoothed", "mean-smoothed", "median-smoothed", "tournaments"]);
+    for c in &charts {
+        assert_eq!(c.files.len(), 2);
+        let (w, h) = check_png(&c.files[0], 20_000);
+        assert!(w >= 1000 && h >= 600, "{:?}: {w}×{h}", c.files[0]);
+        check_svg(&c.files[1], if c.name == "tournaments" { "generation" } else { "epoch" });
+    }
+    let smoothed = std::fs::read_to_string(out.join("mean-smoothed.svg")).unwrap();
+    assert!(smoothed.contains("points/epoch, 95% CI ["), "the legend gives the slope and its interval");
+    let (charts, md) = compare_runs(&[run.clone(), run], EpochStatistic::Median, &out).unwrap();
+    check_png(&charts[1].files[0], 20_000);
+    assert!(std::fs::read_to_string(md).unwrap().contains("| synthetic | 12 | 6 | 2 |"));
+}
+
+#[test]
+fn the_report_has_every_table_and_the_baselines() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("r");
+    write_run(&run_dir, 4);
+    let base = dir.path().join("rh.jsonl");
+    write_matches(&base, "random:3", "aloa:5", 10, &|i| i % 9 == 0);
+    let run = Run::load(&run_dir).unwrap();
+    let series = MatchSeries::load(&base).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let report = std::fs::read_to_string(write_report(&run, &[series], Some(&[1, 2, 3]), &out).unwrap()).unwrap();
+    for needle in [
+        "![mean benchmark score of each epoch, by colour (thesis Figure 16)](mean.png)",
+        "## Epochs 1, 2, 3 in detail (Tables 1-2)",
+        "| Epoch | Mean | Median | Max | Comb. mean |",
+        "## Scores by colour (Tables 3-5, 7)",
+        "| Standard deviation |",
+        "## Wins, losses and ties (Tables 6, 8)",
+        "95% CI (Wilson)",
+        "## Welch's t-test: r networks vs aloa:5 against random:3 vs aloa:5",
+        "| Overall | 48 |",
+        "no totals line",
+    ] {
+        assert!(report.contains(needle), "missing `{needle}` in\n{report}");
+    }
+    // The first pair: random:3 won game 0 (i = 0), lost game 1; 20 games, 3 won (i = 0, 9, 18).
+    let charts = plot_series_blocks(&[MatchSeries::load(&base).unwrap()], 3, &out).unwrap();
+    assert_eq!(charts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["rh-best", "rh-mean"]);
+    check_png(&charts[0].files[0], 20_000);
+    check_svg(&charts[1].files[1], "block of 3 two-game matches");
+    let md = matches_markdown(&[MatchSeries::load(&base).unwrap()]);
+    assert!(md.contains("| random:3 vs aloa:5 | All games | 3 | 17 | 0 | 15.00 | 5.24 – 36.04 |"), "{md}");
+}
