@@ -1,11 +1,10 @@
-//! One generation of SPEC §5: breeding survivors into groups, and selecting the group winners.
+//! Breeding (SPEC §5): the initial population, and survivors bred into knockout groups.
 
 use crate::config::ExperimentConfig;
 use crate::operators::{crossover, mutate};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::network::{Chromosome, ChromosomeError, Topology};
-use loa_engine::tasks::TournamentOutcome;
 use std::sync::Arc;
 
 /// A knockout group: one survivor, two of the population's mutants and one child, in that
@@ -80,15 +79,9 @@ pub fn breed(
         .collect())
 }
 
-/// The next generation: each group's tournament winner, in group order.
-pub fn select(groups: &[Group], outcomes: &[TournamentOutcome]) -> Vec<Individual> {
-    groups.iter().zip(outcomes).map(|(g, o)| g.members[o.winner.min(3)].clone()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loa_engine::tasks::{MatchSummary, TournamentOutcome};
 
     fn population(config: &ExperimentConfig) -> (Vec<Individual>, GaRng, SerialCounter) {
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
@@ -127,29 +120,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn winners_survive_and_keep_their_serials() {
-        let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
-        let (survivors, mut rng, mut serials) = population(&config);
-        let groups = breed(&survivors, &config, &mut rng, &mut serials).unwrap();
-        let dummy = MatchSummary {
-            a: 0,
-            b: 1,
-            winner: loa_engine::game::MatchSide::A,
-            criterion: loa_engine::game::Criterion::WonBoth,
-            games: [loa_engine::tasks::GameSummary {
-                outcome: loa_engine::Outcome::Draw,
-                reason: loa_engine::EndReason::PlyCap,
-                plies: 100,
-            }; 2],
-        };
-        let outcomes: Vec<TournamentOutcome> =
-            [0, 3, 1].iter().map(|&w| TournamentOutcome { winner: w, matches: [dummy; 3] }).collect();
-        let next = select(&groups, &outcomes);
-        assert_eq!(next[0], groups[0].members[0], "the survivor that won every match persists unchanged");
-        assert_eq!(next[1].serial, groups[1].members[3].serial);
-        assert_eq!(next[2].serial, groups[2].members[1].serial);
     }
 }

@@ -4,7 +4,8 @@
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
 //! - [`population`]: individuals with birth serials.
 //! - [`operators`]: mutation and crossover.
-//! - [`generation`]: breeding survivors into knockout groups and selecting the winners.
+//! - [`generation`]: the initial population and breeding survivors into knockout groups.
+//! - [`selection`]: selection schemes: a population into match tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
@@ -23,3 +24,4 @@ pub mod progress;
 pub mod rng;
 pub mod run;
 pub mod scheduler;
+pub mod selection;

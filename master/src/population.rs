@@ -1,7 +1,7 @@
 //! Individuals and the population: chromosomes with birth serials.
 
 use loa_engine::network::Chromosome;
-use loa_engine::tasks::Entrant;
+use loa_engine::tasks::MatchEntrant;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -16,9 +16,9 @@ pub struct Individual {
 }
 
 impl Individual {
-    /// This individual as a tournament or benchmark entrant.
-    pub fn entrant(&self) -> Entrant {
-        Entrant { serial: self.serial, chromosome: Arc::clone(&self.chromosome) }
+    /// This individual as an entrant of a match task.
+    pub fn entrant(&self) -> MatchEntrant {
+        MatchEntrant::Network { serial: self.serial, chromosome: Arc::clone(&self.chromosome) }
     }
 }
 

@@ -138,17 +138,17 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let (task_id, engine_task) = loa_proto::convert::task_from_proto(task).unwrap();
         let outcome = Ok(engine_task.run().unwrap());
         let good = loa_proto::convert::result_to_proto(&outcome);
-        let pb::complete_request::Result::Benchmark(good_benchmark) = good.clone() else {
-            panic!("epoch 0 benchmarks")
+        let pb::complete_request::Result::Match(good_match) = good.clone() else {
+            panic!("the master sends match tasks")
         };
 
         // Malformed outcomes: refused with the field named, not recorded.
-        let mut bad = good_benchmark.clone();
-        bad.games.pop();
-        let result = Some(pb::complete_request::Result::Benchmark(bad));
+        let mut bad = good_match.clone();
+        bad.matches[0].games.pop();
+        let result = Some(pb::complete_request::Result::Match(bad));
         let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
-        assert!(status.message().contains("benchmark.games"), "{}", status.message());
+        assert!(status.message().contains("match.matches[0].games"), "{}", status.message());
         // A worker that sends garbage is dropped (its lease goes back to the queue).
         let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id }).await.unwrap_err();
         assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");

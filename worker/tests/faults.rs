@@ -173,7 +173,17 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
         assert_ne!(status.code(), Code::Ok);
         assert!(status.message().to_lowercase().contains("decode"), "{status:?}");
 
-        // The holder's outcome is still accepted.
+        // A well-formed outcome that does not fit its task (the pairing's sides swapped): refused
+        // with the task named, and its sender dropped.
+        let Some(pb::complete_request::Result::Match(mut swapped)) = outcome.clone() else { panic!("match tasks") };
+        let m = &mut swapped.matches[0];
+        (m.a, m.b) = (m.b, m.a);
+        let result = Some(pb::complete_request::Result::Match(swapped));
+        let status = a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result }).await.unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert!(status.message().contains(&format!("outcome of task {task_id}")), "{}", status.message());
+
+        // The holder's outcome is still accepted (on behalf of nobody: it was dropped).
         let reply = a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result: outcome }).await.unwrap();
         assert_eq!(reply.into_inner().completion, pb::Completion::Accepted as i32);
         a.leave(pb::LeaveRequest { worker_id: a_id }).await.unwrap();

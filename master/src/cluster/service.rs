@@ -8,6 +8,7 @@
 
 use super::{Counters, DropReason, MAX_LEASE};
 use crate::scheduler::{Completion, Scheduler, WorkerId};
+use loa_engine::tasks::{Task, TaskOutcome};
 use loa_proto::convert::{result_from_proto, task_to_proto};
 use loa_proto::pb;
 use std::collections::HashMap;
@@ -173,7 +174,21 @@ impl pb::master_server::Master for MasterService {
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
         let r = request.into_inner();
-        let outcome = match result_from_proto(r.result.as_ref()) {
+        // The outcome must decode, validate, and fit the task it answers (the wire cannot tell
+        // the last: outcomes travel without their task).
+        let checked = result_from_proto(r.result.as_ref()).map_err(|e| e.to_string()).and_then(|outcome| {
+            match (self.scheduler.task(r.task_id).as_deref(), &outcome) {
+                (Some(Task::Match(task)), Ok(TaskOutcome::Match(m))) => {
+                    task.check_outcome(m).map_err(|e| format!("outcome of task {}: {e}", r.task_id))?;
+                }
+                (Some(Task::Match(_)), Ok(_)) => {
+                    return Err(format!("outcome of task {}: not a match outcome", r.task_id));
+                }
+                _ => {}
+            }
+            Ok(outcome)
+        });
+        let outcome = match checked {
             Ok(outcome) => outcome,
             Err(e) => {
                 // A worker that sends garbage cannot be trusted with its other tasks either:
@@ -181,7 +196,7 @@ impl pb::master_server::Master for MasterService {
                 if let Some(worker) = self.resolve(r.worker_id) {
                     self.drop_worker(worker, DropReason::MalformedOutcome);
                 }
-                return Err(self.invalid(e.to_string()));
+                return Err(self.invalid(e));
             }
         };
         // An outcome from a worker this process does not know (e.g. leased from the master before

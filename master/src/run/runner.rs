@@ -13,13 +13,18 @@ use super::{RunError, RunOptions, RunSummary};
 use crate::checkpoint::{RunState, StoredIndividual};
 use crate::cluster::Counters;
 use crate::config::ExperimentConfig;
-use crate::generation::{Group, breed, select};
-use crate::metrics::{benchmark_entry, match_summary};
-use crate::population::Individual;
+use crate::config::SelectionScheme;
+use crate::metrics::benchmark_entry;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
+use crate::selection::{Knockout, Scheme, Selected};
+use loa_engine::Color;
+use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{BenchmarkTask, Task, TaskOutcome, TournamentOutcome, TournamentTask};
-use loa_records::{EpochReport, GenerationRecord, RunDir, TournamentRecord, WorkerRecord};
+use loa_engine::tasks::{
+    BenchmarkOutcome, FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Reference, Task,
+    TaskOutcome,
+};
+use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -113,10 +118,11 @@ impl Runner<'_> {
     /// at `halfway` once half the outcomes are in.
     fn play(
         &self,
-        tasks: Vec<(TaskId, Task)>,
+        tasks: Vec<(TaskId, MatchTask)>,
         halfway: HaltPoint,
         mut seen: impl FnMut(),
-    ) -> Result<Ran<Vec<TaskOutcome>>, RunError> {
+    ) -> Result<Ran<Vec<MatchTaskOutcome>>, RunError> {
+        let tasks: Vec<(TaskId, Task)> = tasks.into_iter().map(|(id, t)| (id, Task::Match(t))).collect();
         let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
         let total = ids.len();
         self.scheduler.submit(tasks);
@@ -143,31 +149,34 @@ impl Runner<'_> {
             self.halt(halfway)?;
         }
         let Some(outcomes) = outcomes else { return Ok(Ran::Stopped) };
-        outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Ran::Done)
+        outcomes
+            .into_iter()
+            .map(|o| match o.map_err(RunError::Task)? {
+                TaskOutcome::Match(m) => Ok(m),
+                _ => Err(RunError::Task("a match task returned another kind of outcome".into())),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Ran::Done)
     }
 
-    /// One generation: breed, play the knockouts, keep the winners, record, checkpoint.
+    /// One generation under the configured selection scheme.
     fn generation(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
+        match state.config.selection.scheme {
+            SelectionScheme::Knockout => self.generation_with(&Knockout, state),
+        }
+    }
+
+    /// One generation: the scheme breeds and plans tasks, the workers play them, the scheme
+    /// selects; then the generation is recorded and checkpointed.
+    fn generation_with<S: Scheme>(&self, scheme: &S, state: &mut RunState) -> Result<Ran<()>, RunError> {
         let begun = Instant::now();
-        let config = &state.config;
         let survivors = state.individuals()?;
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
-        let groups = breed(&survivors, config, &mut rng, &mut serials)?;
         let generation = state.generation + 1;
-        let tasks: Vec<(TaskId, Task)> = groups
-            .iter()
-            .enumerate()
-            .map(|(g, group)| {
-                let task = TournamentTask {
-                    entrants: group.members.iter().map(Individual::entrant).collect(),
-                    rules: config.rules,
-                    depth: config.network_depth,
-                    seed: derive_seed(derive_seed(config.seed, generation), g as u64),
-                };
-                (task_id(generation, false, g), Task::Tournament(task))
-            })
-            .collect();
+        let (plan, tasks) = scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials)?;
+        let tasks: Vec<(TaskId, MatchTask)> =
+            tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
         let workers_before = self.scheduler.workers();
         // Stragglers are seen while the generation runs: at its end no lease is open any more.
@@ -181,30 +190,15 @@ impl Runner<'_> {
             Ran::Done(o) => o,
             Ran::Stopped => return Ok(Ran::Stopped),
         };
-        let tournaments: Vec<TournamentOutcome> = outcomes
-            .iter()
-            .filter_map(|o| match o {
-                TaskOutcome::Tournament(t) => Some(*t),
-                _ => None,
-            })
-            .collect();
-        if tournaments.len() != groups.len() {
-            return Err(RunError::Task("a tournament task returned another kind of outcome".into()));
-        }
-        let next = select(&groups, &tournaments);
-        let mut record = generation_record(
-            generation,
-            config,
-            &groups,
-            &tournaments,
-            &outcomes,
-            begun,
-            self.scheduler.stats().workers,
-        );
+        let selected = scheme.select(plan, &outcomes).map_err(RunError::Task)?;
+        let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
+        record.survivors_kept = selected.survivors_kept;
         if self.options.cluster.is_some() {
             let after = self.scheduler.workers();
             record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
+        let Selected { next, tournaments, .. } = selected;
+        record.tournaments = tournaments;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.rng = rng;
         state.serials = serials;
@@ -225,18 +219,20 @@ impl Runner<'_> {
         let config = &state.config;
         let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
         let survivors = state.individuals()?;
-        let tasks: Vec<(TaskId, Task)> = survivors
+        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: reference_player(config.reference()) };
+        let tasks: Vec<(TaskId, MatchTask)> = survivors
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let task = BenchmarkTask {
-                    entrant: s.entrant(),
-                    reference: config.reference(),
-                    depth: config.network_depth,
+                // The network is A: Black in game 0, White in game 1.
+                let seed = derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64);
+                let task = MatchTask {
+                    entrants: vec![s.entrant(), reference.clone()],
+                    network_depth: config.network_depth,
                     rules: config.rules,
-                    seed: derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64),
+                    format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed, opening_plies: 0 }]),
                 };
-                (task_id(state.generation, true, i), Task::Benchmark(task))
+                (task_id(state.generation, true, i), task)
             })
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
@@ -247,14 +243,8 @@ impl Runner<'_> {
         let entries = survivors
             .iter()
             .zip(&outcomes)
-            .filter_map(|(s, o)| match o {
-                TaskOutcome::Benchmark(b) => Some(benchmark_entry(s.serial, b)),
-                _ => None,
-            })
-            .collect::<Vec<_>>();
-        if entries.len() != survivors.len() {
-            return Err(RunError::Task("a benchmark task returned another kind of outcome".into()));
-        }
+            .map(|(s, o)| benchmark_outcome(o).map(|b| benchmark_entry(s.serial, &b)))
+            .collect::<Result<Vec<_>, _>>()?;
         let report = EpochReport::new(epoch, state.generation, entries);
         state.epoch = epoch;
         state.epochs.push(report.clone());
@@ -265,6 +255,29 @@ impl Runner<'_> {
         state.save(&self.dir.latest_checkpoint())?;
         Ok(Ran::Done(()))
     }
+}
+
+/// The fixed player a benchmark reference is.
+fn reference_player(reference: Reference) -> FixedPlayer {
+    match reference {
+        Reference::Aloa { evaluator, depth } => FixedPlayer::Aloa { evaluator, depth },
+        Reference::Random { depth } => FixedPlayer::Random { depth, salt: 0 },
+    }
+}
+
+/// The network's two games and scores from a benchmark task's one match (the network is A).
+fn benchmark_outcome(outcome: &MatchTaskOutcome) -> Result<BenchmarkOutcome, RunError> {
+    let [m] = outcome.matches.as_slice() else {
+        return Err(RunError::Task(format!(
+            "a benchmark task returned {} matches instead of 1",
+            outcome.matches.len()
+        )));
+    };
+    let scores = [(0, Color::Black), (1, Color::White)].map(|(g, color)| {
+        let game = m.games[g];
+        benchmark_score(game.outcome, game.plies, color)
+    });
+    Ok(BenchmarkOutcome { games: m.games, scores })
 }
 
 fn summary(state: &RunState, stopped: bool) -> RunSummary {
@@ -296,32 +309,23 @@ pub(crate) fn worker_records(
         .collect()
 }
 
+/// A generation's line, without its tournaments and survivors (the scheme's part).
 fn generation_record(
     generation: u64,
     config: &ExperimentConfig,
-    groups: &[Group],
-    tournaments: &[TournamentOutcome],
-    outcomes: &[TaskOutcome],
+    outcomes: &[MatchTaskOutcome],
     begun: Instant,
     workers: usize,
 ) -> GenerationRecord {
-    let games: u32 = outcomes.iter().map(TaskOutcome::game_count).sum();
-    let plies: u32 = outcomes.iter().map(TaskOutcome::plies).sum();
+    let games: u32 = outcomes.iter().map(MatchTaskOutcome::game_count).sum();
+    let plies: u32 = outcomes.iter().map(MatchTaskOutcome::plies).sum();
     let seconds = begun.elapsed().as_secs_f64();
     let gpe = u64::from(config.generations_per_epoch);
     GenerationRecord {
         generation,
         epoch: generation.div_ceil(gpe) as u32,
-        tournaments: groups
-            .iter()
-            .zip(tournaments)
-            .map(|(g, t)| TournamentRecord {
-                serials: std::array::from_fn(|i| g.members[i].serial),
-                winner: g.members[t.winner.min(3)].serial,
-                matches: t.matches.each_ref().map(match_summary),
-            })
-            .collect(),
-        survivors_kept: tournaments.iter().filter(|t| t.winner == 0).count() as u32,
+        tournaments: Vec::new(),
+        survivors_kept: 0,
         games,
         mean_plies: if games == 0 { 0.0 } else { f64::from(plies) / f64::from(games) },
         seconds,

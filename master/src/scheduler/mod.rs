@@ -286,6 +286,11 @@ impl Scheduler {
         self.work.notify_all();
     }
 
+    /// The open task `id`, if any (to check an outcome against it).
+    pub fn task(&self, id: TaskId) -> Option<Arc<Task>> {
+        self.lock().open.get(&id).map(|e| Arc::clone(&e.task))
+    }
+
     /// Leases up to `max` queued tasks to `worker`, without waiting.
     pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<(TaskId, Arc<Task>)> {
         let mut s = self.lock();

@@ -1,0 +1,49 @@
+//! Selection schemes: how a population becomes match tasks, and the tasks' outcomes the next
+//! population. The [`Runner`](crate::run::Runner) only submits the tasks a scheme plans and hands
+//! it back their outcomes, so a new scheme is a new implementation of [`Scheme`] built from the
+//! one unit of work workers play ([`MatchTask`]): no change to the proto or the worker.
+//!
+//! - [`knockout`]: the thesis's scheme (SPEC §5), the default.
+
+pub mod knockout;
+
+pub use knockout::Knockout;
+
+use crate::config::ExperimentConfig;
+use crate::population::{Individual, SerialCounter};
+use crate::rng::GaRng;
+use loa_engine::network::ChromosomeError;
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_records::TournamentRecord;
+
+/// What a generation's selection decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    /// The next population, in order.
+    pub next: Vec<Individual>,
+    /// The tournaments played, for `generations.jsonl`.
+    pub tournaments: Vec<TournamentRecord>,
+    /// Survivors of the previous generation that stayed.
+    pub survivors_kept: u32,
+}
+
+/// A selection scheme.
+pub trait Scheme {
+    /// What the scheme remembers between planning a generation and selecting from its outcomes.
+    type Plan;
+
+    /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
+    /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the state.
+    fn plan(
+        &self,
+        survivors: &[Individual],
+        config: &ExperimentConfig,
+        generation: u64,
+        rng: &mut GaRng,
+        serials: &mut SerialCounter,
+    ) -> Result<(Self::Plan, Vec<MatchTask>), ChromosomeError>;
+
+    /// The next population from the planned tasks' outcomes (in task order). An outcome that
+    /// does not fit its task (a worker bug) is an error naming the task.
+    fn select(&self, plan: Self::Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String>;
+}
