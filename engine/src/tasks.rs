@@ -211,6 +211,48 @@ impl std::fmt::Display for TaskError {
 
 impl std::error::Error for TaskError {}
 
+/// Why a task has no outcome, as the master learns it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskFailure {
+    /// The task is invalid (a worker in this process could not play it).
+    Invalid(TaskError),
+    /// The task reached a worker malformed (it failed the wire's validation there).
+    Malformed(String),
+    /// A remote worker reported this failure (only its message travels).
+    Reported(String),
+}
+
+impl std::fmt::Display for TaskFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskFailure::Invalid(e) => write!(f, "invalid task: {e}"),
+            TaskFailure::Malformed(e) => write!(f, "malformed task: {e}"),
+            TaskFailure::Reported(e) => write!(f, "a worker reported: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskFailure {}
+
+impl TaskFailure {
+    /// The message a worker sends for this failure (a relayed report is not wrapped again).
+    pub fn wire_message(&self) -> String {
+        match self {
+            TaskFailure::Reported(message) => message.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl From<TaskError> for TaskFailure {
+    fn from(e: TaskError) -> Self {
+        TaskFailure::Invalid(e)
+    }
+}
+
+/// What a worker returns for a task: its outcome, or why it has none.
+pub type TaskResult = Result<TaskOutcome, TaskFailure>;
+
 fn check_depth(depth: u32) -> Result<(), TaskError> {
     if depth == 0 || depth > crate::players::MAX_DEPTH { Err(TaskError::Depth(depth)) } else { Ok(()) }
 }

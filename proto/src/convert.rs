@@ -29,8 +29,8 @@ use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, Topology};
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
-    BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskOutcome,
-    TournamentOutcome, TournamentTask,
+    BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskFailure, TaskOutcome,
+    TaskResult, TournamentOutcome, TournamentTask,
 };
 use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules};
 use matches::{match_outcome_from_proto, match_task_from_proto, match_task_to_proto};
@@ -135,7 +135,7 @@ fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
 }
 
 /// The wire form of a task's result: its outcome, or the message of why it failed.
-pub fn result_to_proto(result: &Result<TaskOutcome, String>) -> pb::complete_request::Result {
+pub fn result_to_proto(result: &TaskResult) -> pb::complete_request::Result {
     match result {
         Ok(TaskOutcome::Tournament(t)) => pb::complete_request::Result::Tournament(pb::TournamentOutcome {
             winner: t.winner as u32,
@@ -148,7 +148,7 @@ pub fn result_to_proto(result: &Result<TaskOutcome, String>) -> pb::complete_req
         Ok(TaskOutcome::Match(m)) => pb::complete_request::Result::Match(pb::MatchOutcome {
             matches: m.matches.iter().map(match_to_proto).collect(),
         }),
-        Err(message) => pb::complete_request::Result::Failure(message.clone()),
+        Err(failure) => pb::complete_request::Result::Failure(failure.wire_message()),
     }
 }
 
@@ -336,9 +336,7 @@ fn benchmark_outcome_from_proto(b: &pb::BenchmarkOutcome) -> Result<BenchmarkOut
 }
 
 /// A task's result from the wire, validated: an outcome, or a worker's failure message.
-pub fn result_from_proto(
-    result: Option<&pb::complete_request::Result>,
-) -> Result<Result<TaskOutcome, String>, ProtoError> {
+pub fn result_from_proto(result: Option<&pb::complete_request::Result>) -> Result<TaskResult, ProtoError> {
     match result {
         Some(pb::complete_request::Result::Tournament(t)) => {
             Ok(Ok(TaskOutcome::Tournament(tournament_outcome_from_proto(t)?)))
@@ -347,7 +345,7 @@ pub fn result_from_proto(
             Ok(Ok(TaskOutcome::Benchmark(benchmark_outcome_from_proto(b)?)))
         }
         Some(pb::complete_request::Result::Match(m)) => Ok(Ok(TaskOutcome::Match(match_outcome_from_proto(m)?))),
-        Some(pb::complete_request::Result::Failure(message)) => Ok(Err(message.clone())),
+        Some(pb::complete_request::Result::Failure(message)) => Ok(Err(TaskFailure::Reported(message.clone()))),
         None => Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
     }
 }

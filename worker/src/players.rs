@@ -1,6 +1,6 @@
 //! The player threads and the local queue of leased tasks they take work from.
 
-use loa_engine::tasks::{Task, TaskOutcome};
+use loa_engine::tasks::{Task, TaskFailure, TaskResult};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -10,11 +10,11 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A leased task: its id, the worker id it was leased under (its outcome is sent under that id,
 /// so a worker that registered again meanwhile does not claim another worker's lease), and the
 /// task or why it failed validation.
-pub type Leased = (u64, u64, Result<Task, String>);
+pub type Leased = (u64, u64, Result<Task, TaskFailure>);
 
 /// A task's result, ready to send: its id, the worker id it was leased under, and its outcome or
 /// failure message.
-pub type Finished = (u64, u64, Result<TaskOutcome, String>);
+pub type Finished = (u64, u64, TaskResult);
 
 /// Tasks leased and not yet started, and how many are being played.
 #[derive(Default)]
@@ -84,7 +84,7 @@ pub fn spawn(
             let (local, out, stop, kill) = (Arc::clone(local), out.clone(), Arc::clone(stop), Arc::clone(kill));
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
                 while let Some((id, leased_as, task)) = local.next(&stop) {
-                    let result = task.and_then(|t| t.run().map_err(|e| e.to_string()));
+                    let result = task.and_then(|t| t.run().map_err(TaskFailure::Invalid));
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
                     if kill.load(Ordering::Acquire) || out.send((id, leased_as, result)).is_err() {

@@ -4,6 +4,7 @@
 use crate::client::{Backoff, Client};
 use crate::players::{Finished, Local};
 use crate::{Control, WorkerOptions, WorkerReport};
+use loa_engine::tasks::TaskFailure;
 use loa_proto::convert::{result_to_proto, task_from_proto};
 use loa_proto::pb;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -129,7 +130,8 @@ impl Session {
                     backoff.reset();
                     let tasks = reply.into_inner().tasks.into_iter().map(|t| {
                         let id = t.id;
-                        let task = task_from_proto(t).map(|(_, task)| task).map_err(|e| format!("malformed task: {e}"));
+                        let task =
+                            task_from_proto(t).map(|(_, task)| task).map_err(|e| TaskFailure::Malformed(e.to_string()));
                         (id, worker, task)
                     });
                     self.local.push(tasks);
@@ -168,13 +170,7 @@ impl Session {
 
     /// Delivers one outcome, retrying while the master is away (a restarted master still
     /// accepts it: task ids do not change). Gives up after `limit` if given.
-    async fn deliver(
-        &self,
-        id: u64,
-        leased_as: u64,
-        result: &Result<loa_engine::tasks::TaskOutcome, String>,
-        limit: Option<Instant>,
-    ) {
+    async fn deliver(&self, id: u64, leased_as: u64, result: &loa_engine::tasks::TaskResult, limit: Option<Instant>) {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ id);
         let body = result_to_proto(result);
         loop {

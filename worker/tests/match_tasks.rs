@@ -83,7 +83,10 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         assert_eq!(result.as_ref(), Ok(&task.run().unwrap()));
     }
     let failure = results[2].as_ref().unwrap_err();
-    assert!(failure.contains("match.format.pairs.pairings[0].b: entrant 1 cannot play itself"), "{failure}");
+    // Refused by the worker's wire validation, reported back as a message.
+    let loa_engine::tasks::TaskFailure::Reported(message) = failure else { panic!("{failure:?}") };
+    assert!(message.starts_with("malformed task: "), "{message}");
+    assert!(message.contains("match.format.pairs.pairings[0].b: entrant 1 cannot play itself"), "{message}");
 
     let report = worker.stop().unwrap();
     assert_eq!(report.accepted, 3, "{report:?}");

@@ -29,7 +29,9 @@ pub enum RunError {
     /// An individual is invalid.
     Chromosome(ChromosomeError),
     /// A worker could not play a task (a bug: tasks made by the master are valid).
-    Task(String),
+    Task(loa_engine::tasks::TaskFailure),
+    /// An outcome does not fit its task (a worker bug).
+    Outcome(String),
     /// The cluster service could not start.
     Cluster(String),
     /// `master export` asked for an individual the population does not have.
@@ -63,6 +65,7 @@ impl std::fmt::Display for RunError {
             RunError::NoCheckpoint(p) => write!(f, "no checkpoint {}", p.display()),
             RunError::Chromosome(e) => write!(f, "{e}"),
             RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
+            RunError::Outcome(e) => write!(f, "a task's outcome does not fit it: {e}"),
             RunError::Cluster(e) => write!(f, "cluster service: {e}"),
             RunError::NoIndividual { epoch, index, count } => {
                 write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")

@@ -153,7 +153,7 @@ impl Runner<'_> {
             .into_iter()
             .map(|o| match o.map_err(RunError::Task)? {
                 TaskOutcome::Match(m) => Ok(m),
-                _ => Err(RunError::Task("a match task returned another kind of outcome".into())),
+                _ => Err(RunError::Outcome("a match task returned another kind of outcome".into())),
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Ran::Done)
@@ -190,7 +190,7 @@ impl Runner<'_> {
             Ran::Done(o) => o,
             Ran::Stopped => return Ok(Ran::Stopped),
         };
-        let selected = scheme.select(plan, &outcomes).map_err(RunError::Task)?;
+        let selected = scheme.select(plan, &outcomes).map_err(RunError::Outcome)?;
         let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
         record.survivors_kept = selected.survivors_kept;
         if self.options.cluster.is_some() {
@@ -268,7 +268,7 @@ fn reference_player(reference: Reference) -> FixedPlayer {
 /// The network's two games and scores from a benchmark task's one match (the network is A).
 fn benchmark_outcome(outcome: &MatchTaskOutcome) -> Result<BenchmarkOutcome, RunError> {
     let [m] = outcome.matches.as_slice() else {
-        return Err(RunError::Task(format!(
+        return Err(RunError::Outcome(format!(
             "a benchmark task returned {} matches instead of 1",
             outcome.matches.len()
         )));

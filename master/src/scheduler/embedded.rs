@@ -2,6 +2,7 @@
 //! remote worker.
 
 use super::Scheduler;
+use loa_engine::tasks::TaskFailure;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ pub fn spawn_embedded_workers(
                 let id = scheduler.register(format!("embedded-{i}"));
                 while !scheduler.is_closed() {
                     for (task_id, task) in scheduler.lease_wait(id, 1, Duration::from_millis(200)) {
-                        let outcome = task.run().map_err(|e| e.to_string());
+                        let outcome = task.run().map_err(TaskFailure::Invalid);
                         scheduler.complete(id, task_id, outcome);
                     }
                 }

@@ -31,7 +31,7 @@
 //! lease-ahead queue, so the age and the median measure the same thing. Before any task of the
 //! batch completed there is no median and no straggler.
 
-use loa_engine::tasks::{Task, TaskOutcome};
+use loa_engine::tasks::{Task, TaskResult};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -116,7 +116,7 @@ struct Entry {
 struct State {
     queue: VecDeque<TaskId>,
     open: HashMap<TaskId, Entry>,
-    done: HashMap<TaskId, Result<TaskOutcome, String>>,
+    done: HashMap<TaskId, TaskResult>,
     /// Ids whose outcome was accepted, kept to tell duplicates from unknown ids.
     finished: std::collections::HashSet<TaskId>,
     workers: HashMap<WorkerId, WorkerInfo>,
@@ -421,8 +421,8 @@ impl Scheduler {
         }
     }
 
-    /// Records an outcome (or a failure message) for task `id` from `worker`.
-    pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: Result<TaskOutcome, String>) -> Completion {
+    /// Records an outcome (or a failure) for task `id` from `worker`.
+    pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
         let mut s = self.lock();
         let registered = s.workers.contains_key(&worker);
         if let Some(entry) = s.open.get(&id)
@@ -493,14 +493,14 @@ impl Scheduler {
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids`.
     /// Returns `None` if `stop()` becomes true first (checked about every 100 ms). A failed task
-    /// is an `Err` with its message. `tick` is called about every 100 ms with the number of tasks
+    /// is an `Err` with its [`TaskFailure`](loa_engine::tasks::TaskFailure). `tick` is called about every 100 ms with the number of tasks
     /// done (for progress bars).
     pub fn collect(
         &self,
         ids: &[TaskId],
         stop: impl Fn() -> bool,
         mut tick: impl FnMut(usize),
-    ) -> Option<Vec<Result<TaskOutcome, String>>> {
+    ) -> Option<Vec<TaskResult>> {
         loop {
             let done = {
                 let mut s = self.lock();

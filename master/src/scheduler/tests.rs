@@ -1,6 +1,11 @@
 //! The scheduler on a controlled clock: counts, leases, stragglers and backups.
 
 use super::*;
+use loa_engine::tasks::TaskFailure;
+
+fn fail(message: &str) -> TaskResult {
+    Err(TaskFailure::Reported(message.into()))
+}
 use loa_engine::tasks::TournamentTask;
 use std::sync::atomic::AtomicU64;
 
@@ -47,9 +52,9 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     check(3);
     assert_eq!(ids(&s.lease(b, 2)), [3, 4]);
     check(5);
-    assert_eq!(s.complete(a, 0, Err("x".into())), Completion::Accepted);
+    assert_eq!(s.complete(a, 0, fail("x")), Completion::Accepted);
     check(4);
-    assert_eq!(s.complete(b, 0, Err("x".into())), Completion::Duplicate);
+    assert_eq!(s.complete(b, 0, fail("x")), Completion::Duplicate);
     check(4);
     // b renews, a does not: only a's two leases lapse.
     advance(&clock, 6_000);
@@ -61,7 +66,7 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     // Task 1 is now leased by b; a's late outcome for it still counts and clears it.
     assert_eq!(ids(&s.lease(b, 1)), [1]);
     check(3);
-    assert_eq!(s.complete(a, 1, Err("late".into())), Completion::Accepted);
+    assert_eq!(s.complete(a, 1, fail("late")), Completion::Accepted);
     check(2);
     s.unregister(b);
     check(0);
@@ -69,7 +74,7 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     assert_eq!(ids(&s.lease(a, 10)), [3, 4, 2]);
     check(3);
     for id in [2, 3, 4] {
-        s.complete(a, id, Err("x".into()));
+        s.complete(a, id, fail("x"));
     }
     check(0);
     assert_eq!(s.stats().completed, 5);
@@ -83,12 +88,12 @@ fn per_worker_counts_and_busy_time() {
     s.lease(a, 2);
     s.lease(b, 1);
     advance(&clock, 100);
-    s.complete(a, 0, Err("x".into()));
+    s.complete(a, 0, fail("x"));
     advance(&clock, 200);
-    s.complete(a, 1, Err("x".into()));
-    s.complete(b, 2, Err("x".into()));
+    s.complete(a, 1, fail("x"));
+    s.complete(b, 2, fail("x"));
     // An outcome from nobody (e.g. leased before a master restart) counts for no worker.
-    s.complete(WorkerId::MAX, 3, Err("x".into()));
+    s.complete(WorkerId::MAX, 3, fail("x"));
     let w = s.workers();
     assert_eq!((w[0].1.name.as_str(), w[0].1.completed), ("a", 2));
     assert_eq!(w[0].1.busy, Duration::from_millis(100 + 300));
@@ -115,18 +120,18 @@ fn a_worker_is_a_straggler_past_three_medians_of_the_batch() {
     for id in 1..4 {
         s.lease(fast, 1);
         advance(&clock, 2_000);
-        s.complete(fast, id, Err("x".into()));
+        s.complete(fast, id, fail("x"));
     }
     let w = s.workers();
     assert!(!w[0].1.straggler && w[1].1.straggler, "{w:?}");
     assert_eq!(s.stats().stragglers, 1);
     // A new batch forgets the old median; the slow worker's lease is judged again.
-    s.complete(slow, 0, Err("x".into()));
+    s.complete(slow, 0, fail("x"));
     s.submit(tasks(10..12));
     s.lease(slow, 1);
     s.lease(fast, 1);
     advance(&clock, 1_500);
-    s.complete(fast, 11, Err("x".into())); // median 1.5 s: threshold 4.5 s
+    s.complete(fast, 11, fail("x")); // median 1.5 s: threshold 4.5 s
     advance(&clock, 2_900); // slow's lease is 4.4 s old
     assert_eq!(s.stats().stragglers, 0);
     advance(&clock, 200); // 4.6 s
@@ -157,7 +162,7 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
     for id in [2, 3] {
         s.lease(fast, 1);
         advance(&clock, 500);
-        s.complete(fast, id, Err("x".into()));
+        s.complete(fast, id, fail("x"));
     }
     // Median 0.5 s, threshold max(1.5 s, 1 s): the dead worker's leases are 1 s old, no backup.
     assert!(s.lease(fast, 2).is_empty());
@@ -171,8 +176,8 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
     assert!(s.lease(third, 2).is_empty());
     assert!(s.lease(fast, 2).is_empty());
     // The backup's outcome wins; the dead worker's late one is a duplicate.
-    assert_eq!(s.complete(fast, 0, Err("x".into())), Completion::Accepted);
-    assert_eq!(s.complete(dead, 0, Err("x".into())), Completion::Duplicate);
+    assert_eq!(s.complete(fast, 0, fail("x")), Completion::Accepted);
+    assert_eq!(s.complete(dead, 0, fail("x")), Completion::Duplicate);
     assert_eq!(s.stats().in_flight, 1);
     assert_eq!(counted(&s), 1);
 }
@@ -196,17 +201,17 @@ fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
     s.submit(tasks(0..2));
     s.lease(a, 1);
     // b is registered and never held task 0 (nor task 1, still queued).
-    assert_eq!(s.complete(b, 0, Err("forged".into())), Completion::NotLeased);
-    assert_eq!(s.complete(b, 1, Err("forged".into())), Completion::NotLeased);
+    assert_eq!(s.complete(b, 0, fail("forged")), Completion::NotLeased);
+    assert_eq!(s.complete(b, 1, fail("forged")), Completion::NotLeased);
     assert_eq!(s.stats().not_leased, 2);
     // The task stays open for its holder.
-    assert_eq!(s.complete(a, 0, Err("x".into())), Completion::Accepted);
+    assert_eq!(s.complete(a, 0, fail("x")), Completion::Accepted);
     // A lease that lapsed still lets its late outcome count.
     s.lease(b, 1);
     advance(&clock, 11_000);
     s.expire_leases();
-    assert_eq!(s.complete(b, 1, Err("late".into())), Completion::Accepted);
+    assert_eq!(s.complete(b, 1, fail("late")), Completion::Accepted);
     // An id this scheduler never issued (a worker of an earlier master process) is accepted.
     s.submit(tasks(5..6));
-    assert_eq!(s.complete(WorkerId::MAX, 5, Err("x".into())), Completion::Accepted);
+    assert_eq!(s.complete(WorkerId::MAX, 5, fail("x")), Completion::Accepted);
 }

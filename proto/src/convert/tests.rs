@@ -48,8 +48,15 @@ fn tasks_and_outcomes_survive_the_round_trip() {
         let result = Ok(task.run().unwrap());
         assert_eq!(result_from_proto(Some(&result_to_proto(&result))).unwrap(), result);
     }
-    let failure = Err("a worker ran out of memory".to_owned());
+    let failure = Err(loa_engine::tasks::TaskFailure::Reported("a worker ran out of memory".to_owned()));
     assert_eq!(result_from_proto(Some(&result_to_proto(&failure))).unwrap(), failure);
+    // A worker's own failure travels as its message and arrives as a report.
+    let invalid = Err(loa_engine::tasks::TaskFailure::Invalid(loa_engine::tasks::TaskError::Depth(13)));
+    let arrived = result_from_proto(Some(&result_to_proto(&invalid))).unwrap();
+    assert_eq!(
+        arrived,
+        Err(loa_engine::tasks::TaskFailure::Reported("invalid task: search depth 13 is outside 1..=12".into()))
+    );
 }
 
 #[test]
