@@ -1,0 +1,50 @@
+//! What a worker did, and why it could not run.
+
+/// What a worker did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerReport {
+    /// Times it registered (more than 1: the master forgot it or restarted).
+    pub registrations: u64,
+    /// Tasks played.
+    pub played: u64,
+    /// Outcomes the master kept.
+    pub accepted: u64,
+    /// Outcomes the master already had from another worker.
+    pub duplicates: u64,
+    /// Outcomes for tasks the master did not know (e.g. from an earlier run).
+    pub unknown: u64,
+    /// Outcomes that could not be delivered.
+    pub undelivered: u64,
+    /// Leased tasks dropped unstarted when stopping (the master leases them again).
+    pub dropped: u64,
+    /// It stopped because the master stayed unreachable for `give_up_after`.
+    pub master_gone: bool,
+}
+
+/// Why a worker could not run.
+#[derive(Debug)]
+pub enum WorkerError {
+    /// Bad options (URL, token, slots).
+    Options(String),
+    /// The master refused our token.
+    Refused(String),
+    /// The master's TLS certificate is not trusted (not signed by the CA given).
+    Untrusted(String),
+    /// Threads or the runtime could not start.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkerError::Options(e) => f.write_str(e),
+            WorkerError::Refused(e) => write!(f, "the master refused this worker: {e} (check --token)"),
+            WorkerError::Untrusted(e) => {
+                write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)")
+            }
+            WorkerError::Io(e) => write!(f, "cannot start: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WorkerError {}

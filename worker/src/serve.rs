@@ -1,0 +1,76 @@
+//! A worker's life: connect, start the player threads and the network loops, stop, report.
+
+use crate::session::{Ended, Session};
+use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, players};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Polls `control` until it says stop, so loops blocked in a call notice at once.
+async fn stopped(control: &Control) {
+    while !control.stopping() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Runs a worker until stopped, refused, or (with `give_up_after`) the master is gone.
+pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
+    if options.slots == 0 {
+        return Err(WorkerError::Options("--slots must be at least 1".into()));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Io)?;
+    runtime.block_on(serve(options, control))
+}
+
+async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
+    let client = client::connect(&options.master, options.token.as_deref(), options.tls_ca.as_deref())
+        .map_err(WorkerError::Options)?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let local = Arc::new(players::Local::default());
+    let players_stop = Arc::new(AtomicBool::new(false));
+    let players = players::spawn(options.slots, &local, &tx, &players_stop, &control.kill).map_err(WorkerError::Io)?;
+    drop(tx); // the players hold the only senders: the channel closes when they are done
+    let salt = options.name.bytes().fold(0u64, |h, b| loa_engine::random::derive_seed(h, u64::from(b)));
+    let session = Arc::new(Session {
+        client,
+        options,
+        control: control.clone(),
+        local: Arc::clone(&local),
+        worker: AtomicU64::new(0),
+        heartbeat: Mutex::new(Duration::from_secs(1)),
+        last_contact: Mutex::new(Instant::now()),
+        report: Mutex::default(),
+        salt,
+    });
+    let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
+    let beating = {
+        let session = Arc::clone(&session);
+        tokio::spawn(async move { session.heartbeat_loop().await })
+    };
+    let ended = tokio::select! {
+        ended = session.lease_loop() => ended,
+        () = stopped(&control) => Ended::Stopped,
+    };
+    players_stop.store(true, Ordering::Release);
+    let dropped = local.clear() as u64;
+    if control.killed() {
+        // A crash: the players finish their game in the background and throw it away.
+        reporter.abort();
+        beating.abort();
+    } else {
+        let _ = tokio::task::spawn_blocking(move || players.into_iter().for_each(|p| drop(p.join()))).await;
+        // Heartbeats go on while the last outcomes are delivered, so their leases stay ours.
+        let _ = reporter.await;
+        beating.abort();
+        session.leave().await;
+    }
+    let mut report = session.report.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    report.played = local.played.load(Ordering::Relaxed);
+    report.dropped = dropped;
+    match ended {
+        Ended::Refused(message) => Err(WorkerError::Refused(message)),
+        Ended::Untrusted(message) => Err(WorkerError::Untrusted(message)),
+        Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
+        Ended::Stopped => Ok(report),
+    }
+}
