@@ -37,3 +37,24 @@ fn a_short_thesis_run_writes_the_pinned_checkpoints() {
     let found = [digest(dir.epoch_checkpoint(0)), digest(dir.epoch_checkpoint(1)), digest(dir.epoch_checkpoint(2))];
     assert_eq!(found, ["f604f7b9a51c3a17", "4c94ce718ae9d7a1", "08790944cf6cd91f"]);
 }
+
+/// A checkpoint written by main at fdaa0b0, before the reshaping (`tests/data/`, with its
+/// configuration): it still loads, it is byte for byte what this build writes, and resuming it
+/// gives what resuming this build's own checkpoint gives.
+#[test]
+fn a_checkpoint_from_before_the_reshaping_loads_and_resumes_identically() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let config = loa_master::config::ExperimentConfig::read(&data.join("fdaa0b0-tiny.toml")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let fresh = RunDir::new(tmp.path().join("fresh"));
+    start(config, fresh.root(), &RunOptions::embedded(2)).unwrap();
+    let old = RunDir::new(tmp.path().join("old"));
+    std::fs::create_dir_all(old.checkpoints()).unwrap();
+    std::fs::copy(data.join("fdaa0b0-epoch-00001.ckpt"), old.epoch_checkpoint(1)).unwrap();
+    let bytes = |p: std::path::PathBuf| std::fs::read(p).unwrap();
+    assert!(bytes(old.epoch_checkpoint(1)) == bytes(fresh.epoch_checkpoint(1)), "epoch 1 differs from fdaa0b0's");
+    for dir in [&old, &fresh] {
+        loa_master::run::resume(dir.root(), Some(1), Some(1), &RunOptions::embedded(1)).unwrap();
+    }
+    assert!(bytes(old.epoch_checkpoint(2)) == bytes(fresh.epoch_checkpoint(2)), "resumed epoch 2 differs");
+}

@@ -6,7 +6,7 @@ use super::{ClusterOptions, serve};
 use crate::scheduler::Scheduler;
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{Entrant, Task, TaskOutcome, TournamentTask};
+use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task, TaskOutcome};
 use loa_proto::convert::result_to_proto;
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
@@ -72,9 +72,17 @@ fn threads_cpu(prefix: &str) -> f64 {
     nanos as f64 * 1e-9
 }
 
+/// A knockout of four random networks, as a generation's task is.
 fn tournament(seed: u64, depth: u32) -> Task {
-    let entrants = (0..4).map(|i| Entrant { serial: i, chromosome: Arc::new(random_uniform(seed * 4 + i)) }).collect();
-    Task::Tournament(TournamentTask { entrants, rules: Rules::default(), depth, seed })
+    let entrants = (0..4)
+        .map(|i| MatchEntrant::Network { serial: i, chromosome: Arc::new(random_uniform(seed * 4 + i)) })
+        .collect();
+    Task::Match(MatchTask {
+        entrants,
+        network_depth: depth,
+        rules: Rules::default(),
+        format: MatchFormat::Knockout { seed },
+    })
 }
 
 /// Times `samples` real tournaments at `depth` on this thread.
