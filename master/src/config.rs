@@ -6,7 +6,7 @@
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::Reference;
+use loa_engine::tasks::{FixedPlayer, Reference};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -49,13 +49,30 @@ pub struct MutationConfig {
     pub mutants_per_survivor: u32,
 }
 
-/// Mutation operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Mutation operators. New operators are new variants after the thesis's, so a checkpoint of a
+/// thesis run (which stores the configuration) keeps its bytes.
+///
+/// In TOML: `operator = "uniform-reset"`, or a table for an operator with parameters:
+/// `[mutation.operator.gaussian]` with `sigma = 0.05` and `decay = 0.999`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MutationOperator {
     /// Each allele is replaced, with the configured probability, by a fresh uniform value in
     /// [-1, 1) (the thesis).
     UniformReset,
+    /// Each allele, with the configured probability, gets Gaussian noise added: standard
+    /// deviation `sigma × decay^(generation − 1)`, so steps shrink as the run goes.
+    Gaussian {
+        /// The standard deviation at generation 1.
+        sigma: f64,
+        /// The factor the standard deviation shrinks by each generation (1: constant).
+        #[serde(default = "one")]
+        decay: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// Crossover operator settings.
@@ -66,12 +83,19 @@ pub struct CrossoverConfig {
     pub operator: CrossoverOperator,
 }
 
-/// Crossover operators.
+/// Crossover operators (new ones after the thesis's, see [`MutationOperator`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CrossoverOperator {
     /// Alleles before a uniform cut in 1..len-1 from the survivor, the rest from the partner.
     SinglePoint,
+    /// Each allele from either parent with probability 1/2.
+    Uniform,
+    /// Each hidden unit from either parent with probability 1/2, its weights travelling together:
+    /// its 100 input weights, its bias and its output weight (the output bias from the
+    /// survivor). A unit's job survives crossover, which a cut through the row-major weight
+    /// order (the thesis's diagnosis) does not guarantee.
+    PerNeuron,
 }
 
 /// Selection settings.
@@ -82,12 +106,42 @@ pub struct SelectionConfig {
     pub scheme: SelectionScheme,
 }
 
-/// Selection schemes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Selection schemes (new ones after the thesis's, see [`MutationOperator`]).
+///
+/// In TOML: `scheme = "knockout"`, or `[selection.scheme.mu-plus-lambda]` with its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SelectionScheme {
     /// Groups of one survivor, its mutants and a child play a knockout; winners survive.
     Knockout,
+    /// (μ + λ): each of the μ = `population` parents makes `offspring` children; parents and
+    /// children together play two-game matches against `opponents` others drawn from them (and
+    /// each fixed opponent once); the μ with the most points survive (win 1, draw ½ per game,
+    /// so being A in a match is no advantage; ties go to the older).
+    MuPlusLambda(MuPlusLambdaConfig),
+}
+
+/// Parameters of [`SelectionScheme::MuPlusLambda`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MuPlusLambdaConfig {
+    /// Children per parent (λ = `offspring × population`).
+    pub offspring: u32,
+    /// Matches each candidate hosts against others drawn uniformly from the candidates (it also
+    /// plays those that draw it).
+    pub opponents: u32,
+    /// Probability that a child is a crossover of its parent and a random other parent before
+    /// mutation (otherwise a copy of its parent before mutation).
+    pub crossover_rate: f64,
+    /// Fixed opponents each candidate plays once more per generation, as player specs:
+    /// `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED` (a curriculum).
+    pub fixed_opponents: Vec<String>,
+}
+
+impl Default for MuPlusLambdaConfig {
+    fn default() -> Self {
+        MuPlusLambdaConfig { offspring: 1, opponents: 4, crossover_rate: 0.5, fixed_opponents: Vec::new() }
+    }
 }
 
 /// Benchmark settings.
@@ -230,7 +284,20 @@ impl ExperimentConfig {
         if !(0.0..=1.0).contains(&p) {
             return bad("mutation.probability", format!("must be in [0, 1], got {p}"));
         }
-        if self.mutation.mutants_per_survivor != 2 {
+        match self.mutation.operator {
+            MutationOperator::UniformReset => {}
+            MutationOperator::Gaussian { sigma, decay } => {
+                if !(sigma > 0.0 && sigma <= 10.0) {
+                    return bad("mutation.operator.gaussian.sigma", format!("must be in (0, 10], got {sigma}"));
+                }
+                if !(decay > 0.0 && decay <= 1.0) {
+                    return bad("mutation.operator.gaussian.decay", format!("must be in (0, 1], got {decay}"));
+                }
+            }
+        }
+        if let SelectionScheme::MuPlusLambda(m) = &self.selection.scheme {
+            m.validate(self.population)?;
+        } else if self.mutation.mutants_per_survivor != 2 {
             return bad(
                 "mutation.mutants_per_survivor",
                 format!(
@@ -245,6 +312,14 @@ impl ExperimentConfig {
         Ok(())
     }
 
+    /// The fixed opponents of a (μ + λ) scheme, parsed (empty for other schemes).
+    pub fn fixed_opponents(&self) -> Vec<FixedPlayer> {
+        match &self.selection.scheme {
+            SelectionScheme::MuPlusLambda(m) => m.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect(),
+            SelectionScheme::Knockout => Vec::new(),
+        }
+    }
+
     /// The benchmark's reference player.
     pub fn reference(&self) -> Reference {
         let depth = self.benchmark.depth;
@@ -253,6 +328,74 @@ impl ExperimentConfig {
             ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth },
             ReferenceKind::Random => Reference::Random { depth },
         }
+    }
+}
+
+impl MuPlusLambdaConfig {
+    fn validate(&self, population: usize) -> Result<(), ConfigError> {
+        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
+        let key = "selection.scheme.mu-plus-lambda";
+        if !(1..=16).contains(&self.offspring) {
+            return bad("selection.scheme.mu-plus-lambda.offspring", format!("must be 1..=16, got {}", self.offspring));
+        }
+        let candidates = population * (1 + self.offspring as usize);
+        if self.opponents as usize >= candidates || self.opponents as usize + self.fixed_opponents.len() > 15 {
+            return bad(
+                "selection.scheme.mu-plus-lambda.opponents",
+                format!(
+                    "must be below the {candidates} candidates, and with the fixed opponents at most 15, got {}",
+                    self.opponents
+                ),
+            );
+        }
+        if !(0.0..=1.0).contains(&self.crossover_rate) {
+            return bad(
+                "selection.scheme.mu-plus-lambda.crossover_rate",
+                format!("must be in [0, 1], got {}", self.crossover_rate),
+            );
+        }
+        if self.opponents == 0 && self.fixed_opponents.is_empty() {
+            return bad(key, "needs opponents or fixed_opponents: nothing would judge the candidates".into());
+        }
+        for spec in &self.fixed_opponents {
+            if let Err(why) = parse_fixed(spec) {
+                return bad("selection.scheme.mu-plus-lambda.fixed_opponents", why);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED`.
+pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let number = |i: usize, what: &str| -> Result<u64, String> {
+        parts
+            .get(i)
+            .ok_or_else(|| format!("`{spec}`: missing the {what}"))?
+            .parse()
+            .map_err(|_| format!("`{spec}`: the {what} must be a whole number"))
+    };
+    let depth = u32::try_from(number(1, "depth")?).map_err(|_| format!("`{spec}`: depth too large"))?;
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(format!("`{spec}`: the depth must be 1..={MAX_DEPTH}"));
+    }
+    let extra = |allowed: usize| {
+        if parts.len() > allowed { Err(format!("`{spec}`: unexpected text after the depth")) } else { Ok(()) }
+    };
+    match parts[0] {
+        "aloa" => extra(2).map(|()| FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth }),
+        "aloa-normal" => extra(2).map(|()| FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth }),
+        "random" => {
+            extra(3)?;
+            let salt = if parts.len() == 3 { number(2, "salt")? } else { 0 };
+            Ok(FixedPlayer::Random { depth, salt })
+        }
+        "randomann" => {
+            extra(3)?;
+            Ok(FixedPlayer::RandomAnn { depth, seed: number(2, "seed")? })
+        }
+        other => Err(format!("`{spec}`: unknown fixed player `{other}` (aloa, aloa-normal, random, randomann)")),
     }
 }
 
@@ -288,5 +431,34 @@ mod tests {
         assert!(err("[rules]\nno_moves = \"explodes\"").contains("explodes"));
         assert!(err("population = \"many\"").contains("population"));
         assert!(err("[mutation]\nmutants_per_survivor = 3").contains("mutants_per_survivor"));
+    }
+
+    const MU_PLUS_LAMBDA: &str = "population = 8\n\
+        [mutation]\nprobability = 1.0\n[mutation.operator.gaussian]\nsigma = 0.05\ndecay = 0.999\n\
+        [crossover]\noperator = \"per-neuron\"\n\
+        [selection.scheme.mu-plus-lambda]\noffspring = 2\nopponents = 6\ncrossover_rate = 0.3\n\
+        fixed_opponents = [\"random:1\", \"aloa:1\"]\n";
+
+    #[test]
+    fn new_schemes_and_operators_parse_round_trip_and_are_checked() {
+        let c = ExperimentConfig::from_toml(MU_PLUS_LAMBDA).unwrap();
+        assert_eq!(c.mutation.operator, MutationOperator::Gaussian { sigma: 0.05, decay: 0.999 });
+        assert_eq!(c.crossover.operator, CrossoverOperator::PerNeuron);
+        let SelectionScheme::MuPlusLambda(m) = &c.selection.scheme else { panic!("{:?}", c.selection) };
+        assert_eq!((m.offspring, m.opponents, m.crossover_rate), (2, 6, 0.3));
+        assert_eq!(c.fixed_opponents().len(), 2);
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = |from: &str, to: &str| {
+            ExperimentConfig::from_toml(&MU_PLUS_LAMBDA.replace(from, to)).unwrap_err().to_string()
+        };
+        assert!(err("sigma = 0.05", "sigma = -1").contains("`mutation.operator.gaussian.sigma`"));
+        assert!(err("decay = 0.999", "decay = 1.5").contains("`mutation.operator.gaussian.decay`"));
+        assert!(err("opponents = 6", "opponents = 24").contains("`selection.scheme.mu-plus-lambda.opponents`"));
+        assert!(err("offspring = 2", "offspring = 0").contains("offspring"));
+        assert!(err("\"aloa:1\"", "\"chess:1\"").contains("unknown fixed player `chess`"));
+        assert!(err("\"aloa:1\"", "\"aloa:0\"").contains("1..=12"));
+        assert!(err("opponents = 6", "oponents = 6").contains("oponents"));
+        // The thesis's configuration is unchanged by the new variants.
+        assert_eq!(ExperimentConfig::from_toml("").unwrap().selection.scheme, SelectionScheme::Knockout);
     }
 }

@@ -15,7 +15,7 @@ pub struct Group {
     pub members: [Individual; 4],
 }
 
-fn individual(
+pub(crate) fn individual(
     serials: &mut SerialCounter,
     topology: Topology,
     weights: Vec<f32>,
@@ -47,6 +47,7 @@ pub fn initial_population(
 pub fn breed(
     survivors: &[Individual],
     config: &ExperimentConfig,
+    generation: u64,
     rng: &mut GaRng,
     serials: &mut SerialCounter,
 ) -> Result<Vec<Group>, ChromosomeError> {
@@ -56,7 +57,7 @@ pub fn breed(
     for (i, s) in survivors.iter().enumerate() {
         let topology = s.chromosome.topology();
         for _ in 0..config.mutation.mutants_per_survivor {
-            let weights = mutate(&config.mutation, s.chromosome.weights(), rng);
+            let weights = mutate(&config.mutation, s.chromosome.weights(), generation, rng);
             mutants.push(individual(serials, topology, weights)?);
         }
         let partner = {
@@ -94,7 +95,7 @@ mod tests {
         let config = ExperimentConfig { population: 6, ..ExperimentConfig::default() };
         let (survivors, mut rng, mut serials) = population(&config);
         assert_eq!(survivors.iter().map(|s| s.serial).collect::<Vec<_>>(), (0..6).collect::<Vec<_>>());
-        let groups = breed(&survivors, &config, &mut rng, &mut serials).unwrap();
+        let groups = breed(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!(groups.len(), 6);
         assert_eq!(serials.peek(), 6 + 18, "two mutants and one child per survivor");
         let mut seen_survivors: Vec<u64> = groups.iter().map(|g| g.members[0].serial).collect();

@@ -4,12 +4,29 @@
 
 use crate::config::{CrossoverOperator, MutationConfig, MutationOperator};
 use crate::rng::GaRng;
+use loa_engine::network::{HIDDEN, INPUTS, MAX_ABS_WEIGHT};
 
-/// Makes a mutant's alleles from a parent's.
-pub fn mutate(config: &MutationConfig, parent: &[f32], rng: &mut GaRng) -> Vec<f32> {
+/// Makes a mutant's alleles from a parent's, in generation `generation` (1-based; the Gaussian
+/// operator's step shrinks with it). Alleles stay within the chromosome files' bound.
+pub fn mutate(config: &MutationConfig, parent: &[f32], generation: u64, rng: &mut GaRng) -> Vec<f32> {
     match config.operator {
         MutationOperator::UniformReset => {
             parent.iter().map(|&allele| if rng.chance(config.probability) { rng.weight() } else { allele }).collect()
+        }
+        MutationOperator::Gaussian { sigma, decay } => {
+            let steps = i32::try_from(generation.saturating_sub(1)).unwrap_or(i32::MAX);
+            let sigma = sigma * decay.powi(steps);
+            let bound = f64::from(MAX_ABS_WEIGHT);
+            parent
+                .iter()
+                .map(|&allele| {
+                    if rng.chance(config.probability) {
+                        (f64::from(allele) + sigma * rng.normal()).clamp(-bound, bound) as f32
+                    } else {
+                        allele
+                    }
+                })
+                .collect()
         }
     }
 }
@@ -22,6 +39,24 @@ pub fn crossover(operator: CrossoverOperator, survivor: &[f32], partner: &[f32],
             // Cut uniform in 1..len-1 (SPEC §5): both parents contribute at least one allele.
             let cut = if len >= 2 { 1 + rng.below(len - 1) } else { len };
             survivor[..cut].iter().chain(&partner[cut..len]).copied().collect()
+        }
+        CrossoverOperator::Uniform => {
+            survivor.iter().zip(partner).map(|(&s, &p)| if rng.below(2) == 0 { s } else { p }).collect()
+        }
+        CrossoverOperator::PerNeuron => {
+            let mut child = survivor.to_vec();
+            // The default topology's layout (SPEC §3): W1[h][i] at 100·h + i, hidden biases at
+            // 2000 + h, output weights at 2020 + h, the output bias last.
+            if child.len() == 2041 && partner.len() == 2041 {
+                for h in 0..HIDDEN {
+                    if rng.below(2) == 1 {
+                        child[INPUTS * h..INPUTS * (h + 1)].copy_from_slice(&partner[INPUTS * h..INPUTS * (h + 1)]);
+                        child[2000 + h] = partner[2000 + h];
+                        child[2020 + h] = partner[2020 + h];
+                    }
+                }
+            }
+            child
         }
     }
 }
@@ -37,7 +72,7 @@ mod tests {
         let mut rng = GaRng::from_seed(4);
         let mut changed = 0;
         for _ in 0..20 {
-            let child = mutate(&config, &parent, &mut rng);
+            let child = mutate(&config, &parent, 1, &mut rng);
             assert_eq!(child.len(), 2041);
             for &a in &child {
                 if a != 5.0 {
@@ -49,7 +84,7 @@ mod tests {
         let mean = changed as f64 / 20.0;
         assert!((285.0..327.0).contains(&mean), "mean changed alleles {mean} (expected about 306)");
         let none = MutationConfig { probability: 0.0, ..MutationConfig::default() };
-        assert_eq!(mutate(&none, &parent, &mut rng), parent);
+        assert_eq!(mutate(&none, &parent, 1, &mut rng), parent);
     }
 
     #[test]
@@ -65,5 +100,45 @@ mod tests {
             cuts.insert(cut);
         }
         assert_eq!(cuts, (1..10).collect(), "every cut in 1..len-1 occurs");
+    }
+
+    #[test]
+    fn gaussian_steps_have_the_asked_spread_and_shrink_with_the_generations() {
+        let parent = vec![0.25f32; 2041];
+        let config = MutationConfig {
+            operator: MutationOperator::Gaussian { sigma: 0.1, decay: 0.5 },
+            probability: 1.0,
+            ..MutationConfig::default()
+        };
+        let mut rng = GaRng::from_seed(6);
+        let spread = |child: &[f32]| {
+            let d: Vec<f64> = child.iter().map(|&c| f64::from(c) - 0.25).collect();
+            let mean = d.iter().sum::<f64>() / d.len() as f64;
+            (mean, (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64).sqrt())
+        };
+        // 2041 samples: the mean is within 4 standard errors of 0, the deviation within 5 %.
+        let (mean, sd) = spread(&mutate(&config, &parent, 1, &mut rng));
+        assert!(mean.abs() < 4.0 * 0.1 / 2041f64.sqrt() && (sd - 0.1).abs() < 0.005, "{mean} {sd}");
+        let (_, sd) = spread(&mutate(&config, &parent, 3, &mut rng));
+        assert!((sd - 0.025).abs() < 0.00125, "generation 3: σ × 0.5² = 0.025, got {sd}");
+    }
+
+    #[test]
+    fn uniform_and_per_neuron_crossover_mix_alleles_and_hidden_units() {
+        let (a, b) = (vec![1.0f32; 2041], vec![2.0f32; 2041]);
+        let mut rng = GaRng::from_seed(7);
+        let c = crossover(CrossoverOperator::Uniform, &a, &b, &mut rng);
+        let from_b = c.iter().filter(|&&x| x == 2.0).count();
+        assert!((900..1141).contains(&from_b), "about half from each parent: {from_b}");
+        let c = crossover(CrossoverOperator::PerNeuron, &a, &b, &mut rng);
+        let mut units_from_b = 0;
+        for h in 0..HIDDEN {
+            let v = c[INPUTS * h];
+            assert!(c[INPUTS * h..INPUTS * (h + 1)].iter().all(|&x| x == v), "unit {h}'s inputs travel together");
+            assert_eq!((c[2000 + h], c[2020 + h]), (v, v), "unit {h}'s bias and output weight go with it");
+            units_from_b += usize::from(v == 2.0);
+        }
+        assert!((3..=17).contains(&units_from_b), "{units_from_b} of 20 units from the partner");
+        assert_eq!(c[2040], 1.0, "the output bias is the survivor's");
     }
 }

@@ -48,6 +48,20 @@ impl GaRng {
         ((self.next_u64() >> 11) as f64) < p.clamp(0.0, 1.0) * (1u64 << 53) as f64
     }
 
+    /// A standard normal value (Marsaglia's polar method on this generator's uniforms). Written
+    /// out so the stream is fixed by this file: only `ln` comes from the platform's maths
+    /// library (IEEE `sqrt` is exact).
+    pub fn normal(&mut self) -> f64 {
+        loop {
+            let u = 2.0 * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) - 1.0;
+            let v = 2.0 * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) - 1.0;
+            let s = u * u + v * v;
+            if s > 0.0 && s < 1.0 {
+                return u * (-2.0 * s.ln() / s).sqrt();
+            }
+        }
+    }
+
     /// Shuffles `items` in place (Fisher–Yates).
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {

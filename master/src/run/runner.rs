@@ -16,7 +16,7 @@ use crate::config::ExperimentConfig;
 use crate::config::SelectionScheme;
 use crate::metrics::benchmark_entry;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
-use crate::selection::{Knockout, Scheme, Selected};
+use crate::selection::{Knockout, MuPlusLambda, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
@@ -161,8 +161,11 @@ impl Runner<'_> {
 
     /// One generation under the configured selection scheme.
     fn generation(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
-        match state.config.selection.scheme {
+        match &state.config.selection.scheme {
             SelectionScheme::Knockout => self.generation_with(&Knockout, state),
+            SelectionScheme::MuPlusLambda(params) => {
+                self.generation_with(&MuPlusLambda { params: params.clone() }, state)
+            }
         }
     }
 

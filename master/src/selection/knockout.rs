@@ -28,7 +28,7 @@ impl Scheme for Knockout {
         rng: &mut GaRng,
         serials: &mut SerialCounter,
     ) -> Result<(Vec<Group>, Vec<MatchTask>), ChromosomeError> {
-        let groups = breed(survivors, config, rng, serials)?;
+        let groups = breed(survivors, config, generation, rng, serials)?;
         let tasks = groups
             .iter()
             .enumerate()

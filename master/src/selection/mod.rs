@@ -4,10 +4,13 @@
 //! one unit of work workers play ([`MatchTask`]): no change to the proto or the worker.
 //!
 //! - [`knockout`]: the thesis's scheme (SPEC §5), the default.
+//! - [`mu_plus_lambda`]: (μ + λ) survival on points over several games, with fixed opponents.
 
 pub mod knockout;
+pub mod mu_plus_lambda;
 
 pub use knockout::Knockout;
+pub use mu_plus_lambda::MuPlusLambda;
 
 use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};
