@@ -138,6 +138,20 @@ impl MoveList {
         &mut self.moves[..self.len]
     }
 
+    /// Keeps only the moves for which `keep` is true, in their order.
+    #[inline]
+    pub fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+        let mut len = 0;
+        for i in 0..self.len {
+            let mv = self.moves[i];
+            if keep(&mv) {
+                self.moves[len] = mv;
+                len += 1;
+            }
+        }
+        self.len = len;
+    }
+
     /// Removes every move.
     #[inline]
     pub fn clear(&mut self) {

@@ -165,6 +165,12 @@ impl Network {
     /// The evaluation of an accumulator's position from its point of view, in [-1, 1].
     #[inline]
     pub fn evaluate_accumulator(&self, acc: &Accumulator) -> f32 {
+        tanh(self.output_input(acc))
+    }
+
+    /// The output unit's input `b_o + Σ_h V_h·tanh(pre_h)`, summed in a fixed order.
+    #[inline(always)]
+    fn output_input(&self, acc: &Accumulator) -> f32 {
         let tables = &*self.tables;
         let mut products = [0.0f32; LANES];
         for ((p, pre), v) in products.iter_mut().zip(&acc.pre.0).zip(&tables.output_weights.0) {
@@ -177,7 +183,28 @@ impl Network {
         }
         let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
         let sum = ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7));
-        tanh(tables.output_bias + sum)
+        tables.output_bias + sum
+    }
+
+    /// The evaluations of several accumulators, bit for bit those of
+    /// [`Network::evaluate_accumulator`]: `values[i]` for `accs[i]` (equal lengths).
+    ///
+    /// Faster per accumulator: the hidden layers of a group of up to 8 are independent work the
+    /// processor overlaps, and their output tanh runs once, lane by lane over the group (each
+    /// lane the same IEEE operations as the scalar tanh), instead of 8 latency-bound times.
+    #[inline]
+    pub fn evaluate_accumulators(&self, accs: &[Accumulator], values: &mut [f32]) {
+        assert_eq!(accs.len(), values.len());
+        for (accs, values) in accs.chunks(8).zip(values.chunks_mut(8)) {
+            let mut inputs = [0.0f32; 8];
+            for (x, acc) in inputs.iter_mut().zip(accs) {
+                *x = self.output_input(acc);
+            }
+            for x in inputs.iter_mut() {
+                *x = tanh(*x);
+            }
+            values.copy_from_slice(&inputs[..values.len()]);
+        }
     }
 
     /// The fast evaluation of `pos` from `pov` (accumulator from scratch, then the output).
@@ -235,6 +262,11 @@ impl Evaluator for Network {
     #[inline]
     fn evaluate(&self, state: &Accumulator, _pos: &Position) -> f32 {
         self.evaluate_accumulator(state)
+    }
+
+    #[inline]
+    fn evaluate_many(&self, states: &[Accumulator], _positions: &[Position], values: &mut [f32]) {
+        self.evaluate_accumulators(states, values)
     }
 }
 

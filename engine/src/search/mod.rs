@@ -123,19 +123,45 @@ impl<E: Evaluator> Tree<'_, E> {
     }
 
     /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
+    ///
+    /// The killer moves are tried before the others are generated: most cutoffs come from the
+    /// first move searched, and such a node then costs neither move generation nor sorting.
     fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, mut alpha: f32, beta: f32) -> f32 {
+        let mut best = f32::NEG_INFINITY;
+        let killers = self.order.killers(ply as usize);
+        let mut tried = [Move::PASS; 2];
+        for (k, &mv) in killers.iter().enumerate() {
+            // A killer recorded in a sibling position: the same move (capture flag included,
+            // as the sort compares them) if it is legal here.
+            if mv.is_pass() || !pos.is_legal(mv) {
+                continue;
+            }
+            tried[k] = mv;
+            let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        self.order.record_cutoff(mv, ply as usize, depth);
+                        return best;
+                    }
+                }
+            }
+        }
         let mut moves = match moves_or_end(pos, self.rules, ply) {
             Ok(moves) => moves,
             Err(loss) => return loss,
         };
-        self.order.sort(&mut moves, ply as usize);
-        let mut best = f32::NEG_INFINITY;
+        if tried != [Move::PASS; 2] {
+            moves.retain(|mv| !tried.contains(mv));
+        }
+        self.order.sort(&mut moves);
+        if depth == 1 {
+            return self.leaf_parent(pos, state, &moves, ply, alpha, beta, best);
+        }
         for &mv in moves.iter() {
-            let child = pos.play(mv);
-            let v = match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
-                Ok(v) => -v,
-                Err(child_state) => -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha),
-            };
+            let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
             if v > best {
                 best = v;
                 if v > alpha {
@@ -149,7 +175,94 @@ impl<E: Evaluator> Tree<'_, E> {
         }
         best
     }
+
+    /// The value of `mv` at a node of [`Tree::alpha_beta`] (for the side to move at `pos`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn child_value(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        mv: Move,
+        depth: u32,
+        ply: u32,
+        alpha: f32,
+        beta: f32,
+    ) -> f32 {
+        let child = pos.play(mv);
+        match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
+            Ok(v) => -v,
+            Err(child_state) => -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha),
+        }
+    }
+
+    /// The rest of an alpha-beta node one ply above the leaves, `moves` in search order: the
+    /// children are settled and evaluated [`BATCH`] at a time with [`Evaluator::evaluate_many`]
+    /// (most leaves are children of nodes where every move must be searched, and evaluating
+    /// several at once overlaps their latency), then taken in order exactly as one by one. A
+    /// cutoff may leave some evaluated children unused; they are not counted as nodes.
+    #[allow(clippy::too_many_arguments)]
+    fn leaf_parent(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        moves: &[Move],
+        ply: u32,
+        mut alpha: f32,
+        beta: f32,
+        mut best: f32,
+    ) -> f32 {
+        let child_ply = ply + 1;
+        // Every child has the same side to move: the one not to move at `pos`. The evaluator
+        // speaks for the root player, the negamax value for the side to move here.
+        let for_root_player = pos.side_to_move() == self.pov;
+        let mut children = [*pos; BATCH];
+        let mut states = [*state; BATCH];
+        for chunk in moves.chunks(BATCH) {
+            // Per child: its value if settled without the evaluator, else its slot in the batch.
+            let mut settled = [0.0f32; BATCH];
+            let mut slot = [usize::MAX; BATCH];
+            let mut count = 0;
+            for (i, &mv) in chunk.iter().enumerate() {
+                let child = pos.play(mv);
+                if let Some(end) = child.connection_end_after(mv, self.rules) {
+                    settled[i] = terminal_score(end, child.side_to_move(), child_ply);
+                } else if child_ply >= self.limits.plies_left {
+                    settled[i] = 0.0;
+                } else {
+                    states[count] = self.eval.child_state(state, pos, mv);
+                    children[count] = child;
+                    slot[i] = count;
+                    count += 1;
+                }
+            }
+            let mut values = [0.0f32; BATCH];
+            self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
+            for (i, &mv) in chunk.iter().enumerate() {
+                self.nodes += 1;
+                let v = match slot[i] {
+                    usize::MAX => -settled[i],
+                    s if for_root_player => values[s],
+                    s => -values[s],
+                };
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        alpha = v;
+                        if alpha >= beta {
+                            self.order.record_cutoff(mv, ply as usize, 1);
+                            return best;
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
 }
+
+/// Leaves evaluated together by [`Tree::leaf_parent`].
+const BATCH: usize = 8;
 
 /// The legal moves at a node `ply` plies below the root, just [`Move::PASS`] if there are none
 /// and the side may pass, or the value of the loss if there are none and the side loses.

@@ -1,4 +1,4 @@
-//! Move ordering for alpha-beta: killer moves per ply and a history table.
+//! Move ordering for alpha-beta: killer moves per ply (searched first) and a history table.
 //!
 //! Ordering only changes how fast the search is, never its result (SPEC §4).
 
@@ -18,23 +18,23 @@ impl Ordering {
         Ordering { killers: [[Move::PASS; 2]; MAX_PLY], history: Box::new([[0; 64]; 64]) }
     }
 
-    /// Sorts `moves` best-first: killers, then captures, then by history score. Stable, so
-    /// equal moves keep canonical order (which keeps the search deterministic).
+    /// The killer moves of `ply`, the most recent first ([`Move::PASS`] for none).
     #[inline]
-    pub(super) fn sort(&self, moves: &mut MoveList, ply: usize) {
-        let killers = self.killers.get(ply).copied().unwrap_or([Move::PASS; 2]);
+    pub(super) fn killers(&self, ply: usize) -> [Move; 2] {
+        self.killers.get(ply).copied().unwrap_or([Move::PASS; 2])
+    }
+
+    /// Sorts `moves` (the killers already taken out and searched) best-first: captures, then
+    /// by history score. Stable, so equal moves keep canonical order (which keeps the search
+    /// deterministic).
+    #[inline]
+    pub(super) fn sort(&self, moves: &mut MoveList) {
         let key = |mv: &Move| -> u32 {
             if mv.is_pass() {
                 return 0;
             }
-            if *mv == killers[0] {
-                u32::MAX
-            } else if *mv == killers[1] {
-                u32::MAX - 1
-            } else {
-                let capture = if mv.is_capture() { 1 << 30 } else { 0 };
-                capture + self.history[mv.from().index()][mv.to().index()].min((1 << 30) - 1)
-            }
+            let capture = if mv.is_capture() { 1 << 30 } else { 0 };
+            capture + self.history[mv.from().index()][mv.to().index()].min((1 << 30) - 1)
         };
         // Insertion sort on precomputed keys: lists are short; stable by construction.
         let list = moves.as_mut_slice();
