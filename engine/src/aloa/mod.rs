@@ -140,7 +140,7 @@ impl SideTerms {
     }
 }
 
-/// The ALoA evaluator: a kind and its weights. Stateless: its search state is the point of view.
+/// The ALoA evaluator: a kind and its weights. Its search state is an [`AloaState`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Aloa {
     kind: AloaKind,
@@ -228,20 +228,57 @@ impl Aloa {
     }
 }
 
-impl Evaluator for Aloa {
-    type State = Color;
+/// ALoA's search state: the point of view and both sides' totals ([`SideTerms::total`]) for the
+/// position, so a move recomputes only the sides whose pieces it changes (the mover's, and the
+/// victim's on a capture) instead of both sides at every leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AloaState {
+    pov: Color,
+    /// Totals by [`Color::index`].
+    totals: [i32; 2],
+}
 
-    fn root_state(&self, _pos: &Position, pov: Color) -> Color {
-        pov
+impl AloaState {
+    /// The point of view.
+    pub fn pov(&self) -> Color {
+        self.pov
     }
+}
 
-    fn child_state(&self, state: &Color, _pos: &Position, _mv: Move) -> Color {
-        *state
+impl Evaluator for Aloa {
+    type State = AloaState;
+
+    fn root_state(&self, pos: &Position, pov: Color) -> AloaState {
+        let totals = Color::ALL.map(|c| self.side_terms(pos.pieces(c)).total());
+        let mut ordered = [0; 2];
+        for (c, t) in Color::ALL.iter().zip(totals) {
+            ordered[c.index()] = t;
+        }
+        AloaState { pov, totals: ordered }
     }
 
     #[inline]
-    fn evaluate(&self, state: &Color, pos: &Position) -> f32 {
-        // |score| < 2^24, so the conversion is exact.
-        self.score(pos, *state) as f32
+    fn child_state(&self, state: &AloaState, pos: &Position, mv: Move) -> AloaState {
+        if mv.is_pass() {
+            return *state;
+        }
+        let mut next = *state;
+        let (from, to) = (mv.from().bit(), mv.to().bit());
+        let mover = pos.side_to_move();
+        next.totals[mover.index()] = self.side_terms(Bitboard(pos.own().0 ^ (from | to))).total();
+        // The board, not the move's flag, decides, exactly as `Position::play` does.
+        if pos.enemy().0 & to != 0 {
+            next.totals[mover.opponent().index()] = self.side_terms(Bitboard(pos.enemy().0 & !to)).total();
+        }
+        next
+    }
+
+    #[inline]
+    fn evaluate(&self, state: &AloaState, _pos: &Position) -> f32 {
+        const LIMIT: i32 = EVAL_LIMIT as i32 - 1;
+        let own = state.totals[state.pov.index()];
+        let other = state.totals[state.pov.opponent().index()];
+        // Exactly `score`; |score| < 2^24, so the conversion is exact.
+        (own - other).clamp(-LIMIT, LIMIT) as f32
     }
 }
