@@ -16,7 +16,7 @@ mod ordering;
 pub use evaluator::{EVAL_LIMIT, Evaluator};
 
 use crate::{Color, GameEnd, Move, MoveList, NoMoves, Outcome, Position, Rules};
-use ordering::Ordering;
+use ordering::{MoveTable, Ordering};
 
 /// The score of a win at the root; a win `k` plies later scores `WIN - k`.
 pub const WIN: f32 = 1_000_000.0;
@@ -68,11 +68,19 @@ struct Tree<'a, E: Evaluator> {
     pov: Color,
     nodes: u64,
     order: Ordering,
+    table: MoveTable,
 }
 
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order: Ordering::new() }
+        let (order, table) = (Ordering::new(), MoveTable::take());
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table }
+    }
+}
+
+impl<E: Evaluator> Drop for Tree<'_, E> {
+    fn drop(&mut self) {
+        std::mem::replace(&mut self.table, MoveTable::empty()).give_back();
     }
 }
 
@@ -122,48 +130,73 @@ impl<E: Evaluator> Tree<'_, E> {
         best
     }
 
-    /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
+    /// Fail-soft alpha-beta (negamax form) with move ordering: first the move the table holds
+    /// for this position from the previous iteration, then the killer moves, then the rest by
+    /// [`Ordering::sort`]. The best move found goes into the table for the next iteration.
+    fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
+        let hash = MoveTable::hash(pos);
+        let (value, best_move) = self.alpha_beta_node(pos, hash, state, depth, ply, alpha, beta);
+        if !best_move.is_pass() {
+            self.table.store(hash, best_move);
+        }
+        value
+    }
+
+    /// [`Tree::alpha_beta`]'s node: its value and best move ([`Move::PASS`] for none).
     ///
-    /// The killer moves are tried before the others are generated: most cutoffs come from the
-    /// first move searched, and such a node then costs neither move generation nor sorting.
-    fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, mut alpha: f32, beta: f32) -> f32 {
+    /// The table's move and the killers are tried before the others are generated: most
+    /// cutoffs come from the first move searched, and such a node then costs neither move
+    /// generation nor sorting.
+    #[allow(clippy::too_many_arguments)]
+    fn alpha_beta_node(
+        &mut self,
+        pos: &Position,
+        hash: u64,
+        state: &E::State,
+        depth: u32,
+        ply: u32,
+        mut alpha: f32,
+        beta: f32,
+    ) -> (f32, Move) {
         let mut best = f32::NEG_INFINITY;
-        let killers = self.order.killers(ply as usize);
-        let mut tried = [Move::PASS; 2];
-        for (k, &mv) in killers.iter().enumerate() {
-            // A killer recorded in a sibling position: the same move (capture flag included,
-            // as the sort compares them) if it is legal here.
-            if mv.is_pass() || !pos.is_legal(mv) {
+        let mut best_move = Move::PASS;
+        let [k0, k1] = self.order.killers(ply as usize);
+        let mut tried = [self.table.probe(hash).unwrap_or(Move::PASS), k0, k1];
+        for k in 0..tried.len() {
+            let mv = tried[k];
+            // The table's move (a hash collision could give any move) or a killer recorded in
+            // a sibling position: the same move, capture flag included, if it is legal here.
+            if mv.is_pass() || tried[..k].contains(&mv) || !pos.is_legal(mv) {
+                tried[k] = Move::PASS;
                 continue;
             }
-            tried[k] = mv;
             let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
             if v > best {
-                best = v;
+                (best, best_move) = (v, mv);
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
                         self.order.record_cutoff(mv, ply as usize, depth);
-                        return best;
+                        return (best, best_move);
                     }
                 }
             }
         }
         let mut moves = match moves_or_end(pos, self.rules, ply) {
             Ok(moves) => moves,
-            Err(loss) => return loss,
+            Err(loss) => return (loss, Move::PASS),
         };
-        if tried != [Move::PASS; 2] {
+        if tried != [Move::PASS; 3] {
             moves.retain(|mv| !tried.contains(mv));
         }
         self.order.sort(&mut moves);
         if depth == 1 {
-            return self.leaf_parent(pos, state, &moves, ply, alpha, beta, best);
+            return self.leaf_parent(pos, state, &moves, ply, alpha, beta, (best, best_move));
         }
         for &mv in moves.iter() {
             let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
             if v > best {
-                best = v;
+                (best, best_move) = (v, mv);
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
@@ -173,7 +206,7 @@ impl<E: Evaluator> Tree<'_, E> {
                 }
             }
         }
-        best
+        (best, best_move)
     }
 
     /// The value of `mv` at a node of [`Tree::alpha_beta`] (for the side to move at `pos`).
@@ -210,8 +243,8 @@ impl<E: Evaluator> Tree<'_, E> {
         ply: u32,
         mut alpha: f32,
         beta: f32,
-        mut best: f32,
-    ) -> f32 {
+        (mut best, mut best_move): (f32, Move),
+    ) -> (f32, Move) {
         let child_ply = ply + 1;
         // Every child has the same side to move: the one not to move at `pos`. The evaluator
         // speaks for the root player, the negamax value for the side to move here.
@@ -246,18 +279,18 @@ impl<E: Evaluator> Tree<'_, E> {
                     s => -values[s],
                 };
                 if v > best {
-                    best = v;
+                    (best, best_move) = (v, mv);
                     if v > alpha {
                         alpha = v;
                         if alpha >= beta {
                             self.order.record_cutoff(mv, ply as usize, 1);
-                            return best;
+                            return (best, best_move);
                         }
                     }
                 }
             }
         }
-        best
+        (best, best_move)
     }
 }
 

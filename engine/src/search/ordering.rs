@@ -2,7 +2,9 @@
 //!
 //! Ordering only changes how fast the search is, never its result (SPEC §4).
 
-use crate::{Move, MoveList};
+use crate::random::mix64;
+use crate::{Color, Move, MoveList, Position};
+use std::cell::RefCell;
 
 /// Deepest ply the killer table covers; deeper plies go unordered by killers.
 const MAX_PLY: usize = 64;
@@ -69,5 +71,77 @@ impl Ordering {
         }
         let h = &mut self.history[mv.from().index()][mv.to().index()];
         *h = h.saturating_add(depth * depth);
+    }
+}
+
+/// Entries of the move table (256 KB): more than the interior nodes of a depth-5 search.
+const TABLE_BITS: u32 = 15;
+
+/// The best move found at positions of earlier iterations of the current search (a
+/// transposition table used for move ordering only: it never supplies a value, so it cannot
+/// change a result, only how soon cutoffs come).
+///
+/// An entry packs the hash's top 32 bits, the search's generation and the move. Tables are
+/// reused between searches on a thread: a new generation makes every old entry a miss without
+/// clearing 256 KB per search (a 3-ply search takes about as long as clearing it would).
+pub(super) struct MoveTable {
+    entries: Vec<u64>,
+    generation: u16,
+}
+
+thread_local! {
+    static TABLE: RefCell<Option<MoveTable>> = const { RefCell::new(None) };
+}
+
+impl MoveTable {
+    /// A table without entries, a placeholder that allocates nothing.
+    pub(super) fn empty() -> MoveTable {
+        MoveTable { entries: Vec::new(), generation: 0 }
+    }
+
+    /// This thread's table, emptied (a new generation) for a new search.
+    pub(super) fn take() -> MoveTable {
+        let mut table = TABLE.with(|t| t.borrow_mut().take()).unwrap_or_else(MoveTable::empty);
+        if table.entries.is_empty() {
+            table.entries = vec![0; 1 << TABLE_BITS];
+        }
+        table.generation = table.generation.wrapping_add(1);
+        if table.generation == 0 {
+            // Generation 0 marks never-written entries: after a wrap, really clear.
+            table.entries.fill(0);
+            table.generation = 1;
+        }
+        table
+    }
+
+    /// Hands the table back to this thread for its next search.
+    pub(super) fn give_back(self) {
+        TABLE.with(|t| *t.borrow_mut() = Some(self));
+    }
+
+    /// The position's 64-bit hash.
+    #[inline]
+    pub(super) fn hash(pos: &Position) -> u64 {
+        let side = pos.side_to_move() as u64;
+        mix64(pos.pieces(Color::Black).0 ^ mix64(pos.pieces(Color::White).0 ^ side))
+    }
+
+    #[inline]
+    fn tag(&self, hash: u64) -> u64 {
+        (hash & !0xFFFF_FFFF) | (u64::from(self.generation) << 16)
+    }
+
+    /// The move stored for the position with `hash` in this search, if any.
+    #[inline]
+    pub(super) fn probe(&self, hash: u64) -> Option<Move> {
+        let entry = self.entries[(hash as usize) & ((1 << TABLE_BITS) - 1)];
+        (entry & !0xFFFF == self.tag(hash)).then(|| Move::from_bits(entry as u16))
+    }
+
+    /// Stores `mv` as the best move of the position with `hash` (always replacing).
+    #[inline]
+    pub(super) fn store(&mut self, hash: u64, mv: Move) {
+        let tag = self.tag(hash);
+        self.entries[(hash as usize) & ((1 << TABLE_BITS) - 1)] = tag | u64::from(mv.to_bits());
     }
 }
