@@ -69,12 +69,14 @@ struct Tree<'a, E: Evaluator> {
     nodes: u64,
     order: Ordering,
     table: MoveTable,
+    /// The depth of the current iteration of [`alpha_beta`]'s iterative deepening.
+    iteration: u32,
 }
 
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
         let (order, table) = (Ordering::new(), MoveTable::take());
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table }
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, iteration: limits.depth }
     }
 }
 
@@ -133,9 +135,16 @@ impl<E: Evaluator> Tree<'_, E> {
     /// Fail-soft alpha-beta (negamax form) with move ordering: first the move the table holds
     /// for this position from the previous iteration, then the killer moves, then the rest by
     /// [`Ordering::sort`]. The best move found goes into the table for the next iteration.
+    ///
+    /// A node one ply above the leaves was a leaf in the previous iteration, so the table holds
+    /// nothing for it (short of a transposition), and in the last iteration nothing will read
+    /// what it would store: there, the most numerous interior nodes, the table is left alone.
     fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
+        if depth == 1 && self.iteration == self.limits.depth {
+            return self.alpha_beta_node(pos, None, state, depth, ply, alpha, beta).0;
+        }
         let hash = MoveTable::hash(pos);
-        let (value, best_move) = self.alpha_beta_node(pos, hash, state, depth, ply, alpha, beta);
+        let (value, best_move) = self.alpha_beta_node(pos, Some(hash), state, depth, ply, alpha, beta);
         if !best_move.is_pass() {
             self.table.store(hash, best_move);
         }
@@ -151,7 +160,7 @@ impl<E: Evaluator> Tree<'_, E> {
     fn alpha_beta_node(
         &mut self,
         pos: &Position,
-        hash: u64,
+        hash: Option<u64>,
         state: &E::State,
         depth: u32,
         ply: u32,
@@ -161,7 +170,8 @@ impl<E: Evaluator> Tree<'_, E> {
         let mut best = f32::NEG_INFINITY;
         let mut best_move = Move::PASS;
         let [k0, k1] = self.order.killers(ply as usize);
-        let mut tried = [self.table.probe(hash).unwrap_or(Move::PASS), k0, k1];
+        let table_move = hash.and_then(|h| self.table.probe(h)).unwrap_or(Move::PASS);
+        let mut tried = [table_move, k0, k1];
         for k in 0..tried.len() {
             let mv = tried[k];
             // The table's move (a hash collision could give any move) or a killer recorded in
@@ -355,6 +365,7 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
     let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();
     let mut result = (moves[0], f32::NEG_INFINITY);
     for depth in 1..=limits.depth.max(1) {
+        tree.iteration = depth;
         let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
         for entry in root.iter_mut() {
             let mv = entry.0;
