@@ -399,3 +399,19 @@ fn incremental_state_equals_state_from_scratch() {
         }
     }
 }
+
+#[test]
+fn states_stay_exact_when_evaluators_take_turns_on_a_thread() {
+    // Each evaluator's root state claims the thread's totals cache; a state made before another
+    // evaluator claimed it must still give its own evaluator's totals.
+    let (a, b) = (Aloa::quad(), quad_w());
+    for pos in sample_positions(300, 29) {
+        let state_a = a.root_state(&pos, Color::Black);
+        let state_b = b.root_state(&pos, Color::Black);
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.play(mv);
+            assert_eq!(a.child_state(&state_a, &pos, mv), a.root_state(&child, Color::Black), "{pos} {mv}");
+            assert_eq!(b.child_state(&state_b, &pos, mv), b.root_state(&child, Color::Black), "{pos} {mv}");
+        }
+    }
+}

@@ -228,15 +228,85 @@ impl Aloa {
     }
 }
 
+/// Entries of the per-thread cache of side totals (128 KB).
+const CACHE_BITS: u32 = 13;
+
+/// Side totals by piece set, for one evaluator: a search meets the same piece set of a side
+/// again and again (the same reply after each of the opponent's alternatives), and a lookup is
+/// far cheaper than measuring the pieces. Exact: the key is the whole piece set.
+///
+/// One per thread, a plain array (no heap, no destructor, so reaching it is cheap). It belongs
+/// to one evaluator at a time, its *owner*; [`Evaluator::root_state`] claims it, and each claim
+/// by a different evaluator empties it and starts a new epoch. A state remembers the epoch it
+/// was made in and uses the cache only while the epoch lasts, so a state of another evaluator
+/// can never read these totals.
+struct TotalsCache {
+    /// Meaningful from epoch 1 on (every state's epoch is at least 1).
+    owner: Aloa,
+    epoch: u32,
+    /// `(pieces, total)`; `pieces` = 0 marks an empty entry (the empty set is never cached).
+    entries: [(u64, i32); 1 << CACHE_BITS],
+}
+
+/// The owner of a cache no evaluator has claimed yet (epoch 0).
+const UNOWNED: Aloa = Aloa {
+    kind: AloaKind::Normal,
+    weights: AloaWeights { concentration: 0, com_centralisation: 0, centralisation: 0, edge: 0, quad3: 0, quad4: 0 },
+};
+
+thread_local! {
+    static TOTALS: std::cell::RefCell<TotalsCache> =
+        const { std::cell::RefCell::new(TotalsCache { owner: UNOWNED, epoch: 0, entries: [(0, 0); 1 << CACHE_BITS] }) };
+}
+
+impl TotalsCache {
+    /// Makes the cache `aloa`'s and returns the epoch.
+    fn claim(&mut self, aloa: &Aloa) -> u32 {
+        if self.owner != *aloa || self.epoch == 0 {
+            self.entries.fill((0, 0));
+            self.owner = *aloa;
+            // Epoch 0 means unclaimed: skip it when the counter wraps.
+            self.epoch = self.epoch.checked_add(1).unwrap_or(1);
+        }
+        self.epoch
+    }
+
+    /// The owner's `side_terms(pieces).total()`, from the cache if there. Always measured with
+    /// the owner's weights, so the entries stay the owner's whatever state is passed in.
+    #[inline]
+    fn total(&mut self, pieces: u64) -> i32 {
+        if pieces == 0 {
+            return self.owner.side_terms(Bitboard(pieces)).total();
+        }
+        let index = (pieces.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CACHE_BITS)) as usize;
+        let entry = &mut self.entries[index];
+        if entry.0 != pieces {
+            *entry = (pieces, self.owner.side_terms(Bitboard(pieces)).total());
+        }
+        entry.1
+    }
+}
+
 /// ALoA's search state: the point of view and both sides' totals ([`SideTerms::total`]) for the
 /// position, so a move recomputes only the sides whose pieces it changes (the mover's, and the
 /// victim's on a capture) instead of both sides at every leaf.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct AloaState {
     pov: Color,
     /// Totals by [`Color::index`].
     totals: [i32; 2],
+    /// The epoch of this thread's totals cache the state was made in (see [`TotalsCache`]).
+    epoch: u32,
 }
+
+/// Equal states evaluate alike: same point of view and totals (the cache epoch is bookkeeping).
+impl PartialEq for AloaState {
+    fn eq(&self, other: &AloaState) -> bool {
+        (self.pov, self.totals) == (other.pov, other.totals)
+    }
+}
+
+impl Eq for AloaState {}
 
 impl AloaState {
     /// The point of view.
@@ -254,7 +324,8 @@ impl Evaluator for Aloa {
         for (c, t) in Color::ALL.iter().zip(totals) {
             ordered[c.index()] = t;
         }
-        AloaState { pov, totals: ordered }
+        let epoch = TOTALS.with_borrow_mut(|cache| cache.claim(self));
+        AloaState { pov, totals: ordered, epoch }
     }
 
     #[inline]
@@ -265,11 +336,19 @@ impl Evaluator for Aloa {
         let mut next = *state;
         let (from, to) = (mv.from().bit(), mv.to().bit());
         let mover = pos.side_to_move();
-        next.totals[mover.index()] = self.side_terms(Bitboard(pos.own().0 ^ (from | to))).total();
-        // The board, not the move's flag, decides, exactly as `Position::play` does.
-        if pos.enemy().0 & to != 0 {
-            next.totals[mover.opponent().index()] = self.side_terms(Bitboard(pos.enemy().0 & !to)).total();
-        }
+        let captures = pos.enemy().0 & to != 0;
+        let (own, enemy) = (pos.own().0 ^ (from | to), pos.enemy().0 & !to);
+        let measure = |pieces: u64| self.side_terms(Bitboard(pieces)).total();
+        TOTALS.with_borrow_mut(|cache| {
+            // The cache may have changed hands since this state was made: then measure directly.
+            let current = cache.epoch == state.epoch;
+            let mut total = |pieces| if current { cache.total(pieces) } else { measure(pieces) };
+            next.totals[mover.index()] = total(own);
+            // The board, not the move's flag, decides, exactly as `Position::play` does.
+            if captures {
+                next.totals[mover.opponent().index()] = total(enemy);
+            }
+        });
         next
     }
 
