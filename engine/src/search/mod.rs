@@ -199,7 +199,13 @@ impl<E: Evaluator> Tree<'_, E> {
         if tried != [Move::PASS; 3] {
             moves.retain(|mv| !tried.contains(mv));
         }
-        self.order.sort(&mut moves);
+        if depth == 1 {
+            // Most of these nodes search every move; sorting by history costs more than the
+            // cutoffs it brings forward. Captures first, otherwise canonical order.
+            self.order.captures_first(&mut moves);
+        } else {
+            self.order.sort(&mut moves);
+        }
         if depth == 1 {
             return self.leaf_parent(pos, state, &moves, ply, alpha, beta, (best, best_move));
         }
