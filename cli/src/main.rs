@@ -115,6 +115,13 @@ enum Command {
         /// Games for the mean game time.
         #[arg(long, default_value_t = 100)]
         games: usize,
+        /// Another `loa` binary (e.g. a build of main) to compare with: both run this bench
+        /// with the same arguments, interleaved, and the ratios of their best figures are printed.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Rounds of the side-by-side comparison (each runs both binaries once).
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
     },
 }
 
@@ -231,7 +238,17 @@ fn run(cli: Cli) -> Result<(), String> {
             )
             .map_err(|e| format!("terminal: {e}"))?;
         }
-        Command::Bench { depth, repeats, positions, games } => {
+        Command::Bench { depth, repeats, positions, games, baseline: Some(baseline), rounds } => {
+            let args = [
+                format!("--depth={depth}"),
+                format!("--repeats={repeats}"),
+                format!("--positions={positions}"),
+                format!("--games={games}"),
+            ];
+            let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+            print!("{}", loa_cli::bench::compare(&baseline, &me, &args, rounds)?);
+        }
+        Command::Bench { depth, repeats, positions, games, baseline: None, rounds: _ } => {
             println!("loa bench: one thread, best of {repeats} runs");
             for figure in loa_cli::bench::movegen_figures(depth, repeats) {
                 println!("{figure}");

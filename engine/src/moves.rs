@@ -49,6 +49,18 @@ impl Move {
         self.0 == PASS_BITS
     }
 
+    /// The packed 16 bits (for the search's move table).
+    #[inline]
+    pub(crate) const fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// The move with packed bits `bits`, as [`Move::to_bits`] returned them.
+    #[inline]
+    pub(crate) const fn from_bits(bits: u16) -> Move {
+        Move(bits)
+    }
+
     /// The canonical sort key: from-square, then to-square (the capture flag never matters,
     /// since a square pair fixes it).
     #[inline]
@@ -136,6 +148,20 @@ impl MoveList {
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
         &mut self.moves[..self.len]
+    }
+
+    /// Keeps only the moves for which `keep` is true, in their order.
+    #[inline]
+    pub fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+        let mut len = 0;
+        for i in 0..self.len {
+            let mv = self.moves[i];
+            if keep(&mv) {
+                self.moves[len] = mv;
+                len += 1;
+            }
+        }
+        self.len = len;
     }
 
     /// Removes every move.

@@ -22,6 +22,11 @@ fn normal_w() -> Aloa {
     Aloa::with_weights(AloaKind::Normal, W).unwrap()
 }
 
+/// The evaluation of `pos` for `pov`, as the search computes it at a root.
+fn value(e: &Aloa, pos: &Position, pov: Color) -> f32 {
+    e.evaluate(&e.root_state(pos, pov), pos)
+}
+
 #[test]
 fn hand_worked_l_shape_plus_straggler() {
     // b2=(1,1) c2=(2,1) b3=(1,2) g7=(6,6); n = 4, Σx = Σy = 10, centre of mass (2.5, 2.5).
@@ -79,9 +84,9 @@ fn hand_worked_whole_position() {
     assert_eq!(quad_w().side_terms(pos.pieces(Color::White)).total(), -96);
     let e = quad_w();
     assert_eq!(e.evaluate(&e.root_state(&pos, Color::Black), &pos), -124.0 + 96.0);
-    assert_eq!(e.evaluate(&Color::White, &pos), -96.0 + 124.0);
+    assert_eq!(value(&e, &pos, Color::White), -96.0 + 124.0);
     // Normal: Black loses its 13 for the near Q3, White had none.
-    assert_eq!(normal_w().evaluate(&Color::Black, &pos), -137.0 + 96.0);
+    assert_eq!(value(&normal_w(), &pos, Color::Black), -137.0 + 96.0);
 }
 
 #[test]
@@ -115,7 +120,7 @@ fn concentrated_beats_scattered() {
         let q = Position::from_pieces(spread, white, Color::White).unwrap();
         let (tp, tq) = (e.side_terms(block), e.side_terms(spread));
         assert!(tp.concentration > tq.concentration, "{tp:?} {tq:?}");
-        assert!(e.evaluate(&Color::Black, &p) > e.evaluate(&Color::Black, &q));
+        assert!(value(&e, &p, Color::Black) > value(&e, &q, Color::Black));
     }
     // Same shape, same place relative to its centre: only the quads differ with the kind.
     assert!(quad_w().side_terms(block).quads > 0);
@@ -188,7 +193,7 @@ fn normal_is_quad_minus_the_quad_term() {
             (W.quad3 * f.near_q3 as i32 + W.quad4 * f.near_q4 as i32) as f32
         });
         let (q, n) = (quad_w(), normal_w());
-        assert_eq!(q.evaluate(&Color::Black, &pos) - n.evaluate(&Color::Black, &pos), b - w, "{pos}");
+        assert_eq!(value(&q, &pos, Color::Black) - value(&n, &pos, Color::Black), b - w, "{pos}");
     }
 }
 
@@ -218,13 +223,13 @@ fn board_symmetries_and_colour_swap_leave_the_value_unchanged() {
     ];
     for e in [Aloa::quad(), Aloa::normal(), quad_w()] {
         for pos in sample_positions(3000, 8) {
-            let v = e.evaluate(&Color::Black, &pos);
+            let v = value(&e, &pos, Color::Black);
             for (name, map) in &symmetries {
-                assert_eq!(e.evaluate(&Color::Black, &transformed(&pos, map)), v, "{name}: {pos}");
+                assert_eq!(value(&e, &transformed(&pos, map), Color::Black), v, "{name}: {pos}");
             }
             let swapped =
                 Position::from_pieces(pos.pieces(Color::White), pos.pieces(Color::Black), pos.side_to_move()).unwrap();
-            assert_eq!(e.evaluate(&Color::White, &swapped), v, "colour swap: {pos}");
+            assert_eq!(value(&e, &swapped, Color::White), v, "colour swap: {pos}");
         }
     }
 }
@@ -242,11 +247,11 @@ fn antisymmetric_bounded_and_stateless() {
     let evaluators = [Aloa::quad(), Aloa::normal(), Aloa::with_weights(AloaKind::Quad, extreme).unwrap()];
     for e in evaluators {
         for pos in sample_positions(3000, 9) {
-            let b = e.evaluate(&Color::Black, &pos);
-            assert_eq!(b, -e.evaluate(&Color::White, &pos), "{pos}");
+            let b = value(&e, &pos, Color::Black);
+            assert_eq!(b, -value(&e, &pos, Color::White), "{pos}");
             assert!(b.abs() < EVAL_LIMIT && b.fract() == 0.0, "{b} {pos}");
             let mv = pos.legal_moves().first().copied().unwrap_or(loa_engine::Move::PASS);
-            assert_eq!(e.child_state(&Color::White, &pos, mv), Color::White);
+            assert_eq!(e.child_state(&e.root_state(&pos, Color::White), &pos, mv).pov(), Color::White);
         }
     }
 }
@@ -375,5 +380,38 @@ mod strength {
         let reference = Searcher(Aloa::new(AloaKind::Quad), 5);
         report("quad d5 vs random heuristic d3", series(&reference, &RandomLeaves(3), n / 10, 4));
         assert!(qw > ql && crushed);
+    }
+}
+
+#[test]
+fn incremental_state_equals_state_from_scratch() {
+    // The search state carried move by move (only the changed sides recomputed) against the
+    // state computed from scratch for the child, for both kinds, both points of view.
+    for e in [Aloa::quad(), Aloa::normal(), quad_w()] {
+        for pos in sample_positions(3000, 23) {
+            for pov in [Color::Black, Color::White] {
+                let state = e.root_state(&pos, pov);
+                for &mv in pos.legal_moves().iter().chain([loa_engine::Move::PASS].iter()) {
+                    let child = pos.play(mv);
+                    assert_eq!(e.child_state(&state, &pos, mv), e.root_state(&child, pov), "{pos} {mv}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn states_stay_exact_when_evaluators_take_turns_on_a_thread() {
+    // Each evaluator's root state claims the thread's totals cache; a state made before another
+    // evaluator claimed it must still give its own evaluator's totals.
+    let (a, b) = (Aloa::quad(), quad_w());
+    for pos in sample_positions(300, 29) {
+        let state_a = a.root_state(&pos, Color::Black);
+        let state_b = b.root_state(&pos, Color::Black);
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.play(mv);
+            assert_eq!(a.child_state(&state_a, &pos, mv), a.root_state(&child, Color::Black), "{pos} {mv}");
+            assert_eq!(b.child_state(&state_b, &pos, mv), b.root_state(&child, Color::Black), "{pos} {mv}");
+        }
     }
 }

@@ -3,7 +3,6 @@
 use super::{Figure, sample_positions};
 use loa_engine::Color;
 use loa_engine::aloa::Aloa;
-use loa_engine::search::Evaluator;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -20,7 +19,7 @@ pub fn aloa_figures(repeats: u32) -> Vec<Figure> {
             let mut sum = 0f32;
             for (i, pos) in positions.iter().enumerate() {
                 let pov = if i % 2 == 0 { Color::Black } else { Color::White };
-                sum += evaluator.evaluate(&black_box(pov), black_box(pos));
+                sum += evaluator.score(black_box(pos), black_box(pov)) as f32;
             }
             best = best.min(start.elapsed());
             checksum = f64::from(black_box(sum));

@@ -2,6 +2,8 @@
 //! connectivity here, the network in [`network`], ALoA in [`aloa`], and searches and games in
 //! [`player_figures`].
 //!
+//! [`compare`] runs two builds' benches interleaved and prints the ratios (`loa bench --baseline`).
+//!
 //! Timings are wall-clock on one thread. Each figure is the best of `repeats` runs, which
 //! filters out interference from other processes on a shared machine.
 
@@ -13,9 +15,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 mod aloa;
+mod compare;
 mod network;
 
 pub use aloa::aloa_figures;
+pub use compare::{ParsedFigure, compare, parse_figure};
 pub use loa_engine::openings::sample_positions;
 pub use network::network_figures;
 

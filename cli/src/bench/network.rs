@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Evaluations per second on one thread: the plain pass, an accumulator from scratch plus the
 /// output, and an incremental update plus the output (every legal move of playout positions,
-/// as at a search's leaves). Each figure is the best of `repeats` runs.
+/// as at a search's leaves), one at a time and 8 at once as the search does it. Each figure is the best of `repeats` runs.
 pub fn network_figures(repeats: u32) -> Vec<Figure> {
     let network = Network::new(&random_uniform(1));
     let positions = sample_positions(10_000, 11);
@@ -34,7 +34,24 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         }
         sum
     });
-    black_box((plain, scratch, incremental));
+    // As the search evaluates leaves: up to 8 children of a position updated, then evaluated
+    // together (`Network::evaluate_accumulators`).
+    let (batched, batched_time) = best_of(repeats, || {
+        let mut sum = 0.0f32;
+        let mut accs = [network.accumulator(&positions[0], positions[0].side_to_move()); 8];
+        let mut values = [0.0f32; 8];
+        for (pos, acc, moves) in &parents {
+            for chunk in moves.chunks(8) {
+                for (a, &mv) in accs.iter_mut().zip(chunk) {
+                    *a = network.update(black_box(acc), pos, black_box(mv));
+                }
+                network.evaluate_accumulators(&accs[..chunk.len()], &mut values[..chunk.len()]);
+                sum += values[..chunk.len()].iter().sum::<f32>();
+            }
+        }
+        sum
+    });
+    black_box((plain, scratch, incremental, batched));
 
     let figure = |name: &str, count: usize, time: Duration| Figure {
         name: name.to_string(),
@@ -46,5 +63,6 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         figure("network, plain forward pass", positions.len(), plain_time),
         figure("network, accumulator from scratch + output", positions.len(), scratch_time),
         figure("network, incremental update + output", child_count, incremental_time),
+        figure("network, incremental update + output, 8 at once", child_count, batched_time),
     ]
 }

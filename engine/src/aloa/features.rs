@@ -67,9 +67,31 @@ fn coordinate_sum(bits: u64, masks: &[u64; 3]) -> u32 {
     (bits & masks[0]).count_ones() + 2 * (bits & masks[1]).count_ones() + 4 * (bits & masks[2]).count_ones()
 }
 
+/// `|n·i − s|` for the eight coordinates `i` = 0..7: a coordinate's distance to the centre of
+/// mass along one axis, times `n` (`s` is the coordinate sum).
+#[inline(always)]
+fn axis_distances(n: i32, s: i32) -> [i32; 8] {
+    std::array::from_fn(|i| (n * i as i32 - s).abs())
+}
+
+/// Σ over the pieces of their Chebyshev distance to the centre of mass, times `n`:
+/// `Σ max(dx[file], dy[rank])`, the per-axis distances looked up.
+#[inline(always)]
+fn distance_sum(p: u64, dx: &[i32; 8], dy: &[i32; 8]) -> i32 {
+    let mut sum = 0;
+    let mut rest = p;
+    while rest != 0 {
+        let sq = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        sum += dx[sq & 7].max(dy[sq >> 3]);
+    }
+    sum
+}
+
 /// The number of windows in `windows` (lower-left square indices) whose centre lies within
 /// Chebyshev distance 2 of the centre of mass. In doubled coordinates a window's centre is at
 /// `2x + 1`, the centre of mass at `2Σx / n`; scaled by `n` the test is `|n(2x+1) − 2Σx| ≤ 4n`.
+/// (Q3 and Q4 windows are few, so a loop over them is cheaper than building a mask.)
 #[inline(always)]
 fn count_near(mut windows: u64, n: i32, two_sx: i32, two_sy: i32) -> u32 {
     let mut near = 0;
@@ -98,14 +120,7 @@ impl SideFeatures {
         let sum_rank = coordinate_sum(p, &RANK_BIT);
         let (sx, sy) = (sum_file as i32, sum_rank as i32);
 
-        let mut distance_sum = 0i32;
-        let mut rest = p;
-        while rest != 0 {
-            let sq = rest.trailing_zeros() as i32;
-            rest &= rest - 1;
-            distance_sum += (n * (sq & 7) - sx).abs().max((n * (sq >> 3) - sy).abs());
-        }
-        let distance_sum = distance_sum as u32;
+        let distance_sum = distance_sum(p, &axis_distances(n, sx), &axis_distances(n, sy)) as u32;
         // `count` ≤ 64 and the table is the true minimum for n ≤ 12 (a Position never has
         // more); beyond it, or if the table were wrong, the excess just saturates at 0.
         let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);

@@ -165,6 +165,12 @@ impl Network {
     /// The evaluation of an accumulator's position from its point of view, in [-1, 1].
     #[inline]
     pub fn evaluate_accumulator(&self, acc: &Accumulator) -> f32 {
+        tanh(self.output_input(acc))
+    }
+
+    /// The output unit's input `b_o + Σ_h V_h·tanh(pre_h)`, summed in a fixed order.
+    #[inline(always)]
+    fn output_input(&self, acc: &Accumulator) -> f32 {
         let tables = &*self.tables;
         let mut products = [0.0f32; LANES];
         for ((p, pre), v) in products.iter_mut().zip(&acc.pre.0).zip(&tables.output_weights.0) {
@@ -177,7 +183,28 @@ impl Network {
         }
         let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
         let sum = ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7));
-        tanh(tables.output_bias + sum)
+        tables.output_bias + sum
+    }
+
+    /// The evaluations of several accumulators, bit for bit those of
+    /// [`Network::evaluate_accumulator`]: `values[i]` for `accs[i]` (equal lengths).
+    ///
+    /// Faster per accumulator: the hidden layers of a group of up to 8 are independent work the
+    /// processor overlaps, and their output tanh runs once, lane by lane over the group (each
+    /// lane the same IEEE operations as the scalar tanh), instead of 8 latency-bound times.
+    #[inline]
+    pub fn evaluate_accumulators(&self, accs: &[Accumulator], values: &mut [f32]) {
+        assert_eq!(accs.len(), values.len());
+        for (accs, values) in accs.chunks(8).zip(values.chunks_mut(8)) {
+            let mut inputs = [0.0f32; 8];
+            for (x, acc) in inputs.iter_mut().zip(accs) {
+                *x = self.output_input(acc);
+            }
+            for x in inputs.iter_mut() {
+                *x = tanh(*x);
+            }
+            values.copy_from_slice(&inputs[..values.len()]);
+        }
     }
 
     /// The fast evaluation of `pos` from `pov` (accumulator from scratch, then the output).
@@ -190,12 +217,27 @@ impl Network {
 /// f64 and rounding once so the rows are as exact as f32 allows.
 fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     let w1 = |h: usize, i: usize| f64::from(weights[topology.input_weight_index(h, i)]);
-    // Row h of W1 applied to the change of inputs from `empty` to `x`.
+    // Row h of W1 applied to the change of inputs from `empty` to `x`. A lone piece changes
+    // about 10 of the 100 inputs; the others contribute ±0 terms, which are skipped: adding ±0
+    // to a sum leaves it unchanged unless every term so far was zero (only then can the sign of
+    // a zero sum differ), and the piece's own board cell always changes, so each sum has a
+    // nonzero term and the rows are bit for bit those of the full sums. (A tenth of the work:
+    // building the tables was a tenth of a network game.)
     let row = |x: &[f32; INPUTS], empty: &[f32; INPUTS]| {
+        let delta: [f64; INPUTS] = std::array::from_fn(|i| f64::from(x[i]) - f64::from(empty[i]));
+        let mut changed = [0usize; INPUTS];
+        let mut count = 0;
+        for (i, d) in delta.iter().enumerate() {
+            if *d != 0.0 {
+                changed[count] = i;
+                count += 1;
+            }
+        }
+        assert!(count > 0, "a piece always changes its board input");
         let mut lanes = Lanes::ZERO;
         for (h, lane) in lanes.0.iter_mut().take(HIDDEN).enumerate() {
-            let delta: f64 = (0..INPUTS).map(|i| w1(h, i) * (f64::from(x[i]) - f64::from(empty[i]))).sum();
-            *lane = delta as f32;
+            let sum: f64 = changed[..count].iter().map(|&i| w1(h, i) * delta[i]).sum();
+            *lane = sum as f32;
         }
         lanes
     };
@@ -236,6 +278,11 @@ impl Evaluator for Network {
     fn evaluate(&self, state: &Accumulator, _pos: &Position) -> f32 {
         self.evaluate_accumulator(state)
     }
+
+    #[inline]
+    fn evaluate_many(&self, states: &[Accumulator], _positions: &[Position], values: &mut [f32]) {
+        self.evaluate_accumulators(states, values)
+    }
 }
 
 /// A [`Network`] that evaluates every leaf with the plain forward pass: the reference for
@@ -256,5 +303,44 @@ impl Evaluator for PlainNetwork {
 
     fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
         self.0.evaluate_plain(pos, *pov)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::random_uniform;
+
+    /// The per-square rows summed over all 100 inputs, zero terms included (the definition).
+    fn full_rows(topology: Topology, weights: &[f32]) -> ([Lanes; 64], [Lanes; 64]) {
+        let w1 = |h: usize, i: usize| f64::from(weights[topology.input_weight_index(h, i)]);
+        let row = |x: &[f32; INPUTS], empty: &[f32; INPUTS]| {
+            let mut lanes = Lanes::ZERO;
+            for (h, lane) in lanes.0.iter_mut().take(HIDDEN).enumerate() {
+                let delta: f64 = (0..INPUTS).map(|i| w1(h, i) * (f64::from(x[i]) - f64::from(empty[i]))).sum();
+                *lane = delta as f32;
+            }
+            lanes
+        };
+        let empty = encode(Bitboard::EMPTY, Bitboard::EMPTY);
+        let (mut own, mut opponent) = ([Lanes::ZERO; 64], [Lanes::ZERO; 64]);
+        for sq in Square::all() {
+            let alone = Bitboard::from_square(sq);
+            own[sq.index()] = row(&encode(alone, Bitboard::EMPTY), &empty);
+            opponent[sq.index()] = row(&encode(Bitboard::EMPTY, alone), &empty);
+        }
+        (own, opponent)
+    }
+
+    #[test]
+    fn rows_skipping_zero_terms_equal_the_full_sums_bit_for_bit() {
+        for seed in 0..40 {
+            let chromosome = random_uniform(seed);
+            let tables = build_tables(chromosome.topology(), chromosome.weights());
+            let (own, opponent) = full_rows(chromosome.topology(), chromosome.weights());
+            let bits = |rows: &[Lanes; 64]| rows.iter().flat_map(|r| r.0.map(f32::to_bits)).collect::<Vec<_>>();
+            assert_eq!(bits(&tables.own), bits(&own), "seed {seed}");
+            assert_eq!(bits(&tables.opponent), bits(&opponent), "seed {seed}");
+        }
     }
 }

@@ -59,11 +59,20 @@ pub fn tanh(x: f32) -> f32 {
     let expm1 = scaled_q + (scale - 1.0);
     let exp = scaled_q + scale;
 
-    // One division for both forms (divisions are the slowest step).
+    // One division for both forms (divisions are the slowest step). The operands are picked
+    // with bit masks, not `if`: given selects, the compiler divides both forms and selects
+    // the quotient, two divisions per lane instead of one (same bits either way).
     let small = a < SMALL;
-    let numerator = if small { -expm1 } else { exp + exp };
-    let denominator = if small { 2.0 + expm1 } else { 1.0 + exp };
+    let mask = u32::from(small).wrapping_neg();
+    let numerator = blend(mask, -expm1, exp + exp);
+    let denominator = blend(mask, 2.0 + expm1, 1.0 + exp);
     let quotient = numerator / denominator;
-    let magnitude = if small { quotient } else { 1.0 - quotient };
+    let magnitude = blend(mask, quotient, 1.0 - quotient);
     f32::from_bits((magnitude.to_bits() & !SIGN) | sign)
+}
+
+/// `a` where `mask` is all ones, `b` where it is zero: an exact select written with bit masks.
+#[inline(always)]
+fn blend(mask: u32, a: f32, b: f32) -> f32 {
+    f32::from_bits((a.to_bits() & mask) | (b.to_bits() & !mask))
 }

@@ -30,6 +30,16 @@ pub trait Evaluator {
     /// The value of `pos` for the point of view fixed in `state`: higher is better for it, and
     /// strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`. `pos` is not terminal.
     fn evaluate(&self, state: &Self::State, pos: &Position) -> f32;
+
+    /// Evaluates several leaves at once: `values[i]` must be exactly (bit for bit)
+    /// `evaluate(&states[i], &positions[i])`. The slices have equal lengths. An evaluator
+    /// overrides this when it can overlap or vectorise the work; the default goes one by one.
+    #[inline]
+    fn evaluate_many(&self, states: &[Self::State], positions: &[Position], values: &mut [f32]) {
+        for ((v, state), pos) in values.iter_mut().zip(states).zip(positions) {
+            *v = self.evaluate(state, pos);
+        }
+    }
 }
 
 /// A shared evaluator evaluates like the one it points to (players share one network).
@@ -49,5 +59,10 @@ impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     #[inline]
     fn evaluate(&self, state: &Self::State, pos: &Position) -> f32 {
         (**self).evaluate(state, pos)
+    }
+
+    #[inline]
+    fn evaluate_many(&self, states: &[Self::State], positions: &[Position], values: &mut [f32]) {
+        (**self).evaluate_many(states, positions, values)
     }
 }

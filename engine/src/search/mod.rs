@@ -16,7 +16,7 @@ mod ordering;
 pub use evaluator::{EVAL_LIMIT, Evaluator};
 
 use crate::{Color, GameEnd, Move, MoveList, NoMoves, Outcome, Position, Rules};
-use ordering::Ordering;
+use ordering::{MoveTable, Ordering};
 
 /// The score of a win at the root; a win `k` plies later scores `WIN - k`.
 pub const WIN: f32 = 1_000_000.0;
@@ -68,11 +68,21 @@ struct Tree<'a, E: Evaluator> {
     pov: Color,
     nodes: u64,
     order: Ordering,
+    table: MoveTable,
+    /// The depth of the current iteration of [`alpha_beta`]'s iterative deepening.
+    iteration: u32,
 }
 
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order: Ordering::new() }
+        let (order, table) = (Ordering::new(), MoveTable::take());
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, iteration: limits.depth }
+    }
+}
+
+impl<E: Evaluator> Drop for Tree<'_, E> {
+    fn drop(&mut self) {
+        std::mem::replace(&mut self.table, MoveTable::empty()).give_back();
     }
 }
 
@@ -122,22 +132,87 @@ impl<E: Evaluator> Tree<'_, E> {
         best
     }
 
-    /// Fail-soft alpha-beta (negamax form) with killer and history move ordering.
-    fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, mut alpha: f32, beta: f32) -> f32 {
+    /// Fail-soft alpha-beta (negamax form) with move ordering: first the move the table holds
+    /// for this position from the previous iteration, then the killer moves, then the rest by
+    /// [`Ordering::sort`]. The best move found goes into the table for the next iteration.
+    ///
+    /// A node one ply above the leaves was a leaf in the previous iteration, so the table holds
+    /// nothing for it (short of a transposition), and in the last iteration nothing will read
+    /// what it would store: there, the most numerous interior nodes, the table is left alone.
+    fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
+        if depth == 1 && self.iteration == self.limits.depth {
+            return self.alpha_beta_node(pos, None, state, depth, ply, alpha, beta).0;
+        }
+        let hash = MoveTable::hash(pos);
+        let (value, best_move) = self.alpha_beta_node(pos, Some(hash), state, depth, ply, alpha, beta);
+        if !best_move.is_pass() {
+            self.table.store(hash, best_move);
+        }
+        value
+    }
+
+    /// [`Tree::alpha_beta`]'s node: its value and best move ([`Move::PASS`] for none).
+    ///
+    /// The table's move and the killers are tried before the others are generated: most
+    /// cutoffs come from the first move searched, and such a node then costs neither move
+    /// generation nor sorting.
+    #[allow(clippy::too_many_arguments)]
+    fn alpha_beta_node(
+        &mut self,
+        pos: &Position,
+        hash: Option<u64>,
+        state: &E::State,
+        depth: u32,
+        ply: u32,
+        mut alpha: f32,
+        beta: f32,
+    ) -> (f32, Move) {
+        let mut best = f32::NEG_INFINITY;
+        let mut best_move = Move::PASS;
+        let [k0, k1] = self.order.killers(ply as usize);
+        let table_move = hash.and_then(|h| self.table.probe(h)).unwrap_or(Move::PASS);
+        let mut tried = [table_move, k0, k1];
+        for k in 0..tried.len() {
+            let mv = tried[k];
+            // The table's move (a hash collision could give any move) or a killer recorded in
+            // a sibling position: the same move, capture flag included, if it is legal here.
+            if mv.is_pass() || tried[..k].contains(&mv) || !pos.is_legal(mv) {
+                tried[k] = Move::PASS;
+                continue;
+            }
+            let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
+            if v > best {
+                (best, best_move) = (v, mv);
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        self.order.record_cutoff(mv, ply as usize, depth);
+                        return (best, best_move);
+                    }
+                }
+            }
+        }
         let mut moves = match moves_or_end(pos, self.rules, ply) {
             Ok(moves) => moves,
-            Err(loss) => return loss,
+            Err(loss) => return (loss, Move::PASS),
         };
-        self.order.sort(&mut moves, ply as usize);
-        let mut best = f32::NEG_INFINITY;
+        if tried != [Move::PASS; 3] {
+            moves.retain(|mv| !tried.contains(mv));
+        }
+        if depth == 1 {
+            // Most of these nodes search every move; sorting by history costs more than the
+            // cutoffs it brings forward. Captures first, otherwise canonical order.
+            self.order.captures_first(&mut moves);
+        } else {
+            self.order.sort(&mut moves);
+        }
+        if depth == 1 {
+            return self.leaf_parent(pos, state, &moves, ply, alpha, beta, (best, best_move));
+        }
         for &mv in moves.iter() {
-            let child = pos.play(mv);
-            let v = match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
-                Ok(v) => -v,
-                Err(child_state) => -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha),
-            };
+            let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
             if v > best {
-                best = v;
+                (best, best_move) = (v, mv);
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
@@ -147,9 +222,96 @@ impl<E: Evaluator> Tree<'_, E> {
                 }
             }
         }
-        best
+        (best, best_move)
+    }
+
+    /// The value of `mv` at a node of [`Tree::alpha_beta`] (for the side to move at `pos`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn child_value(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        mv: Move,
+        depth: u32,
+        ply: u32,
+        alpha: f32,
+        beta: f32,
+    ) -> f32 {
+        let child = pos.play(mv);
+        match self.settle(&child, mv, state, pos, depth - 1, ply + 1) {
+            Ok(v) => -v,
+            Err(child_state) => -self.alpha_beta(&child, &child_state, depth - 1, ply + 1, -beta, -alpha),
+        }
+    }
+
+    /// The rest of an alpha-beta node one ply above the leaves, `moves` in search order: the
+    /// children are settled and evaluated [`BATCH`] at a time with [`Evaluator::evaluate_many`]
+    /// (most leaves are children of nodes where every move must be searched, and evaluating
+    /// several at once overlaps their latency), then taken in order exactly as one by one. A
+    /// cutoff may leave some evaluated children unused; they are not counted as nodes.
+    #[allow(clippy::too_many_arguments)]
+    fn leaf_parent(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        moves: &[Move],
+        ply: u32,
+        mut alpha: f32,
+        beta: f32,
+        (mut best, mut best_move): (f32, Move),
+    ) -> (f32, Move) {
+        let child_ply = ply + 1;
+        // Every child has the same side to move: the one not to move at `pos`. The evaluator
+        // speaks for the root player, the negamax value for the side to move here.
+        let for_root_player = pos.side_to_move() == self.pov;
+        let mut children = [*pos; BATCH];
+        let mut states = [*state; BATCH];
+        for chunk in moves.chunks(BATCH) {
+            // Per child: its value if settled without the evaluator, else its slot in the batch.
+            let mut settled = [0.0f32; BATCH];
+            let mut slot = [usize::MAX; BATCH];
+            let mut count = 0;
+            for (i, &mv) in chunk.iter().enumerate() {
+                let child = pos.play(mv);
+                if let Some(end) = child.connection_end_after(mv, self.rules) {
+                    settled[i] = terminal_score(end, child.side_to_move(), child_ply);
+                } else if child_ply >= self.limits.plies_left {
+                    settled[i] = 0.0;
+                } else {
+                    states[count] = self.eval.child_state(state, pos, mv);
+                    children[count] = child;
+                    slot[i] = count;
+                    count += 1;
+                }
+            }
+            let mut values = [0.0f32; BATCH];
+            self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
+            for (i, &mv) in chunk.iter().enumerate() {
+                self.nodes += 1;
+                let v = match slot[i] {
+                    usize::MAX => -settled[i],
+                    s if for_root_player => values[s],
+                    s => -values[s],
+                };
+                if v > best {
+                    (best, best_move) = (v, mv);
+                    if v > alpha {
+                        alpha = v;
+                        if alpha >= beta {
+                            self.order.record_cutoff(mv, ply as usize, 1);
+                            return (best, best_move);
+                        }
+                    }
+                }
+            }
+        }
+        (best, best_move)
     }
 }
+
+/// Leaves evaluated together by [`Tree::leaf_parent`].
+const BATCH: usize = 8;
 
 /// The legal moves at a node `ply` plies below the root, just [`Move::PASS`] if there are none
 /// and the side may pass, or the value of the loss if there are none and the side loses.
@@ -209,6 +371,7 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
     let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();
     let mut result = (moves[0], f32::NEG_INFINITY);
     for depth in 1..=limits.depth.max(1) {
+        tree.iteration = depth;
         let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
         for entry in root.iter_mut() {
             let mv = entry.0;

@@ -1,8 +1,10 @@
-//! Move ordering for alpha-beta: killer moves per ply and a history table.
+//! Move ordering for alpha-beta: killer moves per ply (searched first) and a history table.
 //!
 //! Ordering only changes how fast the search is, never its result (SPEC §4).
 
-use crate::{Move, MoveList};
+use crate::random::mix64;
+use crate::{Color, Move, MoveList, Position};
+use std::cell::RefCell;
 
 /// Deepest ply the killer table covers; deeper plies go unordered by killers.
 const MAX_PLY: usize = 64;
@@ -18,23 +20,23 @@ impl Ordering {
         Ordering { killers: [[Move::PASS; 2]; MAX_PLY], history: Box::new([[0; 64]; 64]) }
     }
 
-    /// Sorts `moves` best-first: killers, then captures, then by history score. Stable, so
-    /// equal moves keep canonical order (which keeps the search deterministic).
+    /// The killer moves of `ply`, the most recent first ([`Move::PASS`] for none).
     #[inline]
-    pub(super) fn sort(&self, moves: &mut MoveList, ply: usize) {
-        let killers = self.killers.get(ply).copied().unwrap_or([Move::PASS; 2]);
+    pub(super) fn killers(&self, ply: usize) -> [Move; 2] {
+        self.killers.get(ply).copied().unwrap_or([Move::PASS; 2])
+    }
+
+    /// Sorts `moves` (the killers already taken out and searched) best-first: captures, then
+    /// by history score. Stable, so equal moves keep canonical order (which keeps the search
+    /// deterministic).
+    #[inline]
+    pub(super) fn sort(&self, moves: &mut MoveList) {
         let key = |mv: &Move| -> u32 {
             if mv.is_pass() {
                 return 0;
             }
-            if *mv == killers[0] {
-                u32::MAX
-            } else if *mv == killers[1] {
-                u32::MAX - 1
-            } else {
-                let capture = if mv.is_capture() { 1 << 30 } else { 0 };
-                capture + self.history[mv.from().index()][mv.to().index()].min((1 << 30) - 1)
-            }
+            let capture = if mv.is_capture() { 1 << 30 } else { 0 };
+            capture + self.history[mv.from().index()][mv.to().index()].min((1 << 30) - 1)
         };
         // Insertion sort on precomputed keys: lists are short; stable by construction.
         let list = moves.as_mut_slice();
@@ -55,6 +57,25 @@ impl Ordering {
         }
     }
 
+    /// Moves captures to the front, keeping the order within captures and within the rest.
+    #[inline]
+    pub(super) fn captures_first(&self, moves: &mut MoveList) {
+        let list = moves.as_mut_slice();
+        let mut rest = [Move::PASS; crate::MAX_MOVES];
+        let (mut front, mut back) = (0, 0);
+        for i in 0..list.len() {
+            let mv = list[i];
+            if mv.is_capture() {
+                list[front] = mv;
+                front += 1;
+            } else {
+                rest[back] = mv;
+                back += 1;
+            }
+        }
+        list[front..].copy_from_slice(&rest[..back]);
+    }
+
     /// Remembers a move that caused a cutoff at `ply` with `depth` plies left below it.
     #[inline]
     pub(super) fn record_cutoff(&mut self, mv: Move, ply: usize, depth: u32) {
@@ -69,5 +90,77 @@ impl Ordering {
         }
         let h = &mut self.history[mv.from().index()][mv.to().index()];
         *h = h.saturating_add(depth * depth);
+    }
+}
+
+/// Entries of the move table (256 KB): more than the interior nodes of a depth-5 search.
+const TABLE_BITS: u32 = 15;
+
+/// The best move found at positions of earlier iterations of the current search (a
+/// transposition table used for move ordering only: it never supplies a value, so it cannot
+/// change a result, only how soon cutoffs come).
+///
+/// An entry packs the hash's top 32 bits, the search's generation and the move. Tables are
+/// reused between searches on a thread: a new generation makes every old entry a miss without
+/// clearing 256 KB per search (a 3-ply search takes about as long as clearing it would).
+pub(super) struct MoveTable {
+    entries: Vec<u64>,
+    generation: u16,
+}
+
+thread_local! {
+    static TABLE: RefCell<Option<MoveTable>> = const { RefCell::new(None) };
+}
+
+impl MoveTable {
+    /// A table without entries, a placeholder that allocates nothing.
+    pub(super) fn empty() -> MoveTable {
+        MoveTable { entries: Vec::new(), generation: 0 }
+    }
+
+    /// This thread's table, emptied (a new generation) for a new search.
+    pub(super) fn take() -> MoveTable {
+        let mut table = TABLE.with(|t| t.borrow_mut().take()).unwrap_or_else(MoveTable::empty);
+        if table.entries.is_empty() {
+            table.entries = vec![0; 1 << TABLE_BITS];
+        }
+        table.generation = table.generation.wrapping_add(1);
+        if table.generation == 0 {
+            // Generation 0 marks never-written entries: after a wrap, really clear.
+            table.entries.fill(0);
+            table.generation = 1;
+        }
+        table
+    }
+
+    /// Hands the table back to this thread for its next search.
+    pub(super) fn give_back(self) {
+        TABLE.with(|t| *t.borrow_mut() = Some(self));
+    }
+
+    /// The position's 64-bit hash.
+    #[inline]
+    pub(super) fn hash(pos: &Position) -> u64 {
+        let side = pos.side_to_move() as u64;
+        mix64(pos.pieces(Color::Black).0 ^ mix64(pos.pieces(Color::White).0 ^ side))
+    }
+
+    #[inline]
+    fn tag(&self, hash: u64) -> u64 {
+        (hash & !0xFFFF_FFFF) | (u64::from(self.generation) << 16)
+    }
+
+    /// The move stored for the position with `hash` in this search, if any.
+    #[inline]
+    pub(super) fn probe(&self, hash: u64) -> Option<Move> {
+        let entry = self.entries[(hash as usize) & ((1 << TABLE_BITS) - 1)];
+        (entry & !0xFFFF == self.tag(hash)).then(|| Move::from_bits(entry as u16))
+    }
+
+    /// Stores `mv` as the best move of the position with `hash` (always replacing).
+    #[inline]
+    pub(super) fn store(&mut self, hash: u64, mv: Move) {
+        let tag = self.tag(hash);
+        self.entries[(hash as usize) & ((1 << TABLE_BITS) - 1)] = tag | u64::from(mv.to_bits());
     }
 }
