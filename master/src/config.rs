@@ -119,6 +119,31 @@ pub enum SelectionScheme {
     /// each fixed opponent once); the μ with the most points survive (win 1, draw ½ per game,
     /// so being A in a match is no advantage; ties go to the older).
     MuPlusLambda(MuPlusLambdaConfig),
+    /// Evolution strategies (OpenAI's ES): one centre network; each generation `population`
+    /// perturbations of it in antithetic pairs (centre ± σ·ε), judged by points over several games
+    /// like (μ + λ)'s candidates; the centre moves along the rank-weighted sum of the noise. The
+    /// population the run stores and benchmarks is the centre alone.
+    EvolutionStrategies(EsConfig),
+}
+
+/// Parameters of [`SelectionScheme::EvolutionStrategies`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EsConfig {
+    /// The perturbations' standard deviation σ.
+    pub sigma: f64,
+    /// The step size α of the centre's update.
+    pub learning_rate: f64,
+    /// Matches each perturbation hosts against others drawn from the perturbations.
+    pub opponents: u32,
+    /// Fixed opponents each perturbation plays once per generation (as in (μ + λ)).
+    pub fixed_opponents: Vec<String>,
+}
+
+impl Default for EsConfig {
+    fn default() -> Self {
+        EsConfig { sigma: 0.02, learning_rate: 0.01, opponents: 4, fixed_opponents: Vec::new() }
+    }
 }
 
 /// Parameters of [`SelectionScheme::MuPlusLambda`].
@@ -297,6 +322,8 @@ impl ExperimentConfig {
         }
         if let SelectionScheme::MuPlusLambda(m) = &self.selection.scheme {
             m.validate(self.population)?;
+        } else if let SelectionScheme::EvolutionStrategies(es) = &self.selection.scheme {
+            es.validate(self.population)?;
         } else if self.mutation.mutants_per_survivor != 2 {
             return bad(
                 "mutation.mutants_per_survivor",
@@ -316,6 +343,9 @@ impl ExperimentConfig {
     pub fn fixed_opponents(&self) -> Vec<FixedPlayer> {
         match &self.selection.scheme {
             SelectionScheme::MuPlusLambda(m) => m.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect(),
+            SelectionScheme::EvolutionStrategies(es) => {
+                es.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+            }
             SelectionScheme::Knockout => Vec::new(),
         }
     }
@@ -360,6 +390,51 @@ impl MuPlusLambdaConfig {
         for spec in &self.fixed_opponents {
             if let Err(why) = parse_fixed(spec) {
                 return bad("selection.scheme.mu-plus-lambda.fixed_opponents", why);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl EsConfig {
+    fn validate(&self, population: usize) -> Result<(), ConfigError> {
+        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
+        if population % 2 != 0 {
+            return bad(
+                "population",
+                format!("evolution strategies sample antithetic pairs: must be even, got {population}"),
+            );
+        }
+        if !(self.sigma > 0.0 && self.sigma <= 10.0) {
+            return bad(
+                "selection.scheme.evolution-strategies.sigma",
+                format!("must be in (0, 10], got {}", self.sigma),
+            );
+        }
+        if !(self.learning_rate > 0.0 && self.learning_rate <= 100.0) {
+            return bad(
+                "selection.scheme.evolution-strategies.learning_rate",
+                format!("must be in (0, 100], got {}", self.learning_rate),
+            );
+        }
+        if self.opponents as usize >= population || self.opponents as usize + self.fixed_opponents.len() > 15 {
+            return bad(
+                "selection.scheme.evolution-strategies.opponents",
+                format!(
+                    "must be below the population, and with the fixed opponents at most 15, got {}",
+                    self.opponents
+                ),
+            );
+        }
+        if self.opponents == 0 && self.fixed_opponents.is_empty() {
+            return bad(
+                "selection.scheme.evolution-strategies",
+                "needs opponents or fixed_opponents: nothing would judge the perturbations".into(),
+            );
+        }
+        for spec in &self.fixed_opponents {
+            if let Err(why) = parse_fixed(spec) {
+                return bad("selection.scheme.evolution-strategies.fixed_opponents", why);
             }
         }
         Ok(())

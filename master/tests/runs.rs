@@ -171,3 +171,27 @@ fn a_mu_plus_lambda_run_is_deterministic_across_threads_and_resumes() {
     assert_eq!(first["games"], 8 * 4 * 2);
     assert!(first["survivors_kept"].as_u64().unwrap() <= 4);
 }
+
+#[test]
+fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
+    let text = "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
+                fixed_opponents = [\"random:1\"]\n";
+    let config = ExperimentConfig::from_toml(text).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    start(config.clone(), &one, &options(1)).unwrap();
+    start(config, &two, &options(2)).unwrap();
+    let (a, b) = (RunDir::new(&one), RunDir::new(&two));
+    for epoch in 0..=2 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    // Epoch 0 benchmarks the 4 random networks, later epochs the centre alone.
+    let epochs = String::from_utf8(read(&a.epochs())).unwrap();
+    let sizes: Vec<usize> = epochs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entries"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [4, 1, 1]);
+}

@@ -32,6 +32,8 @@ pub enum RunError {
     Task(loa_engine::tasks::TaskFailure),
     /// An outcome does not fit its task (a worker bug).
     Outcome(String),
+    /// The selection scheme could not plan a generation or select from its outcomes.
+    Selection(String),
     /// The cluster service could not start.
     Cluster(String),
     /// `master export` asked for an individual the population does not have.
@@ -66,6 +68,7 @@ impl std::fmt::Display for RunError {
             RunError::Chromosome(e) => write!(f, "{e}"),
             RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
             RunError::Outcome(e) => write!(f, "a task's outcome does not fit it: {e}"),
+            RunError::Selection(e) => write!(f, "selection: {e}"),
             RunError::Cluster(e) => write!(f, "cluster service: {e}"),
             RunError::NoIndividual { epoch, index, count } => {
                 write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")

@@ -16,7 +16,7 @@ use crate::config::ExperimentConfig;
 use crate::config::SelectionScheme;
 use crate::metrics::benchmark_entry;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
-use crate::selection::{Knockout, MuPlusLambda, Scheme, Selected};
+use crate::selection::{EvolutionStrategies, Knockout, MuPlusLambda, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
@@ -166,6 +166,9 @@ impl Runner<'_> {
             SelectionScheme::MuPlusLambda(params) => {
                 self.generation_with(&MuPlusLambda { params: params.clone() }, state)
             }
+            SelectionScheme::EvolutionStrategies(params) => {
+                self.generation_with(&EvolutionStrategies { params: params.clone() }, state)
+            }
         }
     }
 
@@ -177,7 +180,8 @@ impl Runner<'_> {
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
-        let (plan, tasks) = scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials)?;
+        let (plan, tasks) =
+            scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials).map_err(RunError::Selection)?;
         let tasks: Vec<(TaskId, MatchTask)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
@@ -193,7 +197,7 @@ impl Runner<'_> {
             Ran::Done(o) => o,
             Ran::Stopped => return Ok(Ran::Stopped),
         };
-        let selected = scheme.select(plan, &outcomes).map_err(RunError::Outcome)?;
+        let selected = scheme.select(plan, &outcomes).map_err(RunError::Selection)?;
         let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
         record.survivors_kept = selected.survivors_kept;
         if self.options.cluster.is_some() {

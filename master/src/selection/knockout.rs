@@ -8,7 +8,6 @@ use crate::generation::{Group, breed};
 use crate::metrics::match_summary;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::network::ChromosomeError;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
@@ -27,8 +26,8 @@ impl Scheme for Knockout {
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Vec<Group>, Vec<MatchTask>), ChromosomeError> {
-        let groups = breed(survivors, config, generation, rng, serials)?;
+    ) -> Result<(Vec<Group>, Vec<MatchTask>), String> {
+        let groups = breed(survivors, config, generation, rng, serials).map_err(|e| e.to_string())?;
         let tasks = groups
             .iter()
             .enumerate()

@@ -5,17 +5,22 @@
 //!
 //! - [`knockout`]: the thesis's scheme (SPEC §5), the default.
 //! - [`mu_plus_lambda`]: (μ + λ) survival on points over several games, with fixed opponents.
+//! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre,
+//!   rank-based fitness shaping.
+//! - [`points`]: judging candidates by points over several games (shared).
 
+pub mod evolution_strategies;
 pub mod knockout;
 pub mod mu_plus_lambda;
+pub mod points;
 
+pub use evolution_strategies::EvolutionStrategies;
 pub use knockout::Knockout;
 pub use mu_plus_lambda::MuPlusLambda;
 
 use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::network::ChromosomeError;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
 
@@ -37,6 +42,7 @@ pub trait Scheme {
 
     /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
     /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the state.
+    /// Fails (naming why) only on an invalid population, which loading a checkpoint rules out.
     fn plan(
         &self,
         survivors: &[Individual],
@@ -44,7 +50,7 @@ pub trait Scheme {
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Self::Plan, Vec<MatchTask>), ChromosomeError>;
+    ) -> Result<(Self::Plan, Vec<MatchTask>), String>;
 
     /// The next population from the planned tasks' outcomes (in task order). An outcome that
     /// does not fit its task (a worker bug) is an error naming the task.

@@ -4,23 +4,18 @@
 //! older player).
 //!
 //! Each generation: every parent makes `offspring` children (a crossover with a random other
-//! parent at `crossover_rate`, then a mutation); every candidate (parents and children) hosts one
-//! task: two-game matches, as A, against `opponents` others drawn uniformly without replacement
-//! from the candidates, and against each fixed opponent. Every game scores for both sides: win 1,
-//! draw ½, loss 0 (so being A, who wins drawn matches by SPEC §5's criterion 4, is worth
-//! nothing). The `population` candidates with the most points survive, ties going to the older
-//! (lower serial). Fixed opponents score nothing: they are yardsticks.
+//! parent at `crossover_rate`, then a mutation); parents and children are judged by points over
+//! several games ([`points`]); the `population` candidates with the most points survive, ties
+//! going to the older (lower serial).
 
+use super::points::{self, Seating};
 use super::{Scheme, Selected};
 use crate::config::{ExperimentConfig, MuPlusLambdaConfig};
 use crate::generation::individual;
 use crate::operators::{crossover, mutate};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::network::ChromosomeError;
-use loa_engine::random::derive_seed;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
-use loa_engine::{Color, Outcome};
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 
 /// The (μ + λ) scheme with its parameters.
 #[derive(Clone, Debug)]
@@ -33,9 +28,8 @@ pub struct MuPlusLambda {
 pub struct Plan {
     /// Parents first, then children, in creation order.
     candidates: Vec<Individual>,
-    /// For each task (one per candidate), the candidate index of each of its entrants (`None`
-    /// for a fixed opponent).
-    seats: Vec<Vec<Option<usize>>>,
+    /// Who sits where in the candidates' tasks.
+    seating: Seating,
     /// How many candidates were parents.
     parents: usize,
 }
@@ -50,7 +44,7 @@ impl Scheme for MuPlusLambda {
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), ChromosomeError> {
+    ) -> Result<(Plan, Vec<MatchTask>), String> {
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
         for (i, parent) in survivors.iter().enumerate() {
@@ -63,73 +57,22 @@ impl Scheme for MuPlusLambda {
                     parent.chromosome.weights().to_vec()
                 };
                 let weights = mutate(&config.mutation, &genes, generation, rng);
-                candidates.push(individual(serials, parent.chromosome.topology(), weights)?);
+                candidates.push(individual(serials, parent.chromosome.topology(), weights).map_err(|e| e.to_string())?);
             }
         }
-        let fixed = config.fixed_opponents();
-        let n = candidates.len();
-        let k = (self.params.opponents as usize).min(n - 1);
-        let mut tasks = Vec::with_capacity(n);
-        let mut seats = Vec::with_capacity(n);
-        for host in 0..n {
-            // k distinct others, by a partial Fisher-Yates over the other candidates.
-            let mut others: Vec<usize> = (0..n).filter(|&c| c != host).collect();
-            for slot in 0..k {
-                let pick = slot + rng.below(others.len() - slot);
-                others.swap(slot, pick);
-            }
-            others.truncate(k);
-            let mut entrants: Vec<MatchEntrant> =
-                std::iter::once(host).chain(others.iter().copied()).map(|c| candidates[c].entrant()).collect();
-            let mut seat: Vec<Option<usize>> = std::iter::once(host).chain(others).map(Some).collect();
-            for (f, player) in fixed.iter().enumerate() {
-                // Serials above every candidate's: fixed players are never a network's A by age.
-                entrants.push(MatchEntrant::Fixed { serial: u64::MAX - f as u64, player: *player });
-                seat.push(None);
-            }
-            let base = derive_seed(derive_seed(config.seed, generation), host as u64);
-            let pairs = (1..entrants.len())
-                .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: 0 })
-                .collect();
-            tasks.push(MatchTask {
-                entrants,
-                network_depth: config.network_depth,
-                rules: config.rules,
-                format: MatchFormat::Pairs(pairs),
-            });
-            seats.push(seat);
-        }
-        Ok((Plan { candidates, seats, parents: p }, tasks))
+        let (seating, tasks) = points::plan(
+            &candidates,
+            self.params.opponents as usize,
+            &config.fixed_opponents(),
+            config,
+            generation,
+            rng,
+        );
+        Ok((Plan { candidates, seating, parents: p }, tasks))
     }
 
     fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
-        if outcomes.len() != plan.seats.len() {
-            return Err(format!("{} outcomes for {} tasks", outcomes.len(), plan.seats.len()));
-        }
-        // Points in half-points, so they add exactly.
-        let mut halves = vec![0u64; plan.candidates.len()];
-        for (t, (seat, outcome)) in plan.seats.iter().zip(outcomes).enumerate() {
-            for m in &outcome.matches {
-                let (Some(a), Some(b)) = (seat.get(m.a), seat.get(m.b)) else {
-                    return Err(format!("task {t}: a match names an entrant it does not have"));
-                };
-                for (g, game) in m.games.iter().enumerate() {
-                    // A is Black in game 0, White in game 1.
-                    let a_color = if g == 0 { Color::Black } else { Color::White };
-                    let (a_half, b_half) = match game.outcome {
-                        Outcome::Draw => (1, 1),
-                        Outcome::Win(c) if c == a_color => (2, 0),
-                        Outcome::Win(_) => (0, 2),
-                    };
-                    if let Some(a) = a {
-                        halves[*a] += a_half;
-                    }
-                    if let Some(b) = b {
-                        halves[*b] += b_half;
-                    }
-                }
-            }
-        }
+        let halves = points::half_points(&plan.seating, plan.candidates.len(), outcomes)?;
         let mut order: Vec<usize> = (0..plan.candidates.len()).collect();
         // Most points first; ties to the older (lower serial), so the result never depends on
         // anything but the games.
@@ -151,7 +94,8 @@ mod tests {
     use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
-    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary};
+    use loa_engine::{Color, Outcome};
 
     fn config() -> ExperimentConfig {
         let params = MuPlusLambdaConfig {

@@ -1,0 +1,199 @@
+//! Evolution strategies after Salimans et al. (OpenAI, 2017), on the same task scheduler: one
+//! centre network θ; each generation `population` perturbations θ ± σ·εᵢ in antithetic pairs
+//! (εᵢ standard normal, one value per weight), judged by points over several games ([`points`]);
+//! the points become centred ranks in [−½, ½] (rank-based fitness shaping: only the order of the
+//! points counts, so a few lopsided games cannot dominate the step; equal points share their
+//! average rank), and the centre moves by
+//!
+//! ```text
+//! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ
+//! ```
+//!
+//! with n the number of perturbations and α the learning rate (plain gradient ascent). Weights
+//! are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
+//! a generation is a function of the state; the stored and benchmarked population is the centre
+//! alone (the first generation takes the first individual of the random initial population).
+
+use super::points::{self, Seating};
+use super::{Scheme, Selected};
+use crate::config::{EsConfig, ExperimentConfig};
+use crate::generation::individual;
+use crate::population::{Individual, SerialCounter};
+use crate::rng::GaRng;
+use loa_engine::network::{MAX_ABS_WEIGHT, Topology};
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use std::sync::Arc;
+
+/// The ES scheme with its parameters.
+#[derive(Clone, Debug)]
+pub struct EvolutionStrategies {
+    /// The parameters.
+    pub params: EsConfig,
+}
+
+/// What a generation's update needs.
+pub struct Plan {
+    /// The centre's weights.
+    centre: Vec<f32>,
+    /// Its topology.
+    topology: Topology,
+    /// The noise of each antithetic pair.
+    noise: Vec<Vec<f64>>,
+    /// The perturbations: pair i is candidates 2i (+) and 2i + 1 (−).
+    candidates: Vec<Individual>,
+    /// Who sits where in their tasks.
+    seating: Seating,
+    /// The serial issued for the next centre (issued while planning, so the state's counter
+    /// moves only with the plan).
+    next_serial: u64,
+}
+
+/// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
+pub fn centred_ranks(scores: &[u64]) -> Vec<f64> {
+    let n = scores.len();
+    if n < 2 {
+        return vec![0.0; n];
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| scores[i]);
+    let mut ranks = vec![0.0; n];
+    let mut start = 0;
+    while start < n {
+        let mut end = start;
+        while end + 1 < n && scores[order[end + 1]] == scores[order[start]] {
+            end += 1;
+        }
+        let average = (start + end) as f64 / 2.0;
+        for &i in &order[start..=end] {
+            ranks[i] = average / (n - 1) as f64 - 0.5;
+        }
+        start = end + 1;
+    }
+    ranks
+}
+
+impl Scheme for EvolutionStrategies {
+    type Plan = Plan;
+
+    fn plan(
+        &self,
+        survivors: &[Individual],
+        config: &ExperimentConfig,
+        generation: u64,
+        rng: &mut GaRng,
+        serials: &mut SerialCounter,
+    ) -> Result<(Plan, Vec<MatchTask>), String> {
+        let Some(centre) = survivors.first() else {
+            return Err("evolution strategies: the population is empty, so there is no centre".into());
+        };
+        let topology = centre.chromosome.topology();
+        let theta = centre.chromosome.weights().to_vec();
+        let (sigma, bound) = (self.params.sigma, f64::from(MAX_ABS_WEIGHT));
+        let pairs = config.population / 2;
+        let mut noise = Vec::with_capacity(pairs);
+        let mut candidates = Vec::with_capacity(2 * pairs);
+        for _ in 0..pairs {
+            let eps: Vec<f64> = (0..theta.len()).map(|_| rng.normal()).collect();
+            for sign in [1.0, -1.0] {
+                let weights = theta
+                    .iter()
+                    .zip(&eps)
+                    .map(|(&w, &e)| (f64::from(w) + sign * sigma * e).clamp(-bound, bound) as f32);
+                candidates.push(individual(serials, topology, weights.collect()).map_err(|e| e.to_string())?);
+            }
+            noise.push(eps);
+        }
+        let (seating, tasks) = points::plan(
+            &candidates,
+            self.params.opponents as usize,
+            &config.fixed_opponents(),
+            config,
+            generation,
+            rng,
+        );
+        let next_serial = serials.issue();
+        Ok((Plan { centre: theta, topology, noise, candidates, seating, next_serial }, tasks))
+    }
+
+    fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
+        let halves = points::half_points(&plan.seating, plan.candidates.len(), outcomes)?;
+        let utility = centred_ranks(&halves);
+        let n = plan.candidates.len() as f64;
+        let scale = self.params.learning_rate / (n * self.params.sigma);
+        let bound = f64::from(MAX_ABS_WEIGHT);
+        let mut step = vec![0.0f64; plan.centre.len()];
+        for (i, eps) in plan.noise.iter().enumerate() {
+            let weight = utility[2 * i] - utility[2 * i + 1];
+            for (s, e) in step.iter_mut().zip(eps) {
+                *s += weight * e;
+            }
+        }
+        let weights: Vec<f32> = plan
+            .centre
+            .iter()
+            .zip(&step)
+            .map(|(&w, &s)| (f64::from(w) + scale * s).clamp(-bound, bound) as f32)
+            .collect();
+        let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
+        let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
+        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centred_ranks_span_minus_a_half_to_a_half_and_share_ties() {
+        assert_eq!(centred_ranks(&[10, 30, 20]), [-0.5, 0.5, 0.0]);
+        // 5 scores, ranks 0..4 over 4: the two 7s share rank 1.5.
+        assert_eq!(centred_ranks(&[7, 1, 9, 7, 20]), [-0.125, -0.5, 0.25, -0.125, 0.5]);
+        assert_eq!(centred_ranks(&[4, 4]), [0.0, 0.0]);
+        assert_eq!(centred_ranks(&[3]), [0.0]);
+    }
+
+    #[test]
+    fn the_centre_moves_towards_the_perturbation_that_won() {
+        use crate::config::{SelectionConfig, SelectionScheme};
+        use crate::generation::initial_population;
+        use loa_engine::game::{Criterion, MatchSide};
+        use loa_engine::tasks::{GameSummary, MatchSummary};
+        use loa_engine::{Color, Outcome};
+        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, fixed_opponents: Vec::new() };
+        let config = ExperimentConfig {
+            population: 2,
+            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
+            ..ExperimentConfig::default()
+        };
+        config.validate().unwrap();
+        let scheme = EvolutionStrategies { params };
+        let (mut rng, mut serials) = (GaRng::from_seed(12), SerialCounter::new());
+        let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&start, &config, 1, &mut rng, &mut serials).unwrap();
+        assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
+        let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
+        let game =
+            |winner| GameSummary { outcome: Outcome::Win(winner), reason: loa_engine::EndReason::Connected, plies: 20 };
+        // The + perturbation (candidate 0) wins every game, as A and as B.
+        let plus_hosts = MatchSummary {
+            a: 0,
+            b: 1,
+            winner: MatchSide::A,
+            criterion: Criterion::WonBoth,
+            games: [game(Color::Black), game(Color::White)],
+        };
+        let minus_hosts =
+            MatchSummary { winner: MatchSide::B, games: [game(Color::White), game(Color::Black)], ..plus_hosts };
+        let outcomes =
+            [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }];
+        let next = scheme.select(plan, &outcomes).unwrap().next;
+        assert_eq!(next.len(), 1);
+        // Utilities +½ and −½: θ' = θ + α / (2σ) · ε.
+        for j in [0, 17, 999, 2040] {
+            let expected = (f64::from(theta[j]) + 0.01 / (2.0 * 0.05) * eps[j]) as f32;
+            assert_eq!(next[0].chromosome.weights()[j], expected, "weight {j}");
+        }
+        assert_eq!(next[0].serial, 2 + 2, "a fresh serial after the two perturbations");
+    }
+}
