@@ -399,7 +399,7 @@ impl MuPlusLambdaConfig {
 impl EsConfig {
     fn validate(&self, population: usize) -> Result<(), ConfigError> {
         let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
-        if population % 2 != 0 {
+        if !population.is_multiple_of(2) {
             return bad(
                 "population",
                 format!("evolution strategies sample antithetic pairs: must be even, got {population}"),
