@@ -32,6 +32,8 @@ pub enum RunError {
     Task(String),
     /// The cluster service could not start.
     Cluster(String),
+    /// The dashboard could not start.
+    Dashboard(String),
     /// `master export` asked for an individual the population does not have.
     NoIndividual {
         /// The epoch asked for.
@@ -64,6 +66,7 @@ impl std::fmt::Display for RunError {
             RunError::Chromosome(e) => write!(f, "{e}"),
             RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
             RunError::Cluster(e) => write!(f, "cluster service: {e}"),
+            RunError::Dashboard(e) => write!(f, "{e}"),
             RunError::NoIndividual { epoch, index, count } => {
                 write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")
             }
