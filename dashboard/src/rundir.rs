@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+/// A file's size and modification time, its records and a note, when last read.
+type Seen<T> = (u64, Option<SystemTime>, Arc<Vec<Arc<T>>>, Option<String>);
+
 /// A file's records, cached while the file is unchanged.
 struct Cached<T> {
     path: PathBuf,
-    seen: Mutex<Option<(u64, Option<SystemTime>, Arc<Vec<Arc<T>>>, Option<String>)>>,
+    seen: Mutex<Option<Seen<T>>>,
 }
 
 impl<T: DeserializeOwned> Cached<T> {

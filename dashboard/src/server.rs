@@ -32,7 +32,7 @@ pub const MAX_URI_BYTES: usize = 2048;
 /// How long a shutdown waits for requests in progress.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// The chart's size in pixels.
-const CHART_SIZE: (u32, u32) = (1100, 600);
+const CHART_SIZE: (u32, u32) = (860, 500);
 
 /// The page, self-contained (no external scripts, styles or fonts).
 const PAGE: &str = include_str!("page.html");

@@ -21,7 +21,7 @@ if [ -z "$CHROMIUM" ]; then
 fi
 
 cargo build --release -p loa-master
-RUN=$(mktemp -d)/run
+RUN=$(mktemp -d)/quick
 PROFILE=$(mktemp -d)
 target/release/master run --config experiments/quick.toml --out "$RUN" --quiet \
   --dashboard "127.0.0.1:$PORT" --dashboard-linger 600 &
