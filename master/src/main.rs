@@ -84,7 +84,7 @@ struct DashboardFlags {
     dashboard: Option<SocketAddr>,
     /// Token the page asks for (default: LOA_DASHBOARD_TOKEN, else the cluster's --token).
     /// Required on an address other than loopback.
-    #[arg(long, env = "LOA_DASHBOARD_TOKEN", hide_env_values = true, requires = "dashboard")]
+    #[arg(long, env = "LOA_DASHBOARD_TOKEN", hide_env_values = true)]
     dashboard_token: Option<String>,
     /// Serve the dashboard on a non-loopback address without a token: anyone who can reach
     /// the port sees the run's configuration, workers and results.
