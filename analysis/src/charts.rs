@@ -225,3 +225,17 @@ pub fn render(stem: &Path, title: Option<&str>, charts: &[Chart], columns: usize
     }
     Ok(vec![png, svg])
 }
+
+/// Draws one chart of `width` × `height` pixels as an SVG document in memory (for a web page;
+/// [`render`] writes files). Text is drawn as SVG text in the chart's font family.
+pub fn svg_string(chart: &Chart, width: u32, height: u32) -> std::result::Result<String, String> {
+    register_fonts()?;
+    let mut out = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut out, (width.clamp(200, 4000), height.clamp(150, 4000))).into_drawing_area();
+        draw(&root, chart, 1.0)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}

@@ -123,6 +123,37 @@ pub fn smoothed_chart(run: &Run, stat: EpochStatistic) -> Chart {
     }
 }
 
+/// The dashboard's chart: the best, mean and median combined score of each epoch, raw (solid,
+/// with dots) and after 5-point centred smoothing (dashed, same colour).
+pub fn overview_chart(run: &Run) -> Chart {
+    let colors = [PALETTE[5], PALETTE[2], PALETTE[3]];
+    let mut series = Vec::new();
+    for (stat, color) in EpochStatistic::ALL.into_iter().zip(colors) {
+        let (x, y) = epoch_values(run, stat, ScoreKind::Combined);
+        let smoothed = smooth_centred(&y, SMOOTHING_HALF_WIDTH);
+        series.push(Series {
+            label: stat.name().to_string(),
+            points: x.iter().copied().zip(y).collect(),
+            color,
+            style: style(run.epochs.len()),
+        });
+        series.push(Series {
+            label: format!("{}, smoothed", stat.name()),
+            points: x.into_iter().zip(smoothed).collect(),
+            color,
+            style: Style::Dashed,
+        });
+    }
+    Chart {
+        title: format!("{}: combined benchmark score per epoch ({} epochs)", run.name, run.epochs.len()),
+        x_label: "epoch (0 = initial random population)".into(),
+        y_label: score_axis(run),
+        series,
+        y_from_zero: true,
+        x_whole: true,
+    }
+}
+
 /// The share of a generation's tournament games that reached the ply cap.
 pub fn ply_cap_share(g: &loa_records::GenerationRecord) -> f64 {
     let games: Vec<_> = g.tournaments.iter().flat_map(|t| t.matches.iter().flat_map(|m| m.games.iter())).collect();

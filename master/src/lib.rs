@@ -12,10 +12,12 @@
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
+//! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;
+pub mod dashboard;
 pub mod generation;
 pub mod metrics;
 pub mod operators;

@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
+use loa_master::dashboard::DashboardOptions;
 use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -71,6 +72,46 @@ struct RunFlags {
     quiet: bool,
     #[command(flatten)]
     cluster: ClusterFlags,
+    #[command(flatten)]
+    dashboard: DashboardFlags,
+}
+
+/// The live dashboard: a read-only web page of the run.
+#[derive(Args)]
+struct DashboardFlags {
+    /// Serve the run's dashboard (web page and JSON) on this address, e.g. 127.0.0.1:8080.
+    #[arg(long)]
+    dashboard: Option<SocketAddr>,
+    /// Token the page asks for (default: LOA_DASHBOARD_TOKEN, else the cluster's --token).
+    /// Required on an address other than loopback.
+    #[arg(long, env = "LOA_DASHBOARD_TOKEN", hide_env_values = true)]
+    dashboard_token: Option<String>,
+    /// Serve the dashboard on a non-loopback address without a token: anyone who can reach
+    /// the port sees the run's configuration, workers and results.
+    #[arg(long, requires = "dashboard")]
+    insecure_dashboard: bool,
+    /// Keep serving the dashboard this many seconds after the run ends (Ctrl-C cuts it short).
+    #[arg(long, default_value_t = 0, requires = "dashboard", value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    dashboard_linger: u64,
+}
+
+impl DashboardFlags {
+    fn options(&self, cluster_token: Option<&str>) -> Result<Option<DashboardOptions>, String> {
+        let Some(listen) = self.dashboard else { return Ok(None) };
+        let token = self.dashboard_token.clone().or_else(|| cluster_token.map(str::to_owned));
+        if token.as_deref().is_some_and(str::is_empty) {
+            return Err("--dashboard-token must not be empty".into());
+        }
+        if token.is_none() && !listen.ip().is_loopback() && !self.insecure_dashboard {
+            return Err(format!(
+                "--dashboard {listen} is reachable from other hosts: set --dashboard-token (or --token), \
+                 or pass --insecure-dashboard to show the run to anyone who can reach the port"
+            ));
+        }
+        let mut options = DashboardOptions::new(listen, token);
+        options.linger = std::time::Duration::from_secs(self.dashboard_linger);
+        Ok(Some(options))
+    }
 }
 
 #[derive(Subcommand)]
@@ -153,7 +194,8 @@ fn options(flags: &RunFlags) -> Result<RunOptions, String> {
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    Ok(RunOptions { threads, stop, progress: !quiet, cluster, force: false, halt: halt_from_env()? })
+    let dashboard = flags.dashboard.options(flags.cluster.token.as_deref())?;
+    Ok(RunOptions { threads, stop, progress: !quiet, cluster, force: false, halt: halt_from_env()?, dashboard })
 }
 
 /// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process

@@ -154,3 +154,20 @@ fn listening_beyond_loopback_needs_a_token() {
     assert!(!o.status.success() && err.contains("--token") && err.contains("--insecure-no-token"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn a_dashboard_beyond_loopback_needs_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--dashboard", "0.0.0.0:0"])
+        .env_remove("LOA_TOKEN")
+        .env_remove("LOA_DASHBOARD_TOKEN")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!o.status.success() && err.contains("--dashboard-token") && err.contains("--insecure-dashboard"), "{err}");
+    assert!(!out.exists());
+}

@@ -36,6 +36,8 @@ pub enum RunError {
     Selection(String),
     /// The cluster service could not start.
     Cluster(String),
+    /// The dashboard could not start.
+    Dashboard(String),
     /// `master export` asked for an individual the population does not have.
     NoIndividual {
         /// The epoch asked for.
@@ -70,6 +72,7 @@ impl std::fmt::Display for RunError {
             RunError::Outcome(e) => write!(f, "a task's outcome does not fit it: {e}"),
             RunError::Selection(e) => write!(f, "selection: {e}"),
             RunError::Cluster(e) => write!(f, "cluster service: {e}"),
+            RunError::Dashboard(e) => write!(f, "{e}"),
             RunError::NoIndividual { epoch, index, count } => {
                 write!(f, "epoch {epoch} has individuals 0..{count}; there is no individual {index}")
             }

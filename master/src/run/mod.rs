@@ -51,12 +51,22 @@ pub struct RunOptions {
     pub force: bool,
     /// Fault injection: stop at this phase boundary (tests).
     pub halt: Option<Halt>,
+    /// Also serve the live dashboard (a read-only web page).
+    pub dashboard: Option<crate::dashboard::DashboardOptions>,
 }
 
 impl RunOptions {
     /// Embedded workers on `threads` threads, no display, no cluster.
     pub fn embedded(threads: usize) -> RunOptions {
-        RunOptions { threads, stop: Arc::default(), progress: false, cluster: None, force: false, halt: None }
+        RunOptions {
+            threads,
+            stop: Arc::default(),
+            progress: false,
+            cluster: None,
+            force: false,
+            halt: None,
+            dashboard: None,
+        }
     }
 }
 
@@ -189,7 +199,9 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     };
     let metrics = MetricsFiles::new(dir.clone());
     let progress = Progress::new(options.progress, &state);
-    let subscribers: [&dyn Subscriber; 3] = [&metrics, &log, &progress];
+    let dashboard = crate::dashboard::start(dir, &state, &scheduler, server.as_ref(), options, &log)?;
+    let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
+    subscribers.extend(dashboard.as_ref().map(|d| d.subscriber()));
     let runner = Runner {
         dir,
         scheduler: &scheduler,
@@ -199,6 +211,9 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         drops_seen: Default::default(),
     };
     let result = runner.run(state);
+    if let Some(dashboard) = dashboard {
+        dashboard.finish(&options.stop);
+    }
     scheduler.close();
     for w in workers {
         let _ = w.join();

@@ -1,0 +1,63 @@
+//! The loa-evolve run dashboard: one web page and its JSON, for a running master or a run
+//! directory, over HTTP (axum on a small tokio runtime of its own).
+//!
+//! - [`model`]: what the page shows, as JSON shapes ([`Status`], [`EpochSummary`], ...).
+//! - [`Provider`]: where the data comes from. The master implements it over its live state
+//!   (`loa_master::dashboard`); [`RunDirProvider`] over a run directory's files (read-only, for
+//!   a finished run or one another process is writing).
+//! - [`server`]: the routes (`/`, `/api/status`, `/api/epochs`, `/api/chart.svg`), the token
+//!   check and [`serve`], which runs them on a background thread until [`Server::shutdown`].
+//!
+//! Everything is read-only: no route changes a run. Bad requests get an HTTP status (401, 404,
+//! 405, 400, 414), never a panic.
+
+#![warn(missing_docs)]
+
+pub mod model;
+pub mod rundir;
+pub mod server;
+
+pub use model::{Counts, EpochSummary, GenerationRate, ProgressInfo, RunInfo, Status, StepInfo, TaskRate, WorkerRow};
+pub use rundir::RunDirProvider;
+pub use server::{MAX_QUERY_BYTES, Server, serve};
+
+use loa_records::EpochReport;
+use std::sync::Arc;
+
+/// Most throughput samples a provider keeps (older ones are dropped).
+pub const HISTORY: usize = 600;
+
+/// Where the dashboard's data comes from. Called from the server's blocking threads, at request
+/// time; an implementation should hold its locks briefly.
+pub trait Provider: Send + Sync + 'static {
+    /// The run's state now.
+    fn status(&self) -> Status;
+    /// Every epoch report so far, as in `epochs.jsonl` (epoch 0 first).
+    fn epochs(&self) -> Vec<Arc<EpochReport>>;
+}
+
+/// The number of slots in a worker's registered name, `"NAME (N slots, ADDR)"` (remote workers);
+/// embedded workers (`embedded-I`) have one; `None` if the name does not say.
+pub fn slots_from_name(name: &str) -> Option<u32> {
+    if name.starts_with("embedded-") {
+        return Some(1);
+    }
+    let open = name.rfind(" (")?;
+    let rest = &name[open + 2..];
+    let (count, tail) = rest.split_once(' ')?;
+    if tail.starts_with("slot") { count.parse().ok() } else { None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slots_from_name;
+
+    #[test]
+    fn slots_are_read_from_names() {
+        assert_eq!(slots_from_name("node7 (4 slots, 10.0.0.7:41234)"), Some(4));
+        assert_eq!(slots_from_name("a (1 slot, 127.0.0.1:1)"), Some(1));
+        assert_eq!(slots_from_name("embedded-3"), Some(1));
+        assert_eq!(slots_from_name("weird (x slots"), None);
+        assert_eq!(slots_from_name("plain"), None);
+    }
+}

@@ -1,0 +1,336 @@
+//! The live run dashboard (`master run|resume --dashboard ADDR`): a [`DashboardState`] that
+//! follows the run as a [`Subscriber`] and answers the page's requests as a
+//! [`loa_dashboard::Provider`], served by `loa_dashboard`'s HTTP server on a thread of its own.
+//!
+//! The run never waits on the page: events take the state's lock for a few assignments, and
+//! requests read the scheduler (workers, counters) at request time on the server's threads.
+//! Nothing the page can send reaches the run; results are byte-identical with it on (tested).
+
+use crate::checkpoint::RunState;
+use crate::cluster::Counters;
+use crate::run::{RunError, RunEvent, Step, Subscriber};
+use crate::scheduler::{Scheduler, SchedulerStats};
+use loa_dashboard::{
+    Counts, GenerationRate, HISTORY, ProgressInfo, Provider, RunInfo, Status, StepInfo, TaskRate, WorkerRow,
+    slots_from_name,
+};
+use loa_records::{EpochReport, GenerationRecord, RunDir};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How to serve the dashboard.
+#[derive(Clone, Debug)]
+pub struct DashboardOptions {
+    /// Address to serve on (port 0: any free port, see `bound`).
+    pub listen: SocketAddr,
+    /// Token the page must present (`Authorization: Bearer` or `?token=`); `None`: no check.
+    pub token: Option<String>,
+    /// Set to the address actually bound once the server listens.
+    pub bound: Arc<OnceLock<SocketAddr>>,
+    /// Keep serving this long after the run ends (or until the stop flag is set), so the final
+    /// state can be looked at.
+    pub linger: Duration,
+}
+
+impl DashboardOptions {
+    /// Serve on `listen` with `token`, no lingering.
+    pub fn new(listen: SocketAddr, token: Option<String>) -> DashboardOptions {
+        DashboardOptions { listen, token, bound: Arc::default(), linger: Duration::ZERO }
+    }
+}
+
+/// How often a tasks-per-second sample is taken from the progress events.
+const SAMPLE_EVERY: Duration = Duration::from_secs(2);
+
+/// What the page shows that only events tell.
+struct Live {
+    state: &'static str,
+    generation: u64,
+    epoch: u32,
+    target_epochs: u32,
+    generations_per_epoch: u32,
+    step: Option<StepInfo>,
+    /// When this process started the run, and the generation it started at (for the ETA).
+    started: Instant,
+    started_generation: u64,
+    games: VecDeque<GenerationRate>,
+    tasks: VecDeque<TaskRate>,
+    last_sample: Option<(Instant, u64)>,
+    epochs: Vec<Arc<EpochReport>>,
+}
+
+/// The dashboard's view of a live run.
+pub struct DashboardState {
+    live: Mutex<Live>,
+    run: RunInfo,
+    scheduler: Arc<Scheduler>,
+    cluster: Option<Arc<Counters>>,
+    notes: Vec<String>,
+}
+
+fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
+    if queue.len() >= HISTORY {
+        queue.pop_front();
+    }
+    queue.push_back(item);
+}
+
+fn rate(g: &GenerationRecord) -> GenerationRate {
+    GenerationRate { generation: g.generation, games_per_second: g.games_per_second, seconds: g.seconds }
+}
+
+impl DashboardState {
+    /// The state of a run starting (or resuming) from `state` in `dir`: the history so far comes
+    /// from the checkpoint's epoch reports and `generations.jsonl` (already cut back to it).
+    pub fn new(
+        dir: &RunDir,
+        state: &RunState,
+        scheduler: Arc<Scheduler>,
+        cluster: Option<Arc<Counters>>,
+    ) -> DashboardState {
+        let mut notes = Vec::new();
+        let mut games = VecDeque::new();
+        if dir.generations().exists() {
+            match loa_records::jsonl::read::<GenerationRecord>(&dir.generations()) {
+                Ok(lines) => {
+                    for g in &lines.records {
+                        push_bounded(&mut games, rate(g));
+                    }
+                }
+                Err(e) => notes.push(format!("earlier generations not shown: {e}")),
+            }
+        }
+        let name = dir
+            .root()
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| dir.root().display().to_string());
+        let config = &state.config;
+        let run = RunInfo {
+            name,
+            seed: Some(config.seed),
+            population: Some(config.population as u64),
+            target_epochs: Some(u64::from(config.epochs)),
+            generations_per_epoch: Some(u64::from(config.generations_per_epoch)),
+            config_toml: config.to_toml(),
+        };
+        let live = Live {
+            state: "starting",
+            generation: state.generation,
+            epoch: state.epoch,
+            target_epochs: config.epochs,
+            generations_per_epoch: config.generations_per_epoch,
+            step: None,
+            started: Instant::now(),
+            started_generation: state.generation,
+            games,
+            tasks: VecDeque::new(),
+            last_sample: None,
+            epochs: state.epochs.iter().cloned().map(Arc::new).collect(),
+        };
+        DashboardState { live: Mutex::new(live), run, scheduler, cluster, notes }
+    }
+
+    fn live(&self) -> MutexGuard<'_, Live> {
+        // A panic elsewhere while holding the lock leaves plain data: keep showing it.
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn counts(&self, stats: &SchedulerStats) -> Counts {
+        let cluster = self.cluster.as_ref();
+        Counts {
+            queued: stats.queued,
+            in_flight: stats.in_flight,
+            completed: stats.completed,
+            re_leased: stats.re_leased,
+            backups: stats.backups,
+            duplicates: stats.duplicates,
+            unknown: stats.unknown,
+            not_leased: stats.not_leased,
+            failed: stats.failed,
+            workers: stats.workers,
+            stragglers: stats.stragglers,
+            dropped_workers: cluster.map(|c| c.drops().len() as u64),
+            refused_calls: cluster.map(|c| c.refused.load(Ordering::Relaxed)),
+        }
+    }
+
+    fn workers(&self) -> Vec<WorkerRow> {
+        let mut workers = self.scheduler.workers();
+        workers.sort_by_key(|(id, _)| *id);
+        workers
+            .into_iter()
+            .map(|(_, w)| {
+                let secs = w.registered.elapsed().as_secs_f64();
+                WorkerRow {
+                    slots: slots_from_name(&w.name),
+                    tasks: w.completed,
+                    tasks_per_second: if secs > 0.0 { w.completed as f64 / secs } else { 0.0 },
+                    oldest_lease_seconds: w.oldest_lease.map(|d| d.as_secs_f64()),
+                    straggler: w.straggler,
+                    name: w.name,
+                }
+            })
+            .collect()
+    }
+}
+
+impl Provider for DashboardState {
+    fn status(&self) -> Status {
+        // The scheduler first, without the state's lock: never hold both.
+        let stats = self.scheduler.stats();
+        let workers = self.workers();
+        let live = self.live();
+        let total = u64::from(live.target_epochs) * u64::from(live.generations_per_epoch);
+        let partial = match &live.step {
+            Some(s) if s.kind == "generation" && s.tasks > 0 => s.done as f64 / s.tasks as f64,
+            _ => 0.0,
+        };
+        let mut progress = ProgressInfo::at(live.generation, total, partial);
+        let elapsed = live.started.elapsed().as_secs_f64();
+        progress.elapsed_seconds = Some(elapsed);
+        let done_here = live.generation.saturating_sub(live.started_generation);
+        if done_here > 0 && live.state != "finished" {
+            progress.eta_seconds = Some(elapsed / done_here as f64 * total.saturating_sub(live.generation) as f64);
+        } else if live.state == "finished" {
+            progress.eta_seconds = Some(0.0);
+        }
+        Status {
+            source: "live".into(),
+            state: live.state.into(),
+            run: self.run.clone(),
+            generation: live.generation,
+            epoch: live.epoch,
+            epochs_recorded: live.epochs.len(),
+            step: live.step.clone(),
+            progress,
+            games_per_second: live.games.iter().cloned().collect(),
+            tasks_per_second: live.tasks.iter().cloned().collect(),
+            counts: Some(self.counts(&stats)),
+            workers,
+            notes: self.notes.clone(),
+        }
+    }
+
+    fn epochs(&self) -> Vec<Arc<EpochReport>> {
+        self.live().epochs.clone()
+    }
+}
+
+impl Subscriber for DashboardState {
+    fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
+        let mut live = self.live();
+        match event {
+            RunEvent::Started { generation, epoch, target, generations_per_epoch } => {
+                (live.generation, live.epoch, live.target_epochs) = (*generation, *epoch, *target);
+                live.generations_per_epoch = *generations_per_epoch;
+                live.started = Instant::now();
+                live.started_generation = *generation;
+            }
+            RunEvent::StepStarted { step, tasks } => {
+                let (kind, number) = match step {
+                    Step::Generation(g) => ("generation", *g),
+                    Step::Benchmark(e) => ("benchmark", u64::from(*e)),
+                };
+                live.state = kind;
+                live.step = Some(StepInfo { kind: kind.into(), number, tasks: *tasks, done: 0 });
+            }
+            RunEvent::Progress { done, stats } => {
+                if let Some(step) = live.step.as_mut() {
+                    step.done = *done;
+                }
+                let now = Instant::now();
+                match live.last_sample {
+                    None => live.last_sample = Some((now, stats.completed)),
+                    Some((at, completed)) if now.duration_since(at) >= SAMPLE_EVERY => {
+                        let secs = now.duration_since(at).as_secs_f64();
+                        let sample = TaskRate {
+                            at_seconds: now.duration_since(live.started).as_secs_f64(),
+                            tasks_per_second: stats.completed.saturating_sub(completed) as f64 / secs,
+                        };
+                        push_bounded(&mut live.tasks, sample);
+                        live.last_sample = Some((now, stats.completed));
+                    }
+                    Some(_) => {}
+                }
+            }
+            RunEvent::GenerationDone(record) => {
+                live.generation = record.generation;
+                push_bounded(&mut live.games, rate(record));
+            }
+            RunEvent::EpochDone(report) => {
+                live.epoch = report.epoch;
+                live.epochs.push(Arc::new((*report).clone()));
+            }
+            RunEvent::Stopped { generation, epoch } => {
+                (live.state, live.generation, live.epoch, live.step) = ("stopped", *generation, *epoch, None);
+            }
+            RunEvent::Finished { generation, epoch } => {
+                (live.state, live.generation, live.epoch, live.step) = ("finished", *generation, *epoch, None);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A dashboard serving a live run.
+pub struct Dashboard {
+    state: Arc<DashboardState>,
+    server: loa_dashboard::Server,
+    linger: Duration,
+}
+
+impl Dashboard {
+    /// Starts serving `state` as `options` say; fails at once if the address cannot be bound.
+    pub fn start(state: DashboardState, options: &DashboardOptions) -> Result<Dashboard, RunError> {
+        let state = Arc::new(state);
+        let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
+        let server = loa_dashboard::serve(provider, options.listen, options.token.clone())
+            .map_err(|e| RunError::Dashboard(format!("cannot serve the dashboard on {}: {e}", options.listen)))?;
+        let _ = options.bound.set(server.addr());
+        Ok(Dashboard { state, server, linger: options.linger })
+    }
+
+    /// The address it serves on.
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+
+    /// The subscriber to add to the run's list.
+    pub fn subscriber(&self) -> &dyn Subscriber {
+        self.state.as_ref()
+    }
+
+    /// Keeps serving for the linger time (cut short by `stop`), then shuts the server down.
+    pub fn finish(self, stop: &AtomicBool) {
+        let until = Instant::now() + self.linger;
+        while Instant::now() < until && !stop.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.server.shutdown();
+    }
+}
+
+/// Starts the dashboard if `options` ask for one, and notes its address in the log and on
+/// standard error.
+pub fn start(
+    dir: &RunDir,
+    state: &RunState,
+    scheduler: &Arc<Scheduler>,
+    cluster: Option<&crate::cluster::Server>,
+    options: &crate::run::RunOptions,
+    log: &crate::run::RunLog,
+) -> Result<Option<Dashboard>, RunError> {
+    let Some(dashboard) = &options.dashboard else { return Ok(None) };
+    let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| s.counters_handle()));
+    let served = Dashboard::start(view, dashboard)?;
+    let hint = if dashboard.token.is_some() { "?token=..." } else { "" };
+    log.line(&format!("dashboard on http://{}/{hint}", served.addr()));
+    eprintln!("master: dashboard on http://{}/{hint}", served.addr());
+    Ok(Some(served))
+}
