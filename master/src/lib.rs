@@ -11,10 +11,12 @@
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
+//! - [`experiment`]: match experiments (issue 11) played as tasks through the scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;
+pub mod experiment;
 pub mod generation;
 pub mod metrics;
 pub mod operators;
