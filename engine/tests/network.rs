@@ -667,3 +667,38 @@ fn vectorised_tanh_equals_scalar_tanh() {
         }
     }
 }
+
+/// E7's printed encoding (opponent pieces read as empty squares): the fast path still matches
+/// the plain pass, and moving the opponent's pieces elsewhere changes nothing, from either side.
+#[test]
+fn printed_encoding_does_not_see_the_opponent() {
+    use loa_engine::network::Encoding;
+    let chromosome = random_uniform(7);
+    assert_eq!(Network::new(&chromosome).encoding(), Encoding::Spec);
+    let network = Network::with_encoding(&chromosome, Encoding::Printed);
+    let spec = Network::new(&chromosome);
+    let mut pos = Position::start();
+    let mut differs = false;
+    for ply in 0..30 {
+        for pov in Color::ALL {
+            let fast = network.accumulator(&pos, pov);
+            check_against_plain(&chromosome, &network, &pos, &fast, 1e-5, "printed");
+            // The same own pieces, the opponent reduced to one piece on the first empty square.
+            let text = pos.to_string();
+            let (board, side) = text.split_once(' ').unwrap();
+            let opponent = if pov == Color::Black { 'w' } else { 'b' };
+            let cleared = board.replace(opponent, ".");
+            let alone = position(&format!("{} {side}", cleared.replacen('.', &opponent.to_string(), 1)));
+            let other = network.evaluate_accumulator(&network.accumulator(&alone, pov));
+            assert_eq!(network.evaluate_accumulator(&fast), other, "ply {ply}, {pov}");
+            assert_eq!(network.evaluate_plain(&pos, pov), network.evaluate_plain(&alone, pov));
+            differs |= spec.evaluate_plain(&pos, pov) != spec.evaluate_plain(&alone, pov);
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos = pos.play(moves[(ply * 7) % moves.len()]);
+    }
+    assert!(differs, "the default encoding sees the opponent");
+}

@@ -13,11 +13,13 @@
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
+//! - [`experiment`]: match experiments (issue 11) played as tasks through the scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;
 pub mod dashboard;
+pub mod experiment;
 pub mod generation;
 pub mod metrics;
 pub mod operators;

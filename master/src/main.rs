@@ -159,6 +159,17 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         depth: u32,
     },
+    /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
+    Experiment {
+        /// Experiment configuration (TOML), e.g. experiments/e2.toml.
+        #[arg(long)]
+        config: PathBuf,
+        /// The match file to write (the format `analysis matches` reads).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        flags: RunFlags,
+    },
     /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
     Export {
         /// The run directory.
@@ -232,6 +243,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
             }
             println!("{}", loa_master::cluster::bench_dispatch(tasks, clients, samples, depth)?);
+        }
+        Command::Experiment { config, out, flags } => {
+            let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;
+            let o = options(&flags)?;
+            let options = loa_master::experiment::ExperimentOptions {
+                threads: o.threads,
+                cluster: o.cluster,
+                stop: o.stop,
+                progress: o.progress,
+            };
+            print!("{}", loa_master::experiment::run(&config, &out, &options).map_err(|e| e.to_string())?);
         }
         Command::Export { dir, epoch, individual, out } => {
             let json = export(&dir, epoch, individual).map_err(|e| e.to_string())?;

@@ -80,6 +80,19 @@ pub struct Network {
     topology: Topology,
     weights: Vec<f32>,
     tables: Box<Tables>,
+    encoding: Encoding,
+}
+
+/// How the board inputs encode the opponent's pieces (experiment E7). The default is SPEC §3's
+/// encoding; the other is the one the thesis prints, kept as an option to test it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// SPEC §3: own pieces 0.75, opponent pieces 0.25, empty squares 0.5.
+    #[default]
+    Spec,
+    /// The thesis's printed encoding: opponent pieces 0.5, the same as empty squares, so the
+    /// network does not see the opponent at all (own pieces and the nonads are unchanged).
+    Printed,
 }
 
 impl std::fmt::Debug for Network {
@@ -91,10 +104,24 @@ impl std::fmt::Debug for Network {
 impl Network {
     /// The network with `chromosome`'s weights, its tables precomputed.
     pub fn new(chromosome: &Chromosome) -> Network {
+        Network::with_encoding(chromosome, Encoding::Spec)
+    }
+
+    /// The network with `chromosome`'s weights reading the board with `encoding`.
+    pub fn with_encoding(chromosome: &Chromosome, encoding: Encoding) -> Network {
         let topology = chromosome.topology();
         let weights = chromosome.weights().to_vec();
-        let tables = Box::new(build_tables(topology, &weights));
-        Network { topology, weights, tables }
+        let mut tables = Box::new(build_tables(topology, &weights));
+        if encoding == Encoding::Printed {
+            // An opponent piece reads as an empty square: it changes no input.
+            tables.opponent = [Lanes::ZERO; 64];
+        }
+        Network { topology, weights, tables, encoding }
+    }
+
+    /// The board input encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
     }
 
     /// The topology.
@@ -105,7 +132,10 @@ impl Network {
     /// The reference pre-activations, straight from the inputs: `b_h + Σ_i W1[h][i]·x_i`,
     /// summed in input order.
     pub fn pre_activations_plain(&self, pos: &Position, pov: Color) -> [f32; HIDDEN] {
-        let x = inputs(pos, pov);
+        let x = match self.encoding {
+            Encoding::Spec => inputs(pos, pov),
+            Encoding::Printed => encode(pos.pieces(pov), Bitboard::EMPTY),
+        };
         let t = self.topology;
         std::array::from_fn(|h| {
             let mut sum = self.weights[t.hidden_bias_index(h)];

@@ -21,7 +21,7 @@ mod tanh;
 pub use crate::random::SplitMix64;
 pub use chromosome::{Chromosome, MAX_ABS_WEIGHT, Topology, random_uniform, weight_from_bits};
 pub use error::ChromosomeError;
-pub use forward::{Accumulator, Network, PlainNetwork};
+pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
 pub use tanh::tanh;
 

@@ -10,7 +10,7 @@
 use super::{GameSummary, MatchSummary, TaskError, check_depth};
 use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
-use crate::network::{Chromosome, Network, random_uniform};
+use crate::network::{Chromosome, Encoding, Network, random_uniform};
 use crate::openings::random_opening;
 use crate::players::{RandomPlayer, SearchPlayer};
 use crate::random::derive_seed;
@@ -63,6 +63,14 @@ pub enum FixedPlayer {
         /// Seeds the weights.
         seed: u64,
     },
+    /// A RandomANN that reads the board with the thesis's printed encoding
+    /// ([`Encoding::Printed`]: opponent pieces as empty squares), for experiment E7.
+    RandomAnnPrinted {
+        /// Search depth.
+        depth: u32,
+        /// Seeds the weights, as for [`FixedPlayer::RandomAnn`].
+        seed: u64,
+    },
 }
 
 impl FixedPlayer {
@@ -71,7 +79,8 @@ impl FixedPlayer {
         match *self {
             FixedPlayer::Aloa { depth, .. }
             | FixedPlayer::Random { depth, .. }
-            | FixedPlayer::RandomAnn { depth, .. } => depth,
+            | FixedPlayer::RandomAnn { depth, .. }
+            | FixedPlayer::RandomAnnPrinted { depth, .. } => depth,
         }
     }
 
@@ -82,6 +91,10 @@ impl FixedPlayer {
             FixedPlayer::RandomAnn { depth, seed } => {
                 Box::new(SearchPlayer { eval: Arc::new(Network::new(&random_uniform(seed))), depth })
             }
+            FixedPlayer::RandomAnnPrinted { depth, seed } => Box::new(SearchPlayer {
+                eval: Arc::new(Network::with_encoding(&random_uniform(seed), Encoding::Printed)),
+                depth,
+            }),
         }
     }
 }

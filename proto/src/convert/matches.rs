@@ -26,6 +26,7 @@ fn match_entrant_to_proto(e: &MatchEntrant) -> pb::MatchEntrant {
                 FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth } => (pb::FixedKind::AloaNormal, depth, 0),
                 FixedPlayer::Random { depth, salt } => (pb::FixedKind::Random, depth, salt),
                 FixedPlayer::RandomAnn { depth, seed } => (pb::FixedKind::RandomAnn, depth, seed),
+                FixedPlayer::RandomAnnPrinted { depth, seed } => (pb::FixedKind::RandomAnnPrinted, depth, seed),
             };
             pb::match_entrant::Kind::Fixed(pb::FixedEntrant { serial: *serial, kind: kind as i32, depth, salt_or_seed })
         }
@@ -81,6 +82,7 @@ fn fixed_from_proto(field: &str, f: &pb::FixedEntrant) -> Result<MatchEntrant, P
         pb::FixedKind::AloaNormal => aloa(AloaKind::Normal)?,
         pb::FixedKind::Random => FixedPlayer::Random { depth, salt: seed },
         pb::FixedKind::RandomAnn => FixedPlayer::RandomAnn { depth, seed },
+        pb::FixedKind::RandomAnnPrinted => FixedPlayer::RandomAnnPrinted { depth, seed },
         pb::FixedKind::Unspecified => return Err(ProtoError::new(format!("{field}.kind"), "unspecified")),
     };
     // The depth is checked with the rest of the task by `MatchTask::validate`.

@@ -58,6 +58,7 @@ fn match_tasks_and_outcomes_survive_the_round_trip() {
     let others = vec![
         fixed(20, FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 12 }),
         fixed(21, FixedPlayer::RandomAnn { depth: 3, seed: u64::MAX }),
+        fixed(22, FixedPlayer::RandomAnnPrinted { depth: 3, seed: 5 }),
     ];
     let wide = MatchTask { entrants: [task(pairs()).entrants, others].concat(), ..task(pairs()) };
     let tasks = [task(pairs()), task(MatchFormat::Knockout { seed: 99 }), wide];

@@ -1,0 +1,164 @@
+//! A match experiment's configuration (`experiments/eN.toml`): two players, how many two-game
+//! matches, the seed, the openings, the rules and whether colours are swapped.
+//!
+//! Unknown keys are errors naming the key (serde); [`MatchExperiment::validate`] names the key of
+//! any value out of range or any player spec it cannot read.
+
+use super::spec::PlayerSpec;
+use loa_engine::Rules;
+use loa_engine::tasks::{MAX_MATCHES, MAX_OPENING_PLIES};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Most two-game matches per entrant of A (bounds an experiment's size and memory).
+pub const MAX_MATCHES_PER_ENTRANT: u32 = 1_000_000;
+
+/// A match experiment: player `a` against player `b`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchExperiment {
+    /// A one-line description, printed with the results.
+    #[serde(default)]
+    pub title: String,
+    /// Player A (see [`PlayerSpec`]): the player described in the output file (its "first
+    /// player"), A of every match unless colours are swapped.
+    pub a: String,
+    /// Player B.
+    pub b: String,
+    /// Two-game matches for each entrant of A (a `run:` spec has one entrant per survivor of
+    /// each epoch named; every other spec has one), each from its own seed.
+    pub matches: u32,
+    /// The experiment seed: match `j` has seed `derive_seed(seed, j)`, as pair `j` of `loa match
+    /// --seed SEED`.
+    #[serde(default)]
+    pub seed: u64,
+    /// Uniformly random plies before each match (0: the start position), so deterministic
+    /// players play different games.
+    #[serde(default)]
+    pub opening_plies: u32,
+    /// Also play every match with B as A (same seed, same opening), so each player is A (who wins
+    /// criterion 4's ties) in half the matches.
+    #[serde(default)]
+    pub swap_colours: bool,
+    /// Two-game matches per task: smaller tasks share out better over few matches and many
+    /// workers. Results do not depend on it.
+    #[serde(default = "default_matches_per_task")]
+    pub matches_per_task: u32,
+    /// The rules variant (default: SPEC §2's tournament rules with a 100-ply cap).
+    #[serde(default)]
+    pub rules: Rules,
+}
+
+fn default_matches_per_task() -> u32 {
+    4
+}
+
+/// Why an experiment configuration was rejected.
+#[derive(Debug)]
+pub enum ExperimentConfigError {
+    /// The file could not be read.
+    Io(PathBuf, std::io::Error),
+    /// Not valid TOML, or an unknown key or wrong type (the message names it).
+    Parse(String),
+    /// A value out of range or a player that cannot be used: the key and why.
+    Invalid {
+        /// The key, e.g. `matches`.
+        key: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for ExperimentConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExperimentConfigError::Io(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            ExperimentConfigError::Parse(msg) => f.write_str(msg),
+            ExperimentConfigError::Invalid { key, why } => write!(f, "invalid `{key}`: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ExperimentConfigError {}
+
+impl MatchExperiment {
+    /// Parses and validates TOML text.
+    pub fn from_toml(text: &str) -> Result<MatchExperiment, ExperimentConfigError> {
+        let config: MatchExperiment = toml::from_str(text).map_err(|e| ExperimentConfigError::Parse(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads, parses and validates a TOML file.
+    pub fn read(path: &Path) -> Result<MatchExperiment, ExperimentConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ExperimentConfigError::Io(path.to_path_buf(), e))?;
+        MatchExperiment::from_toml(&text).map_err(|e| match e {
+            ExperimentConfigError::Parse(msg) => ExperimentConfigError::Parse(format!("{}: {msg}", path.display())),
+            other => other,
+        })
+    }
+
+    /// The two players' specs, parsed (files are not read yet).
+    pub fn players(&self) -> Result<(PlayerSpec, PlayerSpec), ExperimentConfigError> {
+        let parse = |key, text: &str| {
+            text.parse::<PlayerSpec>().map_err(|e| ExperimentConfigError::Invalid { key, why: e.to_string() })
+        };
+        Ok((parse("a", &self.a)?, parse("b", &self.b)?))
+    }
+
+    /// Checks every value's range and both player specs.
+    pub fn validate(&self) -> Result<(), ExperimentConfigError> {
+        let bad = |key, why: String| Err(ExperimentConfigError::Invalid { key, why });
+        let (a, b) = self.players()?;
+        if let (Some(da), Some(db)) = (a.network_depth(), b.network_depth())
+            && da != db
+        {
+            return bad("b", format!("networks on both sides must search the same depth: A {da}, B {db}"));
+        }
+        if self.matches == 0 || self.matches > MAX_MATCHES_PER_ENTRANT {
+            return bad("matches", format!("must be 1..={MAX_MATCHES_PER_ENTRANT}, got {}", self.matches));
+        }
+        if self.opening_plies > MAX_OPENING_PLIES {
+            return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", self.opening_plies));
+        }
+        if self.matches_per_task == 0 || self.matches_per_task as usize > MAX_MATCHES {
+            return bad("matches_per_task", format!("must be 1..={MAX_MATCHES}, got {}", self.matches_per_task));
+        }
+        if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
+            return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "a = \"random:3\"\nb = \"aloa:5\"\nmatches = 10\n";
+
+    #[test]
+    fn a_small_file_gets_the_defaults() {
+        let c = MatchExperiment::from_toml(GOOD).unwrap();
+        assert_eq!((c.matches, c.seed, c.opening_plies, c.swap_colours, c.matches_per_task), (10, 0, 0, false, 4));
+        assert_eq!(c.rules, Rules::default());
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let err = |extra: &str| MatchExperiment::from_toml(&format!("{GOOD}{extra}")).unwrap_err().to_string();
+        assert!(err("matchs = 3").contains("matchs"), "{}", err("matchs = 3"));
+        assert!(err("opening_plies = 41").contains("`opening_plies`"));
+        assert!(err("matches_per_task = 0").contains("`matches_per_task`"));
+        assert!(err("matches_per_task = 257").contains("`matches_per_task`"));
+        assert!(err("[rules]\nply_cap = 0").contains("`rules.ply_cap`"));
+        assert!(err("[rules]\nply_kap = 5").contains("ply_kap"));
+        assert!(err("swap_colours = \"yes\"").contains("swap_colours"));
+        let bad = |text: &str| MatchExperiment::from_toml(text).unwrap_err().to_string();
+        assert!(bad("a = \"random:3\"\nb = \"aloa:5\"\nmatches = 0").contains("`matches`"));
+        assert!(bad("a = \"random:3\"\nb = \"aloa:5\"").contains("matches"));
+        assert!(bad("a = \"chess:3\"\nb = \"aloa:5\"\nmatches = 1").contains("invalid `a`"));
+        assert!(bad("a = \"random:3\"\nb = \"aloa:0\"\nmatches = 1").contains("invalid `b`"));
+        assert!(bad("a = \"net:3:x.json\"\nb = \"net:4:y.json\"\nmatches = 1").contains("same depth"));
+    }
+}

@@ -1,0 +1,357 @@
+//! Experiments (issue 11): two players, many two-game matches, every game written in the
+//! format `analysis matches` reads (`loa_records::matches`), played as match tasks through the
+//! scheduler, so the same command runs on embedded workers or on a cluster of `worker`s.
+//!
+//! - [`config`]: the experiment file (`experiments/eN.toml`).
+//! - [`spec`]: player specs, including a run's survivors by epoch.
+//! - [`plan`]: matches, tasks and the per-game lines.
+//!
+//! The output is a function of the configuration alone: tasks have fixed ids, outcomes are
+//! collected by id and written in match order, so any number of workers writes the same bytes.
+
+pub mod config;
+pub mod plan;
+pub mod spec;
+
+pub use config::{ExperimentConfigError, MatchExperiment};
+pub use plan::{MatchTally, PlannedMatch};
+pub use spec::{PlayerSpec, Side, SpecError};
+
+use crate::cluster::{ClusterOptions, Server};
+use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
+use loa_engine::tasks::{MatchSummary, Task, TaskOutcome};
+use loa_records::jsonl::write_lines;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How to play an experiment: workers, stopping, display.
+#[derive(Clone, Debug)]
+pub struct ExperimentOptions {
+    /// Embedded worker threads (0 only with a cluster).
+    pub threads: usize,
+    /// Also serve the tasks to remote workers.
+    pub cluster: Option<ClusterOptions>,
+    /// Set (e.g. by Ctrl-C) to stop; nothing is written then.
+    pub stop: Arc<AtomicBool>,
+    /// Show a progress line on standard error.
+    pub progress: bool,
+}
+
+impl ExperimentOptions {
+    /// `threads` embedded workers, no cluster, no display.
+    pub fn embedded(threads: usize) -> ExperimentOptions {
+        ExperimentOptions { threads, cluster: None, stop: Arc::default(), progress: false }
+    }
+}
+
+/// Why an experiment stopped without results.
+#[derive(Debug)]
+pub enum ExperimentError {
+    /// The configuration is invalid.
+    Config(ExperimentConfigError),
+    /// A player's files could not be used.
+    Player {
+        /// `a` or `b`.
+        key: &'static str,
+        /// Why.
+        error: SpecError,
+    },
+    /// No worker could play: `threads` 0 without a cluster.
+    NoWorkers,
+    /// The cluster service could not start.
+    Cluster(String),
+    /// A task failed or its outcome does not fit it.
+    Task {
+        /// The task id.
+        id: TaskId,
+        /// Why.
+        why: String,
+    },
+    /// Stopped on request before every task was played.
+    Stopped,
+    /// Writing an output file failed.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExperimentError::Config(e) => write!(f, "{e}"),
+            ExperimentError::Player { key, error } => write!(f, "player `{key}`: {error}"),
+            ExperimentError::NoWorkers => f.write_str("no workers: give --threads at least 1, or --listen"),
+            ExperimentError::Cluster(why) => f.write_str(why),
+            ExperimentError::Task { id, why } => write!(f, "task {id}: {why}"),
+            ExperimentError::Stopped => f.write_str("stopped before every match was played; nothing written"),
+            ExperimentError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ExperimentError {}
+
+/// A scheduler with its embedded worker threads and, in cluster mode, its gRPC service: what
+/// `master run` sets up around a run, reusable by anything that submits tasks.
+pub struct WorkerPool {
+    /// The scheduler tasks are submitted to.
+    pub scheduler: Arc<Scheduler>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    server: Option<Server>,
+}
+
+impl WorkerPool {
+    /// Starts `threads` embedded workers (none if 0) and, with `cluster`, the service for remote
+    /// workers.
+    pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, String> {
+        let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
+        let scheduler = Arc::new(Scheduler::new(lease_time));
+        let server = match cluster {
+            Some(c) => {
+                Some(crate::cluster::serve(&scheduler, c).map_err(|e| format!("cannot serve on {}: {e}", c.listen))?)
+            }
+            None => None,
+        };
+        let workers = match threads {
+            0 => Vec::new(),
+            n => spawn_embedded_workers(&scheduler, n).map_err(|e| format!("cannot start worker threads: {e}"))?,
+        };
+        Ok(WorkerPool { scheduler, workers, server })
+    }
+
+    /// The address the cluster service listens on, if any.
+    pub fn addr(&self) -> Option<std::net::SocketAddr> {
+        self.server.as_ref().map(Server::addr)
+    }
+
+    /// Closes the scheduler, joins the embedded workers and stops the service; returns the
+    /// cluster summary line, if serving.
+    pub fn finish(self) -> Option<String> {
+        self.scheduler.close();
+        for w in self.workers {
+            let _ = w.join();
+        }
+        self.server.map(|server| {
+            let summary = crate::cluster::summary(&self.scheduler.stats(), server.counters());
+            server.shutdown();
+            summary
+        })
+    }
+}
+
+/// The results of an experiment: its tallies (the file has every game).
+#[derive(Clone, Debug)]
+pub struct ExperimentReport {
+    /// The configuration's title.
+    pub title: String,
+    /// Player A's spec, then B's.
+    pub specs: [String; 2],
+    /// All matches.
+    pub total: MatchTally,
+    /// Per epoch of a `run:` spec for A: the epoch and its matches.
+    pub by_epoch: Vec<(u32, MatchTally, PathBuf)>,
+    /// Tasks played.
+    pub tasks: usize,
+    /// Wall time.
+    pub wall: Duration,
+    /// The cluster summary, when serving remote workers.
+    pub cluster: Option<String>,
+}
+
+fn pct(n: u32, of: u32) -> f64 {
+    if of == 0 { 0.0 } else { 100.0 * f64::from(n) / f64::from(of) }
+}
+
+/// The 95 % Wilson score interval of `n` successes in `of` trials, in percent (0-100 for none).
+pub fn wilson(n: u32, of: u32) -> (f64, f64) {
+    if of == 0 {
+        return (0.0, 100.0);
+    }
+    let (z, total) = (1.959_963_984_540_054_f64, f64::from(of));
+    let p = f64::from(n) / total;
+    let centre = p + z * z / (2.0 * total);
+    let half = z * (p * (1.0 - p) / total + z * z / (4.0 * total * total)).sqrt();
+    let denominator = 1.0 + z * z / total;
+    (100.0 * ((centre - half) / denominator).max(0.0), 100.0 * ((centre + half) / denominator).min(1.0))
+}
+
+/// "n (p %, 95 % CI lo-hi)".
+fn share(n: u32, of: u32) -> String {
+    let (lo, hi) = wilson(n, of);
+    format!("{n} ({:.1} %, CI {lo:.1}-{hi:.1})", pct(n, of))
+}
+
+fn tally_lines(f: &mut fmt::Formatter<'_>, t: &MatchTally, indent: &str) -> fmt::Result {
+    let m = t.matches;
+    writeln!(
+        f,
+        "{indent}matches, SPEC §5 (criterion 4 gives the match to its A): A won {}, B won {}",
+        share(t.first_won, m),
+        share(t.second_won, m)
+    )?;
+    writeln!(
+        f,
+        "{indent}matches, criterion 4 as a tie: A won {}, B won {}, tied {} ({} of them A's by default)",
+        share(t.first_won_decided, m),
+        share(t.second_won_decided, m),
+        share(t.ties, m),
+        t.ties_to_first
+    )
+}
+
+impl fmt::Display for ExperimentReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.title.is_empty() {
+            writeln!(f, "{}", self.title)?;
+        }
+        let t = &self.total;
+        let games = 2 * t.matches;
+        writeln!(
+            f,
+            "A = {}, B = {}: {} two-game matches ({} games, {} tasks) in {:.1} s",
+            self.specs[0],
+            self.specs[1],
+            t.matches,
+            games,
+            self.tasks,
+            self.wall.as_secs_f64()
+        )?;
+        writeln!(
+            f,
+            "  games: mean {:.1} plies, {} ({:.1} %) at the ply cap",
+            if games == 0 { 0.0 } else { t.plies as f64 / f64::from(games) },
+            t.games_at_cap,
+            pct(t.games_at_cap, games)
+        )?;
+        writeln!(
+            f,
+            "  games, A's view: won {}, lost {}, drawn {}; A's mean score {:.2}",
+            share(t.first_game_wins, games),
+            share(t.first_game_losses, games),
+            share(t.game_draws, games),
+            t.first_mean_score
+        )?;
+        tally_lines(f, t, "  ")?;
+        for (epoch, tally, path) in &self.by_epoch {
+            writeln!(f, "  epoch {epoch} ({}):", path.display())?;
+            tally_lines(f, tally, "    ")?;
+        }
+        if let Some(c) = &self.cluster {
+            writeln!(f, "  {c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The per-epoch file beside `out`: `NAME.epoch-NNNNN.jsonl`.
+pub fn epoch_path(out: &Path, epoch: u32) -> PathBuf {
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    out.with_file_name(format!("{stem}.epoch-{epoch:05}.jsonl"))
+}
+
+/// Plays the experiment and writes every game to `out` (and, for a `run:` spec for A naming
+/// several epochs, each epoch's games to [`epoch_path`] too).
+pub fn run(
+    config: &MatchExperiment,
+    out: &Path,
+    options: &ExperimentOptions,
+) -> Result<ExperimentReport, ExperimentError> {
+    let started = Instant::now();
+    config.validate().map_err(ExperimentError::Config)?;
+    let (spec_a, spec_b) = config.players().map_err(ExperimentError::Config)?;
+    let a = spec_a.prepare().map_err(|error| ExperimentError::Player { key: "a", error })?;
+    let b = spec_b.prepare().map_err(|error| ExperimentError::Player { key: "b", error })?;
+    if options.threads == 0 && options.cluster.is_none() {
+        return Err(ExperimentError::NoWorkers);
+    }
+    let planned = plan::plan_matches(config.seed, config.matches, config.swap_colours, &a, &b);
+    let tasks =
+        plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
+    let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
+
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref()).map_err(ExperimentError::Cluster)?;
+    if let Some(addr) = pool.addr() {
+        eprintln!("serving workers on {addr}");
+    }
+    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, Task::Match(t.task.clone()))).collect());
+    let total = tasks.len();
+    let collected = pool.scheduler.collect(
+        &ids,
+        || options.stop.load(Ordering::Acquire),
+        |done| {
+            if options.progress {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
+                let _ = err.flush();
+            }
+        },
+    );
+    if options.progress {
+        eprintln!();
+    }
+    let cluster = pool.finish();
+    let outcomes = collected.ok_or(ExperimentError::Stopped)?;
+
+    let mut results: Vec<Option<MatchSummary>> = vec![None; planned.len()];
+    for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
+        let bad = |why: String| ExperimentError::Task { id: *id, why };
+        let outcome = match outcome.map_err(|e| bad(e.to_string()))? {
+            TaskOutcome::Match(o) => o,
+            _ => return Err(bad("the outcome is not a match task's".into())),
+        };
+        planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
+        for (index, summary) in planned_task.matches.iter().zip(outcome.matches) {
+            if let Some(slot) = results.get_mut(*index) {
+                *slot = Some(summary);
+            }
+        }
+    }
+    let played: Vec<(PlannedMatch, MatchSummary)> =
+        planned.iter().zip(results).filter_map(|(m, s)| s.map(|s| (*m, s))).collect();
+    if played.len() != planned.len() {
+        return Err(ExperimentError::Task {
+            id: 0,
+            why: format!("{} of {} matches have no outcome", planned.len() - played.len(), planned.len()),
+        });
+    }
+
+    let write = |path: &Path, lines: &[loa_records::MatchLine]| {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| ExperimentError::Io(dir.to_path_buf(), e))?;
+        }
+        write_lines(path, lines).map_err(|e| ExperimentError::Io(path.to_path_buf(), e))
+    };
+    let (lines, total_tally) =
+        plan::series_lines(&played, [&config.a, &config.b], config.seed, config.opening_plies, &config.rules);
+    write(out, &lines)?;
+
+    let mut by_epoch = Vec::new();
+    if let (PlayerSpec::Run { depth, dir, epochs }, Side::Networks { nets, .. }) = (&spec_a, &a)
+        && epochs.len() > 1
+    {
+        for &epoch in epochs {
+            let subset: Vec<(PlannedMatch, MatchSummary)> = played
+                .iter()
+                .filter(|(m, _)| nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
+                .copied()
+                .collect();
+            let spec = format!("run:{depth}:{}:epochs={epoch}", dir.display());
+            let (lines, tally) =
+                plan::series_lines(&subset, [&spec, &config.b], config.seed, config.opening_plies, &config.rules);
+            let path = epoch_path(out, epoch);
+            write(&path, &lines)?;
+            by_epoch.push((epoch, tally, path));
+        }
+    }
+    Ok(ExperimentReport {
+        title: config.title.clone(),
+        specs: [config.a.clone(), config.b.clone()],
+        total: total_tally,
+        by_epoch,
+        tasks: tasks.len(),
+        wall: started.elapsed(),
+        cluster,
+    })
+}

@@ -1,0 +1,307 @@
+//! An experiment's matches and the tasks that play them, and the per-game lines made from their
+//! outcomes.
+//!
+//! Match `j` (0-based, A's entrants in order, each playing `matches` matches) has seed
+//! `derive_seed(seed, j)` and starts from `random_opening(opening_plies, derive_seed(seed_j,
+//! OPENING_SEED_LABEL))`, exactly as pair `j` of `loa match --seed SEED --opening-plies K`. With
+//! swapped colours it is followed by the same match with B as A. Tasks take consecutive matches,
+//! so an outcome is put back in its place by task id and position, whatever worker played it.
+
+use super::spec::Side;
+use crate::metrics;
+use loa_engine::game::{Criterion, MatchSide, benchmark_score};
+use loa_engine::openings::random_opening;
+use loa_engine::random::derive_seed;
+use loa_engine::tasks::{
+    FixedPlayer, MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
+};
+use loa_engine::{Color, Rules};
+use loa_records::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
+
+/// The label that draws a fresh RandomANN's weights from the match seed for player A (`loa
+/// match` uses it for both players).
+pub const FRESH_ANN_LABEL_A: u64 = 0xA11;
+/// The same for player B (so two fresh RandomANNs in one match differ).
+pub const FRESH_ANN_LABEL_B: u64 = 0xA12;
+
+/// One two-game match of the experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedMatch {
+    /// The match number `j` its seed comes from (a swapped match shares it with its original).
+    pub number: u64,
+    /// The match seed.
+    pub seed: u64,
+    /// Whether B is the match's A (colours swapped).
+    pub swapped: bool,
+    /// A's entrant (index into its side's networks; 0 for other players).
+    pub a_entrant: usize,
+    /// B's entrant.
+    pub b_entrant: usize,
+}
+
+/// An entrant of a task, by what it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// Side A's entrant.
+    A(usize),
+    /// Side B's entrant.
+    B(usize),
+    /// A's fresh RandomANN of match `number`.
+    FreshA(u64),
+    /// B's fresh RandomANN of match `number`.
+    FreshB(u64),
+}
+
+/// The matches, in file order.
+pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> Vec<PlannedMatch> {
+    let per = u64::from(matches);
+    let (na, nb) = (a.entrants() as u64, b.entrants().max(1) as u64);
+    let mut planned = Vec::new();
+    for a_entrant in 0..na {
+        for r in 0..per {
+            let number = a_entrant * per + r;
+            let m = PlannedMatch {
+                number,
+                seed: derive_seed(seed, number),
+                swapped: false,
+                a_entrant: a_entrant as usize,
+                b_entrant: (number % nb) as usize,
+            };
+            planned.push(m);
+            if swap {
+                planned.push(PlannedMatch { swapped: true, ..m });
+            }
+        }
+    }
+    planned
+}
+
+fn key(side: &Side, is_a: bool, entrant: usize, number: u64) -> Key {
+    match (side, is_a) {
+        (Side::FreshRandomAnn { .. }, true) => Key::FreshA(number),
+        (Side::FreshRandomAnn { .. }, false) => Key::FreshB(number),
+        (_, true) => Key::A(entrant),
+        (_, false) => Key::B(entrant),
+    }
+}
+
+fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> Option<MatchEntrant> {
+    let fixed = |player| Some(MatchEntrant::Fixed { serial, player });
+    match (side, key) {
+        (Side::Fixed(p), _) => fixed(*p),
+        (Side::FreshRandomAnn { depth, printed }, Key::FreshA(_) | Key::FreshB(_)) => {
+            let label = if matches!(key, Key::FreshA(_)) { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B };
+            let seed = derive_seed(match_seed, label);
+            let depth = *depth;
+            fixed(if *printed {
+                FixedPlayer::RandomAnnPrinted { depth, seed }
+            } else {
+                FixedPlayer::RandomAnn { depth, seed }
+            })
+        }
+        (Side::Networks { nets, .. }, Key::A(i) | Key::B(i)) => {
+            nets.get(i).map(|n| MatchEntrant::Network { serial, chromosome: n.chromosome.clone() })
+        }
+        _ => None,
+    }
+}
+
+/// A task and the file positions of its matches.
+#[derive(Clone, Debug)]
+pub struct PlannedTask {
+    /// The task.
+    pub task: MatchTask,
+    /// For each of its pairings, the index of the match in the planned list.
+    pub matches: Vec<usize>,
+}
+
+/// Cuts the planned matches into tasks of at most `per_task` consecutive matches and
+/// [`MAX_ENTRANTS`] entrants.
+pub fn plan_tasks(
+    planned: &[PlannedMatch],
+    a: &Side,
+    b: &Side,
+    per_task: usize,
+    opening_plies: u32,
+    rules: Rules,
+) -> Vec<PlannedTask> {
+    let network_depth = match (a, b) {
+        (Side::Networks { depth, .. }, _) | (_, Side::Networks { depth, .. }) => *depth,
+        _ => 1,
+    };
+    let mut tasks = Vec::new();
+    let mut keys: Vec<Key> = Vec::new();
+    let mut entrants: Vec<MatchEntrant> = Vec::new();
+    let mut pairs: Vec<Pairing> = Vec::new();
+    let mut indices: Vec<usize> = Vec::new();
+    let mut flush =
+        |keys: &mut Vec<Key>, entrants: &mut Vec<MatchEntrant>, pairs: &mut Vec<Pairing>, indices: &mut Vec<usize>| {
+            if !pairs.is_empty() {
+                tasks.push(PlannedTask {
+                    task: MatchTask {
+                        entrants: std::mem::take(entrants),
+                        network_depth,
+                        rules,
+                        format: MatchFormat::Pairs(std::mem::take(pairs)),
+                    },
+                    matches: std::mem::take(indices),
+                });
+            }
+            keys.clear();
+        };
+    for (index, m) in planned.iter().enumerate() {
+        let (ka, kb) = (key(a, true, m.a_entrant, m.number), key(b, false, m.b_entrant, m.number));
+        let new = [ka, kb].iter().filter(|k| !keys.contains(k)).count();
+        if pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS {
+            flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+        }
+        let mut place = |k: Key, side: &Side| -> Option<usize> {
+            if let Some(i) = keys.iter().position(|x| *x == k) {
+                return Some(i);
+            }
+            entrants.push(entrant(side, k, keys.len() as u64, m.seed)?);
+            keys.push(k);
+            Some(keys.len() - 1)
+        };
+        let (Some(ia), Some(ib)) = (place(ka, a), place(kb, b)) else { continue };
+        let (pa, pb) = if m.swapped { (ib, ia) } else { (ia, ib) };
+        pairs.push(Pairing { a: pa, b: pb, seed: m.seed, opening_plies });
+        indices.push(index);
+    }
+    flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+    tasks
+}
+
+/// Match results of one player, under both ways of scoring criterion 4.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MatchTally {
+    /// Complete two-game matches.
+    pub matches: u32,
+    /// Matches the first player won by SPEC §5 (criterion 4 gives a tie to the match's A).
+    pub first_won: u32,
+    /// Matches the second player won by SPEC §5.
+    pub second_won: u32,
+    /// Matches the first player won by criteria 1-3 (criterion 4 counted as a tie).
+    pub first_won_decided: u32,
+    /// Matches the second player won by criteria 1-3.
+    pub second_won_decided: u32,
+    /// Matches criterion 4 decided (equal lengths or two draws): ties without it.
+    pub ties: u32,
+    /// Of those, the ones given to the first player (it was the match's A).
+    pub ties_to_first: u32,
+    /// Games that reached the ply cap.
+    pub games_at_cap: u32,
+    /// Plies over all games.
+    pub plies: u64,
+    /// Games the first player won.
+    pub first_game_wins: u32,
+    /// Games the first player lost.
+    pub first_game_losses: u32,
+    /// Drawn games.
+    pub game_draws: u32,
+    /// The first player's mean benchmark score per game.
+    pub first_mean_score: f64,
+}
+
+/// The lines of a match file for these matches from the first player's side (config A), and
+/// their tally. `specs` are the first and second player's specs as written into the file.
+pub fn series_lines(
+    played: &[(PlannedMatch, MatchSummary)],
+    specs: [&str; 2],
+    seed: u64,
+    opening_plies: u32,
+    rules: &Rules,
+) -> (Vec<MatchLine>, MatchTally) {
+    let mut lines = Vec::with_capacity(2 * played.len() + 1);
+    let mut tally = MatchTally::default();
+    // Per side: wins, losses, draws, Black scores, White scores.
+    let mut sides = [(0u32, 0u32, 0u32, Vec::new(), Vec::new()), (0, 0, 0, Vec::new(), Vec::new())];
+    let mut start_of = (u64::MAX, String::new());
+    for (pair, (m, s)) in played.iter().enumerate() {
+        if start_of.0 != m.seed || start_of.1.is_empty() {
+            let start = random_opening(opening_plies, derive_seed(m.seed, OPENING_SEED_LABEL), rules);
+            start_of = (m.seed, start.to_string());
+        }
+        for (g, game) in s.games.iter().enumerate() {
+            // Game 0: the match's A has Black. The first player is the match's A unless swapped.
+            let first_black = (g == 0) != m.swapped;
+            let first_color = if first_black { Color::Black } else { Color::White };
+            let (black, white) = if first_black { (specs[0], specs[1]) } else { (specs[1], specs[0]) };
+            let rec = metrics::game(game);
+            let (black_score, white_score) = (
+                benchmark_score(game.outcome, game.plies, Color::Black),
+                benchmark_score(game.outcome, game.plies, Color::White),
+            );
+            for (i, side) in sides.iter_mut().enumerate() {
+                let color = if i == 0 { first_color } else { first_color.opponent() };
+                match game.outcome.winner() {
+                    None => side.2 += 1,
+                    Some(w) if w == color => side.0 += 1,
+                    Some(_) => side.1 += 1,
+                }
+                let score = f64::from(if color == Color::Black { black_score } else { white_score });
+                if color == Color::Black { side.3.push(score) } else { side.4.push(score) }
+            }
+            tally.plies += u64::from(game.plies);
+            if game.reason == loa_engine::EndReason::PlyCap {
+                tally.games_at_cap += 1;
+            }
+            lines.push(MatchLine::Game(MatchGameRecord {
+                pair: pair as u64,
+                game: g as u32,
+                black: black.to_string(),
+                white: white.to_string(),
+                first_color: if first_black { loa_records::Color::Black } else { loa_records::Color::White },
+                outcome: rec.outcome,
+                reason: rec.reason,
+                plies: game.plies,
+                black_score,
+                white_score,
+                seed: derive_seed(m.seed, g as u64),
+                start: start_of.1.clone(),
+            }));
+        }
+        tally.matches += 1;
+        let first_won = (s.winner == MatchSide::A) != m.swapped;
+        if first_won {
+            tally.first_won += 1
+        } else {
+            tally.second_won += 1
+        }
+        if s.criterion == Criterion::DefaultToA {
+            tally.ties += 1;
+            if first_won {
+                tally.ties_to_first += 1;
+            }
+        } else if first_won {
+            tally.first_won_decided += 1;
+        } else {
+            tally.second_won_decided += 1;
+        }
+    }
+    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let [first, second] = sides;
+    (tally.first_game_wins, tally.first_game_losses, tally.game_draws) = (first.0, first.1, first.2);
+    tally.first_mean_score = mean(&[first.3.clone(), first.4.clone()].concat());
+    let summary = |spec: &str, s: &(u32, u32, u32, Vec<f64>, Vec<f64>), won: u32| MatchSideSummary {
+        spec: spec.to_string(),
+        wins: s.0,
+        losses: s.1,
+        draws: s.2,
+        mean_score: mean(&[s.3.clone(), s.4.clone()].concat()),
+        mean_score_black: mean(&s.3),
+        mean_score_white: mean(&s.4),
+        matches_won: won,
+    };
+    let games = 2 * tally.matches;
+    lines.push(MatchLine::Summary(MatchSeriesSummary {
+        games,
+        matches: tally.matches,
+        mean_plies: if games == 0 { 0.0 } else { tally.plies as f64 / f64::from(games) },
+        seed,
+        opening_plies,
+        ply_cap: rules.ply_cap,
+        sides: [summary(specs[0], &first, tally.first_won), summary(specs[1], &second, tally.second_won)],
+    }));
+    (lines, tally)
+}

@@ -1,0 +1,271 @@
+//! Player specs of an experiment: `loa`'s specs (`aloa:D`, `aloa-normal:D`, `random:D[:SALT]`,
+//! `randomann:D[:SEED]`, `net:D:FILE`), plus `randomann-printed:D[:SEED]` (a RandomANN reading
+//! the board with the thesis's printed encoding, E7) and `run:D:DIR:epochs=LIST` (every survivor
+//! of the named epochs of a run, from its epoch checkpoints: E3 and E8).
+//!
+//! `LIST` is comma-separated epochs or ranges `FIRST-LAST[/STEP]`, e.g. `epochs=0-30/10` or
+//! `epochs=0,5,10`.
+
+use crate::checkpoint::RunState;
+use loa_engine::aloa::AloaKind;
+use loa_engine::network::Chromosome;
+use loa_engine::players::MAX_DEPTH;
+use loa_engine::tasks::FixedPlayer;
+use loa_records::RunDir;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Most epochs one `run:` spec may name.
+pub const MAX_EPOCHS: usize = 10_000;
+
+/// A player named in an experiment configuration, before any file is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// A player that is the same in every match (ALoA, the random heuristic, a seeded RandomANN).
+    Fixed(FixedPlayer),
+    /// `randomann:D` / `randomann-printed:D` without a seed: a fresh RandomANN for every match,
+    /// its weights drawn from the match seed (as `loa match` does).
+    FreshRandomAnn {
+        /// Search depth.
+        depth: u32,
+        /// Whether it reads the board with the thesis's printed encoding.
+        printed: bool,
+    },
+    /// `net:D:FILE`: the network in a chromosome JSON file.
+    Net {
+        /// Search depth.
+        depth: u32,
+        /// The chromosome file.
+        path: PathBuf,
+    },
+    /// `run:D:DIR:epochs=LIST`: every survivor of each listed epoch of the run in `DIR`.
+    Run {
+        /// Search depth.
+        depth: u32,
+        /// The run directory.
+        dir: PathBuf,
+        /// The epochs, in the order given (duplicates removed).
+        epochs: Vec<u32>,
+    },
+}
+
+/// Why a player spec was rejected or its files could not be used.
+#[derive(Debug)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+const FORMS: &str = "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], randomann-printed:D[:SEED], \
+                     net:D:FILE or run:D:DIR:epochs=LIST";
+
+fn parse_epochs(list: &str) -> Result<Vec<u32>, String> {
+    let mut epochs: Vec<u32> = Vec::new();
+    for item in list.split(',') {
+        let number = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{s}` is not an epoch number"));
+        let (range, step) = match item.split_once('/') {
+            Some((r, s)) => (r, number(s)?),
+            None => (item, 1),
+        };
+        if step == 0 {
+            return Err("a range's step must be at least 1".into());
+        }
+        let (first, last) = match range.split_once('-') {
+            Some((f, l)) => (number(f)?, number(l)?),
+            None => (number(range)?, number(range)?),
+        };
+        if last < first {
+            return Err(format!("the range {first}-{last} is empty"));
+        }
+        let mut e = first;
+        loop {
+            if !epochs.contains(&e) {
+                epochs.push(e);
+            }
+            if epochs.len() > MAX_EPOCHS {
+                return Err(format!("at most {MAX_EPOCHS} epochs"));
+            }
+            match e.checked_add(step) {
+                Some(next) if next <= last => e = next,
+                _ => break,
+            }
+        }
+    }
+    Ok(epochs)
+}
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, SpecError> {
+        let err = |why: &str| SpecError(format!("bad player `{text}`: {why} (use {FORMS})"));
+        let mut parts = text.splitn(3, ':');
+        let kind = parts.next().unwrap_or_default();
+        let depth: u32 = match parts.next() {
+            Some(d) => d.parse().map_err(|_| err("the depth must be a whole number"))?,
+            None => return Err(err("missing the search depth")),
+        };
+        if depth == 0 || depth > MAX_DEPTH {
+            return Err(err(&format!("the depth must be 1..={MAX_DEPTH}")));
+        }
+        let extra = parts.next();
+        let number = |what: &str| -> Result<Option<u64>, SpecError> {
+            extra.map(|s| s.parse::<u64>().map_err(|_| err(&format!("the {what} must be a whole number")))).transpose()
+        };
+        let no_extra = || if extra.is_some() { Err(err("unexpected text after the depth")) } else { Ok(()) };
+        let ann = |printed: bool| -> Result<PlayerSpec, SpecError> {
+            Ok(match number("seed")? {
+                Some(seed) if printed => PlayerSpec::Fixed(FixedPlayer::RandomAnnPrinted { depth, seed }),
+                Some(seed) => PlayerSpec::Fixed(FixedPlayer::RandomAnn { depth, seed }),
+                None => PlayerSpec::FreshRandomAnn { depth, printed },
+            })
+        };
+        match kind {
+            "random" => Ok(PlayerSpec::Fixed(FixedPlayer::Random { depth, salt: number("salt")?.unwrap_or(0) })),
+            "aloa" => no_extra().map(|_| PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth })),
+            "aloa-normal" => {
+                no_extra().map(|_| PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth }))
+            }
+            "randomann" => ann(false),
+            "randomann-printed" => ann(true),
+            "net" => match extra {
+                Some(path) if !path.is_empty() => Ok(PlayerSpec::Net { depth, path: PathBuf::from(path) }),
+                _ => Err(err("missing the chromosome file")),
+            },
+            "run" => {
+                let rest = extra.ok_or_else(|| err("missing the run directory"))?;
+                let (dir, list) = rest.rsplit_once(":epochs=").ok_or_else(|| err("missing `:epochs=LIST`"))?;
+                if dir.is_empty() {
+                    return Err(err("missing the run directory"));
+                }
+                let epochs = parse_epochs(list).map_err(|why| err(&why))?;
+                Ok(PlayerSpec::Run { depth, dir: PathBuf::from(dir), epochs })
+            }
+            other => Err(err(&format!("unknown player kind `{other}`"))),
+        }
+    }
+}
+
+impl PlayerSpec {
+    /// The search depth of a network spec (`net:`, `run:`), which a task shares between all its
+    /// networks; `None` for the others (they carry their own).
+    pub fn network_depth(&self) -> Option<u32> {
+        match self {
+            PlayerSpec::Net { depth, .. } | PlayerSpec::Run { depth, .. } => Some(*depth),
+            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } => None,
+        }
+    }
+
+    /// Reads the files the spec names.
+    pub fn prepare(&self) -> Result<Side, SpecError> {
+        Ok(match self {
+            PlayerSpec::Fixed(p) => Side::Fixed(*p),
+            PlayerSpec::FreshRandomAnn { depth, printed } => Side::FreshRandomAnn { depth: *depth, printed: *printed },
+            PlayerSpec::Net { depth, path } => {
+                let chromosome = Chromosome::read(path).map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
+                Side::Networks {
+                    depth: *depth,
+                    nets: vec![PreparedNet { epoch: None, index: 0, chromosome: Arc::new(chromosome) }],
+                }
+            }
+            PlayerSpec::Run { depth, dir, epochs } => {
+                let run = RunDir::new(dir);
+                let mut nets = Vec::new();
+                for &epoch in epochs {
+                    let path = run.epoch_checkpoint(epoch);
+                    let state = RunState::load(&path).map_err(|e| SpecError(e.to_string()))?;
+                    let individuals = state.individuals().map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
+                    for (index, i) in individuals.into_iter().enumerate() {
+                        nets.push(PreparedNet { epoch: Some(epoch), index, chromosome: i.chromosome });
+                    }
+                }
+                if nets.is_empty() {
+                    return Err(SpecError(format!("{}: the epochs named hold no survivors", dir.display())));
+                }
+                Side::Networks { depth: *depth, nets }
+            }
+        })
+    }
+}
+
+/// One network of a `net:` or `run:` spec.
+#[derive(Clone, Debug)]
+pub struct PreparedNet {
+    /// The epoch it survived (`run:` specs).
+    pub epoch: Option<u32>,
+    /// Its index in that epoch's population.
+    pub index: usize,
+    /// Its weights.
+    pub chromosome: Arc<Chromosome>,
+}
+
+/// A spec with its files read: what the matches of one side are played with.
+#[derive(Clone, Debug)]
+pub enum Side {
+    /// The same fixed player in every match.
+    Fixed(FixedPlayer),
+    /// A fresh RandomANN per match.
+    FreshRandomAnn {
+        /// Search depth.
+        depth: u32,
+        /// The thesis's printed encoding.
+        printed: bool,
+    },
+    /// One or more networks (its entrants).
+    Networks {
+        /// Search depth.
+        depth: u32,
+        /// The networks.
+        nets: Vec<PreparedNet>,
+    },
+}
+
+impl Side {
+    /// How many entrants the side has: the networks of a `net:`/`run:` spec, else 1.
+    pub fn entrants(&self) -> usize {
+        match self {
+            Side::Networks { nets, .. } => nets.len(),
+            Side::Fixed(_) | Side::FreshRandomAnn { .. } => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        let p = |t: &str| t.parse::<PlayerSpec>().unwrap();
+        assert_eq!(p("aloa:5"), PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 5 }));
+        assert_eq!(p("random:3:7"), PlayerSpec::Fixed(FixedPlayer::Random { depth: 3, salt: 7 }));
+        assert_eq!(p("randomann:3"), PlayerSpec::FreshRandomAnn { depth: 3, printed: false });
+        assert_eq!(p("randomann-printed:3:9"), PlayerSpec::Fixed(FixedPlayer::RandomAnnPrinted { depth: 3, seed: 9 }));
+        assert_eq!(p("net:2:a:b.json"), PlayerSpec::Net { depth: 2, path: "a:b.json".into() });
+        assert_eq!(
+            p("run:3:runs/x:y:epochs=0-30/10,5,10"),
+            PlayerSpec::Run { depth: 3, dir: "runs/x:y".into(), epochs: vec![0, 10, 20, 30, 5] }
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_named() {
+        let msg = |t: &str| t.parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(msg("aloa").contains("missing the search depth"));
+        assert!(msg("aloa:13").contains("1..=12"));
+        assert!(msg("aloa:5:3").contains("unexpected text"));
+        assert!(msg("chess:3").contains("unknown player kind `chess`"));
+        assert!(msg("run:3:dir").contains("epochs=LIST"));
+        assert!(msg("run:3:dir:epochs=5-1").contains("empty"));
+        assert!(msg("run:3:dir:epochs=0-9/0").contains("step"));
+        assert!(msg("run:3:dir:epochs=x").contains("not an epoch"));
+        assert!(msg("run:3:dir:epochs=0-4294967295").contains("at most"));
+        assert!(msg("randomann-printed:3:s").contains("seed must be a whole number"));
+    }
+}
