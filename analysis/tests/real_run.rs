@@ -54,3 +54,15 @@ fn a_loa_match_file_agrees_with_its_own_totals() {
         matches_markdown(&[rh]).contains("| random:3 vs aloa:5 | All games | 0 | 40 | 0 | 0.00 | 0.00 – 8.76 | 0.00 |")
     );
 }
+
+#[test]
+fn the_dashboard_chart_is_drawn_in_memory_as_svg() {
+    let run = Run::load(&data("quick")).unwrap();
+    let chart = loa_analysis::figures::overview_chart(&run);
+    let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["best", "best, smoothed", "mean", "mean, smoothed", "median", "median, smoothed"]);
+    let best: Vec<f64> = run.epochs.iter().map(|e| f64::from(e.best)).collect();
+    assert_eq!(chart.series[0].points.iter().map(|p| p.1).collect::<Vec<_>>(), best);
+    let svg = loa_analysis::charts::svg_string(&chart, 860, 500).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("median, smoothed") && svg.trim_end().ends_with("</svg>"));
+}
