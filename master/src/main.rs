@@ -26,7 +26,7 @@ struct ClusterFlags {
     listen: Option<SocketAddr>,
     /// Shared token workers must present (default: the LOA_TOKEN environment variable, if set).
     /// Required when listening on an address other than loopback.
-    #[arg(long, env = "LOA_TOKEN", hide_env_values = true, requires = "listen")]
+    #[arg(long, requires = "listen")]
     token: Option<String>,
     /// Listen on a non-loopback address without a token: anyone who can reach the port can
     /// lease tasks and send outcomes.
@@ -44,15 +44,26 @@ struct ClusterFlags {
 }
 
 impl ClusterFlags {
+    /// The token: `--token`, else LOA_TOKEN. Read only with `--listen`, so a LOA_TOKEN set for
+    /// the workers on the same machine does not stop a run without `--listen`.
+    fn token(&self) -> Option<String> {
+        self.listen?;
+        self.token.clone().or_else(|| std::env::var("LOA_TOKEN").ok().filter(|t| !t.is_empty()))
+    }
+
     fn options(&self) -> Result<Option<ClusterOptions>, String> {
         let Some(listen) = self.listen else { return Ok(None) };
-        if self.token.is_none() && !listen.ip().is_loopback() && !self.insecure_no_token {
+        let token = self.token();
+        if token.is_some() && self.insecure_no_token {
+            return Err("--insecure-no-token contradicts a token (--token or LOA_TOKEN)".into());
+        }
+        if token.is_none() && !listen.ip().is_loopback() && !self.insecure_no_token {
             return Err(format!(
                 "--listen {listen} is reachable from other hosts: give workers a shared secret with --token \
                  (or LOA_TOKEN), or pass --insecure-no-token to accept any caller"
             ));
         }
-        let mut options = ClusterOptions::new(listen, self.token.clone());
+        let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             options.tls = Some(TlsIdentity::read(cert, key)?);
@@ -205,7 +216,7 @@ fn options(flags: &RunFlags) -> Result<RunOptions, String> {
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    let dashboard = flags.dashboard.options(flags.cluster.token.as_deref())?;
+    let dashboard = flags.dashboard.options(flags.cluster.token().as_deref())?;
     Ok(RunOptions { threads, stop, progress: !quiet, cluster, force: false, halt: halt_from_env()?, dashboard })
 }
 

@@ -171,3 +171,30 @@ fn a_dashboard_beyond_loopback_needs_a_token() {
     assert!(!o.status.success() && err.contains("--dashboard-token") && err.contains("--insecure-dashboard"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn a_loa_token_in_the_environment_does_not_stop_a_run_without_listen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "seed = 3\nepochs = 1\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
+         [benchmark]\ndepth = 1\n[rules]\nply_cap = 30\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .env("LOA_TOKEN", "for-the-workers")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // With --listen beyond loopback, LOA_TOKEN counts as the token.
+    let o = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(["run", "--config", config.to_str().unwrap(), "--out", dir.path().join("r2").to_str().unwrap()])
+        .args(["--listen", "0.0.0.0:0", "--insecure-no-token"])
+        .env("LOA_TOKEN", "x")
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
+}
