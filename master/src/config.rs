@@ -441,36 +441,16 @@ impl EsConfig {
     }
 }
 
-/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED`.
+/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`,
+/// `randomann:D:SEED`, `randomann-printed:D:SEED` (the experiments' player specs, restricted to
+/// players that are the same in every match).
 pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, String> {
-    let parts: Vec<&str> = spec.split(':').collect();
-    let number = |i: usize, what: &str| -> Result<u64, String> {
-        parts
-            .get(i)
-            .ok_or_else(|| format!("`{spec}`: missing the {what}"))?
-            .parse()
-            .map_err(|_| format!("`{spec}`: the {what} must be a whole number"))
-    };
-    let depth = u32::try_from(number(1, "depth")?).map_err(|_| format!("`{spec}`: depth too large"))?;
-    if depth == 0 || depth > MAX_DEPTH {
-        return Err(format!("`{spec}`: the depth must be 1..={MAX_DEPTH}"));
-    }
-    let extra = |allowed: usize| {
-        if parts.len() > allowed { Err(format!("`{spec}`: unexpected text after the depth")) } else { Ok(()) }
-    };
-    match parts[0] {
-        "aloa" => extra(2).map(|()| FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth }),
-        "aloa-normal" => extra(2).map(|()| FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth }),
-        "random" => {
-            extra(3)?;
-            let salt = if parts.len() == 3 { number(2, "salt")? } else { 0 };
-            Ok(FixedPlayer::Random { depth, salt })
-        }
-        "randomann" => {
-            extra(3)?;
-            Ok(FixedPlayer::RandomAnn { depth, seed: number(2, "seed")? })
-        }
-        other => Err(format!("`{spec}`: unknown fixed player `{other}` (aloa, aloa-normal, random, randomann)")),
+    match spec.parse::<crate::experiment::PlayerSpec>() {
+        Ok(crate::experiment::PlayerSpec::Fixed(player)) => Ok(player),
+        Ok(_) => Err(format!(
+            "`{spec}` is not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED"
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -530,7 +510,8 @@ mod tests {
         assert!(err("decay = 0.999", "decay = 1.5").contains("`mutation.operator.gaussian.decay`"));
         assert!(err("opponents = 6", "opponents = 24").contains("`selection.scheme.mu-plus-lambda.opponents`"));
         assert!(err("offspring = 2", "offspring = 0").contains("offspring"));
-        assert!(err("\"aloa:1\"", "\"chess:1\"").contains("unknown fixed player `chess`"));
+        assert!(err("\"aloa:1\"", "\"chess:1\"").contains("unknown player kind `chess`"));
+        assert!(err("\"aloa:1\"", "\"randomann:1\"").contains("not a fixed player"));
         assert!(err("\"aloa:1\"", "\"aloa:0\"").contains("1..=12"));
         assert!(err("opponents = 6", "oponents = 6").contains("oponents"));
         // The thesis's configuration is unchanged by the new variants.
