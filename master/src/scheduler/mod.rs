@@ -339,8 +339,14 @@ impl Scheduler {
         now: Instant,
         out: &mut Vec<(TaskId, Arc<Task>)>,
     ) {
-        let Some(median) = s.median() else { return };
         if s.backup_scan_at.is_none_or(|at| now >= at) {
+            // The median is computed here only, at most every BACKUP_SCAN: every idle worker's
+            // poll at the tail of a batch comes through this function.
+            s.backup_scan_at = Some(now + BACKUP_SCAN);
+            let Some(median) = s.median() else {
+                s.backup_candidates.clear();
+                return;
+            };
             let mut candidates: Vec<(Instant, TaskId)> = s
                 .open
                 .iter()
@@ -352,7 +358,6 @@ impl Scheduler {
                 .collect();
             candidates.sort_unstable();
             s.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
-            s.backup_scan_at = Some(now + BACKUP_SCAN);
         }
         let mut given = 0;
         let mut i = 0;
