@@ -6,6 +6,10 @@ fn master(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_master")).args(args).output().expect("run master")
 }
 
+/// One epoch of one generation with 4 networks at 1 ply: well under a second.
+const TINY: &str = "seed = 3\nepochs = 1\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
+                    [benchmark]\ndepth = 1\n[rules]\nply_cap = 30\n";
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -37,12 +41,7 @@ fn bad_configs_are_named_and_nothing_is_written() {
 fn a_tiny_run_then_export_prints_a_chromosome() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("tiny.toml");
-    std::fs::write(
-        &config,
-        "seed = 3\nepochs = 1\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
-         [benchmark]\ndepth = 1\n[rules]\nply_cap = 30\n",
-    )
-    .unwrap();
+    std::fs::write(&config, TINY).unwrap();
     let out = dir.path().join("run");
     let o = master(&["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -176,12 +175,7 @@ fn a_dashboard_beyond_loopback_needs_a_token() {
 fn a_loa_token_in_the_environment_does_not_stop_a_run_without_listen() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("c.toml");
-    std::fs::write(
-        &config,
-        "seed = 3\nepochs = 1\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
-         [benchmark]\ndepth = 1\n[rules]\nply_cap = 30\n",
-    )
-    .unwrap();
+    std::fs::write(&config, TINY).unwrap();
     let out = dir.path().join("run");
     let o = Command::new(env!("CARGO_BIN_EXE_master"))
         .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])

@@ -6,6 +6,7 @@
 
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{Halt, HaltPoint, RunDir, RunError, RunOptions, resume, start};
+use loa_records::GenerationRecord;
 use std::path::Path;
 
 /// 4 survivors, 2 generations per epoch, 3 epochs, 1-ply players and short games.
@@ -27,21 +28,11 @@ fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The deterministic part of `generations.jsonl`: every line without its timing and worker
-/// fields (which differ between any two runs).
-pub fn generation_lines(dir: &RunDir) -> Vec<serde_json::Value> {
-    String::from_utf8(read(&dir.generations()))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let o = v.as_object_mut().unwrap();
-            for timing in ["seconds", "games_per_second", "workers", "worker_detail"] {
-                o.remove(timing);
-            }
-            v
-        })
-        .collect()
+/// The deterministic part of every line of `generations.jsonl` (see
+/// [`GenerationRecord::deterministic_part`]).
+pub fn generation_lines(dir: &RunDir) -> Vec<GenerationRecord> {
+    let lines = loa_records::jsonl::read::<GenerationRecord>(&dir.generations()).unwrap();
+    lines.records.iter().map(GenerationRecord::deterministic_part).collect()
 }
 
 /// Asserts that two run directories hold the same run: every epoch checkpoint, the latest

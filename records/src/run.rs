@@ -100,6 +100,15 @@ pub struct GenerationRecord {
     pub worker_detail: Vec<WorkerRecord>,
 }
 
+impl GenerationRecord {
+    /// The record without what differs between any two runs of the same seed (wall-clock time,
+    /// throughput, worker count and detail): two runs that computed the same generation have
+    /// equal deterministic parts.
+    pub fn deterministic_part(&self) -> GenerationRecord {
+        GenerationRecord { seconds: 0.0, games_per_second: 0.0, workers: 0, worker_detail: Vec::new(), ..self.clone() }
+    }
+}
+
 /// What one worker did during a generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkerRecord {

@@ -6,6 +6,7 @@ use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, RunSummary, start};
 use loa_proto::pb::master_client::MasterClient;
+use loa_records::GenerationRecord;
 use loa_worker::{WorkerHandle, WorkerOptions, spawn};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -130,19 +131,9 @@ pub async fn raw(addr: SocketAddr, token: Option<&'static str>) -> Raw {
     )
 }
 
-/// The deterministic part of `generations.jsonl`: every line without its timing and worker
-/// fields.
-pub fn generation_lines(dir: &RunDir) -> Vec<serde_json::Value> {
-    String::from_utf8(read(&dir.generations()))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let o = v.as_object_mut().unwrap();
-            for timing in ["seconds", "games_per_second", "workers", "worker_detail"] {
-                o.remove(timing);
-            }
-            v
-        })
-        .collect()
+/// The deterministic part of every line of `generations.jsonl` (see
+/// [`GenerationRecord::deterministic_part`]).
+pub fn generation_lines(dir: &RunDir) -> Vec<GenerationRecord> {
+    let lines = loa_records::jsonl::read::<GenerationRecord>(&dir.generations()).unwrap();
+    lines.records.iter().map(GenerationRecord::deterministic_part).collect()
 }
