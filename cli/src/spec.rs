@@ -4,8 +4,10 @@
 use loa_engine::aloa::{Aloa, AloaKind};
 use loa_engine::game::Player;
 use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
-use loa_engine::players::{MAX_DEPTH, RandomPlayer, SearchPlayer};
+use loa_engine::players::{RandomPlayer, SearchPlayer};
 use loa_engine::random::derive_seed;
+use loa_engine::spec::{PlayerText, parse_player};
+use loa_engine::tasks::FixedPlayer;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,31 +74,20 @@ impl std::str::FromStr for PlayerSpec {
 
     fn from_str(text: &str) -> Result<PlayerSpec, PlayerError> {
         let err = |why: &str| PlayerError::Syntax(format!("bad player `{text}`: {why} (use {FORMS})"));
-        let mut parts = text.splitn(3, ':');
-        let kind = parts.next().unwrap_or_default();
-        let depth: u32 = match parts.next() {
-            Some(d) => d.parse().map_err(|_| err("the depth must be a whole number"))?,
-            None => return Err(err("missing the search depth")),
-        };
-        if depth == 0 || depth > MAX_DEPTH {
-            return Err(err(&format!("the depth must be 1..={MAX_DEPTH}")));
-        }
-        let extra = parts.next();
-        let number = |what: &str| -> Result<Option<u64>, PlayerError> {
-            extra.map(|s| s.parse::<u64>().map_err(|_| err(&format!("the {what} must be a whole number")))).transpose()
-        };
-        let no_extra = || if extra.is_some() { Err(err("unexpected text after the depth")) } else { Ok(()) };
-        match kind {
-            "random" => Ok(PlayerSpec::Random { depth, salt: number("salt")?.unwrap_or(0) }),
-            "aloa" => no_extra().map(|_| PlayerSpec::Aloa { kind: AloaKind::Quad, depth }),
-            "aloa-normal" => no_extra().map(|_| PlayerSpec::Aloa { kind: AloaKind::Normal, depth }),
-            "randomann" => Ok(PlayerSpec::RandomAnn { depth, seed: number("seed")? }),
-            "net" => match extra {
-                Some(path) if !path.is_empty() => Ok(PlayerSpec::Net { depth, path: PathBuf::from(path) }),
-                _ => Err(err("missing the chromosome file")),
-            },
-            other => Err(err(&format!("unknown player kind `{other}`"))),
-        }
+        Ok(match parse_player(text).map_err(|why| err(&why))? {
+            PlayerText::Fixed(FixedPlayer::Random { depth, salt }) => PlayerSpec::Random { depth, salt },
+            PlayerText::Fixed(FixedPlayer::Aloa { evaluator, depth }) => PlayerSpec::Aloa { kind: evaluator, depth },
+            PlayerText::Fixed(FixedPlayer::RandomAnn { depth, seed }) => {
+                PlayerSpec::RandomAnn { depth, seed: Some(seed) }
+            }
+            PlayerText::FreshRandomAnn { depth, printed: false } => PlayerSpec::RandomAnn { depth, seed: None },
+            PlayerText::Net { depth, path } => PlayerSpec::Net { depth, path },
+            PlayerText::Fixed(FixedPlayer::RandomAnnPrinted { .. })
+            | PlayerText::FreshRandomAnn { printed: true, .. } => {
+                return Err(err("randomann-printed is for experiments (`master experiment`)"));
+            }
+            PlayerText::Other { kind, .. } => return Err(err(&format!("unknown player kind `{kind}`"))),
+        })
     }
 }
 

@@ -16,6 +16,7 @@
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
 //! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers.
+//! - [`spec`]: the text that names a player (`aloa:5`, `net:3:FILE`), parsed.
 //! - [`tasks`]: the master's units of work: tournaments, benchmark matches and generic match
 //!   tasks (pairs or a knockout over networks and fixed players).
 //!
@@ -38,6 +39,7 @@ pub mod quads;
 pub mod random;
 pub mod rules;
 pub mod search;
+pub mod spec;
 mod square;
 mod tables;
 pub mod tasks;

@@ -7,9 +7,8 @@
 //! `epochs=0,5,10`.
 
 use crate::checkpoint::RunState;
-use loa_engine::aloa::AloaKind;
 use loa_engine::network::Chromosome;
-use loa_engine::players::MAX_DEPTH;
+use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
 use loa_records::RunDir;
 use std::fmt;
@@ -105,50 +104,21 @@ impl std::str::FromStr for PlayerSpec {
 
     fn from_str(text: &str) -> Result<PlayerSpec, SpecError> {
         let err = |why: &str| SpecError(format!("bad player `{text}`: {why} (use {FORMS})"));
-        let mut parts = text.splitn(3, ':');
-        let kind = parts.next().unwrap_or_default();
-        let depth: u32 = match parts.next() {
-            Some(d) => d.parse().map_err(|_| err("the depth must be a whole number"))?,
-            None => return Err(err("missing the search depth")),
-        };
-        if depth == 0 || depth > MAX_DEPTH {
-            return Err(err(&format!("the depth must be 1..={MAX_DEPTH}")));
-        }
-        let extra = parts.next();
-        let number = |what: &str| -> Result<Option<u64>, SpecError> {
-            extra.map(|s| s.parse::<u64>().map_err(|_| err(&format!("the {what} must be a whole number")))).transpose()
-        };
-        let no_extra = || if extra.is_some() { Err(err("unexpected text after the depth")) } else { Ok(()) };
-        let ann = |printed: bool| -> Result<PlayerSpec, SpecError> {
-            Ok(match number("seed")? {
-                Some(seed) if printed => PlayerSpec::Fixed(FixedPlayer::RandomAnnPrinted { depth, seed }),
-                Some(seed) => PlayerSpec::Fixed(FixedPlayer::RandomAnn { depth, seed }),
-                None => PlayerSpec::FreshRandomAnn { depth, printed },
-            })
-        };
-        match kind {
-            "random" => Ok(PlayerSpec::Fixed(FixedPlayer::Random { depth, salt: number("salt")?.unwrap_or(0) })),
-            "aloa" => no_extra().map(|_| PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth })),
-            "aloa-normal" => {
-                no_extra().map(|_| PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth }))
-            }
-            "randomann" => ann(false),
-            "randomann-printed" => ann(true),
-            "net" => match extra {
-                Some(path) if !path.is_empty() => Ok(PlayerSpec::Net { depth, path: PathBuf::from(path) }),
-                _ => Err(err("missing the chromosome file")),
-            },
-            "run" => {
-                let rest = extra.ok_or_else(|| err("missing the run directory"))?;
+        Ok(match parse_player(text).map_err(|why| err(&why))? {
+            PlayerText::Fixed(p) => PlayerSpec::Fixed(p),
+            PlayerText::FreshRandomAnn { depth, printed } => PlayerSpec::FreshRandomAnn { depth, printed },
+            PlayerText::Net { depth, path } => PlayerSpec::Net { depth, path },
+            PlayerText::Other { kind, depth, rest } if kind == "run" => {
+                let rest = rest.ok_or_else(|| err("missing the run directory"))?;
                 let (dir, list) = rest.rsplit_once(":epochs=").ok_or_else(|| err("missing `:epochs=LIST`"))?;
                 if dir.is_empty() {
                     return Err(err("missing the run directory"));
                 }
                 let epochs = parse_epochs(list).map_err(|why| err(&why))?;
-                Ok(PlayerSpec::Run { depth, dir: PathBuf::from(dir), epochs })
+                PlayerSpec::Run { depth, dir: PathBuf::from(dir), epochs }
             }
-            other => Err(err(&format!("unknown player kind `{other}`"))),
-        }
+            PlayerText::Other { kind, .. } => return Err(err(&format!("unknown player kind `{kind}`"))),
+        })
     }
 }
 
@@ -239,6 +209,7 @@ impl Side {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loa_engine::aloa::AloaKind;
 
     #[test]
     fn specs_parse() {
