@@ -3,12 +3,17 @@
 //!
 //! File layout: the magic `LOAEVOCK`, a format version (u32 LE), the payload length (u64 LE),
 //! the payload's CRC-32 (u32 LE), then the payload: [`RunState`] in bincode 2 (serde, standard
-//! configuration). A file is written to a temporary name, fsynced, renamed over the target and
+//! configuration); in format 2, followed by the hall of fame (a `Vec` of [`StoredIndividual`]).
+//!
+//! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
+//! had before format 2 existed; format 2 for (μ + λ) and evolution strategies, whose settings
+//! grew (judging options) and whose state grew (the hall of fame). A format-1 file of those two
+//! schemes comes from an older build and is refused, naming the format. A file is written to a temporary name, fsynced, renamed over the target and
 //! the directory fsynced, so a crash leaves either the old checkpoint or the new one.
 //! A checkpoint holds no timing, thread count or host: runs with the same configuration and
 //! seed write byte-identical checkpoints.
 
-use crate::config::ExperimentConfig;
+use crate::config::{ExperimentConfig, SelectionScheme};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::network::{Chromosome, ChromosomeError, Topology};
@@ -20,8 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
-/// The checkpoint format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest checkpoint format version this build writes and reads (it also reads and writes
+/// format 1, see the module's documentation).
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// Everything needed to continue a run.
@@ -41,6 +47,10 @@ pub struct RunState {
     pub population: Vec<StoredIndividual>,
     /// The benchmark report of every epoch so far (epoch 0 is the initial population).
     pub epochs: Vec<EpochReport>,
+    /// Champions of past epochs (the best benchmarked network of each, oldest first), used as
+    /// opponents by schemes with a hall of fame. Stored after the rest (format 2).
+    #[serde(skip)]
+    pub hall_of_fame: Vec<StoredIndividual>,
 }
 
 /// An individual as stored: serial, topology name and weights (no reliance on the chromosome
@@ -82,6 +92,8 @@ pub enum CheckpointError {
     BadMagic(PathBuf),
     /// Written by another format version.
     Version(PathBuf, u32),
+    /// A format-1 checkpoint of a scheme whose state format 2 changed.
+    OldScheme(PathBuf),
     /// Shorter or longer than its header says (e.g. cut off by a crash or a full disk).
     Truncated {
         /// The file.
@@ -103,8 +115,14 @@ impl std::fmt::Display for CheckpointError {
             CheckpointError::Io(p, e) => write!(f, "checkpoint {}: {e}", p.display()),
             CheckpointError::BadMagic(p) => write!(f, "checkpoint {}: not a loa-evolve checkpoint", p.display()),
             CheckpointError::Version(p, v) => {
-                write!(f, "checkpoint {}: format version {v}, this build reads {FORMAT_VERSION}", p.display())
+                write!(f, "checkpoint {}: format version {v}, this build reads 1 and {FORMAT_VERSION}", p.display())
             }
+            CheckpointError::OldScheme(p) => write!(
+                f,
+                "checkpoint {}: format version 1 of a (mu + lambda) or evolution-strategies run, whose settings \
+                 format 2 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
+                p.display()
+            ),
             CheckpointError::Truncated { path, expected, found } => write!(
                 f,
                 "checkpoint {}: truncated or padded: header says {expected} payload bytes, file has {found}",
@@ -123,14 +141,28 @@ impl std::error::Error for CheckpointError {}
 impl RunState {
     /// The checkpoint bytes of this state.
     pub fn encode(&self) -> Result<Vec<u8>, String> {
-        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard()).map_err(|e| e.to_string())?;
+        let standard = bincode::config::standard();
+        let mut payload = bincode::serde::encode_to_vec(self, standard).map_err(|e| e.to_string())?;
+        let version = self.format_version();
+        if version == 2 {
+            payload.extend(bincode::serde::encode_to_vec(&self.hall_of_fame, standard).map_err(|e| e.to_string())?);
+        }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         Ok(out)
+    }
+
+    /// The format this state is written in: 1 for the knockout (whose checkpoints keep their
+    /// bytes), 2 for the rest.
+    pub fn format_version(&self) -> u32 {
+        match self.config.selection.scheme {
+            SelectionScheme::Knockout if self.hall_of_fame.is_empty() => 1,
+            _ => 2,
+        }
     }
 
     /// Writes this state to `path` atomically.
@@ -153,7 +185,7 @@ impl RunState {
         }
         // The header is at least HEADER bytes long (checked above), so these reads are in range.
         let version = u32::from_le_bytes(std::array::from_fn(|i| bytes[8 + i]));
-        if version != FORMAT_VERSION {
+        if version != 1 && version != 2 {
             return Err(CheckpointError::Version(p(), version));
         }
         let expected = u64::from_le_bytes(std::array::from_fn(|i| bytes[12 + i]));
@@ -165,8 +197,21 @@ impl RunState {
         if crc32fast::hash(payload) != crc {
             return Err(CheckpointError::Checksum(p()));
         }
-        let (state, used): (RunState, usize) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
+        let standard = bincode::config::standard();
+        let decoded: Result<(RunState, usize), _> = bincode::serde::decode_from_slice(payload, standard);
+        if version == 1 && !matches!(&decoded, Ok((s, _)) if s.config.selection.scheme == SelectionScheme::Knockout) {
+            // The settings of the other schemes changed shape in format 2: such a file either
+            // fails to decode or decodes into nonsense.
+            return Err(CheckpointError::OldScheme(p()));
+        }
+        let (mut state, mut used) = decoded.map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
+        if version == 2 {
+            let (hall, more): (Vec<StoredIndividual>, usize) =
+                bincode::serde::decode_from_slice(&payload[used..], standard)
+                    .map_err(|e| CheckpointError::Decode(p(), format!("hall of fame: {e}")))?;
+            state.hall_of_fame = hall;
+            used += more;
+        }
         if used != payload.len() {
             return Err(CheckpointError::Decode(p(), format!("{} bytes left over", payload.len() - used)));
         }
@@ -174,11 +219,96 @@ impl RunState {
         for i in &state.population {
             i.to_individual().map_err(|e| CheckpointError::Decode(p(), format!("individual {}: {e}", i.serial)))?;
         }
+        for i in &state.hall_of_fame {
+            i.to_individual()
+                .map_err(|e| CheckpointError::Decode(p(), format!("hall of fame, individual {}: {e}", i.serial)))?;
+        }
+        if state.format_version() != version {
+            return Err(CheckpointError::Decode(
+                p(),
+                format!("a format-{version} file holding a format-{} state", state.format_version()),
+            ));
+        }
         Ok(state)
     }
 
     /// The population as individuals (validated on load).
     pub fn individuals(&self) -> Result<Vec<Individual>, ChromosomeError> {
         self.population.iter().map(StoredIndividual::to_individual).collect()
+    }
+
+    /// The hall of fame as individuals (validated on load).
+    pub fn hall_of_fame(&self) -> Result<Vec<Individual>, ChromosomeError> {
+        self.hall_of_fame.iter().map(StoredIndividual::to_individual).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{MuPlusLambdaConfig, SelectionConfig};
+    use crate::generation::initial_population;
+
+    fn state(scheme: SelectionScheme) -> RunState {
+        let config = ExperimentConfig {
+            population: 2,
+            selection: SelectionConfig { scheme },
+            mutation: crate::config::MutationConfig::default(),
+            ..ExperimentConfig::default()
+        };
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let population: Vec<StoredIndividual> = population.iter().map(StoredIndividual::from_individual).collect();
+        RunState {
+            config,
+            generation: 0,
+            epoch: 0,
+            serials,
+            rng,
+            hall_of_fame: population[..1].to_vec(),
+            population,
+            epochs: Vec::new(),
+        }
+    }
+
+    /// `bytes` with another version and payload, header fixed up.
+    fn rewrap(version: u32, payload: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&version.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    #[test]
+    fn the_hall_of_fame_round_trips_in_format_2_and_the_knockout_stays_format_1() {
+        let mu_plus_lambda = SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() });
+        let s = state(mu_plus_lambda);
+        let bytes = s.encode().unwrap();
+        assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
+        let knockout = RunState { hall_of_fame: Vec::new(), ..state(SelectionScheme::Knockout) };
+        let bytes = knockout.encode().unwrap();
+        assert_eq!(bytes[8..12], 1u32.to_le_bytes());
+        // Format 1 is the state's bincode alone: what builds before format 2 wrote.
+        let payload = bincode::serde::encode_to_vec(&knockout, bincode::config::standard()).unwrap();
+        assert_eq!(bytes[HEADER..], payload[..]);
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), knockout);
+    }
+
+    #[test]
+    fn a_format_1_file_of_a_newer_scheme_and_unknown_versions_are_refused_by_name() {
+        let s = state(SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() }));
+        let bytes = s.encode().unwrap();
+        // The same state's bytes without the hall of fame, labelled format 1.
+        let payload = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
+        let err = RunState::decode(&rewrap(1, &payload), Path::new("old.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 1") && err.contains("old.ckpt"), "{err}");
+        let err = RunState::decode(&rewrap(3, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 3, this build reads 1 and 2"), "{err}");
+        // Format 2 without its hall of fame is cut short.
+        let err = RunState::decode(&rewrap(2, &payload), Path::new("cut.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("hall of fame"), "{err}");
     }
 }

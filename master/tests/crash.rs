@@ -128,3 +128,28 @@ fn run_refuses_a_usable_run_and_needs_force_for_an_unusable_directory() {
     start(tiny(), &reference, &RunOptions::embedded(2)).unwrap();
     same_run(&reference, &run, 3, "forced");
 }
+
+/// The hall of fame joins the state between an epoch's line and its checkpoint: halts around it
+/// resume to the uninterrupted run (and the checkpoints are format 2).
+#[test]
+fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted_run() {
+    let text = "seed = 9\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [selection.scheme.evolution-strategies]\nsigma = 0.1\nlearning_rate = 0.05\nopponents = 1\n\
+                hall_of_fame = 2\nfitness = \"benchmark-score\"\n";
+    let config = ExperimentConfig::from_toml(text).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = tmp.path().join("reference");
+    start(config.clone(), &reference, &RunOptions::embedded(2)).unwrap();
+    for (i, point) in [HaltPoint::AfterEpochLine(0), HaltPoint::MidGeneration(1), HaltPoint::AfterEpochLine(1)]
+        .into_iter()
+        .enumerate()
+    {
+        let run = tmp.path().join(format!("halted-{i}"));
+        let options = RunOptions { halt: Some(Halt { point, abort: false }), ..RunOptions::embedded(2) };
+        assert!(matches!(start(config.clone(), &run, &options), Err(RunError::Halted(_))), "{point}");
+        resume(&run, None, None, &RunOptions::embedded(1)).unwrap();
+        same_run(&reference, &run, 2, &point.to_string());
+    }
+    assert_eq!(read(&RunDir::new(&reference).latest_checkpoint())[8..12], 2u32.to_le_bytes());
+}

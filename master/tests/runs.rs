@@ -195,3 +195,59 @@ fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
         .collect();
     assert_eq!(sizes, [4, 1, 1]);
 }
+
+/// (μ, λ) with one elite, round robin in groups of 3, a hall of fame, the benchmark score as
+/// fitness and two matches from common random openings against a fixed opponent.
+fn judged(epochs: u32) -> ExperimentConfig {
+    let text = "seed = 5\npopulation = 3\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [mutation]\nprobability = 1.0\n[mutation.operator.gaussian]\nsigma = 0.1\n\
+                [selection.scheme.mu-plus-lambda]\noffspring = 2\nopponents = 0\ngroups = 3\nelitism = 1\n\
+                hall_of_fame = 1\nfitness = \"benchmark-score\"\nopening_plies = 2\nfixed_matches = 2\n\
+                fixed_opponents = [\"random:1\"]\n";
+    ExperimentConfig { epochs, ..ExperimentConfig::from_toml(text).unwrap() }
+}
+
+#[test]
+fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
+    use loa_master::checkpoint::RunState;
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two, resumed) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("resumed"));
+    start(judged(3), &one, &options(1)).unwrap();
+    start(judged(3), &two, &options(2)).unwrap();
+    start(judged(1), &resumed, &options(2)).unwrap();
+    resume(&resumed, None, Some(2), &options(1)).unwrap();
+    let (a, b, c) = (RunDir::new(&one), RunDir::new(&two), RunDir::new(&resumed));
+    for epoch in 0..=3 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "threads, epoch {epoch}");
+    }
+    for epoch in 2..=3 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&c.epoch_checkpoint(epoch)), "resumed, epoch {epoch}");
+    }
+    assert!(read(&a.epochs()) == read(&c.epochs()), "epochs.jsonl");
+    // Format 2, and the hall of fame holds each epoch's champion once: the best benchmarked
+    // survivor of each epoch, as epochs.jsonl names it.
+    let bytes = read(&a.epoch_checkpoint(3));
+    assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+    let state = RunState::decode(&bytes, &a.epoch_checkpoint(3)).unwrap();
+    let epochs = loa_records::jsonl::read::<loa_records::EpochReport>(&a.epochs()).unwrap().records;
+    let mut champions: Vec<u64> = Vec::new();
+    for report in &epochs {
+        let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial)).unwrap();
+        if !champions.contains(&best.serial) {
+            champions.push(best.serial);
+        }
+    }
+    let hall: Vec<u64> = state.hall_of_fame.iter().map(|h| h.serial).collect();
+    assert_eq!(hall, champions);
+    // Generation 1: 9 candidates in 3 groups of 3 (3 matches each); each candidate hosts 2
+    // matches against the fixed player and 1 against epoch 0's champion, except the champion
+    // itself (a parent): 9 + 18 + 8 matches of 2 games.
+    let generations = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
+    assert_eq!(generations[0].games, (9 + 18 + 8) * 2);
+    let fitness = generations[0].fitness.as_ref().unwrap();
+    assert_eq!(fitness.unit, "benchmark-score");
+    assert!(fitness.vs_fixed.is_some_and(|v| (0.0..=200.0).contains(&v)) && fitness.best >= fitness.mean);
+    // (μ, λ) with one elite keeps at most one parent.
+    assert!(generations.iter().all(|g| g.survivors_kept <= 1), "{generations:?}");
+}

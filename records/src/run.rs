@@ -98,6 +98,25 @@ pub struct GenerationRecord {
     /// it; empty (and left out of the line) otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worker_detail: Vec<WorkerRecord>,
+    /// For schemes that score candidates over several games ((μ + λ), ES): how they scored;
+    /// absent for the knockout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitness: Option<FitnessSummary>,
+}
+
+/// How a generation's candidates scored, per game, in the unit of the run's fitness (points:
+/// win 1, draw ½; benchmark score: 0 to 200).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitnessSummary {
+    /// The fitness: `points` or `benchmark-score`.
+    pub unit: String,
+    /// The best candidate's mean score per game.
+    pub best: f64,
+    /// The mean over candidates of their mean score per game.
+    pub mean: f64,
+    /// The mean score per game of all candidates against the fixed opponents (the curriculum),
+    /// if any: the same yardstick every generation, so its course is a learning curve.
+    pub vs_fixed: Option<f64>,
 }
 
 impl GenerationRecord {

@@ -68,6 +68,15 @@ pub enum RunEvent<'a> {
     EpochDone(&'a EpochReport),
     /// The master dropped a remote worker.
     WorkerDropped(&'a Dropped),
+    /// An epoch's champion (its best benchmarked network) joined the hall of fame.
+    Champion {
+        /// The epoch.
+        epoch: u32,
+        /// The champion's birth serial.
+        serial: u64,
+        /// Champions in the hall of fame now.
+        members: usize,
+    },
     /// The run stopped early on request (Ctrl-C); `master resume` continues it.
     Stopped {
         /// Generations completed.
@@ -156,15 +165,24 @@ impl Subscriber for RunLog {
                 format!("run at generation {generation} epoch {epoch}, target {target} epochs")
             }
             RunEvent::Serving(addr) => format!("serving workers on {addr}"),
-            RunEvent::GenerationDone(r) => format!(
-                "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept",
-                r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
-            ),
+            RunEvent::GenerationDone(r) => {
+                let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
+                    let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
+                    format!("; {} per game best {:.2} mean {:.2}{fixed}", f.unit, f.best, f.mean)
+                });
+                format!(
+                    "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
+                    r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
+                )
+            }
             RunEvent::Workers { generation, records } => worker_line(*generation, records),
             RunEvent::EpochDone(r) => {
                 format!("epoch {}: benchmark best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median)
             }
             RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
+            RunEvent::Champion { epoch, serial, members } => {
+                format!("hall of fame: #{serial}, epoch {epoch}'s best, joins ({members} champions)")
+            }
             RunEvent::Stopped { generation, epoch } => format!("stopped at generation {generation} (epoch {epoch})"),
             RunEvent::Finished { generation, epoch } => format!("finished: {epoch} epochs, {generation} generations"),
             RunEvent::ClusterSummary(s) => (*s).to_owned(),

@@ -145,6 +145,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         rng,
         population: population.iter().map(StoredIndividual::from_individual).collect(),
         epochs: Vec::new(),
+        hall_of_fame: Vec::new(),
     };
     state.save(&dir.latest_checkpoint())?;
     Halt::check(options.halt.as_ref(), HaltPoint::BeforeFirstBenchmark)?;

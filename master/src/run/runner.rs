@@ -177,11 +177,13 @@ impl Runner<'_> {
     fn generation_with<S: Scheme>(&self, scheme: &S, state: &mut RunState) -> Result<Ran<()>, RunError> {
         let begun = Instant::now();
         let survivors = state.individuals()?;
+        let hall_of_fame = state.hall_of_fame()?;
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
-        let (plan, tasks) =
-            scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials).map_err(RunError::Selection)?;
+        let (plan, tasks) = scheme
+            .plan(&survivors, &hall_of_fame, &state.config, generation, &mut rng, &mut serials)
+            .map_err(RunError::Selection)?;
         let tasks: Vec<(TaskId, MatchTask)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
@@ -204,8 +206,9 @@ impl Runner<'_> {
             let after = self.scheduler.workers();
             record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
-        let Selected { next, tournaments, .. } = selected;
+        let Selected { next, tournaments, fitness, .. } = selected;
         record.tournaments = tournaments;
+        record.fitness = fitness;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.rng = rng;
         state.serials = serials;
@@ -256,12 +259,34 @@ impl Runner<'_> {
         state.epoch = epoch;
         state.epochs.push(report.clone());
         self.emit(RunEvent::EpochDone(&report))?;
+        if config.judging().is_some_and(|j| j.hall_of_fame > 0)
+            && let Some(champion) = induct_champion(state, &survivors, &report)
+        {
+            self.emit(RunEvent::Champion { epoch, serial: champion, members: state.hall_of_fame.len() })?;
+        }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
         state.save(&self.dir.epoch_checkpoint(epoch))?;
         self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
         state.save(&self.dir.latest_checkpoint())?;
         Ok(Ran::Done(()))
     }
+}
+
+/// Adds the epoch's champion (the survivor with the best combined benchmark score, the older on
+/// a tie) to the hall of fame unless it is already there; returns its serial if added. Part of
+/// the epoch's step, so the epoch checkpoint records it and a resume redoes it identically.
+fn induct_champion(
+    state: &mut RunState,
+    survivors: &[crate::population::Individual],
+    report: &EpochReport,
+) -> Option<u64> {
+    let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
+    if state.hall_of_fame.iter().any(|h| h.serial == best.serial) {
+        return None;
+    }
+    let champion = survivors.iter().find(|s| s.serial == best.serial)?;
+    state.hall_of_fame.push(StoredIndividual::from_individual(champion));
+    Some(best.serial)
 }
 
 /// The fixed player a benchmark reference is.
@@ -339,6 +364,7 @@ fn generation_record(
         games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
         workers,
         worker_detail: Vec::new(),
+        fitness: None,
     }
 }
 

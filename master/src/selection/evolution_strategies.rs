@@ -49,13 +49,13 @@ pub struct Plan {
 }
 
 /// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
-pub fn centred_ranks(scores: &[u64]) -> Vec<f64> {
+pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
     let n = scores.len();
     if n < 2 {
         return vec![0.0; n];
     }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| scores[i]);
+    order.sort_by(|&i, &j| scores[i].total_cmp(&scores[j]));
     let mut ranks = vec![0.0; n];
     let mut start = 0;
     while start < n {
@@ -78,6 +78,7 @@ impl Scheme for EvolutionStrategies {
     fn plan(
         &self,
         survivors: &[Individual],
+        hall_of_fame: &[Individual],
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
@@ -103,21 +104,15 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
-        let (seating, tasks) = points::plan(
-            &candidates,
-            self.params.opponents as usize,
-            &config.fixed_opponents(),
-            config,
-            generation,
-            rng,
-        );
+        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), hall_of_fame, config, generation, rng);
         let next_serial = serials.issue();
         Ok((Plan { centre: theta, topology, noise, candidates, seating, next_serial }, tasks))
     }
 
     fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
-        let halves = points::half_points(&plan.seating, plan.candidates.len(), outcomes)?;
-        let utility = centred_ranks(&halves);
+        let scores = points::scores(&plan.seating, plan.candidates.len(), self.params.fitness, outcomes)?;
+        let means = scores.means();
+        let utility = centred_ranks(&means);
         let n = plan.candidates.len() as f64;
         let scale = self.params.learning_rate / (n * self.params.sigma);
         let bound = f64::from(MAX_ABS_WEIGHT);
@@ -136,7 +131,7 @@ impl Scheme for EvolutionStrategies {
             .collect();
         let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
-        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0 })
+        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(scores.summary()) })
     }
 }
 
@@ -146,11 +141,11 @@ mod tests {
 
     #[test]
     fn centred_ranks_span_minus_a_half_to_a_half_and_share_ties() {
-        assert_eq!(centred_ranks(&[10, 30, 20]), [-0.5, 0.5, 0.0]);
+        assert_eq!(centred_ranks(&[10.0, 30.0, 20.0]), [-0.5, 0.5, 0.0]);
         // 5 scores, ranks 0..4 over 4: the two 7s share rank 1.5.
-        assert_eq!(centred_ranks(&[7, 1, 9, 7, 20]), [-0.125, -0.5, 0.25, -0.125, 0.5]);
-        assert_eq!(centred_ranks(&[4, 4]), [0.0, 0.0]);
-        assert_eq!(centred_ranks(&[3]), [0.0]);
+        assert_eq!(centred_ranks(&[7.0, 1.0, 9.0, 7.0, 20.0]), [-0.125, -0.5, 0.25, -0.125, 0.5]);
+        assert_eq!(centred_ranks(&[4.0, 4.0]), [0.0, 0.0]);
+        assert_eq!(centred_ranks(&[3.0]), [0.0]);
     }
 
     #[test]
@@ -160,7 +155,7 @@ mod tests {
         use loa_engine::game::{Criterion, MatchSide};
         use loa_engine::tasks::{GameSummary, MatchSummary};
         use loa_engine::{Color, Outcome};
-        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, fixed_opponents: Vec::new() };
+        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, ..EsConfig::default() };
         let config = ExperimentConfig {
             population: 2,
             selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
@@ -170,7 +165,7 @@ mod tests {
         let scheme = EvolutionStrategies { params };
         let (mut rng, mut serials) = (GaRng::from_seed(12), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&start, &[], &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
         let game =

@@ -7,7 +7,7 @@
 //! - [`mu_plus_lambda`]: (μ + λ) survival on points over several games, with fixed opponents.
 //! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre,
 //!   rank-based fitness shaping.
-//! - [`points`]: judging candidates by points over several games (shared).
+//! - [`points`]: judging candidates over several games (shared by the last two).
 
 pub mod evolution_strategies;
 pub mod knockout;
@@ -22,7 +22,7 @@ use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
-use loa_records::TournamentRecord;
+use loa_records::{FitnessSummary, TournamentRecord};
 
 /// What a generation's selection decided.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +33,8 @@ pub struct Selected {
     pub tournaments: Vec<TournamentRecord>,
     /// Survivors of the previous generation that stayed.
     pub survivors_kept: u32,
+    /// How the candidates scored, for schemes that score them.
+    pub fitness: Option<FitnessSummary>,
 }
 
 /// A selection scheme.
@@ -41,11 +43,13 @@ pub trait Scheme {
     type Plan;
 
     /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
-    /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the state.
+    /// judge them, with past epochs' champions (`hall_of_fame`, oldest first) as possible
+    /// opponents. Draws only from `rng` and `serials`, so a plan is a function of the state.
     /// Fails (naming why) only on an invalid population, which loading a checkpoint rules out.
     fn plan(
         &self,
         survivors: &[Individual],
+        hall_of_fame: &[Individual],
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,

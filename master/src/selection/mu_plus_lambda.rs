@@ -1,12 +1,13 @@
-//! (μ + λ) selection on points over several games: parents and their offspring all play, and the
-//! best μ survive, so a good network is kept until something better appears (the thesis's
+//! (μ + λ) selection on a score over several games: parents and their offspring all play, and
+//! the best μ survive, so a good network is kept until something better appears (the thesis's
 //! knockout replaces a survivor whenever it loses one match, and hands drawn matches to the
 //! older player).
 //!
 //! Each generation: every parent makes `offspring` children (a crossover with a random other
-//! parent at `crossover_rate`, then a mutation); parents and children are judged by points over
-//! several games ([`points`]); the `population` candidates with the most points survive, ties
-//! going to the older (lower serial).
+//! parent at `crossover_rate`, then a mutation); parents and children are judged over several
+//! games ([`points`]); the `population` candidates with the best mean score per game survive,
+//! ties going to the older (lower serial). With `elitism = k`, (μ, λ) with k elites: the k best
+//! parents stay and the other places go to the best children.
 
 use super::points::{self, Seating};
 use super::{Scheme, Selected};
@@ -40,6 +41,7 @@ impl Scheme for MuPlusLambda {
     fn plan(
         &self,
         survivors: &[Individual],
+        hall_of_fame: &[Individual],
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
@@ -60,30 +62,39 @@ impl Scheme for MuPlusLambda {
                 candidates.push(individual(serials, parent.chromosome.topology(), weights).map_err(|e| e.to_string())?);
             }
         }
-        let (seating, tasks) = points::plan(
-            &candidates,
-            self.params.opponents as usize,
-            &config.fixed_opponents(),
-            config,
-            generation,
-            rng,
-        );
+        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), hall_of_fame, config, generation, rng);
         Ok((Plan { candidates, seating, parents: p }, tasks))
     }
 
     fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
-        let halves = points::half_points(&plan.seating, plan.candidates.len(), outcomes)?;
-        let mut order: Vec<usize> = (0..plan.candidates.len()).collect();
-        // Most points first; ties to the older (lower serial), so the result never depends on
+        let scores = points::scores(&plan.seating, plan.candidates.len(), self.params.fitness, outcomes)?;
+        let means = scores.means();
+        // Best mean first; ties to the older (lower serial), so the result never depends on
         // anything but the games.
-        order.sort_by_key(|&c| (std::cmp::Reverse(halves[c]), plan.candidates[c].serial));
-        order.truncate(plan.parents);
-        let survivors_kept = order.iter().filter(|&&c| c < plan.parents).count() as u32;
+        let rank = |pool: std::ops::Range<usize>| {
+            let mut order: Vec<usize> = pool.collect();
+            order.sort_by(|&x, &y| {
+                means[y].total_cmp(&means[x]).then(plan.candidates[x].serial.cmp(&plan.candidates[y].serial))
+            });
+            order
+        };
+        let (mu, all) = (plan.parents, plan.candidates.len());
+        let mut order = match self.params.elitism {
+            None => rank(0..all),
+            Some(k) => {
+                let mut elites = rank(0..mu);
+                elites.truncate(k as usize);
+                elites.extend(rank(mu..all));
+                elites
+            }
+        };
+        order.truncate(mu);
+        let survivors_kept = order.iter().filter(|&&c| c < mu).count() as u32;
         // Keep the survivors in candidate order (parents first), so the population's order is
         // stable from one generation to the next.
         order.sort_unstable();
         let next = order.into_iter().map(|c| plan.candidates[c].clone()).collect();
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(scores.summary()) })
     }
 }
 
@@ -103,6 +114,7 @@ mod tests {
             opponents: 3,
             crossover_rate: 0.5,
             fixed_opponents: vec!["random:1".into()],
+            ..MuPlusLambdaConfig::default()
         };
         ExperimentConfig {
             population: 4,
@@ -121,14 +133,14 @@ mod tests {
     }
 
     #[test]
-    fn candidates_play_their_drawn_opponents_and_the_most_points_survive() {
+    fn candidates_host_matches_against_distinct_drawn_opponents_and_the_fixed_player() {
         let config = config();
         config.validate().unwrap();
         let SelectionScheme::MuPlusLambda(params) = config.selection.scheme.clone() else { unreachable!() };
         let scheme = MuPlusLambda { params };
         let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
         let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, &[], &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!((plan.candidates.len(), tasks.len()), (8, 8));
         for (host, task) in tasks.iter().enumerate() {
             task.validate().unwrap();
@@ -140,33 +152,58 @@ mod tests {
             others.dedup();
             assert!(others.len() == 3 && !others.contains(&plan.candidates[host].serial));
         }
-        // Every host wins both games as A except host 5, which loses both: hosts gain 4 halves
-        // each, their opponents 0; host 5 gives 2 points to each of its opponents.
+    }
+
+    /// Candidates judged only by one match against the fixed player, with `wins[c]` and
+    /// `draws[c]` of candidate c's two games: mean half-points per game (2 win, 1 draw).
+    fn select_with(elitism: Option<u32>, wins: [u8; 8], draws: [u8; 8]) -> (Vec<u64>, u32) {
+        let mut config = config();
+        let params = MuPlusLambdaConfig {
+            opponents: 0,
+            elitism,
+            fixed_opponents: vec!["random:1".into()],
+            ..MuPlusLambdaConfig::default()
+        };
+        config.selection.scheme = SelectionScheme::MuPlusLambda(params.clone());
+        config.validate().unwrap();
+        let scheme = MuPlusLambda { params };
+        let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
+        let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, &[], &config, 1, &mut rng, &mut serials).unwrap();
+        assert_eq!(tasks.len(), 8);
         let outcomes: Vec<MatchTaskOutcome> = (0..8)
-            .map(|host| MatchTaskOutcome {
-                matches: (1..5)
-                    .map(|b| {
-                        let (g0, g1) = if host == 5 {
-                            (game(Outcome::Win(Color::White)), game(Outcome::Win(Color::Black)))
-                        } else {
-                            (game(Outcome::Win(Color::Black)), game(Outcome::Win(Color::White)))
-                        };
-                        MatchSummary { a: 0, b, winner: MatchSide::A, criterion: Criterion::WonBoth, games: [g0, g1] }
-                    })
-                    .collect(),
+            .map(|c| {
+                // The candidate is A: Black in game 0, White in game 1.
+                let result = |g: u8| {
+                    let mine = if g == 0 { Color::Black } else { Color::White };
+                    if g < wins[c] {
+                        Outcome::Win(mine)
+                    } else if g < wins[c] + draws[c] {
+                        Outcome::Draw
+                    } else {
+                        Outcome::Win(mine.opponent())
+                    }
+                };
+                let games = [game(result(0)), game(result(1))];
+                let summary = MatchSummary { a: 0, b: 1, winner: MatchSide::A, criterion: Criterion::WonBoth, games };
+                MatchTaskOutcome { matches: vec![summary] }
             })
             .collect();
-        // Serials are candidate indices here (parents 0-3, children 4-7). Every host but 5 has
-        // 16 half-points; host 5's three opponents 4 more; 5 has none. The survivors: 5's
-        // opponents, then the oldest of the rest.
-        let mut expected: Vec<u64> = tasks[5].entrants[1..4].iter().map(MatchEntrant::serial).collect();
-        let oldest_other = (0..8).find(|c| *c != 5 && !expected.contains(c)).unwrap();
-        expected.push(oldest_other);
-        expected.sort_unstable();
         let selected = scheme.select(plan, &outcomes).unwrap();
-        let serials: Vec<u64> = selected.next.iter().map(|i| i.serial).collect();
-        assert_eq!(serials, expected);
-        assert_eq!(selected.survivors_kept, expected.iter().filter(|&&s| s < 4).count() as u32);
+        (selected.next.iter().map(|i| i.serial).collect(), selected.survivors_kept)
+    }
+
+    #[test]
+    fn the_fittest_survive_ties_go_to_the_older_and_elitism_bounds_the_parents() {
+        // Serials are candidate indices (parents 0-3, children 4-7). Mean half-points per game:
+        // 0: 0, 1: 2, 2: 1, 3: 2, 4: 2, 5: 0, 6: 1.5, 7: 1.
+        let (wins, draws) = ([0, 2, 1, 2, 2, 0, 1, 1], [0, 0, 0, 0, 0, 0, 1, 0]);
+        // (μ + λ): 1, 3 and 4 (2 each, by age), then 6.
+        assert_eq!(select_with(None, wins, draws), (vec![1, 3, 4, 6], 2));
+        // (μ, λ) with 1 elite: parent 1 (older than 3), then children 4, 6 and 7.
+        assert_eq!(select_with(Some(1), wins, draws), (vec![1, 4, 6, 7], 1));
+        // With no elite every child survives, whatever the parents scored.
+        assert_eq!(select_with(Some(0), wins, draws), (vec![4, 5, 6, 7], 0));
     }
 
     #[test]
@@ -177,7 +214,7 @@ mod tests {
         let run = || {
             let (mut rng, mut serials) = (GaRng::from_seed(9), SerialCounter::new());
             let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-            scheme.plan(&parents, &config, 2, &mut rng, &mut serials).unwrap().1
+            scheme.plan(&parents, &[], &config, 2, &mut rng, &mut serials).unwrap().1
         };
         assert_eq!(run(), run());
     }

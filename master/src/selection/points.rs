@@ -1,96 +1,352 @@
-//! Judging candidates by points over several games, shared by the schemes that do so ((μ + λ)
-//! and evolution strategies): every candidate hosts one task of two-game matches, as A, against
-//! `opponents` others drawn uniformly without replacement from the candidates and against each
-//! fixed opponent; every game scores for both sides (win 1, draw ½, loss 0), so being A, who
-//! wins drawn matches by SPEC §5's criterion 4, is worth nothing. Fixed opponents score nothing:
-//! they are yardsticks.
+//! Judging candidates over several games, shared by the schemes that do so ((μ + λ) and
+//! evolution strategies), as set by [`Judging`]:
+//!
+//! - against peers: every candidate hosts two-game matches against `opponents` others drawn
+//!   uniformly without replacement (it also plays those that draw it), or, with `groups`, the
+//!   candidates are shuffled into groups that each play a round robin (one task per group);
+//! - against the hall of fame: champions of past epochs drawn for each candidate;
+//! - against fixed opponents (a curriculum): `fixed_matches` matches each, from openings that are
+//!   the same for every candidate of the generation (common random numbers).
+//!
+//! Every game scores for both sides that are candidates ([`Fitness`]: points, win 1, draw ½; or
+//! the benchmark score), so being A, who wins drawn matches by SPEC §5's criterion 4, is worth
+//! nothing; fixed opponents and champions score nothing: they are yardsticks. A candidate's
+//! fitness is its mean score per game, since drawn opponents make the number of games differ.
 
-use crate::config::ExperimentConfig;
+use crate::config::{ExperimentConfig, Fitness, Judging};
 use crate::population::Individual;
 use crate::rng::GaRng;
+use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
+use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
 use loa_engine::{Color, Outcome};
+use loa_records::FitnessSummary;
 
-/// Who sits where in each candidate's task.
+/// Tags that keep the seeds of fixed-opponent and group matches apart from the others.
+const FIXED_TAG: u64 = 0xF1CE_D0FF;
+const GROUP_TAG: u64 = 0x6B0C_4B0B;
+
+/// Who sits in one place of a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seat {
+    /// The candidate with this index.
+    Candidate(usize),
+    /// A champion of the hall of fame.
+    Champion,
+    /// A fixed opponent.
+    Fixed,
+}
+
+/// Who sits where in each task.
 #[derive(Clone, Debug, Default)]
 pub struct Seating {
-    /// For each task (one per candidate), the candidate index of each entrant (`None` for a fixed
-    /// opponent).
-    seats: Vec<Vec<Option<usize>>>,
+    /// For each task, who each entrant is.
+    seats: Vec<Vec<Seat>>,
 }
 
 /// The tasks that judge `candidates` in generation `generation`, and their seating.
+/// `hall_of_fame` holds past champions (oldest first).
 pub fn plan(
     candidates: &[Individual],
-    opponents: usize,
-    fixed: &[FixedPlayer],
+    judging: &Judging,
+    hall_of_fame: &[Individual],
     config: &ExperimentConfig,
     generation: u64,
     rng: &mut GaRng,
 ) -> (Seating, Vec<MatchTask>) {
     let n = candidates.len();
-    let k = opponents.min(n.saturating_sub(1));
-    let mut tasks = Vec::with_capacity(n);
-    let mut seats = Vec::with_capacity(n);
-    for host in 0..n {
-        // k distinct others, by a partial Fisher-Yates over the other candidates.
-        let mut others: Vec<usize> = (0..n).filter(|&c| c != host).collect();
-        for slot in 0..k {
-            let pick = slot + rng.below(others.len() - slot);
-            others.swap(slot, pick);
+    let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
+        entrants,
+        network_depth: config.network_depth,
+        rules: config.rules,
+        format: MatchFormat::Pairs(pairs),
+    };
+    let mut tasks = Vec::new();
+    let mut seats = Vec::new();
+    if judging.groups > 0 {
+        for (g, members) in groups(n, judging.groups, rng).into_iter().enumerate() {
+            let base = derive_seed(derive_seed(config.seed ^ GROUP_TAG, generation), g as u64);
+            let mut pairs = Vec::new();
+            for a in 0..members.len() {
+                for b in a + 1..members.len() {
+                    let seed = derive_seed(base, pairs.len() as u64);
+                    pairs.push(Pairing { a, b, seed, opening_plies: judging.opening_plies });
+                }
+            }
+            tasks.push(task(members.iter().map(|&c| candidates[c].entrant()).collect(), pairs));
+            seats.push(members.into_iter().map(Seat::Candidate).collect());
         }
-        others.truncate(k);
+    }
+    let drawn = if judging.groups > 0 { 0 } else { judging.opponents.min(n.saturating_sub(1)) };
+    let fixed_base = derive_seed(config.seed ^ FIXED_TAG, generation);
+    for host in 0..n {
+        // Distinct others, by a partial Fisher-Yates over the other candidates.
+        let mut others: Vec<usize> = (0..n).filter(|&c| c != host).collect();
+        partial_shuffle(&mut others, drawn, rng);
         let mut entrants: Vec<MatchEntrant> =
             std::iter::once(host).chain(others.iter().copied()).map(|c| candidates[c].entrant()).collect();
-        let mut seat: Vec<Option<usize>> = std::iter::once(host).chain(others).map(Some).collect();
-        for (f, player) in fixed.iter().enumerate() {
-            // Serials above every candidate's.
-            entrants.push(MatchEntrant::Fixed { serial: u64::MAX - f as u64, player: *player });
-            seat.push(None);
+        let mut seat: Vec<Seat> = std::iter::once(host).chain(others).map(Seat::Candidate).collect();
+        // Champions, distinct and not already seated (a champion may still be a candidate).
+        let mut champions: Vec<&Individual> =
+            hall_of_fame.iter().filter(|h| entrants.iter().all(|e| e.serial() != h.serial)).collect();
+        let picked = judging.hall_of_fame.min(champions.len());
+        partial_shuffle(&mut champions, picked, rng);
+        for champion in champions {
+            entrants.push(champion.entrant());
+            seat.push(Seat::Champion);
         }
         let base = derive_seed(derive_seed(config.seed, generation), host as u64);
-        let pairs = (1..entrants.len())
-            .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: 0 })
+        let mut pairs: Vec<Pairing> = (1..entrants.len())
+            .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: judging.opening_plies })
             .collect();
-        tasks.push(MatchTask {
-            entrants,
-            network_depth: config.network_depth,
-            rules: config.rules,
-            format: MatchFormat::Pairs(pairs),
-        });
-        seats.push(seat);
+        for (f, player) in judging.fixed.iter().enumerate() {
+            let b = entrants.len();
+            // Serials above every candidate's.
+            entrants.push(MatchEntrant::Fixed { serial: u64::MAX - f as u64, player: *player });
+            seat.push(Seat::Fixed);
+            for k in 0..judging.fixed_matches {
+                let seed = if judging.opening_plies == 0 {
+                    // From the start position the seed only salts a random heuristic's values.
+                    derive_seed(base, b as u64)
+                } else {
+                    derive_seed(derive_seed(fixed_base, f as u64), k as u64)
+                };
+                pairs.push(Pairing { a: 0, b, seed, opening_plies: judging.opening_plies });
+            }
+        }
+        if !pairs.is_empty() {
+            tasks.push(task(entrants, pairs));
+            seats.push(seat);
+        }
     }
     (Seating { seats }, tasks)
 }
 
-/// Each candidate's points, in half-points so they add exactly, from its tasks' outcomes.
-pub fn half_points(seating: &Seating, candidates: usize, outcomes: &[MatchTaskOutcome]) -> Result<Vec<u64>, String> {
+/// Puts `k` uniformly drawn items of `items` first (partial Fisher-Yates) and drops the rest.
+fn partial_shuffle<T>(items: &mut Vec<T>, k: usize, rng: &mut GaRng) {
+    for slot in 0..k {
+        let pick = slot + rng.below(items.len() - slot);
+        items.swap(slot, pick);
+    }
+    items.truncate(k);
+}
+
+/// `n` candidates shuffled into ⌈n / size⌉ groups whose sizes differ by at most one.
+fn groups(n: usize, size: usize, rng: &mut GaRng) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..n).collect();
+    partial_shuffle(&mut order, n, rng);
+    let count = n.div_ceil(size.max(1)).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut start = 0;
+    for g in 0..count {
+        let len = n / count + usize::from(g < n % count);
+        out.push(order[start..start + len].to_vec());
+        start += len;
+    }
+    out
+}
+
+/// Each candidate's total score and games from its tasks' outcomes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scores {
+    /// How games were scored.
+    pub fitness: Fitness,
+    /// Total score per candidate: half-points (win 2, draw 1) or benchmark points.
+    pub total: Vec<u64>,
+    /// Games per candidate.
+    pub games: Vec<u64>,
+    /// Total score and games of all candidates against fixed opponents.
+    pub vs_fixed: (u64, u64),
+}
+
+impl Scores {
+    /// Mean score per game of each candidate (0 for one that played no game), in the unit of
+    /// the fitness (half-points or benchmark points).
+    pub fn means(&self) -> Vec<f64> {
+        self.total.iter().zip(&self.games).map(|(&t, &g)| if g == 0 { 0.0 } else { t as f64 / g as f64 }).collect()
+    }
+
+    /// The generation's line in `generations.jsonl`, per game in the fitness's own unit (points,
+    /// not half-points).
+    pub fn summary(&self) -> FitnessSummary {
+        let (unit, scale) = match self.fitness {
+            Fitness::Points => ("points", 0.5),
+            Fitness::BenchmarkScore => ("benchmark-score", 1.0),
+        };
+        let means = self.means();
+        let best = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mean = means.iter().sum::<f64>() / means.len().max(1) as f64;
+        let (fixed_total, fixed_games) = self.vs_fixed;
+        FitnessSummary {
+            unit: unit.into(),
+            best: if means.is_empty() { 0.0 } else { best * scale },
+            mean: mean * scale,
+            vs_fixed: (fixed_games > 0).then(|| fixed_total as f64 / fixed_games as f64 * scale),
+        }
+    }
+}
+
+/// Each candidate's scores under `fitness` from the planned tasks' outcomes.
+pub fn scores(
+    seating: &Seating,
+    candidates: usize,
+    fitness: Fitness,
+    outcomes: &[MatchTaskOutcome],
+) -> Result<Scores, String> {
     if outcomes.len() != seating.seats.len() {
         return Err(format!("{} outcomes for {} tasks", outcomes.len(), seating.seats.len()));
     }
-    let mut halves = vec![0u64; candidates];
+    let mut scores = Scores { fitness, total: vec![0; candidates], games: vec![0; candidates], vs_fixed: (0, 0) };
     for (t, (seat, outcome)) in seating.seats.iter().zip(outcomes).enumerate() {
         for m in &outcome.matches {
-            let (Some(a), Some(b)) = (seat.get(m.a), seat.get(m.b)) else {
+            let (Some(&a), Some(&b)) = (seat.get(m.a), seat.get(m.b)) else {
                 return Err(format!("task {t}: a match names an entrant it does not have"));
             };
             for (g, game) in m.games.iter().enumerate() {
                 // A is Black in game 0, White in game 1.
                 let a_color = if g == 0 { Color::Black } else { Color::White };
-                let (a_half, b_half) = match game.outcome {
-                    Outcome::Draw => (1, 1),
-                    Outcome::Win(c) if c == a_color => (2, 0),
-                    Outcome::Win(_) => (0, 2),
-                };
-                for (side, half) in [(a, a_half), (b, b_half)] {
-                    if let Some(c) = side {
-                        let slot = halves.get_mut(*c).ok_or_else(|| format!("task {t}: no candidate {c}"))?;
-                        *slot += half;
+                for (side, other, color) in [(a, b, a_color), (b, a, a_color.opponent())] {
+                    let Seat::Candidate(c) = side else { continue };
+                    let score = match fitness {
+                        Fitness::Points => match game.outcome {
+                            Outcome::Draw => 1,
+                            Outcome::Win(w) if w == color => 2,
+                            Outcome::Win(_) => 0,
+                        },
+                        Fitness::BenchmarkScore => u64::from(benchmark_score(game.outcome, game.plies, color)),
+                    };
+                    let slot = scores.total.get_mut(c).ok_or_else(|| format!("task {t}: no candidate {c}"))?;
+                    *slot += score;
+                    scores.games[c] += 1;
+                    if other == Seat::Fixed {
+                        scores.vs_fixed.0 += score;
+                        scores.vs_fixed.1 += 1;
                     }
                 }
             }
         }
     }
-    Ok(halves)
+    Ok(scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_cover_every_candidate_once_with_sizes_within_one() {
+        let mut rng = GaRng::from_seed(5);
+        for (n, size) in [(32, 8), (30, 8), (17, 4), (16, 16), (5, 2)] {
+            let gs = groups(n, size, &mut rng);
+            assert_eq!(gs.len(), n.div_ceil(size));
+            let mut all: Vec<usize> = gs.iter().flatten().copied().collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<_>>(), "n {n} size {size}");
+            let (min, max) = (gs.iter().map(Vec::len).min(), gs.iter().map(Vec::len).max());
+            assert!(max.unwrap() - min.unwrap() <= 1 && max.unwrap() <= size, "n {n} size {size}: {gs:?}");
+        }
+    }
+
+    fn judging() -> Judging {
+        Judging {
+            opponents: 2,
+            groups: 0,
+            fixed: vec![loa_engine::tasks::FixedPlayer::Random { depth: 1, salt: 0 }],
+            fixed_matches: 3,
+            hall_of_fame: 2,
+            opening_plies: 4,
+            fitness: Fitness::BenchmarkScore,
+        }
+    }
+
+    fn population(n: usize) -> Vec<Individual> {
+        let config = ExperimentConfig { population: n, ..ExperimentConfig::default() };
+        let (mut rng, mut serials) = (GaRng::from_seed(2), crate::population::SerialCounter::new());
+        crate::generation::initial_population(&config, loa_engine::network::Topology::default(), &mut rng, &mut serials)
+            .unwrap()
+    }
+
+    #[test]
+    fn fixed_matches_share_their_openings_and_champions_never_meet_themselves() {
+        let all = population(8);
+        let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
+        let config = ExperimentConfig::default();
+        let (seating, tasks) = plan(candidates, &judging(), &hall, &config, 7, &mut GaRng::from_seed(1));
+        assert_eq!(tasks.len(), 6);
+        let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
+            let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
+            let fixed = t.entrants.len() - 1;
+            pairs.iter().filter(|p| p.b == fixed).map(|p| p.seed).collect()
+        };
+        for (host, task) in tasks.iter().enumerate() {
+            task.validate().unwrap();
+            // Itself, 2 drawn, 2 champions, the fixed player; 2 + 2 + 3 matches from 4 plies.
+            assert_eq!(task.entrants.len(), 6, "host {host}");
+            assert_eq!(task.entrants[0].serial(), candidates[host].serial);
+            let MatchFormat::Pairs(pairs) = &task.format else { panic!("pairs") };
+            assert_eq!(pairs.len(), 7);
+            assert!(pairs.iter().all(|p| p.opening_plies == 4 && p.a == 0));
+            // Common random numbers: every candidate meets the fixed player from the same 3
+            // openings, and they differ from each other.
+            assert_eq!(fixed_seeds(task), fixed_seeds(&tasks[0]));
+            let mut distinct = fixed_seeds(task);
+            distinct.dedup();
+            assert_eq!(distinct.len(), 3);
+            assert_eq!(&seating.seats[host][3..], [Seat::Champion, Seat::Champion, Seat::Fixed]);
+        }
+        // Candidate 0 is also champion 0: its own task draws the other two champions.
+        let champions: Vec<u64> = tasks[0].entrants[3..5].iter().map(MatchEntrant::serial).collect();
+        assert!(champions.contains(&all[6].serial) && champions.contains(&all[7].serial));
+    }
+
+    #[test]
+    fn groups_play_round_robins_and_scores_follow_the_benchmark_rule() {
+        use loa_engine::game::{Criterion, MatchSide};
+        use loa_engine::tasks::{GameSummary, MatchSummary};
+        let candidates = population(4);
+        let judging = Judging { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..judging() };
+        let (seating, tasks) =
+            plan(&candidates, &judging, &[], &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+        // Two groups of two (one match each), then 4 host tasks against the fixed player.
+        assert_eq!(tasks.len(), 6);
+        let matches = |t: &MatchTask| match &t.format {
+            MatchFormat::Pairs(pairs) => pairs.len(),
+            MatchFormat::Knockout { .. } => 0,
+        };
+        assert!(tasks[..2].iter().all(|t| t.entrants.len() == 2 && matches(t) == 1));
+        assert!(tasks[2..].iter().all(|t| t.entrants.len() == 2));
+        let game = |outcome, plies| GameSummary { outcome, reason: loa_engine::EndReason::Connected, plies };
+        let summary = |g0, g1| MatchSummary {
+            a: 0,
+            b: 1,
+            winner: MatchSide::A,
+            criterion: Criterion::FasterWin,
+            games: [g0, g1],
+        };
+        // Group matches: A wins as Black in 30 plies, then a draw. Fixed: each candidate loses as
+        // Black in 20 plies and wins as White in 50.
+        let mut outcomes = vec![
+            MatchTaskOutcome {
+                matches: vec![summary(game(Outcome::Win(Color::Black), 30), game(Outcome::Draw, 100))]
+            };
+            2
+        ];
+        outcomes.extend((0..4).map(|_| MatchTaskOutcome {
+            matches: vec![summary(game(Outcome::Win(Color::White), 20), game(Outcome::Win(Color::White), 50))],
+        }));
+        let scores = scores(&seating, 4, Fitness::BenchmarkScore, &outcomes).unwrap();
+        // Group A: 170 + 100; group B: 30 + 100; every candidate vs fixed: 20 + 150.
+        let a_of_group = |g: usize| match seating.seats[g][0] {
+            Seat::Candidate(c) => c,
+            _ => panic!("a candidate"),
+        };
+        for c in 0..4 {
+            let is_a = (0..2).any(|g| a_of_group(g) == c);
+            let expected = if is_a { 270 } else { 130 } + 170;
+            assert_eq!((scores.total[c], scores.games[c]), (expected, 4), "candidate {c}");
+        }
+        assert_eq!(scores.vs_fixed, (4 * 170, 8));
+        let summary = scores.summary();
+        assert_eq!((summary.best, summary.mean, summary.vs_fixed), (110.0, 92.5, Some(85.0)));
+    }
 }

@@ -6,9 +6,13 @@
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::{FixedPlayer, Reference};
+use loa_engine::tasks::Reference;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+mod schemes;
+
+pub use schemes::{EsConfig, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, parse_fixed};
 
 /// The whole definition of a run, together with its seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,77 +102,6 @@ pub enum CrossoverOperator {
     PerNeuron,
 }
 
-/// Selection settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SelectionConfig {
-    /// The scheme.
-    pub scheme: SelectionScheme,
-}
-
-/// Selection schemes (new ones after the thesis's, see [`MutationOperator`]).
-///
-/// In TOML: `scheme = "knockout"`, or `[selection.scheme.mu-plus-lambda]` with its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SelectionScheme {
-    /// Groups of one survivor, its mutants and a child play a knockout; winners survive.
-    Knockout,
-    /// (μ + λ): each of the μ = `population` parents makes `offspring` children; parents and
-    /// children together play two-game matches against `opponents` others drawn from them (and
-    /// each fixed opponent once); the μ with the most points survive (win 1, draw ½ per game,
-    /// so being A in a match is no advantage; ties go to the older).
-    MuPlusLambda(MuPlusLambdaConfig),
-    /// Evolution strategies (OpenAI's ES): one centre network; each generation `population`
-    /// perturbations of it in antithetic pairs (centre ± σ·ε), judged by points over several games
-    /// like (μ + λ)'s candidates; the centre moves along the rank-weighted sum of the noise. The
-    /// population the run stores and benchmarks is the centre alone.
-    EvolutionStrategies(EsConfig),
-}
-
-/// Parameters of [`SelectionScheme::EvolutionStrategies`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EsConfig {
-    /// The perturbations' standard deviation σ.
-    pub sigma: f64,
-    /// The step size α of the centre's update.
-    pub learning_rate: f64,
-    /// Matches each perturbation hosts against others drawn from the perturbations.
-    pub opponents: u32,
-    /// Fixed opponents each perturbation plays once per generation (as in (μ + λ)).
-    pub fixed_opponents: Vec<String>,
-}
-
-impl Default for EsConfig {
-    fn default() -> Self {
-        EsConfig { sigma: 0.02, learning_rate: 0.01, opponents: 4, fixed_opponents: Vec::new() }
-    }
-}
-
-/// Parameters of [`SelectionScheme::MuPlusLambda`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MuPlusLambdaConfig {
-    /// Children per parent (λ = `offspring × population`).
-    pub offspring: u32,
-    /// Matches each candidate hosts against others drawn uniformly from the candidates (it also
-    /// plays those that draw it).
-    pub opponents: u32,
-    /// Probability that a child is a crossover of its parent and a random other parent before
-    /// mutation (otherwise a copy of its parent before mutation).
-    pub crossover_rate: f64,
-    /// Fixed opponents each candidate plays once more per generation, as player specs:
-    /// `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED` (a curriculum).
-    pub fixed_opponents: Vec<String>,
-}
-
-impl Default for MuPlusLambdaConfig {
-    fn default() -> Self {
-        MuPlusLambdaConfig { offspring: 1, opponents: 4, crossover_rate: 0.5, fixed_opponents: Vec::new() }
-    }
-}
-
 /// Benchmark settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -220,12 +153,6 @@ impl Default for CrossoverConfig {
     }
 }
 
-impl Default for SelectionConfig {
-    fn default() -> Self {
-        SelectionConfig { scheme: SelectionScheme::Knockout }
-    }
-}
-
 impl Default for BenchmarkConfig {
     fn default() -> Self {
         BenchmarkConfig { reference: ReferenceKind::Aloa, depth: 5 }
@@ -242,7 +169,7 @@ pub enum ConfigError {
     /// A value out of range: the key and why.
     Invalid {
         /// The key, e.g. `mutation.probability`.
-        key: &'static str,
+        key: String,
         /// What is wrong.
         why: String,
     },
@@ -284,7 +211,7 @@ impl ExperimentConfig {
 
     /// Checks every value's range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
+        let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: key.into(), why });
         if self.population < 2 {
             return bad(
                 "population",
@@ -339,14 +266,12 @@ impl ExperimentConfig {
         Ok(())
     }
 
-    /// The fixed opponents of a (μ + λ) scheme, parsed (empty for other schemes).
-    pub fn fixed_opponents(&self) -> Vec<FixedPlayer> {
+    /// How a points-judged scheme ((μ + λ), ES) judges its candidates; `None` for the knockout.
+    pub fn judging(&self) -> Option<Judging> {
         match &self.selection.scheme {
-            SelectionScheme::MuPlusLambda(m) => m.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect(),
-            SelectionScheme::EvolutionStrategies(es) => {
-                es.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect()
-            }
-            SelectionScheme::Knockout => Vec::new(),
+            SelectionScheme::MuPlusLambda(m) => Some(m.judging()),
+            SelectionScheme::EvolutionStrategies(es) => Some(es.judging()),
+            SelectionScheme::Knockout => None,
         }
     }
 
@@ -358,99 +283,6 @@ impl ExperimentConfig {
             ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth },
             ReferenceKind::Random => Reference::Random { depth },
         }
-    }
-}
-
-impl MuPlusLambdaConfig {
-    fn validate(&self, population: usize) -> Result<(), ConfigError> {
-        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
-        let key = "selection.scheme.mu-plus-lambda";
-        if !(1..=16).contains(&self.offspring) {
-            return bad("selection.scheme.mu-plus-lambda.offspring", format!("must be 1..=16, got {}", self.offspring));
-        }
-        let candidates = population * (1 + self.offspring as usize);
-        if self.opponents as usize >= candidates || self.opponents as usize + self.fixed_opponents.len() > 15 {
-            return bad(
-                "selection.scheme.mu-plus-lambda.opponents",
-                format!(
-                    "must be below the {candidates} candidates, and with the fixed opponents at most 15, got {}",
-                    self.opponents
-                ),
-            );
-        }
-        if !(0.0..=1.0).contains(&self.crossover_rate) {
-            return bad(
-                "selection.scheme.mu-plus-lambda.crossover_rate",
-                format!("must be in [0, 1], got {}", self.crossover_rate),
-            );
-        }
-        if self.opponents == 0 && self.fixed_opponents.is_empty() {
-            return bad(key, "needs opponents or fixed_opponents: nothing would judge the candidates".into());
-        }
-        for spec in &self.fixed_opponents {
-            if let Err(why) = parse_fixed(spec) {
-                return bad("selection.scheme.mu-plus-lambda.fixed_opponents", why);
-            }
-        }
-        Ok(())
-    }
-}
-
-impl EsConfig {
-    fn validate(&self, population: usize) -> Result<(), ConfigError> {
-        let bad = |key, why: String| Err(ConfigError::Invalid { key, why });
-        if !population.is_multiple_of(2) {
-            return bad(
-                "population",
-                format!("evolution strategies sample antithetic pairs: must be even, got {population}"),
-            );
-        }
-        if !(self.sigma > 0.0 && self.sigma <= 10.0) {
-            return bad(
-                "selection.scheme.evolution-strategies.sigma",
-                format!("must be in (0, 10], got {}", self.sigma),
-            );
-        }
-        if !(self.learning_rate > 0.0 && self.learning_rate <= 100.0) {
-            return bad(
-                "selection.scheme.evolution-strategies.learning_rate",
-                format!("must be in (0, 100], got {}", self.learning_rate),
-            );
-        }
-        if self.opponents as usize >= population || self.opponents as usize + self.fixed_opponents.len() > 15 {
-            return bad(
-                "selection.scheme.evolution-strategies.opponents",
-                format!(
-                    "must be below the population, and with the fixed opponents at most 15, got {}",
-                    self.opponents
-                ),
-            );
-        }
-        if self.opponents == 0 && self.fixed_opponents.is_empty() {
-            return bad(
-                "selection.scheme.evolution-strategies",
-                "needs opponents or fixed_opponents: nothing would judge the perturbations".into(),
-            );
-        }
-        for spec in &self.fixed_opponents {
-            if let Err(why) = parse_fixed(spec) {
-                return bad("selection.scheme.evolution-strategies.fixed_opponents", why);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`,
-/// `randomann:D:SEED`, `randomann-printed:D:SEED` (the experiments' player specs, restricted to
-/// players that are the same in every match).
-pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, String> {
-    match spec.parse::<crate::experiment::PlayerSpec>() {
-        Ok(crate::experiment::PlayerSpec::Fixed(player)) => Ok(player),
-        Ok(_) => Err(format!(
-            "`{spec}` is not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED"
-        )),
-        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -501,7 +333,7 @@ mod tests {
         assert_eq!(c.crossover.operator, CrossoverOperator::PerNeuron);
         let SelectionScheme::MuPlusLambda(m) = &c.selection.scheme else { panic!("{:?}", c.selection) };
         assert_eq!((m.offspring, m.opponents, m.crossover_rate), (2, 6, 0.3));
-        assert_eq!(c.fixed_opponents().len(), 2);
+        assert_eq!(c.judging().unwrap().fixed.len(), 2);
         assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
         let err = |from: &str, to: &str| {
             ExperimentConfig::from_toml(&MU_PLUS_LAMBDA.replace(from, to)).unwrap_err().to_string()
@@ -516,5 +348,31 @@ mod tests {
         assert!(err("opponents = 6", "oponents = 6").contains("oponents"));
         // The thesis's configuration is unchanged by the new variants.
         assert_eq!(ExperimentConfig::from_toml("").unwrap().selection.scheme, SelectionScheme::Knockout);
+    }
+
+    #[test]
+    fn judging_options_parse_and_their_bounds_are_named() {
+        let text = format!(
+            "{MU_PLUS_LAMBDA}fitness = \"benchmark-score\"\nopening_plies = 4\nfixed_matches = 3\nhall_of_fame = 2\nelitism = 1\n"
+        );
+        let c = ExperimentConfig::from_toml(&text).unwrap();
+        let j = c.judging().unwrap();
+        assert_eq!((j.fitness, j.opening_plies, j.fixed_matches, j.hall_of_fame), (Fitness::BenchmarkScore, 4, 3, 2));
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
+        assert!(err("opening_plies = 4", "opening_plies = 0").contains("fixed_matches"));
+        assert!(err("opening_plies = 4", "opening_plies = 41").contains("opening_plies"));
+        assert!(err("elitism = 1", "elitism = 9").contains("elitism"));
+        assert!(err("hall_of_fame = 2", "hall_of_fame = 8").contains("entrants"));
+        assert!(err("fitness = \"benchmark-score\"", "fitness = \"elo\"").contains("elo"));
+        // Groups replace drawn opponents, and must not leave anyone alone.
+        assert!(err("hall_of_fame = 2", "groups = 4").contains("opponents = 0"));
+        let grouped = text.replace("opponents = 6", "opponents = 0").replace("hall_of_fame = 2", "groups = 4");
+        let c = ExperimentConfig::from_toml(&grouped).unwrap();
+        assert_eq!(c.judging().unwrap().groups, 4);
+        // 3 parents and 6 children in pairs: one of the 9 has no partner.
+        let lonely = grouped.replace("population = 8", "population = 3").replace("groups = 4", "groups = 2");
+        let err = ExperimentConfig::from_toml(&lonely).unwrap_err().to_string();
+        assert!(err.contains("9 candidates in groups of 2 leave one alone"), "{err}");
     }
 }
