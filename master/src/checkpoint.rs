@@ -3,11 +3,12 @@
 //!
 //! File layout: the magic `LOAEVOCK`, a format version (u32 LE), the payload length (u64 LE),
 //! the payload's CRC-32 (u32 LE), then the payload: [`RunState`] in bincode 2 (serde, standard
-//! configuration); in format 2, followed by the hall of fame (a `Vec` of [`StoredIndividual`]).
+//! configuration); in format 2, followed by the scheme's [`SchemeMemory`] (hall of fame, ladder
+//! rung).
 //!
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
 //! had before format 2 existed; format 2 for (μ + λ) and evolution strategies, whose settings
-//! grew (judging options) and whose state grew (the hall of fame). A format-1 file of those two
+//! grew (judging options) and whose state grew ([`SchemeMemory`]). A format-1 file of those two
 //! schemes comes from an older build and is refused, naming the format. A file is written to a temporary name, fsynced, renamed over the target and
 //! the directory fsynced, so a crash leaves either the old checkpoint or the new one.
 //! A checkpoint holds no timing, thread count or host: runs with the same configuration and
@@ -47,10 +48,20 @@ pub struct RunState {
     pub population: Vec<StoredIndividual>,
     /// The benchmark report of every epoch so far (epoch 0 is the initial population).
     pub epochs: Vec<EpochReport>,
-    /// Champions of past epochs (the best benchmarked network of each, oldest first), used as
-    /// opponents by schemes with a hall of fame. Stored after the rest (format 2).
+    /// What a points-judged scheme remembers besides the population. Stored after the rest
+    /// (format 2).
     #[serde(skip)]
+    pub memory: SchemeMemory,
+}
+
+/// What (μ + λ) and ES remember across generations besides the population.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchemeMemory {
+    /// Champions of past epochs (the best benchmarked network of each, oldest first), used as
+    /// opponents by schemes with a hall of fame.
     pub hall_of_fame: Vec<StoredIndividual>,
+    /// The ladder's current rung (index into the configured ladder).
+    pub rung: u32,
 }
 
 /// An individual as stored: serial, topology name and weights (no reliance on the chromosome
@@ -145,7 +156,7 @@ impl RunState {
         let mut payload = bincode::serde::encode_to_vec(self, standard).map_err(|e| e.to_string())?;
         let version = self.format_version();
         if version == 2 {
-            payload.extend(bincode::serde::encode_to_vec(&self.hall_of_fame, standard).map_err(|e| e.to_string())?);
+            payload.extend(bincode::serde::encode_to_vec(&self.memory, standard).map_err(|e| e.to_string())?);
         }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
@@ -160,7 +171,7 @@ impl RunState {
     /// bytes), 2 for the rest.
     pub fn format_version(&self) -> u32 {
         match self.config.selection.scheme {
-            SelectionScheme::Knockout if self.hall_of_fame.is_empty() => 1,
+            SelectionScheme::Knockout if self.memory == SchemeMemory::default() => 1,
             _ => 2,
         }
     }
@@ -206,10 +217,10 @@ impl RunState {
         }
         let (mut state, mut used) = decoded.map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
         if version == 2 {
-            let (hall, more): (Vec<StoredIndividual>, usize) =
+            let (memory, more): (SchemeMemory, usize) =
                 bincode::serde::decode_from_slice(&payload[used..], standard)
-                    .map_err(|e| CheckpointError::Decode(p(), format!("hall of fame: {e}")))?;
-            state.hall_of_fame = hall;
+                    .map_err(|e| CheckpointError::Decode(p(), format!("scheme memory (hall of fame, ladder): {e}")))?;
+            state.memory = memory;
             used += more;
         }
         if used != payload.len() {
@@ -219,9 +230,16 @@ impl RunState {
         for i in &state.population {
             i.to_individual().map_err(|e| CheckpointError::Decode(p(), format!("individual {}: {e}", i.serial)))?;
         }
-        for i in &state.hall_of_fame {
+        for i in &state.memory.hall_of_fame {
             i.to_individual()
                 .map_err(|e| CheckpointError::Decode(p(), format!("hall of fame, individual {}: {e}", i.serial)))?;
+        }
+        let rungs = state.config.judging().map_or(0, |j| j.ladder.len());
+        if state.memory.rung as usize >= rungs.max(1) {
+            return Err(CheckpointError::Decode(
+                p(),
+                format!("ladder rung {} of a ladder of {rungs} rungs", state.memory.rung),
+            ));
         }
         if state.format_version() != version {
             return Err(CheckpointError::Decode(
@@ -239,7 +257,7 @@ impl RunState {
 
     /// The hall of fame as individuals (validated on load).
     pub fn hall_of_fame(&self) -> Result<Vec<Individual>, ChromosomeError> {
-        self.hall_of_fame.iter().map(StoredIndividual::to_individual).collect()
+        self.memory.hall_of_fame.iter().map(StoredIndividual::to_individual).collect()
     }
 }
 
@@ -265,7 +283,7 @@ mod tests {
             epoch: 0,
             serials,
             rng,
-            hall_of_fame: population[..1].to_vec(),
+            memory: SchemeMemory { hall_of_fame: population[..1].to_vec(), rung: 3 },
             population,
             epochs: Vec::new(),
         }
@@ -283,12 +301,14 @@ mod tests {
 
     #[test]
     fn the_hall_of_fame_round_trips_in_format_2_and_the_knockout_stays_format_1() {
-        let mu_plus_lambda = SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() });
+        let ladder = ["random:1", "aloa:1", "aloa:2", "aloa:3"].map(String::from).to_vec();
+        let mu_plus_lambda =
+            SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ladder, ..Default::default() });
         let s = state(mu_plus_lambda);
         let bytes = s.encode().unwrap();
         assert_eq!(bytes[8..12], 2u32.to_le_bytes());
         assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
-        let knockout = RunState { hall_of_fame: Vec::new(), ..state(SelectionScheme::Knockout) };
+        let knockout = RunState { memory: SchemeMemory::default(), ..state(SelectionScheme::Knockout) };
         let bytes = knockout.encode().unwrap();
         assert_eq!(bytes[8..12], 1u32.to_le_bytes());
         // Format 1 is the state's bincode alone: what builds before format 2 wrote.
@@ -299,7 +319,8 @@ mod tests {
 
     #[test]
     fn a_format_1_file_of_a_newer_scheme_and_unknown_versions_are_refused_by_name() {
-        let s = state(SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() }));
+        let mut s = state(SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() }));
+        s.memory.rung = 0;
         let bytes = s.encode().unwrap();
         // The same state's bytes without the hall of fame, labelled format 1.
         let payload = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
@@ -309,6 +330,10 @@ mod tests {
         assert!(err.contains("format version 3, this build reads 1 and 2"), "{err}");
         // Format 2 without its hall of fame is cut short.
         let err = RunState::decode(&rewrap(2, &payload), Path::new("cut.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("hall of fame"), "{err}");
+        assert!(err.contains("scheme memory"), "{err}");
+        // A rung beyond the configured ladder (none here) is refused.
+        let bad = RunState { memory: SchemeMemory { rung: 1, ..SchemeMemory::default() }, ..s };
+        let err = RunState::decode(&bad.encode().unwrap(), Path::new("rung.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
     }
 }

@@ -238,7 +238,7 @@ fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
             champions.push(best.serial);
         }
     }
-    let hall: Vec<u64> = state.hall_of_fame.iter().map(|h| h.serial).collect();
+    let hall: Vec<u64> = state.memory.hall_of_fame.iter().map(|h| h.serial).collect();
     assert_eq!(hall, champions);
     // Generation 1: 9 candidates in 3 groups of 3 (3 matches each); each candidate hosts 2
     // matches against the fixed player and 1 against epoch 0's champion, except the champion
@@ -250,4 +250,37 @@ fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
     assert!(fitness.vs_fixed.is_some_and(|v| (0.0..=200.0).contains(&v)) && fitness.best >= fitness.mean);
     // (μ, λ) with one elite keeps at most one parent.
     assert!(generations.iter().all(|g| g.survivors_kept <= 1), "{generations:?}");
+}
+
+#[test]
+fn a_ladder_moves_up_when_the_candidates_score_enough_and_resumes_on_its_rung() {
+    let text = "seed = 3\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [selection.scheme.evolution-strategies]\nsigma = 0.1\nlearning_rate = 0.05\nopponents = 0\n\
+                ladder = [\"random:1\", \"random:1:7\", \"aloa:1\"]\npromote_at = 0.3\nopening_plies = 2\n\
+                fixed_matches = 2\n";
+    let config = |epochs| ExperimentConfig { epochs, ..ExperimentConfig::from_toml(text).unwrap() };
+    let tmp = tempfile::tempdir().unwrap();
+    let (straight, resumed) = (tmp.path().join("straight"), tmp.path().join("resumed"));
+    start(config(3), &straight, &options(2)).unwrap();
+    start(config(1), &resumed, &options(1)).unwrap();
+    resume(&resumed, None, Some(2), &options(2)).unwrap();
+    let (a, b) = (RunDir::new(&straight), RunDir::new(&resumed));
+    assert!(read(&a.epoch_checkpoint(3)) == read(&b.epoch_checkpoint(3)), "resumed");
+    // Each generation met rung r and scored p points per game against it; the next meets r + 1
+    // exactly when p reached 0.3 (and a rung is left to climb).
+    let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
+    let rungs: Vec<(u32, f64)> =
+        lines.iter().map(|g| g.fitness.as_ref().map(|f| (f.rung.unwrap(), f.vs_rung.unwrap())).unwrap()).collect();
+    assert_eq!(rungs[0].0, 0);
+    for pair in rungs.windows(2) {
+        let ((r, p), (next, _)) = (pair[0], pair[1]);
+        let expected = if p >= 0.3 && r < 2 { r + 1 } else { r };
+        assert_eq!(next, expected, "{rungs:?}");
+    }
+    assert!(rungs.iter().any(|&(r, _)| r > 0), "the ladder never moved: {rungs:?}");
+    // Games per generation: 4 perturbations, 2 matches against the rung.
+    assert!(lines.iter().all(|g| g.games == 4 * 2 * 2));
+    let state = loa_master::checkpoint::RunState::load(&a.latest_checkpoint()).unwrap();
+    assert_eq!(state.memory.rung, rungs.last().map(|&(r, p)| if p >= 0.3 && r < 2 { r + 1 } else { r }).unwrap());
 }

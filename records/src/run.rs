@@ -114,9 +114,15 @@ pub struct FitnessSummary {
     pub best: f64,
     /// The mean over candidates of their mean score per game.
     pub mean: f64,
-    /// The mean score per game of all candidates against the fixed opponents (the curriculum),
-    /// if any: the same yardstick every generation, so its course is a learning curve.
+    /// The mean score per game of all candidates against the fixed opponents and the ladder's
+    /// rung (the curriculum), if any: the same yardstick every generation, so its course is a learning curve.
     pub vs_fixed: Option<f64>,
+    /// The ladder's rung the candidates met (0-based), if the run climbs a ladder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rung: Option<u32>,
+    /// Their mean points per game (win 1, draw ½) against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_rung: Option<f64>,
 }
 
 impl GenerationRecord {

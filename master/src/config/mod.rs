@@ -370,6 +370,13 @@ mod tests {
         let grouped = text.replace("opponents = 6", "opponents = 0").replace("hall_of_fame = 2", "groups = 4");
         let c = ExperimentConfig::from_toml(&grouped).unwrap();
         assert_eq!(c.judging().unwrap().groups, 4);
+        let laddered = format!("{text}ladder = [\"aloa:1\", \"aloa:2\"]\npromote_at = 0.6\n");
+        let j = ExperimentConfig::from_toml(&laddered).unwrap().judging().unwrap();
+        assert_eq!((j.ladder.len(), j.promote_at), (2, 0.6));
+        let err =
+            |from: &str, to: &str| ExperimentConfig::from_toml(&laddered.replace(from, to)).unwrap_err().to_string();
+        assert!(err("promote_at = 0.6", "promote_at = 1.5").contains("promote_at"));
+        assert!(err("\"aloa:2\"]", "\"chess:2\"]").contains("ladder"));
         // 3 parents and 6 children in pairs: one of the 9 has no partner.
         let lonely = grouped.replace("population = 8", "population = 3").replace("groups = 4", "groups = 2");
         let err = ExperimentConfig::from_toml(&lonely).unwrap_err().to_string();

@@ -76,6 +76,10 @@ pub struct EsConfig {
     pub hall_of_fame: u32,
     /// See [`Judging::groups`].
     pub groups: u32,
+    /// See [`Judging::ladder`].
+    pub ladder: Vec<String>,
+    /// See [`Judging::promote_at`].
+    pub promote_at: f64,
 }
 
 impl Default for EsConfig {
@@ -90,6 +94,8 @@ impl Default for EsConfig {
             fixed_matches: 1,
             hall_of_fame: 0,
             groups: 0,
+            ladder: Vec::new(),
+            promote_at: 0.5,
         }
     }
 }
@@ -120,6 +126,10 @@ pub struct MuPlusLambdaConfig {
     pub hall_of_fame: u32,
     /// See [`Judging::groups`].
     pub groups: u32,
+    /// See [`Judging::ladder`].
+    pub ladder: Vec<String>,
+    /// See [`Judging::promote_at`].
+    pub promote_at: f64,
     /// Absent: (μ + λ), parents compete with their children for every place. `k`: (μ, λ) with k
     /// elites: the k fittest parents stay, the other μ − k places go to the fittest children,
     /// so a population cannot stall on old parents (and with k = 0 nobody outlives a
@@ -139,6 +149,8 @@ impl Default for MuPlusLambdaConfig {
             fixed_matches: 1,
             hall_of_fame: 0,
             groups: 0,
+            ladder: Vec::new(),
+            promote_at: 0.5,
             elitism: None,
         }
     }
@@ -172,6 +184,14 @@ pub struct Judging {
     pub opening_plies: u32,
     /// How a game scores.
     pub fitness: Fitness,
+    /// A curriculum that climbs: fixed players in rising strength (e.g. ALoA at depth 1, 2, 3).
+    /// Candidates meet the current rung like a fixed opponent (`fixed_matches` matches from the
+    /// common openings); once a generation's candidates score `promote_at` points per game
+    /// (win 1, draw ½) against it on average, the next generation meets the next rung. The
+    /// rung is part of the run's state (checkpoint format 2).
+    pub ladder: Vec<FixedPlayer>,
+    /// Mean points per game against the current rung that move the ladder up.
+    pub promote_at: f64,
 }
 
 /// At most this many entrants in one task (the proto's bound).
@@ -184,15 +204,7 @@ const MAX_OPENING_PLIES: u32 = 40;
 impl MuPlusLambdaConfig {
     /// How candidates are judged.
     pub fn judging(&self) -> Judging {
-        judging(
-            self.opponents,
-            self.groups,
-            &self.fixed_opponents,
-            self.fixed_matches,
-            self.hall_of_fame,
-            self.opening_plies,
-            self.fitness,
-        )
+        judging(&self.judging_text(), self.fitness)
     }
 
     pub(super) fn validate(&self, population: usize) -> Result<(), ConfigError> {
@@ -230,6 +242,8 @@ impl MuPlusLambdaConfig {
             fixed_matches: self.fixed_matches,
             hall_of_fame: self.hall_of_fame,
             opening_plies: self.opening_plies,
+            ladder: &self.ladder,
+            promote_at: self.promote_at,
         }
     }
 }
@@ -237,15 +251,20 @@ impl MuPlusLambdaConfig {
 impl EsConfig {
     /// How perturbations are judged.
     pub fn judging(&self) -> Judging {
-        judging(
-            self.opponents,
-            self.groups,
-            &self.fixed_opponents,
-            self.fixed_matches,
-            self.hall_of_fame,
-            self.opening_plies,
-            self.fitness,
-        )
+        judging(&self.judging_text(), self.fitness)
+    }
+
+    fn judging_text(&self) -> JudgingText<'_> {
+        JudgingText {
+            opponents: self.opponents,
+            groups: self.groups,
+            fixed: &self.fixed_opponents,
+            fixed_matches: self.fixed_matches,
+            hall_of_fame: self.hall_of_fame,
+            opening_plies: self.opening_plies,
+            ladder: &self.ladder,
+            promote_at: self.promote_at,
+        }
     }
 
     pub(super) fn validate(&self, population: usize) -> Result<(), ConfigError> {
@@ -268,15 +287,7 @@ impl EsConfig {
                 format!("must be in (0, 100], got {}", self.learning_rate),
             );
         }
-        let text = JudgingText {
-            opponents: self.opponents,
-            groups: self.groups,
-            fixed: &self.fixed_opponents,
-            fixed_matches: self.fixed_matches,
-            hall_of_fame: self.hall_of_fame,
-            opening_plies: self.opening_plies,
-        };
-        validate_judging("selection.scheme.evolution-strategies", &text, population)
+        validate_judging("selection.scheme.evolution-strategies", &self.judging_text(), population)
     }
 }
 
@@ -288,25 +299,22 @@ struct JudgingText<'a> {
     fixed_matches: u32,
     hall_of_fame: u32,
     opening_plies: u32,
+    ladder: &'a [String],
+    promote_at: f64,
 }
 
-fn judging(
-    opponents: u32,
-    groups: u32,
-    fixed: &[String],
-    fixed_matches: u32,
-    hall_of_fame: u32,
-    opening_plies: u32,
-    fitness: Fitness,
-) -> Judging {
+fn judging(j: &JudgingText<'_>, fitness: Fitness) -> Judging {
+    let players = |specs: &[String]| specs.iter().filter_map(|s| parse_fixed(s).ok()).collect();
     Judging {
-        opponents: opponents as usize,
-        groups: groups as usize,
-        fixed: fixed.iter().filter_map(|s| parse_fixed(s).ok()).collect(),
-        fixed_matches: fixed_matches as usize,
-        hall_of_fame: hall_of_fame as usize,
-        opening_plies,
+        opponents: j.opponents as usize,
+        groups: j.groups as usize,
+        fixed: players(j.fixed),
+        fixed_matches: j.fixed_matches as usize,
+        hall_of_fame: j.hall_of_fame as usize,
+        opening_plies: j.opening_plies,
         fitness,
+        ladder: players(j.ladder),
+        promote_at: j.promote_at,
     }
 }
 
@@ -331,7 +339,8 @@ fn validate_judging(key: &'static str, j: &JudgingText<'_>, candidates: usize) -
         return bad("opponents", format!("must be below the {candidates} candidates, got {}", j.opponents));
     }
     let drawn = if j.groups > 0 { 0 } else { j.opponents as usize };
-    let entrants = 1 + drawn + j.hall_of_fame as usize + j.fixed.len();
+    let rung = usize::from(!j.ladder.is_empty());
+    let entrants = 1 + drawn + j.hall_of_fame as usize + j.fixed.len() + rung;
     if entrants > MAX_ENTRANTS {
         return bad(
             "opponents",
@@ -341,7 +350,7 @@ fn validate_judging(key: &'static str, j: &JudgingText<'_>, candidates: usize) -
             ),
         );
     }
-    let matches = drawn + j.hall_of_fame as usize + j.fixed.len() * j.fixed_matches as usize;
+    let matches = drawn + j.hall_of_fame as usize + (j.fixed.len() + rung) * j.fixed_matches as usize;
     if matches > MAX_MATCHES {
         return bad("fixed_matches", format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}"));
     }
@@ -358,10 +367,23 @@ fn validate_judging(key: &'static str, j: &JudgingText<'_>, candidates: usize) -
     if j.opening_plies > MAX_OPENING_PLIES {
         return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", j.opening_plies));
     }
-    if j.opponents == 0 && j.groups == 0 && j.fixed.is_empty() && j.hall_of_fame == 0 {
+    if !(j.promote_at > 0.0 && j.promote_at <= 1.0) {
+        return bad("promote_at", format!("must be in (0, 1] points per game, got {}", j.promote_at));
+    }
+    if j.ladder.len() > 16 {
+        return bad("ladder", format!("at most 16 rungs, got {}", j.ladder.len()));
+    }
+    for spec in j.ladder {
+        if let Err(why) = parse_fixed(spec) {
+            return bad("ladder", why);
+        }
+    }
+    if j.opponents == 0 && j.groups == 0 && j.fixed.is_empty() && j.hall_of_fame == 0 && j.ladder.is_empty() {
         return Err(ConfigError::Invalid {
             key: key.into(),
-            why: "needs opponents, groups, fixed_opponents or hall_of_fame: nothing would judge the candidates".into(),
+            why:
+                "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the candidates"
+                    .into(),
         });
     }
     for spec in j.fixed {

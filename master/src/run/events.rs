@@ -168,7 +168,11 @@ impl Subscriber for RunLog {
             RunEvent::GenerationDone(r) => {
                 let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
                     let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
-                    format!("; {} per game best {:.2} mean {:.2}{fixed}", f.unit, f.best, f.mean)
+                    let rung = match (f.rung, f.vs_rung) {
+                        (Some(r), Some(p)) => format!(", ladder rung {r} {p:.2} points/game"),
+                        _ => String::new(),
+                    };
+                    format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}", f.unit, f.best, f.mean)
                 });
                 format!(
                     "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",

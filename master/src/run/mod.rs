@@ -20,7 +20,7 @@ pub use halt::{Halt, HaltPoint};
 pub use loa_records::RunDir;
 pub use runner::Runner;
 
-use crate::checkpoint::{RunState, StoredIndividual};
+use crate::checkpoint::{RunState, SchemeMemory, StoredIndividual};
 use crate::config::ExperimentConfig;
 use crate::generation::initial_population;
 use crate::population::SerialCounter;
@@ -145,7 +145,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         rng,
         population: population.iter().map(StoredIndividual::from_individual).collect(),
         epochs: Vec::new(),
-        hall_of_fame: Vec::new(),
+        memory: SchemeMemory::default(),
     };
     state.save(&dir.latest_checkpoint())?;
     Halt::check(options.halt.as_ref(), HaltPoint::BeforeFirstBenchmark)?;

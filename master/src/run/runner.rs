@@ -16,7 +16,7 @@ use crate::config::ExperimentConfig;
 use crate::config::SelectionScheme;
 use crate::metrics::benchmark_entry;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
-use crate::selection::{EvolutionStrategies, Knockout, MuPlusLambda, Scheme, Selected};
+use crate::selection::{EvolutionStrategies, Knockout, Memory, MuPlusLambda, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
@@ -177,12 +177,12 @@ impl Runner<'_> {
     fn generation_with<S: Scheme>(&self, scheme: &S, state: &mut RunState) -> Result<Ran<()>, RunError> {
         let begun = Instant::now();
         let survivors = state.individuals()?;
-        let hall_of_fame = state.hall_of_fame()?;
+        let memory = Memory { hall_of_fame: state.hall_of_fame()?, rung: state.memory.rung as usize };
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
         let (plan, tasks) = scheme
-            .plan(&survivors, &hall_of_fame, &state.config, generation, &mut rng, &mut serials)
+            .plan(&survivors, &memory, &state.config, generation, &mut rng, &mut serials)
             .map_err(RunError::Selection)?;
         let tasks: Vec<(TaskId, MatchTask)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
@@ -210,6 +210,13 @@ impl Runner<'_> {
         record.tournaments = tournaments;
         record.fitness = fitness;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
+        if let (Some(judging), Some(points)) = (state.config.judging(), record.fitness.as_ref().and_then(|f| f.vs_rung))
+            && points >= judging.promote_at
+            && (state.memory.rung as usize) + 1 < judging.ladder.len()
+        {
+            // The candidates beat this rung: the next generation meets the next one.
+            state.memory.rung += 1;
+        }
         state.rng = rng;
         state.serials = serials;
         state.generation = generation;
@@ -262,7 +269,7 @@ impl Runner<'_> {
         if config.judging().is_some_and(|j| j.hall_of_fame > 0)
             && let Some(champion) = induct_champion(state, &survivors, &report)
         {
-            self.emit(RunEvent::Champion { epoch, serial: champion, members: state.hall_of_fame.len() })?;
+            self.emit(RunEvent::Champion { epoch, serial: champion, members: state.memory.hall_of_fame.len() })?;
         }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
         state.save(&self.dir.epoch_checkpoint(epoch))?;
@@ -281,11 +288,11 @@ fn induct_champion(
     report: &EpochReport,
 ) -> Option<u64> {
     let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
-    if state.hall_of_fame.iter().any(|h| h.serial == best.serial) {
+    if state.memory.hall_of_fame.iter().any(|h| h.serial == best.serial) {
         return None;
     }
     let champion = survivors.iter().find(|s| s.serial == best.serial)?;
-    state.hall_of_fame.push(StoredIndividual::from_individual(champion));
+    state.memory.hall_of_fame.push(StoredIndividual::from_individual(champion));
     Some(best.serial)
 }
 

@@ -15,7 +15,7 @@
 //! alone (the first generation takes the first individual of the random initial population).
 
 use super::points::{self, Seating};
-use super::{Scheme, Selected};
+use super::{Memory, Scheme, Selected};
 use crate::config::{EsConfig, ExperimentConfig};
 use crate::generation::individual;
 use crate::population::{Individual, SerialCounter};
@@ -43,6 +43,8 @@ pub struct Plan {
     candidates: Vec<Individual>,
     /// Who sits where in their tasks.
     seating: Seating,
+    /// The ladder's rung they met, if the run climbs one.
+    rung: Option<usize>,
     /// The serial issued for the next centre (issued while planning, so the state's counter
     /// moves only with the plan).
     next_serial: u64,
@@ -78,7 +80,7 @@ impl Scheme for EvolutionStrategies {
     fn plan(
         &self,
         survivors: &[Individual],
-        hall_of_fame: &[Individual],
+        memory: &Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
@@ -104,9 +106,20 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
-        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), hall_of_fame, config, generation, rng);
+        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
         let next_serial = serials.issue();
-        Ok((Plan { centre: theta, topology, noise, candidates, seating, next_serial }, tasks))
+        Ok((
+            Plan {
+                centre: theta,
+                topology,
+                noise,
+                candidates,
+                seating,
+                rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
+                next_serial,
+            },
+            tasks,
+        ))
     }
 
     fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
@@ -131,7 +144,12 @@ impl Scheme for EvolutionStrategies {
             .collect();
         let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
-        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(scores.summary()) })
+        Ok(Selected {
+            next: vec![centre],
+            tournaments: Vec::new(),
+            survivors_kept: 0,
+            fitness: Some(scores.summary(plan.rung)),
+        })
     }
 }
 
@@ -165,7 +183,7 @@ mod tests {
         let scheme = EvolutionStrategies { params };
         let (mut rng, mut serials) = (GaRng::from_seed(12), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &[], &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&start, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
         let game =

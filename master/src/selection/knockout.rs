@@ -22,7 +22,7 @@ impl Scheme for Knockout {
     fn plan(
         &self,
         survivors: &[Individual],
-        _hall_of_fame: &[Individual],
+        _memory: &super::Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
@@ -88,7 +88,9 @@ mod tests {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (groups, tasks) = Knockout.plan(&survivors, &[], &config, 1, &mut rng, &mut serials).unwrap();
+        let (groups, tasks) = Knockout
+            .plan(&survivors, &crate::selection::Memory::default(), &config, 1, &mut rng, &mut serials)
+            .unwrap();
         assert_eq!(tasks.len(), 3);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
         // Winners: group 0 its survivor (entrant 0), group 1 entrant 3 (the child), group 2

@@ -24,6 +24,16 @@ use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::{FitnessSummary, TournamentRecord};
 
+/// What a run remembers for its scheme besides the population (see
+/// [`SchemeMemory`](crate::checkpoint::SchemeMemory), its stored form).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// Champions of past epochs, oldest first.
+    pub hall_of_fame: Vec<Individual>,
+    /// The ladder's current rung.
+    pub rung: usize,
+}
+
 /// What a generation's selection decided.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selected {
@@ -43,13 +53,13 @@ pub trait Scheme {
     type Plan;
 
     /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
-    /// judge them, with past epochs' champions (`hall_of_fame`, oldest first) as possible
-    /// opponents. Draws only from `rng` and `serials`, so a plan is a function of the state.
-    /// Fails (naming why) only on an invalid population, which loading a checkpoint rules out.
+    /// judge them, with what the run remembers besides them (`memory`). Draws only from `rng`
+    /// and `serials`, so a plan is a function of the state. Fails (naming why) only on an
+    /// invalid population, which loading a checkpoint rules out.
     fn plan(
         &self,
         survivors: &[Individual],
-        hall_of_fame: &[Individual],
+        memory: &Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,

@@ -10,7 +10,7 @@
 //! parents stay and the other places go to the best children.
 
 use super::points::{self, Seating};
-use super::{Scheme, Selected};
+use super::{Memory, Scheme, Selected};
 use crate::config::{ExperimentConfig, MuPlusLambdaConfig};
 use crate::generation::individual;
 use crate::operators::{crossover, mutate};
@@ -31,6 +31,8 @@ pub struct Plan {
     candidates: Vec<Individual>,
     /// Who sits where in the candidates' tasks.
     seating: Seating,
+    /// The ladder's rung they met, if the run climbs one.
+    rung: Option<usize>,
     /// How many candidates were parents.
     parents: usize,
 }
@@ -41,7 +43,7 @@ impl Scheme for MuPlusLambda {
     fn plan(
         &self,
         survivors: &[Individual],
-        hall_of_fame: &[Individual],
+        memory: &Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
@@ -62,8 +64,11 @@ impl Scheme for MuPlusLambda {
                 candidates.push(individual(serials, parent.chromosome.topology(), weights).map_err(|e| e.to_string())?);
             }
         }
-        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), hall_of_fame, config, generation, rng);
-        Ok((Plan { candidates, seating, parents: p }, tasks))
+        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
+        Ok((
+            Plan { candidates, seating, rung: (!self.params.ladder.is_empty()).then_some(memory.rung), parents: p },
+            tasks,
+        ))
     }
 
     fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
@@ -94,7 +99,7 @@ impl Scheme for MuPlusLambda {
         // stable from one generation to the next.
         order.sort_unstable();
         let next = order.into_iter().map(|c| plan.candidates[c].clone()).collect();
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(scores.summary()) })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(scores.summary(plan.rung)) })
     }
 }
 
@@ -140,7 +145,7 @@ mod tests {
         let scheme = MuPlusLambda { params };
         let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
         let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &[], &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!((plan.candidates.len(), tasks.len()), (8, 8));
         for (host, task) in tasks.iter().enumerate() {
             task.validate().unwrap();
@@ -169,7 +174,7 @@ mod tests {
         let scheme = MuPlusLambda { params };
         let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
         let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &[], &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!(tasks.len(), 8);
         let outcomes: Vec<MatchTaskOutcome> = (0..8)
             .map(|c| {
@@ -214,7 +219,7 @@ mod tests {
         let run = || {
             let (mut rng, mut serials) = (GaRng::from_seed(9), SerialCounter::new());
             let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-            scheme.plan(&parents, &[], &config, 2, &mut rng, &mut serials).unwrap().1
+            scheme.plan(&parents, &Memory::default(), &config, 2, &mut rng, &mut serials).unwrap().1
         };
         assert_eq!(run(), run());
     }

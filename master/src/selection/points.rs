@@ -6,13 +6,16 @@
 //!   candidates are shuffled into groups that each play a round robin (one task per group);
 //! - against the hall of fame: champions of past epochs drawn for each candidate;
 //! - against fixed opponents (a curriculum): `fixed_matches` matches each, from openings that are
-//!   the same for every candidate of the generation (common random numbers).
+//!   the same for every candidate of the generation (common random numbers);
+//! - against the ladder's current rung, the same way (the runner moves the rung up, see
+//!   [`Judging::ladder`]).
 //!
 //! Every game scores for both sides that are candidates ([`Fitness`]: points, win 1, draw ½; or
 //! the benchmark score), so being A, who wins drawn matches by SPEC §5's criterion 4, is worth
 //! nothing; fixed opponents and champions score nothing: they are yardsticks. A candidate's
 //! fitness is its mean score per game, since drawn opponents make the number of games differ.
 
+use super::Memory;
 use crate::config::{ExperimentConfig, Fitness, Judging};
 use crate::population::Individual;
 use crate::rng::GaRng;
@@ -35,6 +38,8 @@ enum Seat {
     Champion,
     /// A fixed opponent.
     Fixed,
+    /// The ladder's current rung.
+    Rung,
 }
 
 /// Who sits where in each task.
@@ -44,12 +49,12 @@ pub struct Seating {
     seats: Vec<Vec<Seat>>,
 }
 
-/// The tasks that judge `candidates` in generation `generation`, and their seating.
-/// `hall_of_fame` holds past champions (oldest first).
+/// The tasks that judge `candidates` in generation `generation`, and their seating, with the
+/// hall of fame and the ladder's rung from `memory`.
 pub fn plan(
     candidates: &[Individual],
     judging: &Judging,
-    hall_of_fame: &[Individual],
+    memory: &Memory,
     config: &ExperimentConfig,
     generation: u64,
     rng: &mut GaRng,
@@ -88,7 +93,7 @@ pub fn plan(
         let mut seat: Vec<Seat> = std::iter::once(host).chain(others).map(Seat::Candidate).collect();
         // Champions, distinct and not already seated (a champion may still be a candidate).
         let mut champions: Vec<&Individual> =
-            hall_of_fame.iter().filter(|h| entrants.iter().all(|e| e.serial() != h.serial)).collect();
+            memory.hall_of_fame.iter().filter(|h| entrants.iter().all(|e| e.serial() != h.serial)).collect();
         let picked = judging.hall_of_fame.min(champions.len());
         partial_shuffle(&mut champions, picked, rng);
         for champion in champions {
@@ -99,11 +104,13 @@ pub fn plan(
         let mut pairs: Vec<Pairing> = (1..entrants.len())
             .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: judging.opening_plies })
             .collect();
-        for (f, player) in judging.fixed.iter().enumerate() {
+        let rung = judging.ladder.get(memory.rung.min(judging.ladder.len().saturating_sub(1)));
+        let yardsticks = judging.fixed.iter().map(|p| (p, Seat::Fixed)).chain(rung.map(|p| (p, Seat::Rung)));
+        for (f, (player, kind)) in yardsticks.enumerate() {
             let b = entrants.len();
             // Serials above every candidate's.
             entrants.push(MatchEntrant::Fixed { serial: u64::MAX - f as u64, player: *player });
-            seat.push(Seat::Fixed);
+            seat.push(kind);
             for k in 0..judging.fixed_matches {
                 let seed = if judging.opening_plies == 0 {
                     // From the start position the seed only salts a random heuristic's values.
@@ -157,6 +164,8 @@ pub struct Scores {
     pub games: Vec<u64>,
     /// Total score and games of all candidates against fixed opponents.
     pub vs_fixed: (u64, u64),
+    /// Half-points (whatever the fitness) and games of all candidates against the ladder's rung.
+    pub vs_rung: (u64, u64),
 }
 
 impl Scores {
@@ -166,9 +175,16 @@ impl Scores {
         self.total.iter().zip(&self.games).map(|(&t, &g)| if g == 0 { 0.0 } else { t as f64 / g as f64 }).collect()
     }
 
+    /// Mean points per game (win 1, draw ½) of all candidates against the ladder's rung, if
+    /// they met it.
+    pub fn points_vs_rung(&self) -> Option<f64> {
+        let (halves, games) = self.vs_rung;
+        (games > 0).then(|| halves as f64 / (2 * games) as f64)
+    }
+
     /// The generation's line in `generations.jsonl`, per game in the fitness's own unit (points,
-    /// not half-points).
-    pub fn summary(&self) -> FitnessSummary {
+    /// not half-points), with `rung` the ladder's rung the candidates met (if any).
+    pub fn summary(&self, rung: Option<usize>) -> FitnessSummary {
         let (unit, scale) = match self.fitness {
             Fitness::Points => ("points", 0.5),
             Fitness::BenchmarkScore => ("benchmark-score", 1.0),
@@ -182,6 +198,8 @@ impl Scores {
             best: if means.is_empty() { 0.0 } else { best * scale },
             mean: mean * scale,
             vs_fixed: (fixed_games > 0).then(|| fixed_total as f64 / fixed_games as f64 * scale),
+            rung: rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
+            vs_rung: self.points_vs_rung(),
         }
     }
 }
@@ -196,7 +214,8 @@ pub fn scores(
     if outcomes.len() != seating.seats.len() {
         return Err(format!("{} outcomes for {} tasks", outcomes.len(), seating.seats.len()));
     }
-    let mut scores = Scores { fitness, total: vec![0; candidates], games: vec![0; candidates], vs_fixed: (0, 0) };
+    let mut scores =
+        Scores { fitness, total: vec![0; candidates], games: vec![0; candidates], vs_fixed: (0, 0), vs_rung: (0, 0) };
     for (t, (seat, outcome)) in seating.seats.iter().zip(outcomes).enumerate() {
         for m in &outcome.matches {
             let (Some(&a), Some(&b)) = (seat.get(m.a), seat.get(m.b)) else {
@@ -207,20 +226,25 @@ pub fn scores(
                 let a_color = if g == 0 { Color::Black } else { Color::White };
                 for (side, other, color) in [(a, b, a_color), (b, a, a_color.opponent())] {
                     let Seat::Candidate(c) = side else { continue };
+                    let halves = match game.outcome {
+                        Outcome::Draw => 1,
+                        Outcome::Win(w) if w == color => 2,
+                        Outcome::Win(_) => 0,
+                    };
                     let score = match fitness {
-                        Fitness::Points => match game.outcome {
-                            Outcome::Draw => 1,
-                            Outcome::Win(w) if w == color => 2,
-                            Outcome::Win(_) => 0,
-                        },
+                        Fitness::Points => halves,
                         Fitness::BenchmarkScore => u64::from(benchmark_score(game.outcome, game.plies, color)),
                     };
                     let slot = scores.total.get_mut(c).ok_or_else(|| format!("task {t}: no candidate {c}"))?;
                     *slot += score;
                     scores.games[c] += 1;
-                    if other == Seat::Fixed {
+                    if other == Seat::Fixed || other == Seat::Rung {
                         scores.vs_fixed.0 += score;
                         scores.vs_fixed.1 += 1;
+                    }
+                    if other == Seat::Rung {
+                        scores.vs_rung.0 += halves;
+                        scores.vs_rung.1 += 1;
                     }
                 }
             }
@@ -256,6 +280,8 @@ mod tests {
             hall_of_fame: 2,
             opening_plies: 4,
             fitness: Fitness::BenchmarkScore,
+            ladder: Vec::new(),
+            promote_at: 0.5,
         }
     }
 
@@ -271,7 +297,8 @@ mod tests {
         let all = population(8);
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
-        let (seating, tasks) = plan(candidates, &judging(), &hall, &config, 7, &mut GaRng::from_seed(1));
+        let memory = Memory { hall_of_fame: hall.to_vec(), rung: 0 };
+        let (seating, tasks) = plan(candidates, &judging(), &memory, &config, 7, &mut GaRng::from_seed(1));
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
             let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
@@ -306,7 +333,7 @@ mod tests {
         let candidates = population(4);
         let judging = Judging { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..judging() };
         let (seating, tasks) =
-            plan(&candidates, &judging, &[], &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+            plan(&candidates, &judging, &Memory::default(), &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
         // Two groups of two (one match each), then 4 host tasks against the fixed player.
         assert_eq!(tasks.len(), 6);
         let matches = |t: &MatchTask| match &t.format {
@@ -346,7 +373,8 @@ mod tests {
             assert_eq!((scores.total[c], scores.games[c]), (expected, 4), "candidate {c}");
         }
         assert_eq!(scores.vs_fixed, (4 * 170, 8));
-        let summary = scores.summary();
+        let summary = scores.summary(None);
         assert_eq!((summary.best, summary.mean, summary.vs_fixed), (110.0, 92.5, Some(85.0)));
+        assert_eq!((summary.rung, summary.vs_rung), (None, None));
     }
 }
