@@ -4,7 +4,7 @@
 //! File layout: the magic `LOAEVOCK`, a format version (u32 LE), the payload length (u64 LE),
 //! the payload's CRC-32 (u32 LE), then the payload: [`RunState`] in bincode 2 (serde, standard
 //! configuration); in format 2, followed by the scheme's [`SchemeMemory`] (hall of fame, ladder
-//! rung).
+//! rung) and, for self-adaptive mutation only, the survivors' steps.
 //!
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
 //! had before format 2 existed; format 2 for (μ + λ) and evolution strategies, whose settings
@@ -14,7 +14,7 @@
 //! A checkpoint holds no timing, thread count or host: runs with the same configuration and
 //! seed write byte-identical checkpoints.
 
-use crate::config::{ExperimentConfig, SelectionScheme};
+use crate::config::{ExperimentConfig, MAX_STEP, MIN_STEP, SelectionScheme};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::network::{Chromosome, ChromosomeError, Topology};
@@ -62,6 +62,11 @@ pub struct SchemeMemory {
     pub hall_of_fame: Vec<StoredIndividual>,
     /// The ladder's current rung (index into the configured ladder).
     pub rung: u32,
+    /// Each survivor's self-adaptive mutation step, by serial (empty unless the operator is
+    /// self-adaptive). Stored after the rest of the memory, and only when not empty, so runs
+    /// without it keep the bytes they had before it existed.
+    #[serde(skip)]
+    pub steps: Vec<(u64, f64)>,
 }
 
 /// An individual as stored: serial, topology name and weights (no reliance on the chromosome
@@ -157,6 +162,9 @@ impl RunState {
         let version = self.format_version();
         if version == 2 {
             payload.extend(bincode::serde::encode_to_vec(&self.memory, standard).map_err(|e| e.to_string())?);
+            if !self.memory.steps.is_empty() {
+                payload.extend(bincode::serde::encode_to_vec(&self.memory.steps, standard).map_err(|e| e.to_string())?);
+            }
         }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
@@ -222,6 +230,16 @@ impl RunState {
                     .map_err(|e| CheckpointError::Decode(p(), format!("scheme memory (hall of fame, ladder): {e}")))?;
             state.memory = memory;
             used += more;
+            if used < payload.len() {
+                let (steps, more): (Vec<(u64, f64)>, usize) =
+                    bincode::serde::decode_from_slice(&payload[used..], standard)
+                        .map_err(|e| CheckpointError::Decode(p(), format!("mutation steps: {e}")))?;
+                if steps.is_empty() || steps.iter().any(|&(_, step)| !(MIN_STEP..=MAX_STEP).contains(&step)) {
+                    return Err(CheckpointError::Decode(p(), "mutation steps: empty or out of range".into()));
+                }
+                state.memory.steps = steps;
+                used += more;
+            }
         }
         if used != payload.len() {
             return Err(CheckpointError::Decode(p(), format!("{} bytes left over", payload.len() - used)));
@@ -283,7 +301,7 @@ mod tests {
             epoch: 0,
             serials,
             rng,
-            memory: SchemeMemory { hall_of_fame: population[..1].to_vec(), rung: 3 },
+            memory: SchemeMemory { hall_of_fame: population[..1].to_vec(), rung: 3, steps: vec![(0, 0.05), (1, 0.1)] },
             population,
             epochs: Vec::new(),
         }

@@ -2,7 +2,7 @@
 //! seed, and is an enum variant chosen by the configuration, so new operators slot in beside
 //! the thesis's.
 
-use crate::config::{CrossoverOperator, MutationConfig, MutationOperator};
+use crate::config::{CrossoverOperator, MAX_STEP, MIN_STEP, MutationConfig, MutationOperator};
 use crate::rng::GaRng;
 use loa_engine::network::{HIDDEN, INPUTS, MAX_ABS_WEIGHT};
 
@@ -15,20 +15,34 @@ pub fn mutate(config: &MutationConfig, parent: &[f32], generation: u64, rng: &mu
         }
         MutationOperator::Gaussian { sigma, decay } => {
             let steps = i32::try_from(generation.saturating_sub(1)).unwrap_or(i32::MAX);
-            let sigma = sigma * decay.powi(steps);
-            let bound = f64::from(MAX_ABS_WEIGHT);
-            parent
-                .iter()
-                .map(|&allele| {
-                    if rng.chance(config.probability) {
-                        (f64::from(allele) + sigma * rng.normal()).clamp(-bound, bound) as f32
-                    } else {
-                        allele
-                    }
-                })
-                .collect()
+            perturb(parent, sigma * decay.powi(steps), config.probability, rng)
         }
+        // Without an individual's own step (which (μ + λ) passes to `perturb` itself), the
+        // initial one.
+        MutationOperator::SelfAdaptive { sigma, .. } => perturb(parent, sigma, config.probability, rng),
     }
+}
+
+/// Adds Gaussian noise of standard deviation `step` to each allele with probability
+/// `probability` (the self-adaptive operator, once the child's step is drawn).
+pub fn perturb(parent: &[f32], step: f64, probability: f64, rng: &mut GaRng) -> Vec<f32> {
+    let bound = f64::from(MAX_ABS_WEIGHT);
+    parent
+        .iter()
+        .map(|&allele| {
+            if rng.chance(probability) {
+                (f64::from(allele) + step * rng.normal()).clamp(-bound, bound) as f32
+            } else {
+                allele
+            }
+        })
+        .collect()
+}
+
+/// A child's self-adaptive step: the parent's times `exp(tau · N(0, 1))`, kept in
+/// [`MIN_STEP`, `MAX_STEP`] (log-normal, so doubling and halving are equally likely).
+pub fn child_step(parent: f64, tau: f64, rng: &mut GaRng) -> f64 {
+    (parent * (tau * rng.normal()).exp()).clamp(MIN_STEP, MAX_STEP)
 }
 
 /// Makes a child's alleles from a survivor and its partner.
@@ -121,6 +135,29 @@ mod tests {
         assert!(mean.abs() < 4.0 * 0.1 / 2041f64.sqrt() && (sd - 0.1).abs() < 0.005, "{mean} {sd}");
         let (_, sd) = spread(&mutate(&config, &parent, 3, &mut rng));
         assert!((sd - 0.025).abs() < 0.00125, "generation 3: σ × 0.5² = 0.025, got {sd}");
+    }
+
+    #[test]
+    fn self_adaptive_steps_are_log_normal_around_the_parent_and_bounded() {
+        let mut rng = GaRng::from_seed(8);
+        let n = 4000;
+        // ln(child / parent) / tau is standard normal: mean within 4 standard errors of 0,
+        // standard deviation within 5 % of 1.
+        let logs: Vec<f64> = (0..n).map(|_| (child_step(0.05, 0.1, &mut rng) / 0.05).ln() / 0.1).collect();
+        let mean = logs.iter().sum::<f64>() / n as f64;
+        let sd = (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        assert!(mean.abs() < 4.0 / (n as f64).sqrt() && (sd - 1.0).abs() < 0.05, "{mean} {sd}");
+        // A huge tau hits both bounds, and never passes them.
+        let steps: Vec<f64> = (0..200).map(|_| child_step(1.0, 1.0e3, &mut rng)).collect();
+        assert!(steps.contains(&MIN_STEP) && steps.contains(&MAX_STEP));
+        assert!(steps.iter().all(|s| (MIN_STEP..=MAX_STEP).contains(s)));
+        // perturb adds noise of exactly the given step to the alleles it touches.
+        let parent = vec![0.0f32; 2041];
+        let child = perturb(&parent, 0.2, 1.0, &mut rng);
+        let sd = (child.iter().map(|&c| f64::from(c).powi(2)).sum::<f64>() / 2041.0).sqrt();
+        assert!((sd - 0.2).abs() < 0.01, "{sd}");
+        let untouched = perturb(&parent, 0.2, 0.0, &mut rng);
+        assert_eq!(untouched, parent);
     }
 
     #[test]

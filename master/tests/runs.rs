@@ -284,3 +284,35 @@ fn a_ladder_moves_up_when_the_candidates_score_enough_and_resumes_on_its_rung() 
     let state = loa_master::checkpoint::RunState::load(&a.latest_checkpoint()).unwrap();
     assert_eq!(state.memory.rung, rungs.last().map(|&(r, p)| if p >= 0.3 && r < 2 { r + 1 } else { r }).unwrap());
 }
+
+#[test]
+fn self_adaptive_steps_are_kept_per_survivor_and_survive_a_resume() {
+    use loa_master::checkpoint::RunState;
+    let text = "seed = 21\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [mutation]\nprobability = 1.0\n[mutation.operator.self-adaptive]\nsigma = 0.05\ntau = 0.3\n\
+                [selection.scheme.mu-plus-lambda]\noffspring = 2\nopponents = 2\nfixed_opponents = [\"random:1\"]\n";
+    let config = |epochs| ExperimentConfig { epochs, ..ExperimentConfig::from_toml(text).unwrap() };
+    let tmp = tempfile::tempdir().unwrap();
+    let (straight, resumed) = (tmp.path().join("straight"), tmp.path().join("resumed"));
+    start(config(2), &straight, &options(2)).unwrap();
+    start(config(1), &resumed, &options(1)).unwrap();
+    resume(&resumed, None, Some(1), &options(2)).unwrap();
+    let (a, b) = (RunDir::new(&straight), RunDir::new(&resumed));
+    assert!(read(&a.epoch_checkpoint(2)) == read(&b.epoch_checkpoint(2)), "resumed");
+    // One step per survivor, by serial; they have moved away from the initial 0.05.
+    let state = RunState::load(&a.latest_checkpoint()).unwrap();
+    let serials: Vec<u64> = state.population.iter().map(|i| i.serial).collect();
+    let stepped: Vec<u64> = state.memory.steps.iter().map(|&(s, _)| s).collect();
+    assert_eq!(stepped, serials);
+    assert!(state.memory.steps.iter().any(|&(_, s)| s != 0.05), "{:?}", state.memory.steps);
+    let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
+    for (line, g) in lines.iter().zip(1..) {
+        let step = line.fitness.as_ref().and_then(|f| f.mean_step).unwrap();
+        assert!(step > 0.0 && step < 1.0, "generation {g}: {step}");
+    }
+    // The operator needs (mu + lambda).
+    let es = text.replace("mu-plus-lambda]\noffspring = 2\n", "evolution-strategies]\n");
+    let err = ExperimentConfig::from_toml(&es).unwrap_err().to_string();
+    assert!(err.contains("self-adaptive steps need the (mu + lambda) scheme"), "{err}");
+}

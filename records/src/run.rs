@@ -123,6 +123,9 @@ pub struct FitnessSummary {
     /// Their mean points per game (win 1, draw ½) against it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_rung: Option<f64>,
+    /// The survivors' mean self-adaptive mutation step, if steps are self-adaptive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_step: Option<f64>,
 }
 
 impl GenerationRecord {

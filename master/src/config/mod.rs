@@ -73,11 +73,27 @@ pub enum MutationOperator {
         #[serde(default = "one")]
         decay: f64,
     },
+    /// Self-adaptive Gaussian steps (Schwefel's evolution strategy, one step per individual):
+    /// a child's step is its parent's times `exp(tau · N(0, 1))`, and each allele, with the
+    /// configured probability, gets Gaussian noise of that step. Steps that produce good children
+    /// survive with them, so the step size is evolved instead of scheduled. (μ + λ) only; the
+    /// steps are part of the run's state (checkpoint format 2).
+    SelfAdaptive {
+        /// The step of the initial population.
+        sigma: f64,
+        /// The step's learning rate (about 1/√(weights) is usual: 0.022 for 2 041 weights).
+        tau: f64,
+    },
 }
 
 fn one() -> f64 {
     1.0
 }
+
+/// The smallest self-adaptive step: below it a lineage would stop moving.
+pub const MIN_STEP: f64 = 1e-4;
+/// The largest self-adaptive step (the weights' own range).
+pub const MAX_STEP: f64 = 10.0;
 
 /// Crossover operator settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -244,6 +260,23 @@ impl ExperimentConfig {
                 }
                 if !(decay > 0.0 && decay <= 1.0) {
                     return bad("mutation.operator.gaussian.decay", format!("must be in (0, 1], got {decay}"));
+                }
+            }
+            MutationOperator::SelfAdaptive { sigma, tau } => {
+                if !(MIN_STEP..=MAX_STEP).contains(&sigma) {
+                    return bad(
+                        "mutation.operator.self-adaptive.sigma",
+                        format!("must be in [{MIN_STEP}, {MAX_STEP}], got {sigma}"),
+                    );
+                }
+                if !(tau > 0.0 && tau <= 1.0) {
+                    return bad("mutation.operator.self-adaptive.tau", format!("must be in (0, 1], got {tau}"));
+                }
+                if !matches!(self.selection.scheme, SelectionScheme::MuPlusLambda(_)) {
+                    return bad(
+                        "mutation.operator.self-adaptive",
+                        "self-adaptive steps need the (mu + lambda) scheme, which keeps each individual's step".into(),
+                    );
                 }
             }
         }

@@ -172,7 +172,8 @@ impl Subscriber for RunLog {
                         (Some(r), Some(p)) => format!(", ladder rung {r} {p:.2} points/game"),
                         _ => String::new(),
                     };
-                    format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}", f.unit, f.best, f.mean)
+                    let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
+                    format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
                 });
                 format!(
                     "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",

@@ -177,7 +177,11 @@ impl Runner<'_> {
     fn generation_with<S: Scheme>(&self, scheme: &S, state: &mut RunState) -> Result<Ran<()>, RunError> {
         let begun = Instant::now();
         let survivors = state.individuals()?;
-        let memory = Memory { hall_of_fame: state.hall_of_fame()?, rung: state.memory.rung as usize };
+        let memory = Memory {
+            hall_of_fame: state.hall_of_fame()?,
+            rung: state.memory.rung as usize,
+            steps: state.memory.steps.clone(),
+        };
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
@@ -206,10 +210,11 @@ impl Runner<'_> {
             let after = self.scheduler.workers();
             record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
-        let Selected { next, tournaments, fitness, .. } = selected;
+        let Selected { next, tournaments, fitness, steps, .. } = selected;
         record.tournaments = tournaments;
         record.fitness = fitness;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
+        state.memory.steps = steps;
         if let (Some(judging), Some(points)) = (state.config.judging(), record.fitness.as_ref().and_then(|f| f.vs_rung))
             && points >= judging.promote_at
             && (state.memory.rung as usize) + 1 < judging.ladder.len()

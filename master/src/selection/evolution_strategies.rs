@@ -149,6 +149,7 @@ impl Scheme for EvolutionStrategies {
             tournaments: Vec::new(),
             survivors_kept: 0,
             fitness: Some(scores.summary(plan.rung)),
+            steps: Vec::new(),
         })
     }
 }

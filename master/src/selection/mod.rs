@@ -32,6 +32,8 @@ pub struct Memory {
     pub hall_of_fame: Vec<Individual>,
     /// The ladder's current rung.
     pub rung: usize,
+    /// The survivors' self-adaptive mutation steps, by serial.
+    pub steps: Vec<(u64, f64)>,
 }
 
 /// What a generation's selection decided.
@@ -45,6 +47,8 @@ pub struct Selected {
     pub survivors_kept: u32,
     /// How the candidates scored, for schemes that score them.
     pub fitness: Option<FitnessSummary>,
+    /// The survivors' self-adaptive mutation steps, by serial (empty without them).
+    pub steps: Vec<(u64, f64)>,
 }
 
 /// A selection scheme.

@@ -11,9 +11,10 @@
 
 use super::points::{self, Seating};
 use super::{Memory, Scheme, Selected};
+use crate::config::MutationOperator;
 use crate::config::{ExperimentConfig, MuPlusLambdaConfig};
 use crate::generation::individual;
-use crate::operators::{crossover, mutate};
+use crate::operators::{child_step, crossover, mutate, perturb};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -35,6 +36,8 @@ pub struct Plan {
     rung: Option<usize>,
     /// How many candidates were parents.
     parents: usize,
+    /// Each candidate's self-adaptive step (empty without them).
+    steps: Vec<f64>,
 }
 
 impl Scheme for MuPlusLambda {
@@ -51,6 +54,19 @@ impl Scheme for MuPlusLambda {
     ) -> Result<(Plan, Vec<MatchTask>), String> {
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
+        // Self-adaptive steps: each parent's from the memory (the initial step for the random
+        // first population), each child's drawn from its parent's before its noise.
+        let adaptive = match config.mutation.operator {
+            MutationOperator::SelfAdaptive { sigma, tau } => Some((sigma, tau)),
+            _ => None,
+        };
+        let mut steps: Vec<f64> = match adaptive {
+            Some((sigma, _)) => survivors
+                .iter()
+                .map(|s| memory.steps.iter().find(|(serial, _)| *serial == s.serial).map_or(sigma, |&(_, step)| step))
+                .collect(),
+            None => Vec::new(),
+        };
         for (i, parent) in survivors.iter().enumerate() {
             for _ in 0..self.params.offspring {
                 let genes = if p > 1 && rng.chance(self.params.crossover_rate) {
@@ -60,13 +76,26 @@ impl Scheme for MuPlusLambda {
                 } else {
                     parent.chromosome.weights().to_vec()
                 };
-                let weights = mutate(&config.mutation, &genes, generation, rng);
+                let weights = match adaptive {
+                    Some((_, tau)) => {
+                        let step = child_step(steps[i], tau, rng);
+                        steps.push(step);
+                        perturb(&genes, step, config.mutation.probability, rng)
+                    }
+                    None => mutate(&config.mutation, &genes, generation, rng),
+                };
                 candidates.push(individual(serials, parent.chromosome.topology(), weights).map_err(|e| e.to_string())?);
             }
         }
         let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
         Ok((
-            Plan { candidates, seating, rung: (!self.params.ladder.is_empty()).then_some(memory.rung), parents: p },
+            Plan {
+                candidates,
+                seating,
+                rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
+                parents: p,
+                steps,
+            },
             tasks,
         ))
     }
@@ -98,8 +127,14 @@ impl Scheme for MuPlusLambda {
         // Keep the survivors in candidate order (parents first), so the population's order is
         // stable from one generation to the next.
         order.sort_unstable();
+        let steps: Vec<(u64, f64)> =
+            order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (plan.candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| plan.candidates[c].clone()).collect();
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(scores.summary(plan.rung)) })
+        let mut fitness = scores.summary(plan.rung);
+        if !steps.is_empty() {
+            fitness.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
+        }
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(fitness), steps })
     }
 }
 

@@ -200,6 +200,7 @@ impl Scores {
             vs_fixed: (fixed_games > 0).then(|| fixed_total as f64 / fixed_games as f64 * scale),
             rung: rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
             vs_rung: self.points_vs_rung(),
+            mean_step: None,
         }
     }
 }
@@ -297,7 +298,7 @@ mod tests {
         let all = population(8);
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
-        let memory = Memory { hall_of_fame: hall.to_vec(), rung: 0 };
+        let memory = Memory { hall_of_fame: hall.to_vec(), ..Memory::default() };
         let (seating, tasks) = plan(candidates, &judging(), &memory, &config, 7, &mut GaRng::from_seed(1));
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
