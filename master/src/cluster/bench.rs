@@ -129,7 +129,11 @@ pub fn bench_dispatch(tasks: usize, clients: usize, samples: u32, depth: u32) ->
             let (mut client, body) = (MasterClient::new(channel.clone()), body.clone());
             stubs.spawn(async move {
                 let name = format!("stub-{c}");
-                let id = client.register(pb::RegisterRequest { name, slots: 1 }).await?.into_inner().worker_id;
+                let id = client
+                    .register(pb::RegisterRequest { name, slots: 1, chromosome_cache: 0 })
+                    .await?
+                    .into_inner()
+                    .worker_id;
                 let mut done = 0;
                 loop {
                     let request = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
