@@ -169,6 +169,15 @@ enum Command {
         /// Their search depth.
         #[arg(long, default_value_t = 3)]
         depth: u32,
+        /// How the tasks reuse networks: fresh (every network new), knockout (the thesis's
+        /// generations: one survivor and three new networks a task, a benchmark every tenth
+        /// generation) or repeat (the same four networks in every task).
+        #[arg(long, value_enum, default_value_t = loa_master::cluster::Reuse::Knockout)]
+        reuse: loa_master::cluster::Reuse,
+        /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
+        /// its weights).
+        #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
+        chromosome_cache: usize,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -249,11 +258,12 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Resume { dir, from_epoch, epochs, flags } => {
             report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
         }
-        Command::BenchDispatch { tasks, clients, samples, depth } => {
+        Command::BenchDispatch { tasks, clients, samples, depth, reuse, chromosome_cache } => {
             if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
                 return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
             }
-            println!("{}", loa_master::cluster::bench_dispatch(tasks, clients, samples, depth)?);
+            let figures = loa_master::cluster::bench_dispatch(tasks, clients, samples, depth, reuse, chromosome_cache)?;
+            println!("{figures}");
         }
         Command::Experiment { config, out, flags } => {
             let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;

@@ -9,7 +9,7 @@ mod connection;
 mod service;
 mod token;
 
-pub use bench::{DispatchFigures, bench_dispatch};
+pub use bench::{DispatchFigures, Reuse, bench_dispatch};
 
 pub use service::{MAX_MIRROR, MasterService};
 pub use token::TokenCheck;
