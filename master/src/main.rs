@@ -178,6 +178,9 @@ enum Command {
         /// its weights).
         #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
         chromosome_cache: usize,
+        /// The stub workers read weights as floats, as workers before weights travelled as bytes.
+        #[arg(long)]
+        float_weights: bool,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -258,11 +261,19 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Resume { dir, from_epoch, epochs, flags } => {
             report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
         }
-        Command::BenchDispatch { tasks, clients, samples, depth, reuse, chromosome_cache } => {
+        Command::BenchDispatch { tasks, clients, samples, depth, reuse, chromosome_cache, float_weights } => {
             if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
                 return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
             }
-            let figures = loa_master::cluster::bench_dispatch(tasks, clients, samples, depth, reuse, chromosome_cache)?;
+            let figures = loa_master::cluster::bench_dispatch(
+                tasks,
+                clients,
+                samples,
+                depth,
+                reuse,
+                chromosome_cache,
+                !float_weights,
+            )?;
             println!("{figures}");
         }
         Command::Experiment { config, out, flags } => {

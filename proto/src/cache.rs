@@ -22,7 +22,7 @@
 //! id. Games are the same as with weights on every task, byte for byte.
 
 use crate::ProtoError;
-use crate::convert::{chromosome_from_proto, id_from_proto, id_to_proto};
+use crate::convert::{chromosome_from_proto, has_weights, id_from_proto, id_to_proto};
 use crate::pb;
 use loa_engine::network::{Chromosome, ChromosomeId};
 use std::collections::{BTreeMap, HashMap};
@@ -175,12 +175,13 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
     for task in tasks.iter_mut() {
         let task_id = task.id;
         for entrant in networks_mut(task) {
-            if !entrant.weights.is_empty() {
+            if has_weights(entrant) {
                 let sent = pb::Entrant {
                     serial: 0,
                     topology: std::mem::take(&mut entrant.topology),
                     weights: std::mem::take(&mut entrant.weights),
                     id: entrant.id,
+                    weights_le: std::mem::take(&mut entrant.weights_le),
                 };
                 match chromosome_from_proto("entrant", sent.clone()) {
                     Ok(chromosome) => {
@@ -195,6 +196,7 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
                         // Put back: the task's conversion names the problem.
                         entrant.topology = sent.topology;
                         entrant.weights = sent.weights;
+                        entrant.weights_le = sent.weights_le;
                     }
                 }
                 continue;
@@ -246,9 +248,9 @@ impl Resolved {
 
     /// Whether every network of `task` (as [`resolve_entrants`] left it) is at hand.
     pub fn complete(&self, task: &mut pb::Task) -> bool {
-        networks_mut(task).into_iter().all(|e| {
-            !e.weights.is_empty() || e.id.as_ref().is_none_or(|id| self.found.contains_key(&id_from_proto(id)))
-        })
+        networks_mut(task)
+            .into_iter()
+            .all(|e| has_weights(e) || e.id.as_ref().is_none_or(|id| self.found.contains_key(&id_from_proto(id))))
     }
 
     /// The chromosome of `id`, if at hand (the resolver for

@@ -66,23 +66,41 @@ pub fn id_from_proto(id: &pb::ChromosomeId) -> ChromosomeId {
 }
 
 /// A network entrant on the wire: its id always, and its weights unless `known(id)` says the
-/// receiver has them (see [`task_to_proto_with`]).
-fn network_to_proto(serial: u64, chromosome: &Chromosome, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::Entrant {
+/// receiver has them (see [`task_to_proto_with`]), as bytes if `weight_bytes`.
+fn network_to_proto(
+    serial: u64,
+    chromosome: &Chromosome,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::Entrant {
     let id = chromosome.id();
+    let mut entrant = pb::Entrant { serial, id: Some(id_to_proto(id)), ..pb::Entrant::default() };
     if known(id) {
-        return pb::Entrant { serial, topology: String::new(), weights: Vec::new(), id: Some(id_to_proto(id)) };
+        return entrant;
     }
-    pb::Entrant {
-        serial,
-        topology: chromosome.topology().name().to_owned(),
-        weights: chromosome.weights().to_vec(),
-        id: Some(id_to_proto(id)),
+    entrant.topology = chromosome.topology().name().to_owned();
+    if weight_bytes {
+        // Filled in place (a plain copy on little-endian machines), not collected byte by byte.
+        let weights = chromosome.weights();
+        let mut bytes = vec![0; 4 * weights.len()];
+        for (b, w) in bytes.chunks_exact_mut(4).zip(weights) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        entrant.weights_le = bytes;
+    } else {
+        entrant.weights = chromosome.weights().to_vec();
     }
+    entrant
+}
+
+/// Whether a network on the wire carries its weights (in either form), rather than its id alone.
+pub fn has_weights(e: &pb::Entrant) -> bool {
+    !e.weights.is_empty() || !e.weights_le.is_empty()
 }
 
 /// A chromosome with its weights, as a [`pb::FetchChromosomesReply`] carries it (serial 0).
-pub fn chromosome_to_proto(chromosome: &Chromosome) -> pb::Entrant {
-    network_to_proto(0, chromosome, &mut |_| false)
+pub fn chromosome_to_proto(chromosome: &Chromosome, weight_bytes: bool) -> pb::Entrant {
+    network_to_proto(0, chromosome, &mut |_| false, weight_bytes)
 }
 
 /// An entrant index on the wire. Valid tasks and outcomes have indices below 16; an index too
@@ -94,15 +112,21 @@ fn index_to_proto(i: usize) -> u32 {
 
 /// The wire form of task `id`, every network with its weights.
 pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
-    task_to_proto_with(id, task, &mut |_| false)
+    task_to_proto_with(id, task, &mut |_| false, false)
 }
 
 /// The wire form of task `id`, where a network whose id `known` accepts travels as its id
 /// alone. `known` is called once per network entrant, in the order the receiver meets them
 /// (tasks' entrants in order), so a caller can keep a mirror of the receiver's cache: the
-/// master's per-worker mirror (issue 14).
-pub fn task_to_proto_with(id: u64, task: &Task, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::Task {
-    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, known);
+/// master's per-worker mirror (issue 14). With `weight_bytes` the weights travel as bytes
+/// (`weights_le`), for receivers that announced they read them.
+pub fn task_to_proto_with(
+    id: u64,
+    task: &Task,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::Task {
+    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, known, weight_bytes);
     let kind = match task {
         Task::Tournament(t) => pb::task::Kind::Tournament(pb::TournamentTask {
             entrants: t.entrants.iter().map(&mut entrant).collect(),
@@ -125,7 +149,7 @@ pub fn task_to_proto_with(id: u64, task: &Task, known: &mut dyn FnMut(Chromosome
                 seed: b.seed,
             })
         }
-        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, known)),
+        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, known, weight_bytes)),
     };
     pb::Task { id, kind: Some(kind) }
 }
@@ -219,7 +243,7 @@ pub type Resolve<'a> = &'a dyn Fn(ChromosomeId) -> Option<Arc<Chromosome>>;
 /// A network entrant from the wire: its weights, checked against the id it claims, or its id
 /// alone, resolved by `resolve`.
 fn entrant_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Result<Entrant, ProtoError> {
-    if e.weights.is_empty()
+    if !has_weights(&e)
         && let Some(id) = &e.id
     {
         let id = id_from_proto(id);
@@ -241,9 +265,19 @@ fn entrant_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Resu
 
 /// A chromosome sent with its weights: validated, and hashing to the id it claims (if any: masters
 /// older than ids send none).
-pub fn chromosome_from_proto(field: &str, e: pb::Entrant) -> Result<Chromosome, ProtoError> {
+pub fn chromosome_from_proto(field: &str, mut e: pb::Entrant) -> Result<Chromosome, ProtoError> {
     let topology = Topology::from_name(&e.topology)
         .ok_or_else(|| ProtoError::new(format!("{field}.topology"), format!("unknown topology {:?}", e.topology)))?;
+    if !e.weights_le.is_empty() {
+        if !e.weights.is_empty() {
+            return Err(ProtoError::new(format!("{field}.weights_le"), "sent with weights too: one form only"));
+        }
+        if !e.weights_le.len().is_multiple_of(4) {
+            let n = e.weights_le.len();
+            return Err(ProtoError::new(format!("{field}.weights_le"), format!("{n} bytes, not 4 per weight")));
+        }
+        e.weights = e.weights_le.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    }
     let expected = topology.weight_count();
     if e.weights.len() != expected {
         return Err(ProtoError::new(

@@ -93,6 +93,7 @@ impl Session {
                 name: self.options.name.clone(),
                 slots: self.options.slots as u32,
                 chromosome_cache: u32::try_from(announced).unwrap_or(u32::MAX),
+                weight_bytes: true,
             };
             match self.client.clone().register(request).await {
                 Ok(reply) => {

@@ -93,7 +93,11 @@ fn networks(task: &pb::Task) -> Vec<(Option<Vec<f32>>, loa_engine::network::Chro
         .iter()
         .filter_map(|e| match &e.kind {
             Some(pb::match_entrant::Kind::Network(n)) => {
-                let weights = (!n.weights.is_empty()).then(|| n.weights.clone());
+                assert!(n.weights.is_empty() || n.weights_le.is_empty(), "one form only");
+                let bytes: Vec<f32> =
+                    n.weights_le.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+                let weights =
+                    if !n.weights.is_empty() { Some(n.weights.clone()) } else { (!bytes.is_empty()).then_some(bytes) };
                 Some((weights, id_from_proto(n.id.as_ref().expect("every network carries its id"))))
             }
             _ => None,
@@ -121,7 +125,13 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut client = raw(server.addr(), None).await;
-        let register = |cache| pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: cache };
+        // Worker "cached" reads weights as bytes; "plain" is a worker older than both.
+        let register = |cache| pb::RegisterRequest {
+            name: "raw".into(),
+            slots: 1,
+            chromosome_cache: cache,
+            weight_bytes: cache > 0,
+        };
         let cached = client.register(register(2)).await.unwrap().into_inner().worker_id;
         // A cache of 2: task 0 with weights (keeping 3 and 4); task 1 then needs all of its own
         // (1 was evicted) and keeps 6 and 7.
@@ -137,6 +147,16 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
         let t3 = lease_one(&mut client, plain).await;
         assert!(networks(&t3).iter().all(|(w, _)| w.is_some()));
         assert_eq!(networks(&t3)[0].1, random_uniform(1).id());
+        // Each in the form its worker reads: bytes for "cached", floats for the older "plain".
+        let bytes = |t: &pb::Task| match &t.kind {
+            Some(pb::task::Kind::Match(m)) => m.entrants.iter().all(|e| match &e.kind {
+                Some(pb::match_entrant::Kind::Network(n)) => n.weights.is_empty() && !n.weights_le.is_empty(),
+                _ => true,
+            }),
+            _ => false,
+        };
+        assert!(bytes(&t0) && !bytes(&t3));
+        assert_eq!(networks(&t3)[0].0.as_deref(), Some(random_uniform(1).weights()));
 
         // Fetches: from an open task, what it names; nothing it does not name; nothing from a
         // task whose outcome is in.
@@ -146,8 +166,14 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
         };
         let (one, two, eight) = (random_uniform(1), random_uniform(2), random_uniform(8));
         let reply = client.fetch_chromosomes(fetch(vec![0, 2], vec![&one, &eight, &two])).await.unwrap().into_inner();
-        let got: Vec<_> =
-            reply.chromosomes.iter().map(|e| (e.weights.clone(), e.id.as_ref().map(id_from_proto))).collect();
+        let got: Vec<_> = reply
+            .chromosomes
+            .into_iter()
+            .map(|e| {
+                let id = e.id.as_ref().map(id_from_proto);
+                (loa_proto::convert::chromosome_from_proto("fetched", e).unwrap().weights().to_vec(), id)
+            })
+            .collect();
         assert_eq!(got.len(), 3);
         for c in [&one, &two, &eight] {
             assert!(got.contains(&(c.weights().to_vec(), Some(c.id()))), "{} missing", c.id());
@@ -181,7 +207,7 @@ fn a_cache_large_enough_gets_repeated_networks_by_id() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut client = raw(server.addr(), None).await;
-        let request = pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: 4096 };
+        let request = pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: 4096, weight_bytes: false };
         let worker = client.register(request).await.unwrap().into_inner().worker_id;
         let request = pb::LeaseRequest { worker_id: worker, max_tasks: 2, wait_ms: 0 };
         let tasks = client.lease(request).await.unwrap().into_inner().tasks;

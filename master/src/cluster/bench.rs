@@ -42,6 +42,8 @@ pub struct DispatchFigures {
     pub reuse: Reuse,
     /// The chromosome cache each stub announced and kept (0: none).
     pub cache: usize,
+    /// The stubs read weights as bytes (else as floats).
+    pub weight_bytes: bool,
     /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
     pub lease_bytes: u64,
     /// Networks the tasks carried, sent by id alone.
@@ -100,9 +102,10 @@ impl std::fmt::Display for DispatchFigures {
         writeln!(f, "dispatch: {} tasks to {} stub workers in {:.2} s", self.tasks, self.clients, self.seconds)?;
         writeln!(
             f,
-            "  networks reused: {}; chromosome cache: {} per stub",
+            "  networks reused: {}; chromosome cache: {} per stub; weights as {}",
             self.reuse.name(),
-            if self.cache == 0 { "none".to_owned() } else { self.cache.to_string() }
+            if self.cache == 0 { "none".to_owned() } else { self.cache.to_string() },
+            if self.weight_bytes { "bytes" } else { "floats" }
         )?;
         writeln!(
             f,
@@ -243,7 +246,8 @@ struct StubCounts {
 
 /// Runs the service over loopback with `clients` stub workers that complete `tasks` tasks
 /// instantly (each with a real outcome), after timing `samples` real tournaments at `depth`.
-/// The tasks reuse networks as `reuse` says; each stub keeps a chromosome cache of `cache`.
+/// The tasks reuse networks as `reuse` says; each stub keeps a chromosome cache of `cache` and,
+/// with `weight_bytes`, reads weights as bytes (as workers do), else as floats (older workers).
 pub fn bench_dispatch(
     tasks: usize,
     clients: usize,
@@ -251,6 +255,7 @@ pub fn bench_dispatch(
     depth: u32,
     reuse: Reuse,
     cache: usize,
+    weight_bytes: bool,
 ) -> Result<DispatchFigures, String> {
     let (tournament_seconds, outcome) = time_tournaments(samples, depth)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
@@ -288,7 +293,7 @@ pub fn bench_dispatch(
             stubs.spawn(async move {
                 let name = format!("stub-{c}");
                 let announce = u32::try_from(cache).unwrap_or(u32::MAX);
-                let request = pb::RegisterRequest { name, slots: 1, chromosome_cache: announce };
+                let request = pb::RegisterRequest { name, slots: 1, chromosome_cache: announce, weight_bytes };
                 let id = client.register(request).await?.into_inner().worker_id;
                 let mut chromosomes = ChromosomeCache::new(cache);
                 let mut counts = StubCounts::default();
@@ -361,6 +366,7 @@ pub fn bench_dispatch(
         depth,
         reuse,
         cache,
+        weight_bytes,
         lease_bytes: counts.lease_bytes,
         by_id: counts.by_id,
         with_weights: counts.with_weights,

@@ -37,8 +37,13 @@ const MAX_WAIT: Duration = Duration::from_secs(10);
 /// It only misses reuse further back than this many chromosomes sent to one worker.
 pub const MAX_MIRROR: usize = 1024;
 
-/// The ids one worker's cache holds, as far as the master knows.
-type Mirror = Arc<Mutex<Lru<ChromosomeId, ()>>>;
+/// How a remote worker takes networks.
+struct Wire {
+    /// The ids its chromosome cache holds, as far as the master knows (`None`: it keeps none).
+    mirror: Option<Mutex<Lru<ChromosomeId, ()>>>,
+    /// It reads weights as bytes (`Entrant.weights_le`).
+    weight_bytes: bool,
+}
 
 /// The master's side of the service.
 #[derive(Clone)]
@@ -55,8 +60,9 @@ pub struct MasterService {
     /// Put in the high bits of the worker ids this process hands out, so ids issued by an
     /// earlier master process are not mistaken for this one's after a restart.
     session: u64,
-    /// The mirror of each remote worker's chromosome cache (workers that keep none have none).
-    mirrors: Arc<Mutex<HashMap<WorkerId, Mirror>>>,
+    /// How each remote worker takes networks: the mirror of its chromosome cache, and the form of
+    /// weights it reads.
+    wires: Arc<Mutex<HashMap<WorkerId, Arc<Wire>>>>,
 }
 
 fn session_tag() -> u64 {
@@ -79,16 +85,16 @@ impl MasterService {
             remote: Arc::default(),
             peers: Arc::default(),
             session: session_tag(),
-            mirrors: Arc::default(),
+            wires: Arc::default(),
         }
     }
 
-    fn mirror(&self, worker: WorkerId) -> Option<Mirror> {
-        self.mirrors.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
+    fn wire(&self, worker: WorkerId) -> Option<Arc<Wire>> {
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
     }
 
-    fn forget_mirror(&self, worker: WorkerId) {
-        self.mirrors.lock().unwrap_or_else(|p| p.into_inner()).remove(&worker);
+    fn forget_wire(&self, worker: WorkerId) {
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).remove(&worker);
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Instant>> {
@@ -114,7 +120,7 @@ impl MasterService {
         if self.remote().remove(&worker).is_none() {
             return;
         }
-        self.forget_mirror(worker);
+        self.forget_wire(worker);
         let name = self.scheduler.unregister(worker).map_or_else(|| format!("worker {worker}"), |w| w.name);
         self.counters.record_drop(name, reason);
     }
@@ -170,13 +176,10 @@ impl pb::master_server::Master for MasterService {
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
         }
         self.remote().insert(worker, Instant::now());
-        if r.chromosome_cache > 0 {
-            let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
-            self.mirrors
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(worker, Arc::new(Mutex::new(Lru::new(capacity))));
-        }
+        let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
+        let mirror = (capacity > 0).then(|| Mutex::new(Lru::new(capacity)));
+        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
         if let Some(address) = address {
             self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
         }
@@ -205,7 +208,9 @@ impl pb::master_server::Master for MasterService {
             pause = (pause * 2).min(Duration::from_millis(50));
         };
         let (mut by_id, mut with_weights) = (0, 0);
-        let tasks = match self.mirror(worker) {
+        let wire = self.wire(worker);
+        let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
+        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
             Some(mirror) => {
                 // Held across the whole reply: the worker meets its ids in this order.
                 let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
@@ -218,14 +223,14 @@ impl pb::master_server::Master for MasterService {
                     }
                     held
                 };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known)).collect()
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
             }
             None => {
                 let mut known = |_| {
                     with_weights += 1;
                     false
                 };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known)).collect()
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
             }
         };
         self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
@@ -287,7 +292,7 @@ impl pb::master_server::Master for MasterService {
         // Leaving twice, or after being dropped, is fine: the worker is gone either way.
         if let Some(worker) = self.resolve(request.into_inner().worker_id) {
             self.remote().remove(&worker);
-            self.forget_mirror(worker);
+            self.forget_wire(worker);
             self.scheduler.unregister(worker);
         }
         Ok(Response::new(pb::LeaveReply {}))
@@ -315,7 +320,8 @@ impl pb::master_server::Master for MasterService {
             for chromosome in task.chromosomes() {
                 if let Some(i) = wanted.iter().position(|&id| id == chromosome.id()) {
                     wanted.swap_remove(i);
-                    chromosomes.push(chromosome_to_proto(chromosome));
+                    // As bytes: only workers that read them fetch (they came with the field).
+                    chromosomes.push(chromosome_to_proto(chromosome, true));
                 }
             }
         }

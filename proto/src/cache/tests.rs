@@ -59,8 +59,11 @@ fn knockout(seeds: [u64; 4]) -> Task {
 /// Sends `tasks` to a worker with `cache` through a mirror of `mirror` capacity: (resolved reply,
 /// wire bytes).
 fn send(tasks: &[Task], mirror: &mut Lru<ChromosomeId, ()>, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
-    let mut wire: Vec<pb::Task> =
-        tasks.iter().enumerate().map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id))).collect();
+    let mut wire: Vec<pb::Task> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id), i % 2 == 0))
+        .collect();
     let resolved = resolve_entrants(&mut wire, cache);
     (wire, resolved)
 }
@@ -119,7 +122,7 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
     let err = task_from_proto_with(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("neither sent nor known"), "{err}");
     // The master's answer.
-    assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one)], &mut cache), Ok(1));
+    assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one, true)], &mut cache), Ok(1));
     assert!(resolved.complete(&mut wire[0]) && cache.contains(&one.id()));
     let (_, back) = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap();
     assert_eq!(back, tasks[1]);
@@ -129,10 +132,10 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
 fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
     let mut cache = ChromosomeCache::new(8);
     let mut resolved = Resolved { missing: vec![random_uniform(1).id()], ..Resolved::default() };
-    let other = crate::convert::chromosome_to_proto(&random_uniform(2));
+    let other = crate::convert::chromosome_to_proto(&random_uniform(2), false);
     let err = resolved.accept_fetched(vec![other], &mut cache).unwrap_err();
     assert!(err.to_string().contains("was not asked for"), "{err}");
-    let mut forged = crate::convert::chromosome_to_proto(&random_uniform(2));
+    let mut forged = crate::convert::chromosome_to_proto(&random_uniform(2), false);
     forged.id = Some(id_to_proto(random_uniform(1).id()));
     let err = resolved.accept_fetched(vec![forged], &mut cache).unwrap_err();
     assert!(err.to_string().contains("the weights hash to"), "{err}");
@@ -180,9 +183,50 @@ fn fixed_players_carry_no_id() {
         format: MatchFormat::Pairs(vec![loa_engine::tasks::Pairing { a: 0, b: 1, seed: 1, opening_plies: 0 }]),
     });
     let mut calls = 0;
-    let _ = task_to_proto_with(1, &task, &mut |_| {
-        calls += 1;
-        false
-    });
+    let _ = task_to_proto_with(
+        1,
+        &task,
+        &mut |_| {
+            calls += 1;
+            false
+        },
+        false,
+    );
     assert_eq!(calls, 1);
+}
+
+#[test]
+fn weights_as_bytes_round_trip_and_are_checked() {
+    let task = knockout([1, 2, 3, 4]);
+    let wire = task_to_proto_with(7, &task, &mut |_| false, true);
+    let bytes = wire.clone();
+    assert_eq!(crate::convert::task_from_proto(wire).unwrap(), (7, task.clone()));
+    // The bytes are the little-endian weights: as many bytes as packed floats, but one copy to
+    // encode instead of one call per weight.
+    let first = |t: &mut pb::Task| -> pb::Entrant {
+        let Some(pb::task::Kind::Match(m)) = &mut t.kind else { panic!("a match task") };
+        let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[0].kind else { panic!("a network") };
+        n.clone()
+    };
+    let e = first(&mut bytes.clone());
+    assert!(e.weights.is_empty());
+    let expected: Vec<u8> = random_uniform(1).weights().iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(e.weights_le, expected);
+    // Both forms at once, or a length that is not 4 bytes a weight: refused, naming the field.
+    let mut both = bytes.clone();
+    if let Some(pb::task::Kind::Match(m)) = &mut both.kind
+        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[1].kind
+    {
+        n.weights = vec![0.5; 2041];
+    }
+    let err = crate::convert::task_from_proto(both).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[1].network.weights_le:") && err.contains("one form only"), "{err}");
+    let mut ragged = bytes;
+    if let Some(pb::task::Kind::Match(m)) = &mut ragged.kind
+        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[3].kind
+    {
+        n.weights_le.pop();
+    }
+    let err = crate::convert::task_from_proto(ragged).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[3].network.weights_le:") && err.contains("not 4 per weight"), "{err}");
 }

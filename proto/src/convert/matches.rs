@@ -17,10 +17,14 @@ use loa_engine::tasks::{
 
 // ---- Engine to wire ----
 
-fn match_entrant_to_proto(e: &MatchEntrant, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::MatchEntrant {
+fn match_entrant_to_proto(
+    e: &MatchEntrant,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::MatchEntrant {
     let kind = match e {
         MatchEntrant::Network { serial, chromosome } => {
-            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, known))
+            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, known, weight_bytes))
         }
         MatchEntrant::Fixed { serial, player } => {
             let (kind, depth, salt_or_seed) = match *player {
@@ -37,7 +41,11 @@ fn match_entrant_to_proto(e: &MatchEntrant, known: &mut dyn FnMut(ChromosomeId) 
 }
 
 /// The wire form of a match task (see [`super::task_to_proto_with`] for `known`).
-pub(super) fn match_task_to_proto(m: &MatchTask, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::MatchTask {
+pub(super) fn match_task_to_proto(
+    m: &MatchTask,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::MatchTask {
     let format = match &m.format {
         MatchFormat::Pairs(pairs) => pb::match_task::Format::Pairs(pb::Pairs {
             pairings: pairs
@@ -53,7 +61,7 @@ pub(super) fn match_task_to_proto(m: &MatchTask, known: &mut dyn FnMut(Chromosom
         MatchFormat::Knockout { seed } => pb::match_task::Format::Knockout(pb::Knockout { seed: *seed }),
     };
     pb::MatchTask {
-        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, known)).collect(),
+        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, known, weight_bytes)).collect(),
         network_depth: m.network_depth,
         rules: Some(rules_to_proto(&m.rules)),
         format: Some(format),
