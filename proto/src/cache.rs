@@ -25,8 +25,9 @@ use crate::ProtoError;
 use crate::convert::{chromosome_from_proto, has_weights, id_from_proto, id_to_proto};
 use crate::pb;
 use loa_engine::network::{Chromosome, ChromosomeId};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::Hash;
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 /// The worker's default cache capacity: 4096 default chromosomes are about 33 MB.
@@ -37,20 +38,39 @@ pub const DEFAULT_CAPACITY: usize = 4096;
 ///
 /// It holds exactly the last `capacity` distinct keys it was given (by `get` hits and inserts),
 /// which is what makes the master's mirror of a worker's cache exact: see the module docs.
+///
+/// Entries live in a slab threaded by a doubly linked list in recency order, so every operation
+/// is one hash lookup and a few index updates: the master touches its mirror for every network
+/// it sends.
 #[derive(Debug)]
-pub struct Lru<K, V> {
+pub struct Lru<K, V, S = RandomState> {
     capacity: usize,
-    /// Each key's value and the stamp of its last use.
-    entries: HashMap<K, (V, u64)>,
-    /// Keys by the stamp of their last use: the first is the least recent.
-    order: BTreeMap<u64, K>,
-    next_stamp: u64,
+    /// Each key's slot.
+    index: HashMap<K, usize, S>,
+    slots: Vec<Slot<K, V>>,
+    /// The most recent slot, or [`NIL`].
+    head: usize,
+    /// The least recent slot, or [`NIL`].
+    tail: usize,
 }
 
-impl<K: Clone + Eq + Hash, V> Lru<K, V> {
+/// No slot.
+const NIL: usize = usize::MAX;
+
+#[derive(Debug)]
+struct Slot<K, V> {
+    key: K,
+    value: V,
+    /// The next more recent slot.
+    newer: usize,
+    /// The next less recent slot.
+    older: usize,
+}
+
+impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
     /// An empty map that holds at most `capacity` keys (0: holds nothing).
-    pub fn new(capacity: usize) -> Lru<K, V> {
-        Lru { capacity, entries: HashMap::new(), order: BTreeMap::new(), next_stamp: 0 }
+    pub fn new(capacity: usize) -> Lru<K, V, S> {
+        Lru { capacity, index: HashMap::default(), slots: Vec::new(), head: NIL, tail: NIL }
     }
 
     /// The most keys it holds.
@@ -60,33 +80,51 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
 
     /// Keys held.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.index.len()
     }
 
     /// Whether it holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.index.is_empty()
     }
 
     /// Whether `key` is held, without making it more recent.
     pub fn contains(&self, key: &K) -> bool {
-        self.entries.contains_key(key)
+        self.index.contains_key(key)
     }
 
-    fn stamp(&mut self) -> u64 {
-        self.next_stamp += 1;
-        self.next_stamp
+    /// Takes slot `i` out of the recency list.
+    fn unlink(&mut self, i: usize) {
+        let (newer, older) = (self.slots[i].newer, self.slots[i].older);
+        match newer {
+            NIL => self.head = older,
+            n => self.slots[n].older = older,
+        }
+        match older {
+            NIL => self.tail = newer,
+            o => self.slots[o].newer = newer,
+        }
+    }
+
+    /// Puts slot `i` (not in the list) at the most recent end.
+    fn push_front(&mut self, i: usize) {
+        self.slots[i].newer = NIL;
+        self.slots[i].older = self.head;
+        match self.head {
+            NIL => self.tail = i,
+            h => self.slots[h].newer = i,
+        }
+        self.head = i;
     }
 
     /// The value of `key`, made the most recent.
     pub fn get(&mut self, key: &K) -> Option<&V> {
-        let stamp = self.stamp();
-        let (_, last) = self.entries.get_mut(key)?;
-        let old = std::mem::replace(last, stamp);
-        if let Some(k) = self.order.remove(&old) {
-            self.order.insert(stamp, k);
+        let i = *self.index.get(key)?;
+        if self.head != i {
+            self.unlink(i);
+            self.push_front(i);
         }
-        self.entries.get(key).map(|(v, _)| v)
+        Some(&self.slots[i].value)
     }
 
     /// Holds `value` under `key` as the most recent key, evicting the least recent key if full.
@@ -95,21 +133,27 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
         if self.capacity == 0 {
             return false;
         }
-        let stamp = self.stamp();
-        if let Some((v, last)) = self.entries.get_mut(&key) {
-            *v = value;
-            let old = std::mem::replace(last, stamp);
-            self.order.remove(&old);
-            self.order.insert(stamp, key);
+        if let Some(&i) = self.index.get(&key) {
+            self.slots[i].value = value;
+            if self.head != i {
+                self.unlink(i);
+                self.push_front(i);
+            }
             return true;
         }
-        if self.entries.len() >= self.capacity
-            && let Some((_, evicted)) = self.order.pop_first()
-        {
-            self.entries.remove(&evicted);
-        }
-        self.order.insert(stamp, key.clone());
-        self.entries.insert(key, (value, stamp));
+        let i = if self.slots.len() < self.capacity {
+            self.slots.push(Slot { key: key.clone(), value, newer: NIL, older: NIL });
+            self.slots.len() - 1
+        } else {
+            // Full: the least recent slot takes the new key.
+            let i = self.tail;
+            self.unlink(i);
+            let old = std::mem::replace(&mut self.slots[i], Slot { key: key.clone(), value, newer: NIL, older: NIL });
+            self.index.remove(&old.key);
+            i
+        };
+        self.push_front(i);
+        self.index.insert(key, i);
         false
     }
 
@@ -128,8 +172,36 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
     }
 }
 
+/// Hashes a [`ChromosomeId`], already a uniform 128-bit hash, by folding its halves: a map keyed
+/// by ids needs no second hash of them (the master touches its mirror for every network it sends).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by ids (they write one u128); a plain FNV-1a step keeps other keys working.
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        self.0 ^= (i as u64) ^ ((i >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Builds [`IdHasher`]s.
+pub type IdHash = BuildHasherDefault<IdHasher>;
+
+/// The master's mirror of a worker's cache: the ids it holds.
+pub type Mirror = Lru<ChromosomeId, (), IdHash>;
+
 /// A worker's chromosome cache.
-pub type ChromosomeCache = Lru<ChromosomeId, Arc<Chromosome>>;
+pub type ChromosomeCache = Lru<ChromosomeId, Arc<Chromosome>, IdHash>;
 
 /// What one lease reply's networks resolved to (see [`resolve_entrants`]).
 #[derive(Debug, Default)]

@@ -16,7 +16,7 @@ use super::{Counters, DropReason, MAX_LEASE};
 use crate::scheduler::{Completion, Scheduler, WorkerId};
 use loa_engine::network::ChromosomeId;
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_proto::cache::Lru;
+use loa_proto::cache::Mirror;
 use loa_proto::convert::{chromosome_to_proto, id_from_proto, result_from_proto, task_to_proto_with};
 use loa_proto::pb;
 use std::collections::HashMap;
@@ -40,7 +40,7 @@ pub const MAX_MIRROR: usize = 1024;
 /// How a remote worker takes networks.
 struct Wire {
     /// The ids its chromosome cache holds, as far as the master knows (`None`: it keeps none).
-    mirror: Option<Mutex<Lru<ChromosomeId, ()>>>,
+    mirror: Option<Mutex<Mirror>>,
     /// It reads weights as bytes (`Entrant.weights_le`).
     weight_bytes: bool,
 }
@@ -177,7 +177,7 @@ impl pb::master_server::Master for MasterService {
         }
         self.remote().insert(worker, Instant::now());
         let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
-        let mirror = (capacity > 0).then(|| Mutex::new(Lru::new(capacity)));
+        let mirror = (capacity > 0).then(|| Mutex::new(Mirror::new(capacity)));
         let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
         if let Some(address) = address {

@@ -58,7 +58,7 @@ fn knockout(seeds: [u64; 4]) -> Task {
 
 /// Sends `tasks` to a worker with `cache` through a mirror of `mirror` capacity: (resolved reply,
 /// wire bytes).
-fn send(tasks: &[Task], mirror: &mut Lru<ChromosomeId, ()>, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
+fn send(tasks: &[Task], mirror: &mut Mirror, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
     let mut wire: Vec<pb::Task> = tasks
         .iter()
         .enumerate()
@@ -71,7 +71,7 @@ fn send(tasks: &[Task], mirror: &mut Lru<ChromosomeId, ()>, cache: &mut Chromoso
 #[test]
 fn a_mirrored_cache_gets_ids_for_what_it_holds_and_plays_the_same_tasks() {
     let tasks = [knockout([1, 2, 3, 4]), knockout([1, 5, 6, 7]), knockout([7, 1, 8, 9])];
-    let mut mirror = Lru::new(4096);
+    let mut mirror = Mirror::new(4096);
     let mut cache = ChromosomeCache::new(4096);
     let (wire, resolved) = send(&tasks, &mut mirror, &mut cache);
     // 1 and 7 repeat: sent once with weights, then by id.
@@ -96,7 +96,7 @@ fn a_mirrored_cache_gets_ids_for_what_it_holds_and_plays_the_same_tasks() {
 fn a_tiny_cache_mirrored_exactly_never_misses() {
     // Capacity 1: only an entrant equal to the one just before travels by id.
     let tasks = [knockout([1, 2, 3, 4]), knockout([4, 5, 6, 7]), knockout([8, 8, 9, 9])];
-    let mut mirror = Lru::new(1);
+    let mut mirror = Mirror::new(1);
     let mut cache = ChromosomeCache::new(1);
     let (wire, resolved) = send(&tasks, &mut mirror, &mut cache);
     assert_eq!((resolved.received, resolved.hits), (9, 3));
@@ -109,7 +109,7 @@ fn a_tiny_cache_mirrored_exactly_never_misses() {
 #[test]
 fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
     let tasks = [knockout([1, 2, 3, 4]), knockout([1, 5, 6, 7])];
-    let mut mirror = Lru::new(4096);
+    let mut mirror = Mirror::new(4096);
     // The first reply never arrives (the mirror counts it as sent).
     let _ = send(&tasks[..1], &mut mirror, &mut ChromosomeCache::new(4096));
     let mut cache = ChromosomeCache::new(4096);
