@@ -5,11 +5,13 @@
 //! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
 
 mod bench;
+mod compare;
 mod connection;
 mod service;
 mod token;
 
 pub use bench::{DispatchFigures, Reuse, bench_dispatch};
+pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
 
 pub use service::{MAX_MIRROR, MasterService};
 pub use token::TokenCheck;
