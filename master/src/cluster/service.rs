@@ -31,8 +31,8 @@ const MAX_NAME: usize = 200;
 /// Longest a lease call may wait for work.
 const MAX_WAIT: Duration = Duration::from_secs(10);
 /// The largest mirror of a worker's chromosome cache the master keeps, whatever the worker
-/// announced: about 70 bytes an id, so 70 KiB per worker and 700 MiB for 10 000 workers at
-/// worst. A mirror smaller than the cache is still right: an LRU holds the last distinct ids it
+/// announced: about 60 bytes an id (slot and index entry), so 60 KiB per worker and 600 MiB for
+/// 10 000 workers at worst. A mirror smaller than the cache is still right: an LRU holds the last distinct ids it
 /// was given, so the mirror's ids are the most recent of the cache's (see [`loa_proto::cache`]).
 /// It only misses reuse further back than this many chromosomes sent to one worker.
 pub const MAX_MIRROR: usize = 1024;
