@@ -118,6 +118,10 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
     assert_eq!(resolved.missing, vec![one.id()]);
     assert_eq!(resolved.needing, vec![0]);
     assert!(!resolved.complete(&mut wire[0]));
+    // A master that no longer has the task (its outcome is in) sends nothing back: the task stays
+    // incomplete, and the worker drops it rather than report a failure.
+    assert_eq!(resolved.accept_fetched(Vec::new(), &mut cache), Ok(0));
+    assert!(!resolved.complete(&mut wire[0]));
     // Converting without the chromosome names the problem.
     let err = task_from_proto_with(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("neither sent nor known"), "{err}");
