@@ -351,6 +351,23 @@ impl Task {
         }
     }
 
+    /// The chromosomes of the task's networks, in the order they travel on the wire (entrants in
+    /// order; fixed players have none).
+    pub fn chromosomes(&self) -> Vec<&Arc<Chromosome>> {
+        match self {
+            Task::Tournament(t) => t.entrants.iter().map(|e| &e.chromosome).collect(),
+            Task::Benchmark(b) => vec![&b.entrant.chromosome],
+            Task::Match(m) => m
+                .entrants
+                .iter()
+                .filter_map(|e| match e {
+                    MatchEntrant::Network { chromosome, .. } => Some(chromosome),
+                    MatchEntrant::Fixed { .. } => None,
+                })
+                .collect(),
+        }
+    }
+
     /// Network weights the task carries, which dominate its size on the wire (see also
     /// [`MatchTask::wire_size_bound`]).
     pub fn weight_count(&self) -> usize {

@@ -702,3 +702,52 @@ fn printed_encoding_does_not_see_the_opponent() {
     }
     assert!(differs, "the default encoding sees the opponent");
 }
+
+// ---- Content addresses (issue 14) ----
+
+#[test]
+fn chromosome_ids_are_xxh3_128_of_name_and_weight_bits() {
+    use loa_engine::network::ChromosomeId;
+    // XXH3-128 of the empty input (the reference implementation's test vector): the hash itself
+    // is the specified one.
+    assert_eq!(xxh3_of(&[]), 0x99aa06d3014798d86001c324468d497f);
+    // The id is the hash of the topology's name, a zero byte and the little-endian weight bits.
+    let c = random_uniform(7);
+    let mut bytes = b"board-nonad-100-20-1\0".to_vec();
+    bytes.extend(c.weights().iter().flat_map(|w| w.to_bits().to_le_bytes()));
+    assert_eq!(c.id(), ChromosomeId(xxh3_of(&bytes)));
+    assert_eq!(c.id(), ChromosomeId::of(c.topology(), c.weights()));
+    // Pinned, so a change of layout or of the hash (which would strand every worker's cache
+    // across versions, and mix up ids between a master and workers of different builds) is seen.
+    assert_eq!(random_uniform(0).id().to_string(), pinned_id_of_random_uniform_0());
+    // The halves round-trip.
+    assert_eq!(ChromosomeId::from_halves(c.id().high(), c.id().low()), c.id());
+}
+
+fn xxh3_of(bytes: &[u8]) -> u128 {
+    // In one piece, unlike the engine's chunked hashing of a chromosome.
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(bytes);
+    hasher.digest128()
+}
+
+fn pinned_id_of_random_uniform_0() -> &'static str {
+    "68a5d76e18a7b183475f53ac77518259"
+}
+
+#[test]
+fn chromosome_ids_tell_weights_apart_and_ignore_how_the_chromosome_was_made() {
+    let c = random_uniform(1);
+    let mut weights = c.weights().to_vec();
+    let same = Chromosome::new(Topology::default(), weights.clone()).unwrap();
+    assert_eq!(same.id(), c.id());
+    // A clone keeps (or recomputes) the same id.
+    assert_eq!(c.clone().id(), c.id());
+    // One bit of one weight changes it; so does the sign of a zero (ids are of bits, not values).
+    weights[2040] = f32::from_bits(weights[2040].to_bits() ^ 1);
+    assert_ne!(Chromosome::new(Topology::default(), weights.clone()).unwrap().id(), c.id());
+    let zero = Chromosome::new(Topology::default(), vec![0.0; WEIGHTS]).unwrap();
+    let negative_zero = Chromosome::new(Topology::default(), vec![-0.0; WEIGHTS]).unwrap();
+    assert_eq!(zero, negative_zero);
+    assert_ne!(zero.id(), negative_zero.id());
+}

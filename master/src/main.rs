@@ -169,6 +169,25 @@ enum Command {
         /// Their search depth.
         #[arg(long, default_value_t = 3)]
         depth: u32,
+        /// How the tasks reuse networks: fresh (every network new), knockout (the thesis's
+        /// generations: one survivor and three new networks a task, a benchmark every tenth
+        /// generation) or repeat (the same four networks in every task).
+        #[arg(long, value_enum, default_value_t = loa_master::cluster::Reuse::Knockout)]
+        reuse: loa_master::cluster::Reuse,
+        /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
+        /// its weights).
+        #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
+        chromosome_cache: usize,
+        /// The stub workers read weights as floats, as workers before weights travelled as bytes.
+        #[arg(long)]
+        float_weights: bool,
+        /// Side by side with another build's master binary (e.g. main's): both run the benchmark
+        /// as child processes, alternately, and the medians and best figures are compared.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Rounds of the side-by-side comparison (each runs both builds once).
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -249,11 +268,53 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Resume { dir, from_epoch, epochs, flags } => {
             report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
         }
-        Command::BenchDispatch { tasks, clients, samples, depth } => {
+        Command::BenchDispatch {
+            tasks,
+            clients,
+            samples,
+            depth,
+            reuse,
+            chromosome_cache,
+            float_weights,
+            baseline,
+            rounds,
+        } => {
             if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
                 return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
             }
-            println!("{}", loa_master::cluster::bench_dispatch(tasks, clients, samples, depth)?);
+            if let Some(baseline) = baseline {
+                let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+                let common: Vec<String> = [
+                    ("--tasks", tasks.to_string()),
+                    ("--clients", clients.to_string()),
+                    ("--samples", samples.to_string()),
+                    ("--depth", depth.to_string()),
+                ]
+                .into_iter()
+                .flat_map(|(flag, value)| [flag.to_owned(), value])
+                .collect();
+                let mut own = vec![
+                    "--reuse".to_owned(),
+                    reuse.name().to_owned(),
+                    "--chromosome-cache".to_owned(),
+                    chromosome_cache.to_string(),
+                ];
+                if float_weights {
+                    own.push("--float-weights".to_owned());
+                }
+                println!("{}", loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, rounds)?);
+                return Ok(());
+            }
+            let figures = loa_master::cluster::bench_dispatch(
+                tasks,
+                clients,
+                samples,
+                depth,
+                reuse,
+                chromosome_cache,
+                !float_weights,
+            )?;
+            println!("{figures}");
         }
         Command::Experiment { config, out, flags } => {
             let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;

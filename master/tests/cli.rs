@@ -192,3 +192,32 @@ fn a_loa_token_in_the_environment_does_not_stop_a_run_without_listen() {
         .unwrap();
     assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
 }
+
+#[test]
+fn bench_dispatch_counts_ids_and_compares_side_by_side() {
+    // Every task the same four networks: each stub gets them with weights once, then by id.
+    let o = master(&[
+        "bench-dispatch",
+        "--tasks",
+        "60",
+        "--clients",
+        "2",
+        "--samples",
+        "1",
+        "--depth",
+        "1",
+        "--reuse",
+        "repeat",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("networks sent: 232 by id, 8 with weights; 0 fetched"), "{out}");
+    // Side by side with itself (as with main's binary): one round, both figures, the ratios.
+    let me = env!("CARGO_BIN_EXE_master");
+    let args = ["bench-dispatch", "--tasks", "40", "--clients", "2", "--samples", "1", "--depth", "1"];
+    let o = master(&[&args[..], &["--baseline", me, "--rounds", "1"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("1 interleaved rounds") && out.contains("master CPU per task, median"), "{out}");
+    assert!(out.contains("--reuse knockout --chromosome-cache 4096"), "{out}");
+}

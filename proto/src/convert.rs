@@ -26,7 +26,7 @@ use crate::ProtoError;
 use crate::pb;
 use loa_engine::aloa::AloaKind;
 use loa_engine::game::{Criterion, MatchSide};
-use loa_engine::network::{Chromosome, Topology};
+use loa_engine::network::{Chromosome, ChromosomeId, Topology};
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
     BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskFailure, TaskOutcome,
@@ -55,12 +55,52 @@ fn rules_to_proto(rules: &Rules) -> pb::Rules {
     }
 }
 
-fn entrant_to_proto(e: &Entrant) -> pb::Entrant {
-    pb::Entrant {
-        serial: e.serial,
-        topology: e.chromosome.topology().name().to_owned(),
-        weights: e.chromosome.weights().to_vec(),
+/// The wire form of a chromosome's id.
+pub fn id_to_proto(id: ChromosomeId) -> pb::ChromosomeId {
+    pb::ChromosomeId { high: id.high(), low: id.low() }
+}
+
+/// The id on the wire as the engine's.
+pub fn id_from_proto(id: &pb::ChromosomeId) -> ChromosomeId {
+    ChromosomeId::from_halves(id.high, id.low)
+}
+
+/// A network entrant on the wire: its id always, and its weights unless `known(id)` says the
+/// receiver has them (see [`task_to_proto_with`]), as bytes if `weight_bytes`.
+fn network_to_proto(
+    serial: u64,
+    chromosome: &Chromosome,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::Entrant {
+    let id = chromosome.id();
+    let mut entrant = pb::Entrant { serial, id: Some(id_to_proto(id)), ..pb::Entrant::default() };
+    if known(id) {
+        return entrant;
     }
+    entrant.topology = chromosome.topology().name().to_owned();
+    if weight_bytes {
+        // Filled in place (a plain copy on little-endian machines), not collected byte by byte.
+        let weights = chromosome.weights();
+        let mut bytes = vec![0; 4 * weights.len()];
+        for (b, w) in bytes.chunks_exact_mut(4).zip(weights) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        entrant.weights_le = bytes;
+    } else {
+        entrant.weights = chromosome.weights().to_vec();
+    }
+    entrant
+}
+
+/// Whether a network on the wire carries its weights (in either form), rather than its id alone.
+pub fn has_weights(e: &pb::Entrant) -> bool {
+    !e.weights.is_empty() || !e.weights_le.is_empty()
+}
+
+/// A chromosome with its weights, as a [`pb::FetchChromosomesReply`] carries it (serial 0).
+pub fn chromosome_to_proto(chromosome: &Chromosome, weight_bytes: bool) -> pb::Entrant {
+    network_to_proto(0, chromosome, &mut |_| false, weight_bytes)
 }
 
 /// An entrant index on the wire. Valid tasks and outcomes have indices below 16; an index too
@@ -70,11 +110,26 @@ fn index_to_proto(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-/// The wire form of task `id`.
+/// The wire form of task `id`, every network with its weights.
 pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
+    task_to_proto_with(id, task, &mut |_| false, false)
+}
+
+/// The wire form of task `id`, where a network whose id `known` accepts travels as its id
+/// alone. `known` is called once per network entrant, in the order the receiver meets them
+/// (tasks' entrants in order), so a caller can keep a mirror of the receiver's cache: the
+/// master's per-worker mirror (issue 14). With `weight_bytes` the weights travel as bytes
+/// (`weights_le`), for receivers that announced they read them.
+pub fn task_to_proto_with(
+    id: u64,
+    task: &Task,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::Task {
+    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, known, weight_bytes);
     let kind = match task {
         Task::Tournament(t) => pb::task::Kind::Tournament(pb::TournamentTask {
-            entrants: t.entrants.iter().map(entrant_to_proto).collect(),
+            entrants: t.entrants.iter().map(&mut entrant).collect(),
             rules: Some(rules_to_proto(&t.rules)),
             depth: t.depth,
             seed: t.seed,
@@ -86,7 +141,7 @@ pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
                 Reference::Random { depth } => (pb::ReferenceKind::Random, depth),
             };
             pb::task::Kind::Benchmark(pb::BenchmarkTask {
-                entrant: Some(entrant_to_proto(&b.entrant)),
+                entrant: Some(entrant(&b.entrant)),
                 reference: reference as i32,
                 reference_depth,
                 depth: b.depth,
@@ -94,7 +149,7 @@ pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
                 seed: b.seed,
             })
         }
-        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m)),
+        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, known, weight_bytes)),
     };
     pb::Task { id, kind: Some(kind) }
 }
@@ -181,9 +236,48 @@ fn rules_from_proto(rules: Option<pb::Rules>) -> Result<Rules, ProtoError> {
     Ok(Rules { both_connected, no_moves, ply_cap: rules.ply_cap })
 }
 
-fn entrant_from_proto(field: &str, e: pb::Entrant) -> Result<Entrant, ProtoError> {
+/// Where an id-only network finds its chromosome: the worker's cache and what it fetched (see
+/// [`crate::cache`]). `&|_| None` for a receiver that keeps nothing.
+pub type Resolve<'a> = &'a dyn Fn(ChromosomeId) -> Option<Arc<Chromosome>>;
+
+/// A network entrant from the wire: its weights, checked against the id it claims, or its id
+/// alone, resolved by `resolve`.
+fn entrant_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Result<Entrant, ProtoError> {
+    if !has_weights(&e)
+        && let Some(id) = &e.id
+    {
+        let id = id_from_proto(id);
+        let chromosome = resolve(id).ok_or_else(|| {
+            ProtoError::new(format!("{field}.id"), format!("chromosome {id} is neither sent nor known here"))
+        })?;
+        if !e.topology.is_empty() && e.topology != chromosome.topology().name() {
+            return Err(ProtoError::new(
+                format!("{field}.topology"),
+                format!("{:?}, but chromosome {id} is a {}", e.topology, chromosome.topology()),
+            ));
+        }
+        return Ok(Entrant { serial: e.serial, chromosome });
+    }
+    let serial = e.serial;
+    let chromosome = chromosome_from_proto(field, e)?;
+    Ok(Entrant { serial, chromosome: Arc::new(chromosome) })
+}
+
+/// A chromosome sent with its weights: validated, and hashing to the id it claims (if any: masters
+/// older than ids send none).
+pub fn chromosome_from_proto(field: &str, mut e: pb::Entrant) -> Result<Chromosome, ProtoError> {
     let topology = Topology::from_name(&e.topology)
         .ok_or_else(|| ProtoError::new(format!("{field}.topology"), format!("unknown topology {:?}", e.topology)))?;
+    if !e.weights_le.is_empty() {
+        if !e.weights.is_empty() {
+            return Err(ProtoError::new(format!("{field}.weights_le"), "sent with weights too: one form only"));
+        }
+        if !e.weights_le.len().is_multiple_of(4) {
+            let n = e.weights_le.len();
+            return Err(ProtoError::new(format!("{field}.weights_le"), format!("{n} bytes, not 4 per weight")));
+        }
+        e.weights = e.weights_le.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    }
     let expected = topology.weight_count();
     if e.weights.len() != expected {
         return Err(ProtoError::new(
@@ -197,10 +291,19 @@ fn entrant_from_proto(field: &str, e: pb::Entrant) -> Result<Entrant, ProtoError
     // Chromosome::new re-checks length and finiteness and adds the magnitude bound.
     let chromosome = Chromosome::new(topology, e.weights)
         .map_err(|err| ProtoError::new(format!("{field}.weights"), err.to_string()))?;
-    Ok(Entrant { serial: e.serial, chromosome: Arc::new(chromosome) })
+    if let Some(claimed) = &e.id {
+        let claimed = id_from_proto(claimed);
+        if chromosome.id() != claimed {
+            return Err(ProtoError::new(
+                format!("{field}.id"),
+                format!("the weights hash to {}, not to the id {claimed} sent with them", chromosome.id()),
+            ));
+        }
+    }
+    Ok(chromosome)
 }
 
-fn tournament_from_proto(t: pb::TournamentTask) -> Result<TournamentTask, ProtoError> {
+fn tournament_from_proto(t: pb::TournamentTask, resolve: Resolve<'_>) -> Result<TournamentTask, ProtoError> {
     if t.entrants.len() != ENTRANTS {
         return Err(ProtoError::new(
             "entrants",
@@ -211,7 +314,7 @@ fn tournament_from_proto(t: pb::TournamentTask) -> Result<TournamentTask, ProtoE
         .entrants
         .into_iter()
         .enumerate()
-        .map(|(i, e)| entrant_from_proto(&format!("entrants[{i}]"), e))
+        .map(|(i, e)| entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
         .collect::<Result<Vec<_>, _>>()?;
     for (i, e) in entrants.iter().enumerate() {
         if entrants[..i].iter().any(|o| o.serial == e.serial) {
@@ -221,8 +324,9 @@ fn tournament_from_proto(t: pb::TournamentTask) -> Result<TournamentTask, ProtoE
     Ok(TournamentTask { entrants, rules: rules_from_proto(t.rules)?, depth: depth("depth", t.depth)?, seed: t.seed })
 }
 
-fn benchmark_from_proto(b: pb::BenchmarkTask) -> Result<BenchmarkTask, ProtoError> {
-    let entrant = entrant_from_proto("entrant", b.entrant.ok_or_else(|| ProtoError::new("entrant", "missing"))?)?;
+fn benchmark_from_proto(b: pb::BenchmarkTask, resolve: Resolve<'_>) -> Result<BenchmarkTask, ProtoError> {
+    let entrant =
+        entrant_from_proto("entrant", b.entrant.ok_or_else(|| ProtoError::new("entrant", "missing"))?, resolve)?;
     let reference_depth = depth("reference_depth", b.reference_depth)?;
     let reference = match known("reference", b.reference)? {
         pb::ReferenceKind::AloaQuad => Reference::Aloa { evaluator: AloaKind::Quad, depth: reference_depth },
@@ -239,17 +343,25 @@ fn benchmark_from_proto(b: pb::BenchmarkTask) -> Result<BenchmarkTask, ProtoErro
     })
 }
 
-/// A task from the wire, validated, with its id.
+/// A task from the wire, validated, with its id; a network sent as its id alone is refused.
 pub fn task_from_proto(task: pb::Task) -> Result<(u64, Task), ProtoError> {
+    task_from_proto_with(task, &|_| None)
+}
+
+/// A task from the wire, validated, with its id, networks sent as their id alone found by
+/// `resolve`.
+pub fn task_from_proto_with(task: pb::Task, resolve: Resolve<'_>) -> Result<(u64, Task), ProtoError> {
     let id = task.id;
     let task = match task.kind {
         Some(pb::task::Kind::Tournament(t)) => {
-            Task::Tournament(tournament_from_proto(t).map_err(|e| e.within("tournament"))?)
+            Task::Tournament(tournament_from_proto(t, resolve).map_err(|e| e.within("tournament"))?)
         }
         Some(pb::task::Kind::Benchmark(b)) => {
-            Task::Benchmark(benchmark_from_proto(b).map_err(|e| e.within("benchmark"))?)
+            Task::Benchmark(benchmark_from_proto(b, resolve).map_err(|e| e.within("benchmark"))?)
         }
-        Some(pb::task::Kind::Match(m)) => Task::Match(match_task_from_proto(m).map_err(|e| e.within("match"))?),
+        Some(pb::task::Kind::Match(m)) => {
+            Task::Match(match_task_from_proto(m, resolve).map_err(|e| e.within("match"))?)
+        }
         None => return Err(ProtoError::new("kind", "missing: neither a tournament, a benchmark nor a match task")),
     };
     Ok((id, task))

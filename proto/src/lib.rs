@@ -3,6 +3,9 @@
 //! - [`pb`]: the messages and the tonic client and server generated from `loa.proto`.
 //! - [`convert`]: conversions between those messages and the engine's [`Task`] and
 //!   [`TaskOutcome`], validating everything that comes off the network.
+//! - [`cache`]: chromosome caching (issue 14): the bounded [`cache::Lru`] a worker keeps its
+//!   chromosomes in and the master mirrors it with, and how a worker resolves the networks a task
+//!   names by id alone.
 //!
 //! prost types stay at the boundary: the master and workers work with the engine's types and
 //! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the
@@ -11,6 +14,7 @@
 //! [`Task`]: loa_engine::tasks::Task
 //! [`TaskOutcome`]: loa_engine::tasks::TaskOutcome
 
+pub mod cache;
 pub mod convert;
 mod error;
 

@@ -27,6 +27,10 @@ struct Cli {
     /// Exit once the master has not answered for this many seconds (default: wait forever).
     #[arg(long)]
     give_up_after: Option<u64>,
+    /// Chromosomes to keep between tasks (about 8 KiB each), so the master can send a network's
+    /// id instead of its 33 KiB of weights; the least recently used goes first. 0 keeps none.
+    #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
+    chromosome_cache: usize,
 }
 
 fn main() -> ExitCode {
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
     }
     options.name = cli.name.unwrap_or(options.name);
     options.give_up_after = cli.give_up_after.map(Duration::from_secs);
+    options.chromosome_cache = cli.chromosome_cache;
     let control = Control::default();
     let on_signal = control.clone();
     let installed = ctrlc::set_handler(move || {
@@ -64,8 +69,9 @@ fn main() -> ExitCode {
         Ok(r) => {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };
             eprintln!(
-                "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered",
-                r.played, r.accepted, r.duplicates, r.unknown, r.undelivered
+                "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
+                 networks {} received, {} from the cache, {} fetched",
+                r.played, r.accepted, r.duplicates, r.unknown, r.undelivered, r.received, r.cache_hits, r.fetched
             );
             ExitCode::SUCCESS
         }

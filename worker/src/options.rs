@@ -21,6 +21,14 @@ pub struct WorkerOptions {
     pub max_backoff: Duration,
     /// Exit (successfully) once the master has not answered for this long; `None`: wait forever.
     pub give_up_after: Option<Duration>,
+    /// Chromosomes kept between tasks, least recently used first out (issue 14), so the master
+    /// can send a network's id instead of its weights; 0 keeps none (every task then carries its
+    /// weights). About 8 KiB each.
+    pub chromosome_cache: usize,
+    /// The capacity to announce to the master instead of `chromosome_cache`. Only for tests: a
+    /// worker that announces more than it keeps lacks chromosomes the master believes it holds,
+    /// and must fetch them.
+    pub announced_cache: Option<usize>,
 }
 
 impl WorkerOptions {
@@ -39,6 +47,8 @@ impl WorkerOptions {
             ahead: 2,
             max_backoff: Duration::from_secs(5),
             give_up_after: None,
+            chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
+            announced_cache: None,
         }
     }
 }

@@ -19,6 +19,15 @@ pub struct WorkerReport {
     pub dropped: u64,
     /// It stopped because the master stayed unreachable for `give_up_after`.
     pub master_gone: bool,
+    /// Networks that came with their weights.
+    pub received: u64,
+    /// Networks sent as their id alone and found in the chromosome cache.
+    pub cache_hits: u64,
+    /// Networks sent as their id alone that the cache lacked, fetched from the master.
+    pub fetched: u64,
+    /// Leased tasks dropped because they named a chromosome the master no longer had: their
+    /// outcome was already in (another worker's copy), so nobody waited for them.
+    pub abandoned: u64,
 }
 
 /// Why a worker could not run.

@@ -31,6 +31,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     let players = players::spawn(options.slots, &local, &tx, &players_stop, &control.kill).map_err(WorkerError::Io)?;
     drop(tx); // the players hold the only senders: the channel closes when they are done
     let salt = options.name.bytes().fold(0u64, |h, b| loa_engine::random::derive_seed(h, u64::from(b)));
+    let cache_capacity = options.chromosome_cache;
     let session = Arc::new(Session {
         client,
         options,
@@ -41,6 +42,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         last_contact: Mutex::new(Instant::now()),
         report: Mutex::default(),
         salt,
+        cache: Mutex::new(loa_proto::cache::ChromosomeCache::new(cache_capacity)),
     });
     let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
     let beating = {

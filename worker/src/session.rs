@@ -2,10 +2,12 @@
 //! concurrent loops on one small runtime.
 
 use crate::client::{Backoff, Client};
+use crate::players::Leased;
 use crate::players::{Finished, Local};
 use crate::{Control, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
-use loa_proto::convert::{result_to_proto, task_from_proto};
+use loa_proto::cache::{ChromosomeCache, resolve_entrants};
+use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
 use loa_proto::pb;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,6 +34,9 @@ pub struct Session {
     pub last_contact: Mutex<Instant>,
     pub report: Mutex<WorkerReport>,
     pub salt: u64,
+    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only the lease loop
+    /// uses it, reply after reply, in the order the master mirrors.
+    pub cache: Mutex<ChromosomeCache>,
 }
 
 /// Why the session ended early.
@@ -83,7 +88,13 @@ impl Session {
             if self.control.stopping() {
                 return Err(Ended::Stopped);
             }
-            let request = pb::RegisterRequest { name: self.options.name.clone(), slots: self.options.slots as u32 };
+            let announced = self.options.announced_cache.unwrap_or(self.options.chromosome_cache);
+            let request = pb::RegisterRequest {
+                name: self.options.name.clone(),
+                slots: self.options.slots as u32,
+                chromosome_cache: u32::try_from(announced).unwrap_or(u32::MAX),
+                weight_bytes: true,
+            };
             match self.client.clone().register(request).await {
                 Ok(reply) => {
                     let reply = reply.into_inner();
@@ -128,13 +139,10 @@ impl Session {
                 Ok(reply) => {
                     self.contact();
                     backoff.reset();
-                    let tasks = reply.into_inner().tasks.into_iter().map(|t| {
-                        let id = t.id;
-                        let task =
-                            task_from_proto(t).map(|(_, task)| task).map_err(|e| TaskFailure::Malformed(e.to_string()));
-                        (id, worker, task)
-                    });
-                    self.local.push(tasks);
+                    match self.receive(worker, reply.into_inner().tasks, &mut backoff).await {
+                        Ok(tasks) => self.local.push(tasks),
+                        Err(end) => return end,
+                    }
                 }
                 Err(status) => {
                     if let Err(end) = self.failed(&status) {
@@ -146,6 +154,75 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Turns a lease reply's tasks into tasks to play: networks named by id are found in the
+    /// cache, or fetched from the master if it lacks them (the fallback, retried while the
+    /// master is away). A task that fails validation is kept as its failure, to be reported; a
+    /// task whose chromosomes the master no longer has is dropped (its outcome is in already).
+    async fn receive(
+        &self,
+        worker: u64,
+        mut tasks: Vec<pb::Task>,
+        backoff: &mut Backoff,
+    ) -> Result<Vec<Leased>, Ended> {
+        let mut resolved = resolve_entrants(&mut tasks, &mut self.cache.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut fetch_error = None;
+        if !resolved.missing.is_empty() {
+            let request = pb::FetchChromosomesRequest {
+                task_ids: resolved.needing.clone(),
+                ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
+            };
+            loop {
+                if self.control.stopping() {
+                    return Err(Ended::Stopped);
+                }
+                match self.client.clone().fetch_chromosomes(request.clone()).await {
+                    Ok(reply) => {
+                        self.contact();
+                        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+                        match resolved.accept_fetched(reply.into_inner().chromosomes, &mut cache) {
+                            Ok(n) => self.record(|r| r.fetched += n as u64),
+                            Err(e) => fetch_error = Some(format!("the master's chromosomes: {e}")),
+                        }
+                        break;
+                    }
+                    Err(status) if matches!(status.code(), Code::InvalidArgument | Code::Unimplemented) => {
+                        // A bug or version skew that retrying cannot fix: the tasks fail, loudly.
+                        fetch_error = Some(format!("fetching chromosomes: {}", status.message()));
+                        break;
+                    }
+                    Err(status) => {
+                        self.failed(&status)?;
+                        tokio::time::sleep(backoff.pause()).await;
+                    }
+                }
+            }
+        }
+        let mut abandoned = 0;
+        let leased = tasks
+            .into_iter()
+            .filter_map(|mut t| {
+                let id = t.id;
+                if !resolved.complete(&mut t) {
+                    let Some(e) = &fetch_error else {
+                        abandoned += 1;
+                        return None;
+                    };
+                    return Some((id, worker, Err(TaskFailure::Malformed(e.clone()))));
+                }
+                let task = task_from_proto_with(t, &|c| resolved.chromosome(c))
+                    .map(|(_, task)| task)
+                    .map_err(|e| TaskFailure::Malformed(e.to_string()));
+                Some((id, worker, task))
+            })
+            .collect();
+        self.record(|r| {
+            r.received += resolved.received;
+            r.cache_hits += resolved.hits;
+            r.abandoned += abandoned;
+        });
+        Ok(leased)
     }
 
     /// Renews our leases a few times per lease time.

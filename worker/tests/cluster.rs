@@ -63,7 +63,15 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut c = raw(m.addr, Some(TOKEN)).await;
-        let id = c.register(pb::RegisterRequest { name: "vanishing".into(), slots: 1 }).await.unwrap();
+        let id = c
+            .register(pb::RegisterRequest {
+                name: "vanishing".into(),
+                slots: 1,
+                chromosome_cache: 0,
+                weight_bytes: false,
+            })
+            .await
+            .unwrap();
         let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
         assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
     });
@@ -123,13 +131,24 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut anonymous = raw(m.addr, None).await;
-        let status = anonymous.register(pb::RegisterRequest { name: "x".into(), slots: 1 }).await.unwrap_err();
+        let status = anonymous
+            .register(pb::RegisterRequest { name: "x".into(), slots: 1, chromosome_cache: 0, weight_bytes: false })
+            .await
+            .unwrap_err();
         assert_eq!(status.code(), Code::Unauthenticated);
 
         let mut c = raw(m.addr, Some(TOKEN)).await;
-        let status = c.register(pb::RegisterRequest { name: "x".into(), slots: 0 }).await.unwrap_err();
+        let status = c
+            .register(pb::RegisterRequest { name: "x".into(), slots: 0, chromosome_cache: 0, weight_bytes: false })
+            .await
+            .unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
-        let id = c.register(pb::RegisterRequest { name: "raw".into(), slots: 1 }).await.unwrap().into_inner().worker_id;
+        let id = c
+            .register(pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: 0, weight_bytes: false })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
         let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id ^ 1 }).await.unwrap_err();
         assert_eq!((status.code(), status.message()), (Code::NotFound, "unknown worker: re-register"));
 

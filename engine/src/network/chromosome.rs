@@ -2,6 +2,7 @@
 
 use super::error::ChromosomeError;
 use super::{HIDDEN, INPUTS};
+use std::sync::OnceLock;
 
 /// The largest weight magnitude a chromosome may hold. Far beyond anything evolution reaches,
 /// it guarantees that no sum in the network can overflow to infinity or NaN, which would break
@@ -83,12 +84,80 @@ impl std::fmt::Display for Topology {
     }
 }
 
+/// A chromosome's content address (issue 14): the 128-bit XXH3 hash of its topology's name, a
+/// zero byte, and its weights' bits as little-endian bytes. Chromosomes with the same topology and
+/// weight bits have the same id on every machine, so a worker can keep chromosomes it has seen and a task can name them by id
+/// instead of carrying 33 KiB of weights.
+///
+/// XXH3 is specified and its output frozen (xxHash 0.8), fast (an 8 KiB chromosome hashes in well
+/// under a microsecond) and has no dependencies; 128 bits make an accidental collision between
+/// two of a run's chromosomes negligible (about `n² / 2¹²⁹`: 10⁻²⁶ for a million chromosomes).
+/// It is not a cryptographic hash: it guards against mix-ups, not against a hostile master, whom
+/// workers trust anyway.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChromosomeId(pub u128);
+
+impl ChromosomeId {
+    /// The id of the chromosome of `topology` with these weights (which need not be valid).
+    pub fn of(topology: Topology, weights: &[f32]) -> ChromosomeId {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(topology.name().as_bytes());
+        hasher.update(&[0]);
+        // In chunks, so the bytes need no allocation and the hasher sees long runs.
+        let mut chunk = [0u8; 1024];
+        for ws in weights.chunks(chunk.len() / 4) {
+            for (bytes, w) in chunk.chunks_exact_mut(4).zip(ws) {
+                bytes.copy_from_slice(&w.to_bits().to_le_bytes());
+            }
+            hasher.update(&chunk[..4 * ws.len()]);
+        }
+        ChromosomeId(hasher.digest128())
+    }
+
+    /// The id's high 64 bits (the wire carries an id as two 64-bit halves).
+    pub fn high(self) -> u64 {
+        (self.0 >> 64) as u64
+    }
+
+    /// The id's low 64 bits.
+    pub fn low(self) -> u64 {
+        self.0 as u64
+    }
+
+    /// The id made of two 64-bit halves.
+    pub fn from_halves(high: u64, low: u64) -> ChromosomeId {
+        ChromosomeId((u128::from(high) << 64) | u128::from(low))
+    }
+}
+
+impl std::fmt::Display for ChromosomeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
 /// A network's weights in the fixed layout of its [`Topology`]: always the right length, every
 /// weight finite and within [`MAX_ABS_WEIGHT`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct Chromosome {
     topology: Topology,
     weights: Vec<f32>,
+    /// The content address, computed on first use: once per chromosome, however many tasks
+    /// carry it, and never for chromosomes that never leave the process.
+    id: OnceLock<ChromosomeId>,
+}
+
+// By hand, so the lazily computed id (a function of the rest) plays no part.
+impl PartialEq for Chromosome {
+    fn eq(&self, other: &Chromosome) -> bool {
+        self.topology == other.topology && self.weights == other.weights
+    }
+}
+
+impl std::fmt::Debug for Chromosome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chromosome").field("topology", &self.topology).field("weights", &self.weights).finish()
+    }
 }
 
 impl Chromosome {
@@ -106,14 +175,14 @@ impl Chromosome {
                 return Err(ChromosomeError::WeightTooLarge { index, value });
             }
         }
-        Ok(Chromosome { topology, weights })
+        Ok(Chromosome { topology, weights, id: OnceLock::new() })
     }
 
     /// A chromosome whose weights are drawn uniformly from [-1, 1), one call of `next_u64` per
     /// weight in layout order (see [`weight_from_bits`]).
     pub fn random(topology: Topology, mut next_u64: impl FnMut() -> u64) -> Chromosome {
         let weights = (0..topology.weight_count()).map(|_| weight_from_bits(next_u64())).collect();
-        Chromosome { topology, weights }
+        Chromosome { topology, weights, id: OnceLock::new() }
     }
 
     /// The topology.
@@ -124,6 +193,11 @@ impl Chromosome {
     /// The weights in layout order.
     pub fn weights(&self) -> &[f32] {
         &self.weights
+    }
+
+    /// The content address ([`ChromosomeId`]), hashed on the first call only.
+    pub fn id(&self) -> ChromosomeId {
+        *self.id.get_or_init(|| ChromosomeId::of(self.topology, &self.weights))
     }
 
     /// The weights, giving up the chromosome (e.g. to mutate them and call [`Chromosome::new`]).

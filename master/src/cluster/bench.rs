@@ -1,13 +1,23 @@
 //! `master bench-dispatch`: how many tasks per second the cluster service can hand out and take
 //! back, measured with stub workers that answer at once over loopback, and so how many real
 //! workers one master can keep busy.
+//!
+//! The stubs keep a chromosome cache as real workers do (issue 14): they announce it, resolve the
+//! networks their tasks name by id, and fetch what they lack. How much the cache saves depends on
+//! how often a stub meets a network again, so the tasks follow one of three patterns
+//! ([`Reuse`]): every network new, the thesis's generations, or the same four networks throughout.
 
 use super::{ClusterOptions, serve};
 use crate::scheduler::Scheduler;
 use loa_engine::Rules;
-use loa_engine::network::random_uniform;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task, TaskOutcome};
-use loa_proto::convert::result_to_proto;
+use loa_engine::aloa::AloaKind;
+use loa_engine::network::{Chromosome, random_uniform};
+use loa_engine::random::derive_seed;
+use loa_engine::tasks::{
+    FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Task, TaskOutcome,
+};
+use loa_proto::cache::{ChromosomeCache, resolve_entrants};
+use loa_proto::convert::{id_to_proto, result_to_proto};
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use std::sync::Arc;
@@ -28,6 +38,47 @@ pub struct DispatchFigures {
     pub tournament_seconds: f64,
     /// The depth of that tournament.
     pub depth: u32,
+    /// How the tasks reuse networks.
+    pub reuse: Reuse,
+    /// The chromosome cache each stub announced and kept (0: none).
+    pub cache: usize,
+    /// The stubs read weights as bytes (else as floats).
+    pub weight_bytes: bool,
+    /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
+    pub lease_bytes: u64,
+    /// Networks the tasks carried, sent by id alone.
+    pub by_id: u64,
+    /// Networks the tasks carried, sent with their weights.
+    pub with_weights: u64,
+    /// Chromosomes the stubs had to fetch.
+    pub fetched: u64,
+}
+
+/// How the benchmark's tasks reuse networks, which decides what a chromosome cache can save.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reuse {
+    /// Every task a knockout of four networks never seen before: the cache's worst case.
+    Fresh,
+    /// The thesis's run (population 62, 10 generations an epoch): each generation 62 knockouts of
+    /// one survivor of the generation before and three new networks, and after every tenth
+    /// generation 62 benchmark tasks of one survivor against ALoA. A stub can only have a network
+    /// again if it played that network's group before, so with many workers there is little to
+    /// save: this is the realistic figure for the thesis's scheme.
+    Knockout,
+    /// The same four networks in every task, as in a match experiment of fixed networks: the
+    /// cache's best case (and the pattern of this benchmark before issue 14).
+    Repeat,
+}
+
+impl Reuse {
+    /// The name `--reuse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reuse::Fresh => "fresh",
+            Reuse::Knockout => "knockout",
+            Reuse::Repeat => "repeat",
+        }
+    }
 }
 
 impl DispatchFigures {
@@ -49,6 +100,21 @@ impl DispatchFigures {
 impl std::fmt::Display for DispatchFigures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "dispatch: {} tasks to {} stub workers in {:.2} s", self.tasks, self.clients, self.seconds)?;
+        writeln!(
+            f,
+            "  networks reused: {}; chromosome cache: {} per stub; weights as {}",
+            self.reuse.name(),
+            if self.cache == 0 { "none".to_owned() } else { self.cache.to_string() },
+            if self.weight_bytes { "bytes" } else { "floats" }
+        )?;
+        writeln!(
+            f,
+            "  networks sent: {} by id, {} with weights; {} fetched; lease payload {:.0} bytes per task",
+            self.by_id,
+            self.with_weights,
+            self.fetched,
+            self.lease_bytes as f64 / self.tasks as f64
+        )?;
         writeln!(f, "  {:.0} tasks/s (each a lease and a complete round trip)", self.tasks_per_second())?;
         writeln!(f, "  master CPU {:.1} µs per task", self.cpu_per_task() * 1e6)?;
         writeln!(f, "  one {}-ply tournament: {:.1} ms", self.depth, self.tournament_seconds * 1e3)?;
@@ -96,18 +162,114 @@ fn time_tournaments(samples: u32, depth: u32) -> Result<(f64, TaskOutcome), Stri
     Ok((begun.elapsed().as_secs_f64() / f64::from(samples.max(1)), outcome))
 }
 
+/// The tasks of the benchmark, by `reuse` (see [`Reuse`]).
+fn tasks_for(reuse: Reuse, count: usize, depth: u32) -> Vec<Task> {
+    let knockout = |entrants: Vec<(u64, Arc<Chromosome>)>, seed: u64| {
+        Task::Match(MatchTask {
+            entrants: entrants
+                .into_iter()
+                .map(|(serial, chromosome)| MatchEntrant::Network { serial, chromosome })
+                .collect(),
+            network_depth: depth,
+            rules: Rules::default(),
+            format: MatchFormat::Knockout { seed },
+        })
+    };
+    let mut next_serial = 0u64;
+    let mut new_network = || {
+        next_serial += 1;
+        (next_serial, Arc::new(random_uniform(derive_seed(0xBE, next_serial))))
+    };
+    match reuse {
+        Reuse::Repeat => {
+            let task = tournament(0, depth);
+            vec![task; count]
+        }
+        Reuse::Fresh => (0..count).map(|t| knockout((0..4).map(|_| new_network()).collect(), t as u64)).collect(),
+        Reuse::Knockout => {
+            const POPULATION: usize = 62;
+            const GENERATIONS_PER_EPOCH: usize = 10;
+            let mut survivors: Vec<(u64, Arc<Chromosome>)> = (0..POPULATION).map(|_| new_network()).collect();
+            let mut tasks = Vec::with_capacity(count);
+            let mut generation = 0u64;
+            while tasks.len() < count {
+                // Survivors are shuffled into the groups; each group's winner survives (which
+                // entrant wins is arbitrary here: the stubs do not play).
+                let mut groups = Vec::with_capacity(POPULATION);
+                for g in 0..POPULATION {
+                    let pick = derive_seed(generation, g as u64) as usize % (POPULATION - g);
+                    survivors.swap(g, g + pick);
+                    // The survivor is the oldest: the lowest serial, entrant 0.
+                    let mut members = vec![survivors[g].clone()];
+                    members.extend((0..3).map(|_| new_network()));
+                    groups.push(members);
+                }
+                for (g, members) in groups.iter().enumerate() {
+                    tasks.push(knockout(members.clone(), derive_seed(generation, g as u64)));
+                }
+                survivors = groups
+                    .iter()
+                    .enumerate()
+                    .map(|(g, m)| m[derive_seed(generation ^ 0x5, g as u64) as usize % 4].clone())
+                    .collect();
+                generation += 1;
+                if generation.is_multiple_of(GENERATIONS_PER_EPOCH as u64) {
+                    let aloa = FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 5 };
+                    tasks.extend(survivors.iter().enumerate().map(|(i, (serial, chromosome))| {
+                        Task::Match(MatchTask {
+                            entrants: vec![
+                                MatchEntrant::Network { serial: *serial, chromosome: Arc::clone(chromosome) },
+                                MatchEntrant::Fixed { serial: u64::MAX, player: aloa },
+                            ],
+                            network_depth: depth,
+                            rules: Rules::default(),
+                            format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: i as u64, opening_plies: 0 }]),
+                        })
+                    }));
+                }
+            }
+            tasks.truncate(count);
+            tasks
+        }
+    }
+}
+
+/// What a stub counted.
+#[derive(Default)]
+struct StubCounts {
+    done: usize,
+    lease_bytes: u64,
+    by_id: u64,
+    with_weights: u64,
+    fetched: u64,
+}
+
 /// Runs the service over loopback with `clients` stub workers that complete `tasks` tasks
 /// instantly (each with a real outcome), after timing `samples` real tournaments at `depth`.
-pub fn bench_dispatch(tasks: usize, clients: usize, samples: u32, depth: u32) -> Result<DispatchFigures, String> {
+/// The tasks reuse networks as `reuse` says; each stub keeps a chromosome cache of `cache` and,
+/// with `weight_bytes`, reads weights as bytes (as workers do), else as floats (older workers).
+pub fn bench_dispatch(
+    tasks: usize,
+    clients: usize,
+    samples: u32,
+    depth: u32,
+    reuse: Reuse,
+    cache: usize,
+    weight_bytes: bool,
+) -> Result<DispatchFigures, String> {
     let (tournament_seconds, outcome) = time_tournaments(samples, depth)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
     let server =
         serve(&scheduler, &ClusterOptions::new(([127, 0, 0, 1], 0).into(), None)).map_err(|e| e.to_string())?;
-    // Real tasks (4 × 2041 weights each), so the payload is what workers really receive.
-    let task = tournament(0, depth);
-    scheduler.submit((0..tasks as u64).map(|id| (id, task.clone())).collect());
+    // Real tasks (2041 weights a network), so the payload is what workers really receive; their
+    // chromosomes' ids are computed on first dispatch, as in a run.
+    scheduler.submit(tasks_for(reuse, tasks, depth).into_iter().enumerate().map(|(id, t)| (id as u64, t)).collect());
     let url = format!("http://{}", server.addr());
-    let body = result_to_proto(&Ok(outcome));
+    // A knockout's outcome, and a benchmark task's (its one match: the knockout's first, 0 v 1).
+    let knockout_body = result_to_proto(&Ok(outcome.clone()));
+    let TaskOutcome::Match(knockout) = &outcome else { return Err("the timed tournament is not a match task".into()) };
+    let first = knockout.matches.first().copied().ok_or("the timed tournament played no match")?;
+    let pairs_body = result_to_proto(&Ok(TaskOutcome::Match(MatchTaskOutcome { matches: vec![first] })));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("stub")
@@ -116,7 +278,7 @@ pub fn bench_dispatch(tasks: usize, clients: usize, samples: u32, depth: u32) ->
         .map_err(|e| e.to_string())?;
     let cpu_before = threads_cpu("loa-rpc");
     let begun = Instant::now();
-    let dispatched: Result<usize, String> = runtime.block_on(async {
+    let dispatched: Result<StubCounts, String> = runtime.block_on(async {
         let channel = tonic::transport::Endpoint::from_shared(url)
             .map_err(|e| e.to_string())?
             .initial_stream_window_size(1 << 20)
@@ -126,38 +288,88 @@ pub fn bench_dispatch(tasks: usize, clients: usize, samples: u32, depth: u32) ->
             .map_err(|e| e.to_string())?;
         let mut stubs = tokio::task::JoinSet::new();
         for c in 0..clients {
-            let (mut client, body) = (MasterClient::new(channel.clone()), body.clone());
+            let mut client = MasterClient::new(channel.clone()).max_decoding_message_size(32 << 20);
+            let (knockout_body, pairs_body) = (knockout_body.clone(), pairs_body.clone());
             stubs.spawn(async move {
                 let name = format!("stub-{c}");
-                let id = client.register(pb::RegisterRequest { name, slots: 1 }).await?.into_inner().worker_id;
-                let mut done = 0;
+                let announce = u32::try_from(cache).unwrap_or(u32::MAX);
+                let request = pb::RegisterRequest { name, slots: 1, chromosome_cache: announce, weight_bytes };
+                let id = client.register(request).await?.into_inner().worker_id;
+                let mut chromosomes = ChromosomeCache::new(cache);
+                let mut counts = StubCounts::default();
                 loop {
                     let request = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
-                    let leased = client.lease(request).await?.into_inner().tasks;
+                    let mut leased = client.lease(request).await?.into_inner().tasks;
                     if leased.is_empty() {
-                        return Ok::<usize, tonic::Status>(done);
+                        return Ok::<StubCounts, tonic::Status>(counts);
                     }
-                    for t in leased {
-                        let request = pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body.clone()) };
+                    counts.lease_bytes += leased.iter().map(prost::Message::encoded_len).sum::<usize>() as u64;
+                    // What a worker does with a reply (its cache, and the fallback).
+                    let mut resolved = resolve_entrants(&mut leased, &mut chromosomes);
+                    counts.by_id += resolved.hits + resolved.missing.len() as u64;
+                    counts.with_weights += resolved.received;
+                    if !resolved.missing.is_empty() {
+                        let request = pb::FetchChromosomesRequest {
+                            task_ids: resolved.needing.clone(),
+                            ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
+                        };
+                        let reply = client.fetch_chromosomes(request).await?.into_inner();
+                        counts.fetched += resolved
+                            .accept_fetched(reply.chromosomes, &mut chromosomes)
+                            .map_err(|e| tonic::Status::internal(e.to_string()))?
+                            as u64;
+                    }
+                    for mut t in leased {
+                        if !resolved.complete(&mut t) {
+                            return Err(tonic::Status::internal(format!("task {}: chromosomes missing", t.id)));
+                        }
+                        let body = match &t.kind {
+                            Some(pb::task::Kind::Match(m))
+                                if matches!(m.format, Some(pb::match_task::Format::Pairs(_))) =>
+                            {
+                                pairs_body.clone()
+                            }
+                            _ => knockout_body.clone(),
+                        };
+                        let request = pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body) };
                         client.complete(request).await?;
-                        done += 1;
+                        counts.done += 1;
                     }
                 }
             });
         }
-        let mut total = 0;
+        let mut total = StubCounts::default();
         while let Some(joined) = stubs.join_next().await {
-            total += joined.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+            let c = joined.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+            total.done += c.done;
+            total.lease_bytes += c.lease_bytes;
+            total.by_id += c.by_id;
+            total.with_weights += c.with_weights;
+            total.fetched += c.fetched;
         }
         Ok(total)
     });
     let seconds = begun.elapsed().as_secs_f64();
     let master_cpu_seconds = threads_cpu("loa-rpc") - cpu_before;
-    let dispatched = dispatched?;
+    let counts = dispatched?;
     scheduler.close();
     server.shutdown();
-    if dispatched != tasks || scheduler.stats().completed != tasks as u64 {
-        return Err(format!("dispatched {dispatched} of {tasks} tasks"));
+    if counts.done != tasks || scheduler.stats().completed != tasks as u64 {
+        return Err(format!("dispatched {} of {tasks} tasks", counts.done));
     }
-    Ok(DispatchFigures { tasks, clients, seconds, master_cpu_seconds, tournament_seconds, depth })
+    Ok(DispatchFigures {
+        tasks,
+        clients,
+        seconds,
+        master_cpu_seconds,
+        tournament_seconds,
+        depth,
+        reuse,
+        cache,
+        weight_bytes,
+        lease_bytes: counts.lease_bytes,
+        by_id: counts.by_id,
+        with_weights: counts.with_weights,
+        fetched: counts.fetched,
+    })
 }

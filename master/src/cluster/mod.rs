@@ -5,13 +5,15 @@
 //! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
 
 mod bench;
+mod compare;
 mod connection;
 mod service;
 mod token;
 
-pub use bench::{DispatchFigures, bench_dispatch};
+pub use bench::{DispatchFigures, Reuse, bench_dispatch};
+pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
 
-pub use service::MasterService;
+pub use service::{MAX_MIRROR, MasterService};
 pub use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
@@ -113,6 +115,12 @@ pub struct Counters {
     pub refused: AtomicU64,
     /// Requests refused as malformed (`INVALID_ARGUMENT`).
     pub invalid: AtomicU64,
+    /// Networks sent to workers as their id alone (their cache holds them; issue 14).
+    pub sent_by_id: AtomicU64,
+    /// Networks sent to workers with their weights.
+    pub sent_with_weights: AtomicU64,
+    /// Chromosomes workers fetched because their cache lacked an id they were sent.
+    pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
     drops: std::sync::Mutex<Vec<Dropped>>,
 }
@@ -270,8 +278,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
-         {} not leased to their sender, {} failed; {} calls refused (token), {} malformed requests, \
-         {} workers dropped{named}",
+         {} not leased to their sender, {} failed; networks sent {} by id and {} with weights, {} \
+         fetched; {} calls refused (token), {} malformed requests, {} workers dropped{named}",
         stats.completed,
         stats.re_leased,
         stats.backups,
@@ -279,6 +287,9 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         stats.unknown,
         stats.not_leased,
         stats.failed,
+        counters.sent_by_id.load(Relaxed),
+        counters.sent_with_weights.load(Relaxed),
+        counters.fetched.load(Relaxed),
         counters.refused.load(Relaxed),
         counters.invalid.load(Relaxed),
         drops.len()

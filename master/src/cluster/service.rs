@@ -5,11 +5,19 @@
 //! ([`MasterService::connection_closed`], called by the server for every closed connection),
 //! when they are silent for the lease time ([`MasterService::reap_forever`]), or when they send
 //! a malformed outcome. Each drop is counted and named in [`Counters::drops`].
+//!
+//! **Chromosome caching** (issue 14; the protocol is in [`loa_proto::cache`]): for each remote
+//! worker that announced a chromosome cache, the service keeps a mirror of it (an LRU of ids,
+//! [`MAX_MIRROR`] at most) and sends a network's id alone when the mirror holds it, its weights
+//! otherwise. A worker that lacks an id anyway fetches the weights with `FetchChromosomes`, served
+//! from the open tasks that name it. Embedded workers share the tasks' `Arc`s and need none of it.
 
 use super::{Counters, DropReason, MAX_LEASE};
 use crate::scheduler::{Completion, Scheduler, WorkerId};
+use loa_engine::network::ChromosomeId;
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_proto::convert::{result_from_proto, task_to_proto};
+use loa_proto::cache::Mirror;
+use loa_proto::convert::{chromosome_to_proto, id_from_proto, result_from_proto, task_to_proto_with};
 use loa_proto::pb;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -22,6 +30,20 @@ use tonic::{Request, Response, Status};
 const MAX_NAME: usize = 200;
 /// Longest a lease call may wait for work.
 const MAX_WAIT: Duration = Duration::from_secs(10);
+/// The largest mirror of a worker's chromosome cache the master keeps, whatever the worker
+/// announced: about 60 bytes an id (slot and index entry), so 60 KiB per worker and 600 MiB for
+/// 10 000 workers at worst. A mirror smaller than the cache is still right: an LRU holds the last distinct ids it
+/// was given, so the mirror's ids are the most recent of the cache's (see [`loa_proto::cache`]).
+/// It only misses reuse further back than this many chromosomes sent to one worker.
+pub const MAX_MIRROR: usize = 1024;
+
+/// How a remote worker takes networks.
+struct Wire {
+    /// The ids its chromosome cache holds, as far as the master knows (`None`: it keeps none).
+    mirror: Option<Mutex<Mirror>>,
+    /// It reads weights as bytes (`Entrant.weights_le`).
+    weight_bytes: bool,
+}
 
 /// The master's side of the service.
 #[derive(Clone)]
@@ -38,6 +60,9 @@ pub struct MasterService {
     /// Put in the high bits of the worker ids this process hands out, so ids issued by an
     /// earlier master process are not mistaken for this one's after a restart.
     session: u64,
+    /// How each remote worker takes networks: the mirror of its chromosome cache, and the form of
+    /// weights it reads.
+    wires: Arc<Mutex<HashMap<WorkerId, Arc<Wire>>>>,
 }
 
 fn session_tag() -> u64 {
@@ -60,7 +85,16 @@ impl MasterService {
             remote: Arc::default(),
             peers: Arc::default(),
             session: session_tag(),
+            wires: Arc::default(),
         }
+    }
+
+    fn wire(&self, worker: WorkerId) -> Option<Arc<Wire>> {
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
+    }
+
+    fn forget_wire(&self, worker: WorkerId) {
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).remove(&worker);
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Instant>> {
@@ -86,6 +120,7 @@ impl MasterService {
         if self.remote().remove(&worker).is_none() {
             return;
         }
+        self.forget_wire(worker);
         let name = self.scheduler.unregister(worker).map_or_else(|| format!("worker {worker}"), |w| w.name);
         self.counters.record_drop(name, reason);
     }
@@ -141,6 +176,10 @@ impl pb::master_server::Master for MasterService {
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
         }
         self.remote().insert(worker, Instant::now());
+        let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
+        let mirror = (capacity > 0).then(|| Mutex::new(Mirror::new(capacity)));
+        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
         if let Some(address) = address {
             self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
         }
@@ -168,7 +207,34 @@ impl pb::master_server::Master for MasterService {
             tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
             pause = (pause * 2).min(Duration::from_millis(50));
         };
-        let tasks = leased.iter().map(|(id, task)| task_to_proto(*id, task)).collect();
+        let (mut by_id, mut with_weights) = (0, 0);
+        let wire = self.wire(worker);
+        let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
+        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
+            Some(mirror) => {
+                // Held across the whole reply: the worker meets its ids in this order.
+                let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
+                let mut known = |id| {
+                    let held = mirror.touch(id);
+                    if held {
+                        by_id += 1
+                    } else {
+                        with_weights += 1
+                    }
+                    held
+                };
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+            }
+            None => {
+                let mut known = |_| {
+                    with_weights += 1;
+                    false
+                };
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+            }
+        };
+        self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
+        self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
         Ok(Response::new(pb::LeaseReply { tasks }))
     }
 
@@ -226,8 +292,40 @@ impl pb::master_server::Master for MasterService {
         // Leaving twice, or after being dropped, is fine: the worker is gone either way.
         if let Some(worker) = self.resolve(request.into_inner().worker_id) {
             self.remote().remove(&worker);
+            self.forget_wire(worker);
             self.scheduler.unregister(worker);
         }
         Ok(Response::new(pb::LeaveReply {}))
+    }
+
+    async fn fetch_chromosomes(
+        &self,
+        request: Request<pb::FetchChromosomesRequest>,
+    ) -> Result<Response<pb::FetchChromosomesReply>, Status> {
+        let r = request.into_inner();
+        let max_ids = MAX_LEASE as usize * loa_engine::tasks::MAX_ENTRANTS;
+        if r.task_ids.len() > MAX_LEASE as usize || r.ids.len() > max_ids {
+            return Err(self.invalid(format!(
+                "fetch: at most {MAX_LEASE} tasks and {max_ids} ids, got {} and {}",
+                r.task_ids.len(),
+                r.ids.len()
+            )));
+        }
+        let mut wanted: Vec<ChromosomeId> = r.ids.iter().map(id_from_proto).collect();
+        let mut chromosomes = Vec::new();
+        // From the open tasks named: a task that is not open is done (or unknown here), and its
+        // worker drops it; nobody waits for it.
+        for task_id in r.task_ids {
+            let Some(task) = self.scheduler.task(task_id) else { continue };
+            for chromosome in task.chromosomes() {
+                if let Some(i) = wanted.iter().position(|&id| id == chromosome.id()) {
+                    wanted.swap_remove(i);
+                    // As bytes: only workers that read them fetch (they came with the field).
+                    chromosomes.push(chromosome_to_proto(chromosome, true));
+                }
+            }
+        }
+        self.counters.fetched.fetch_add(chromosomes.len() as u64, Ordering::Relaxed);
+        Ok(Response::new(pb::FetchChromosomesReply { chromosomes }))
     }
 }

@@ -1,10 +1,14 @@
 //! Conversions of the generic match task ([`MatchTask`]) and its outcome; see the parent
 //! module's documentation for what is validated here and what only the master can check.
 
-use super::{entrant_from_proto, index_to_proto, known, match_from_proto, rules_from_proto, rules_to_proto};
+use super::{
+    Resolve, entrant_from_proto, index_to_proto, known, match_from_proto, network_to_proto, rules_from_proto,
+    rules_to_proto,
+};
 use crate::ProtoError;
 use crate::pb;
 use loa_engine::aloa::AloaKind;
+use loa_engine::network::ChromosomeId;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
     Entrant, FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask,
@@ -13,13 +17,15 @@ use loa_engine::tasks::{
 
 // ---- Engine to wire ----
 
-fn match_entrant_to_proto(e: &MatchEntrant) -> pb::MatchEntrant {
+fn match_entrant_to_proto(
+    e: &MatchEntrant,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::MatchEntrant {
     let kind = match e {
-        MatchEntrant::Network { serial, chromosome } => pb::match_entrant::Kind::Network(pb::Entrant {
-            serial: *serial,
-            topology: chromosome.topology().name().to_owned(),
-            weights: chromosome.weights().to_vec(),
-        }),
+        MatchEntrant::Network { serial, chromosome } => {
+            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, known, weight_bytes))
+        }
         MatchEntrant::Fixed { serial, player } => {
             let (kind, depth, salt_or_seed) = match *player {
                 FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth } => (pb::FixedKind::AloaQuad, depth, 0),
@@ -34,8 +40,12 @@ fn match_entrant_to_proto(e: &MatchEntrant) -> pb::MatchEntrant {
     pb::MatchEntrant { kind: Some(kind) }
 }
 
-/// The wire form of a match task.
-pub(super) fn match_task_to_proto(m: &MatchTask) -> pb::MatchTask {
+/// The wire form of a match task (see [`super::task_to_proto_with`] for `known`).
+pub(super) fn match_task_to_proto(
+    m: &MatchTask,
+    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    weight_bytes: bool,
+) -> pb::MatchTask {
     let format = match &m.format {
         MatchFormat::Pairs(pairs) => pb::match_task::Format::Pairs(pb::Pairs {
             pairings: pairs
@@ -51,7 +61,7 @@ pub(super) fn match_task_to_proto(m: &MatchTask) -> pb::MatchTask {
         MatchFormat::Knockout { seed } => pb::match_task::Format::Knockout(pb::Knockout { seed: *seed }),
     };
     pb::MatchTask {
-        entrants: m.entrants.iter().map(match_entrant_to_proto).collect(),
+        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, known, weight_bytes)).collect(),
         network_depth: m.network_depth,
         rules: Some(rules_to_proto(&m.rules)),
         format: Some(format),
@@ -89,10 +99,14 @@ fn fixed_from_proto(field: &str, f: &pb::FixedEntrant) -> Result<MatchEntrant, P
     Ok(MatchEntrant::Fixed { serial: f.serial, player })
 }
 
-fn match_entrant_from_proto(field: &str, e: pb::MatchEntrant) -> Result<MatchEntrant, ProtoError> {
+fn match_entrant_from_proto(
+    field: &str,
+    e: pb::MatchEntrant,
+    resolve: Resolve<'_>,
+) -> Result<MatchEntrant, ProtoError> {
     match e.kind {
         Some(pb::match_entrant::Kind::Network(n)) => {
-            let Entrant { serial, chromosome } = entrant_from_proto(&format!("{field}.network"), n)?;
+            let Entrant { serial, chromosome } = entrant_from_proto(&format!("{field}.network"), n, resolve)?;
             Ok(MatchEntrant::Network { serial, chromosome })
         }
         Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&format!("{field}.fixed"), &f),
@@ -149,7 +163,7 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
 
 /// A match task from the wire: the wire-only fields checked here, the rest by
 /// [`MatchTask::validate`], whose errors name the offending field.
-pub(super) fn match_task_from_proto(t: pb::MatchTask) -> Result<MatchTask, ProtoError> {
+pub(super) fn match_task_from_proto(t: pb::MatchTask, resolve: Resolve<'_>) -> Result<MatchTask, ProtoError> {
     // Counted before converting, so an oversized list is refused before its weights are checked.
     if t.entrants.len() > MAX_ENTRANTS {
         return Err(ProtoError::new(
@@ -161,7 +175,7 @@ pub(super) fn match_task_from_proto(t: pb::MatchTask) -> Result<MatchTask, Proto
         .entrants
         .into_iter()
         .enumerate()
-        .map(|(i, e)| match_entrant_from_proto(&format!("entrants[{i}]"), e))
+        .map(|(i, e)| match_entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
         .collect::<Result<Vec<_>, _>>()?;
     let format = match t.format {
         Some(pb::match_task::Format::Pairs(p)) => MatchFormat::Pairs(

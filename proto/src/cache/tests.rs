@@ -1,0 +1,236 @@
+use super::*;
+use crate::convert::{task_from_proto_with, task_to_proto_with};
+use loa_engine::Rules;
+use loa_engine::network::random_uniform;
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Task};
+
+#[test]
+fn lru_hits_misses_and_evicts_the_least_recent() {
+    let mut lru: Lru<u32, &str> = Lru::new(2);
+    assert!(!lru.insert(1, "a"));
+    assert!(!lru.insert(2, "b"));
+    assert_eq!(lru.get(&1), Some(&"a")); // 1 is now more recent than 2
+    assert!(!lru.insert(3, "c")); // evicts 2
+    assert!(!lru.contains(&2));
+    assert_eq!(lru.get(&2), None);
+    assert_eq!(lru.get(&1), Some(&"a"));
+    assert_eq!(lru.get(&3), Some(&"c"));
+    assert!(lru.insert(3, "C")); // replaces, makes 3 the most recent
+    assert!(!lru.insert(4, "d")); // evicts 1
+    assert!(!lru.contains(&1) && lru.contains(&3) && lru.contains(&4));
+    assert_eq!(lru.len(), 2);
+    let mut none: Lru<u32, ()> = Lru::new(0);
+    assert!(!none.insert(1, ()));
+    assert!(none.is_empty() && !none.touch(1) && !none.touch(1));
+}
+
+#[test]
+fn an_lru_holds_the_last_distinct_keys_so_a_smaller_mirror_is_a_subset() {
+    // The property the master's mirror rests on, over a pseudo-random sequence of touches.
+    let mut big: Lru<u64, ()> = Lru::new(16);
+    let mut small: Lru<u64, ()> = Lru::new(5);
+    let mut seen = Vec::new();
+    let mut rng = loa_engine::random::SplitMix64::new(3);
+    for _ in 0..2000 {
+        let key = rng.next_u64() % 40;
+        big.touch(key);
+        small.touch(key);
+        seen.retain(|&k| k != key);
+        seen.push(key);
+        let last = |n: usize| seen.iter().rev().take(n).copied().collect::<Vec<_>>();
+        assert!(last(16).iter().all(|k| big.contains(k)) && big.len() == last(16).len());
+        assert!(last(5).iter().all(|k| small.contains(k)) && small.len() == last(5).len());
+    }
+}
+
+fn knockout(seeds: [u64; 4]) -> Task {
+    Task::Match(MatchTask {
+        entrants: seeds
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| MatchEntrant::Network { serial: i as u64, chromosome: Arc::new(random_uniform(s)) })
+            .collect(),
+        network_depth: 1,
+        rules: Rules::default(),
+        format: MatchFormat::Knockout { seed: 9 },
+    })
+}
+
+/// Sends `tasks` to a worker with `cache` through a mirror of `mirror` capacity: (resolved reply,
+/// wire bytes).
+fn send(tasks: &[Task], mirror: &mut Mirror, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
+    let mut wire: Vec<pb::Task> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id), i % 2 == 0))
+        .collect();
+    let resolved = resolve_entrants(&mut wire, cache);
+    (wire, resolved)
+}
+
+#[test]
+fn a_mirrored_cache_gets_ids_for_what_it_holds_and_plays_the_same_tasks() {
+    let tasks = [knockout([1, 2, 3, 4]), knockout([1, 5, 6, 7]), knockout([7, 1, 8, 9])];
+    let mut mirror = Mirror::new(4096);
+    let mut cache = ChromosomeCache::new(4096);
+    let (wire, resolved) = send(&tasks, &mut mirror, &mut cache);
+    // 1 and 7 repeat: sent once with weights, then by id.
+    assert_eq!((resolved.received, resolved.hits), (9, 3));
+    assert!(resolved.missing.is_empty() && resolved.needing.is_empty());
+    for (mut t, task) in wire.into_iter().zip(&tasks) {
+        assert!(resolved.complete(&mut t));
+        let (_, back) = task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap();
+        assert_eq!(&back, task);
+    }
+    // A second lease: everything by id, and still the same tasks.
+    let (wire, resolved) = send(&tasks, &mut mirror, &mut cache);
+    assert_eq!((resolved.received, resolved.hits), (0, 12));
+    let bytes: usize = wire.iter().map(prost::Message::encoded_len).sum();
+    assert!(bytes < 1000, "{bytes} bytes for three id-only tasks");
+    for (t, task) in wire.into_iter().zip(&tasks) {
+        assert_eq!(&task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap().1, task);
+    }
+}
+
+#[test]
+fn a_tiny_cache_mirrored_exactly_never_misses() {
+    // Capacity 1: only an entrant equal to the one just before travels by id.
+    let tasks = [knockout([1, 2, 3, 4]), knockout([4, 5, 6, 7]), knockout([8, 8, 9, 9])];
+    let mut mirror = Mirror::new(1);
+    let mut cache = ChromosomeCache::new(1);
+    let (wire, resolved) = send(&tasks, &mut mirror, &mut cache);
+    assert_eq!((resolved.received, resolved.hits), (9, 3));
+    assert!(resolved.missing.is_empty());
+    for (t, task) in wire.into_iter().zip(&tasks) {
+        assert_eq!(&task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap().1, task);
+    }
+}
+
+#[test]
+fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
+    let tasks = [knockout([1, 2, 3, 4]), knockout([1, 5, 6, 7])];
+    let mut mirror = Mirror::new(4096);
+    // The first reply never arrives (the mirror counts it as sent).
+    let _ = send(&tasks[..1], &mut mirror, &mut ChromosomeCache::new(4096));
+    let mut cache = ChromosomeCache::new(4096);
+    let (mut wire, mut resolved) = send(&tasks[1..], &mut mirror, &mut cache);
+    let one = random_uniform(1);
+    assert_eq!(resolved.missing, vec![one.id()]);
+    assert_eq!(resolved.needing, vec![0]);
+    assert!(!resolved.complete(&mut wire[0]));
+    // A master that no longer has the task (its outcome is in) sends nothing back: the task stays
+    // incomplete, and the worker drops it rather than report a failure.
+    assert_eq!(resolved.accept_fetched(Vec::new(), &mut cache), Ok(0));
+    assert!(!resolved.complete(&mut wire[0]));
+    // Converting without the chromosome names the problem.
+    let err = task_from_proto_with(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
+    assert!(err.to_string().contains("neither sent nor known"), "{err}");
+    // The master's answer.
+    assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one, true)], &mut cache), Ok(1));
+    assert!(resolved.complete(&mut wire[0]) && cache.contains(&one.id()));
+    let (_, back) = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap();
+    assert_eq!(back, tasks[1]);
+}
+
+#[test]
+fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
+    let mut cache = ChromosomeCache::new(8);
+    let mut resolved = Resolved { missing: vec![random_uniform(1).id()], ..Resolved::default() };
+    let other = crate::convert::chromosome_to_proto(&random_uniform(2), false);
+    let err = resolved.accept_fetched(vec![other], &mut cache).unwrap_err();
+    assert!(err.to_string().contains("was not asked for"), "{err}");
+    let mut forged = crate::convert::chromosome_to_proto(&random_uniform(2), false);
+    forged.id = Some(id_to_proto(random_uniform(1).id()));
+    let err = resolved.accept_fetched(vec![forged], &mut cache).unwrap_err();
+    assert!(err.to_string().contains("the weights hash to"), "{err}");
+    assert!(cache.is_empty() && resolved.found.is_empty());
+}
+
+#[test]
+fn weights_that_do_not_hash_to_their_id_are_refused_with_the_field() {
+    let task = knockout([1, 2, 3, 4]);
+    let mut wire = crate::convert::task_to_proto(3, &task);
+    let Some(pb::task::Kind::Match(m)) = &mut wire.kind else { panic!("a match task") };
+    let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[2].kind else { panic!("a network") };
+    n.id = Some(id_to_proto(random_uniform(99).id()));
+    let err = crate::convert::task_from_proto(wire.clone()).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
+    // The worker's resolution leaves it to the conversion, which says the same; nothing is cached.
+    let mut cache = ChromosomeCache::new(8);
+    let resolved = resolve_entrants(std::slice::from_mut(&mut wire), &mut cache);
+    assert_eq!((resolved.received, cache.len()), (3, 3));
+    let err = task_from_proto_with(wire, &|id| resolved.chromosome(id)).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
+    // Weights without an id (a master older than ids) are still accepted.
+    let mut old = crate::convert::task_to_proto(3, &task);
+    let Some(pb::task::Kind::Match(m)) = &mut old.kind else { panic!("a match task") };
+    for e in &mut m.entrants {
+        if let Some(pb::match_entrant::Kind::Network(n)) = &mut e.kind {
+            n.id = None;
+        }
+    }
+    assert_eq!(crate::convert::task_from_proto(old).unwrap().1, task);
+}
+
+#[test]
+fn fixed_players_carry_no_id() {
+    let task = Task::Match(MatchTask {
+        entrants: vec![
+            MatchEntrant::Network { serial: 0, chromosome: Arc::new(random_uniform(1)) },
+            MatchEntrant::Fixed {
+                serial: 1,
+                player: FixedPlayer::Aloa { evaluator: loa_engine::aloa::AloaKind::Quad, depth: 1 },
+            },
+        ],
+        network_depth: 1,
+        rules: Rules::default(),
+        format: MatchFormat::Pairs(vec![loa_engine::tasks::Pairing { a: 0, b: 1, seed: 1, opening_plies: 0 }]),
+    });
+    let mut calls = 0;
+    let _ = task_to_proto_with(
+        1,
+        &task,
+        &mut |_| {
+            calls += 1;
+            false
+        },
+        false,
+    );
+    assert_eq!(calls, 1);
+}
+
+#[test]
+fn weights_as_bytes_round_trip_and_are_checked() {
+    let task = knockout([1, 2, 3, 4]);
+    let wire = task_to_proto_with(7, &task, &mut |_| false, true);
+    let bytes = wire.clone();
+    assert_eq!(crate::convert::task_from_proto(wire).unwrap(), (7, task.clone()));
+    // The bytes are the little-endian weights: as many bytes as packed floats, but one copy to
+    // encode instead of one call per weight.
+    let first = |t: &mut pb::Task| -> pb::Entrant {
+        let Some(pb::task::Kind::Match(m)) = &mut t.kind else { panic!("a match task") };
+        let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[0].kind else { panic!("a network") };
+        n.clone()
+    };
+    let e = first(&mut bytes.clone());
+    assert!(e.weights.is_empty());
+    let expected: Vec<u8> = random_uniform(1).weights().iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(e.weights_le, expected);
+    // Both forms at once, or a length that is not 4 bytes a weight: refused, naming the field.
+    let mut both = bytes.clone();
+    if let Some(pb::task::Kind::Match(m)) = &mut both.kind
+        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[1].kind
+    {
+        n.weights = vec![0.5; 2041];
+    }
+    let err = crate::convert::task_from_proto(both).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[1].network.weights_le:") && err.contains("one form only"), "{err}");
+    let mut ragged = bytes;
+    if let Some(pb::task::Kind::Match(m)) = &mut ragged.kind
+        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[3].kind
+    {
+        n.weights_le.pop();
+    }
+    let err = crate::convert::task_from_proto(ragged).unwrap_err().to_string();
+    assert!(err.starts_with("match.entrants[3].network.weights_le:") && err.contains("not 4 per weight"), "{err}");
+}
