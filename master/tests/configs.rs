@@ -1,4 +1,4 @@
-//! Every run configuration committed under `experiments/` parses and validates with this build,
+//! Every run configuration and network committed under `experiments/` loads with this build,
 //! so the commands in the experiments' READMEs work as written.
 
 use loa_master::config::ExperimentConfig;
@@ -19,4 +19,20 @@ fn committed_run_configurations_are_valid() {
     }
     ExperimentConfig::read(&root.join("thesis.toml")).unwrap();
     assert!(checked >= 7, "only {checked} configurations found");
+}
+
+#[test]
+fn committed_networks_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/nets");
+    let mut loaded = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let net =
+                loa_engine::network::Chromosome::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(net.weights().len(), 2041, "{}", path.display());
+            loaded += 1;
+        }
+    }
+    assert!(loaded >= 11, "only {loaded} networks found");
 }
