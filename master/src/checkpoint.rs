@@ -3,13 +3,17 @@
 //!
 //! File layout: the magic `LOAEVOCK`, a format version (u32 LE), the payload length (u64 LE),
 //! the payload's CRC-32 (u32 LE), then the payload: [`RunState`] in bincode 2 (serde, standard
-//! configuration); in format 2, followed by the scheme's [`SchemeMemory`] (hall of fame, ladder
-//! rung) and, for self-adaptive mutation only, the survivors' steps.
+//! configuration); from format 2 on, followed by the scheme's [`SchemeMemory`] (hall of fame,
+//! ladder rung) and, for self-adaptive mutation only, the survivors' steps.
 //!
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
-//! had before format 2 existed; format 2 for (μ + λ) and evolution strategies, whose settings
-//! grew (judging options) and whose state grew ([`SchemeMemory`]). A format-1 file of those two
-//! schemes comes from an older build and is refused, naming the format. A file is written to a temporary name, fsynced, renamed over the target and
+//! had before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and
+//! whose state grew ([`SchemeMemory`]); format 3 (format 2's layout) for evolution strategies,
+//! whose settings grew again (learning-rate half-life, weight decay). A file of a scheme in an
+//! older format than the one its scheme now has comes from an older build and is refused, naming
+//! the format and the last build that wrote it.
+//!
+//! A file is written to a temporary name, fsynced, renamed over the target and
 //! the directory fsynced, so a crash leaves either the old checkpoint or the new one.
 //! A checkpoint holds no timing, thread count or host: runs with the same configuration and
 //! seed write byte-identical checkpoints.
@@ -28,7 +32,7 @@ use std::sync::Arc;
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
 /// The newest checkpoint format version this build writes and reads (it also reads and writes
 /// format 1, see the module's documentation).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// Everything needed to continue a run.
@@ -108,8 +112,8 @@ pub enum CheckpointError {
     BadMagic(PathBuf),
     /// Written by another format version.
     Version(PathBuf, u32),
-    /// A format-1 checkpoint of a scheme whose state format 2 changed.
-    OldScheme(PathBuf),
+    /// A checkpoint in a format older than its scheme's current one (format and scheme).
+    OldScheme(PathBuf, u32, &'static str),
     /// Shorter or longer than its header says (e.g. cut off by a crash or a full disk).
     Truncated {
         /// The file.
@@ -125,20 +129,35 @@ pub enum CheckpointError {
     Decode(PathBuf, String),
 }
 
+/// The schemes a format-`version` file may no longer hold, named for the error, given the scheme
+/// the file decodes to (`None`: it does not decode, as an older shape of a grown setting may not).
+fn moved_on(version: u32, scheme: Option<&SelectionScheme>) -> Option<&'static str> {
+    match (version, scheme) {
+        (1, Some(SelectionScheme::Knockout)) => None,
+        (1, _) => Some("a (mu + lambda) or evolution-strategies"),
+        (2, None | Some(SelectionScheme::EvolutionStrategies(_))) => Some("an evolution-strategies"),
+        _ => None,
+    }
+}
+
 impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CheckpointError::Io(p, e) => write!(f, "checkpoint {}: {e}", p.display()),
             CheckpointError::BadMagic(p) => write!(f, "checkpoint {}: not a loa-evolve checkpoint", p.display()),
             CheckpointError::Version(p, v) => {
-                write!(f, "checkpoint {}: format version {v}, this build reads 1 and {FORMAT_VERSION}", p.display())
+                write!(f, "checkpoint {}: format version {v}, this build reads 1 to {FORMAT_VERSION}", p.display())
             }
-            CheckpointError::OldScheme(p) => write!(
-                f,
-                "checkpoint {}: format version 1 of a (mu + lambda) or evolution-strategies run, whose settings \
-                 format 2 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
-                p.display()
-            ),
+            CheckpointError::OldScheme(p, version, scheme) => {
+                // The last commit of main that wrote each old format for these schemes.
+                let build = if *version == 1 { "9e96a2e" } else { "63a23ae" };
+                write!(
+                    f,
+                    "checkpoint {}: format version {version} of {scheme} run, whose settings a later format \
+                     changed; continue it with the build that wrote it (commit {build} or earlier)",
+                    p.display()
+                )
+            }
             CheckpointError::Truncated { path, expected, found } => write!(
                 f,
                 "checkpoint {}: truncated or padded: header says {expected} payload bytes, file has {found}",
@@ -160,7 +179,7 @@ impl RunState {
         let standard = bincode::config::standard();
         let mut payload = bincode::serde::encode_to_vec(self, standard).map_err(|e| e.to_string())?;
         let version = self.format_version();
-        if version == 2 {
+        if version >= 2 {
             payload.extend(bincode::serde::encode_to_vec(&self.memory, standard).map_err(|e| e.to_string())?);
             if !self.memory.steps.is_empty() {
                 payload.extend(bincode::serde::encode_to_vec(&self.memory.steps, standard).map_err(|e| e.to_string())?);
@@ -176,10 +195,11 @@ impl RunState {
     }
 
     /// The format this state is written in: 1 for the knockout (whose checkpoints keep their
-    /// bytes), 2 for the rest.
+    /// bytes), 3 for evolution strategies, 2 for the rest.
     pub fn format_version(&self) -> u32 {
         match self.config.selection.scheme {
             SelectionScheme::Knockout if self.memory == SchemeMemory::default() => 1,
+            SelectionScheme::EvolutionStrategies(_) => 3,
             _ => 2,
         }
     }
@@ -204,7 +224,7 @@ impl RunState {
         }
         // The header is at least HEADER bytes long (checked above), so these reads are in range.
         let version = u32::from_le_bytes(std::array::from_fn(|i| bytes[8 + i]));
-        if version != 1 && version != 2 {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(CheckpointError::Version(p(), version));
         }
         let expected = u64::from_le_bytes(std::array::from_fn(|i| bytes[12 + i]));
@@ -218,13 +238,15 @@ impl RunState {
         }
         let standard = bincode::config::standard();
         let decoded: Result<(RunState, usize), _> = bincode::serde::decode_from_slice(payload, standard);
-        if version == 1 && !matches!(&decoded, Ok((s, _)) if s.config.selection.scheme == SelectionScheme::Knockout) {
-            // The settings of the other schemes changed shape in format 2: such a file either
-            // fails to decode or decodes into nonsense.
-            return Err(CheckpointError::OldScheme(p()));
+        // A scheme's settings change shape with its format: an older file of a scheme whose
+        // format moved on either fails to decode or decodes into nonsense, so it is refused
+        // before its contents are looked at.
+        let scheme = decoded.as_ref().ok().map(|(s, _)| &s.config.selection.scheme);
+        if let Some(name) = moved_on(version, scheme) {
+            return Err(CheckpointError::OldScheme(p(), version, name));
         }
         let (mut state, mut used) = decoded.map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
-        if version == 2 {
+        if version >= 2 {
             let (memory, more): (SchemeMemory, usize) =
                 bincode::serde::decode_from_slice(&payload[used..], standard)
                     .map_err(|e| CheckpointError::Decode(p(), format!("scheme memory (hall of fame, ladder): {e}")))?;
@@ -336,6 +358,22 @@ mod tests {
     }
 
     #[test]
+    fn evolution_strategies_write_format_3_and_refuse_their_format_2_files_by_name() {
+        use crate::config::EsConfig;
+        let es = EsConfig { opponents: 1, learning_rate_half_life: 500, weight_decay: 0.005, ..EsConfig::default() };
+        let mut s = state(SelectionScheme::EvolutionStrategies(es));
+        s.memory.rung = 0;
+        let bytes = s.encode().unwrap();
+        assert_eq!(bytes[8..12], 3u32.to_le_bytes());
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
+        // Format 2's layout is format 3's, but its evolution-strategies settings had fewer fields.
+        let err = RunState::decode(&rewrap(2, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 2 of an evolution-strategies run") && err.contains("63a23ae"), "{err}");
+        let err = RunState::decode(&rewrap(1, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 1") && err.contains("9e96a2e"), "{err}");
+    }
+
+    #[test]
     fn a_format_1_file_of_a_newer_scheme_and_unknown_versions_are_refused_by_name() {
         let mut s = state(SelectionScheme::MuPlusLambda(MuPlusLambdaConfig { opponents: 2, ..Default::default() }));
         s.memory.rung = 0;
@@ -344,8 +382,8 @@ mod tests {
         let payload = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
         let err = RunState::decode(&rewrap(1, &payload), Path::new("old.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("old.ckpt"), "{err}");
-        let err = RunState::decode(&rewrap(3, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("format version 3, this build reads 1 and 2"), "{err}");
+        let err = RunState::decode(&rewrap(4, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 4, this build reads 1 to 3"), "{err}");
         // Format 2 without its hall of fame is cut short.
         let err = RunState::decode(&rewrap(2, &payload), Path::new("cut.ckpt")).unwrap_err().to_string();
         assert!(err.contains("scheme memory"), "{err}");

@@ -415,4 +415,28 @@ mod tests {
         let err = ExperimentConfig::from_toml(&lonely).unwrap_err().to_string();
         assert!(err.contains("9 candidates in groups of 2 leave one alone"), "{err}");
     }
+
+    #[test]
+    fn learning_rate_half_life_and_weight_decay_parse_and_their_bounds_are_named() {
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nlearning_rate = 0.1\n\
+                    learning_rate_half_life = 1000\nweight_decay = 0.005\n";
+        let c = ExperimentConfig::from_toml(text).unwrap();
+        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
+        assert_eq!((es.learning_rate_half_life, es.weight_decay), (1000, 0.005));
+        // α halves every 1000 generations, starting at generation 1.
+        assert_eq!(es.learning_rate_at(1), 0.1);
+        assert!((es.learning_rate_at(1001) - 0.05).abs() < 1e-15);
+        assert!((es.learning_rate_at(3001) - 0.0125).abs() < 1e-15);
+        let constant = EsConfig { learning_rate_half_life: 0, ..es.clone() };
+        assert_eq!(constant.learning_rate_at(1_000_000), 0.1);
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
+        // α·λ above 1 would flip the weights' signs.
+        assert!(err("weight_decay = 0.005", "weight_decay = 11").contains("weight_decay"));
+        assert!(err("weight_decay = 0.005", "weight_decay = -0.1").contains("weight_decay"));
+        assert!(err("weight_decay = 0.005", "weight_decay = nan").contains("weight_decay"));
+        assert!(
+            err("learning_rate_half_life = 1000", "learning_rate_half_life = -1").contains("learning_rate_half_life")
+        );
+    }
 }

@@ -80,6 +80,14 @@ pub struct EsConfig {
     pub ladder: Vec<String>,
     /// See [`Judging::promote_at`].
     pub promote_at: f64,
+    /// Generations over which the learning rate halves (`α_g = α · 2^(−(g − 1)/H)`); 0 keeps
+    /// it constant. With a constant α the centre ends up doing a random walk once the gradient
+    /// estimate is mostly noise (the long run's weights spread from 0.58 to 1.44 standard
+    /// deviation, as a pure random walk of its steps would); a decaying α anneals it.
+    pub learning_rate_half_life: u32,
+    /// The L2 coefficient λ (weight decay, as in OpenAI's ES): each update also moves the centre
+    /// by `−α_g · λ · θ`, pulling weights that the noise alone pushed out back towards 0.
+    pub weight_decay: f64,
 }
 
 impl Default for EsConfig {
@@ -96,6 +104,8 @@ impl Default for EsConfig {
             groups: 0,
             ladder: Vec::new(),
             promote_at: 0.5,
+            learning_rate_half_life: 0,
+            weight_decay: 0.0,
         }
     }
 }
@@ -188,7 +198,7 @@ pub struct Judging {
     /// Candidates meet the current rung like a fixed opponent (`fixed_matches` matches from the
     /// common openings); once a generation's candidates score `promote_at` points per game
     /// (win 1, draw ½) against it on average, the next generation meets the next rung. The
-    /// rung is part of the run's state (checkpoint format 2).
+    /// rung is part of the run's state (checkpoint format 2 and later).
     pub ladder: Vec<FixedPlayer>,
     /// Mean points per game against the current rung that move the ladder up.
     pub promote_at: f64,
@@ -249,6 +259,15 @@ impl MuPlusLambdaConfig {
 }
 
 impl EsConfig {
+    /// The learning rate of generation `generation` (the first is 1): `learning_rate` halved
+    /// every `learning_rate_half_life` generations, exactly `learning_rate` without a half-life.
+    pub fn learning_rate_at(&self, generation: u64) -> f64 {
+        match self.learning_rate_half_life {
+            0 => self.learning_rate,
+            h => self.learning_rate * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
+        }
+    }
+
     /// How perturbations are judged.
     pub fn judging(&self) -> Judging {
         judging(&self.judging_text(), self.fitness)
@@ -285,6 +304,17 @@ impl EsConfig {
             return bad(
                 "selection.scheme.evolution-strategies.learning_rate",
                 format!("must be in (0, 100], got {}", self.learning_rate),
+            );
+        }
+        if !(0.0..=1.0).contains(&(self.learning_rate * self.weight_decay)) || self.weight_decay < 0.0 {
+            return bad(
+                "selection.scheme.evolution-strategies.weight_decay",
+                format!(
+                    "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's \
+                     sign, got {}",
+                    1.0 / self.learning_rate,
+                    self.weight_decay
+                ),
             );
         }
         validate_judging("selection.scheme.evolution-strategies", &self.judging_text(), population)

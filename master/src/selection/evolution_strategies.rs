@@ -9,8 +9,9 @@
 //! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ
 //! ```
 //!
-//! with n the number of perturbations and α the learning rate (plain gradient ascent). Weights
-//! are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
+//! with n the number of perturbations and α the learning rate (plain gradient ascent), optionally
+//! halving every `learning_rate_half_life` generations; with `weight_decay` λ the centre also
+//! moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
 //! a generation is a function of the state; the stored and benchmarked population is the centre
 //! alone (the first generation takes the first individual of the random initial population).
 
@@ -48,6 +49,8 @@ pub struct Plan {
     /// The serial issued for the next centre (issued while planning, so the state's counter
     /// moves only with the plan).
     next_serial: u64,
+    /// This generation's learning rate α_g.
+    learning_rate: f64,
 }
 
 /// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
@@ -117,6 +120,7 @@ impl Scheme for EvolutionStrategies {
                 seating,
                 rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
                 next_serial,
+                learning_rate: self.params.learning_rate_at(generation),
             },
             tasks,
         ))
@@ -127,7 +131,9 @@ impl Scheme for EvolutionStrategies {
         let means = scores.means();
         let utility = centred_ranks(&means);
         let n = plan.candidates.len() as f64;
-        let scale = self.params.learning_rate / (n * self.params.sigma);
+        let scale = plan.learning_rate / (n * self.params.sigma);
+        // Without weight decay the factor is exactly 1, so such runs keep their bits.
+        let shrink = 1.0 - plan.learning_rate * self.params.weight_decay;
         let bound = f64::from(MAX_ABS_WEIGHT);
         let mut step = vec![0.0f64; plan.centre.len()];
         for (i, eps) in plan.noise.iter().enumerate() {
@@ -140,7 +146,7 @@ impl Scheme for EvolutionStrategies {
             .centre
             .iter()
             .zip(&step)
-            .map(|(&w, &s)| (f64::from(w) + scale * s).clamp(-bound, bound) as f32)
+            .map(|(&w, &s)| (f64::from(w) * shrink + scale * s).clamp(-bound, bound) as f32)
             .collect();
         let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
@@ -209,5 +215,51 @@ mod tests {
             assert_eq!(next[0].chromosome.weights()[j], expected, "weight {j}");
         }
         assert_eq!(next[0].serial, 2 + 2, "a fresh serial after the two perturbations");
+    }
+
+    #[test]
+    fn the_learning_rate_decays_with_the_generation_and_weight_decay_shrinks_the_centre() {
+        use crate::config::{SelectionConfig, SelectionScheme};
+        use crate::generation::initial_population;
+        let params = EsConfig {
+            sigma: 0.05,
+            learning_rate: 0.2,
+            opponents: 1,
+            learning_rate_half_life: 2,
+            weight_decay: 0.5,
+            ..EsConfig::default()
+        };
+        let config = ExperimentConfig {
+            population: 2,
+            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
+            ..ExperimentConfig::default()
+        };
+        config.validate().unwrap();
+        let scheme = EvolutionStrategies { params };
+        let (mut rng, mut serials) = (GaRng::from_seed(5), SerialCounter::new());
+        let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        // Generation 5 with a half-life of 2: α = 0.2 · 2^(−4/2) = 0.05.
+        let (plan, _) = scheme.plan(&start, &Memory::default(), &config, 5, &mut rng, &mut serials).unwrap();
+        let theta = plan.centre.clone();
+        // No outcomes count (every game drawn at the cap): equal ranks, so no gradient step, and
+        // the centre only shrinks by 1 − αλ = 1 − 0.05 · 0.5.
+        let game = loa_engine::tasks::GameSummary {
+            outcome: loa_engine::Outcome::Draw,
+            reason: loa_engine::EndReason::PlyCap,
+            plies: 100,
+        };
+        let drawn = |a, b| loa_engine::tasks::MatchSummary {
+            a,
+            b,
+            winner: loa_engine::game::MatchSide::A,
+            criterion: loa_engine::game::Criterion::DefaultToA,
+            games: [game, game],
+        };
+        let outcomes =
+            [MatchTaskOutcome { matches: vec![drawn(0, 1)] }, MatchTaskOutcome { matches: vec![drawn(1, 0)] }];
+        let next = scheme.select(plan, &outcomes).unwrap().next;
+        for j in [0, 17, 999, 2040] {
+            assert_eq!(next[0].chromosome.weights()[j], (f64::from(theta[j]) * 0.975) as f32, "weight {j}");
+        }
     }
 }
