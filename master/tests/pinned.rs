@@ -1,7 +1,8 @@
 //! Pins the bytes of a short run's checkpoints for the thesis scheme, as computed on main before
 //! the reshaping of issue 9 (commit fdaa0b0): any change to breeding, task seeds, the games or the
 //! checkpoint encoding shows up here as a different digest. If a change of results is intended,
-//! say so in the commit and update the digests.
+//! say so in the commit and update the digests. Checkpoints written by older builds
+//! (`tests/data/`) must load and resume as those builds ran them.
 
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, start};
@@ -57,4 +58,39 @@ fn a_checkpoint_from_before_the_reshaping_loads_and_resumes_identically() {
         loa_master::run::resume(dir.root(), Some(1), Some(1), &RunOptions::embedded(1)).unwrap();
     }
     assert!(bytes(old.epoch_checkpoint(2)) == bytes(fresh.epoch_checkpoint(2)), "resumed epoch 2 differs");
+}
+
+/// Checkpoints of the long ES run (`experiments/evolve/long-es-ladder.toml`, epochs 1 and 2)
+/// written by main at 63a23ae in format 2, before the ES settings grew (`tests/data/`): epoch 1
+/// loads with the new settings at their defaults (what that build did), and resuming it for one
+/// epoch with this build writes exactly that build's epoch 2 (in format 3).
+#[test]
+fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_build_ran() {
+    use loa_master::checkpoint::RunState;
+    use loa_master::config::SelectionScheme;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old_epoch_1 = data.join("63a23ae-es-epoch-00001.ckpt");
+    let state = RunState::load(&old_epoch_1).unwrap();
+    let SelectionScheme::EvolutionStrategies(es) = &state.config.selection.scheme else { panic!("{:?}", state.config) };
+    // The values of long-es-ladder.toml, read from the old bytes.
+    assert_eq!((es.sigma, es.learning_rate, es.fixed_matches, es.opening_plies, es.ladder.len()), (0.3, 0.1, 3, 4, 5));
+    assert_eq!((es.learning_rate_half_life, es.weight_decay, state.config.population), (0, 0.0, 64));
+    assert_eq!((state.generation, state.epoch, state.population.len()), (10, 1, 1));
+    // Written again it is format 3, 9 bytes longer (a 1-byte varint 0 and an 8-byte 0.0).
+    let old = std::fs::read(&old_epoch_1).unwrap();
+    let new = state.encode().unwrap();
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 3u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 9);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    std::fs::create_dir_all(run.checkpoints()).unwrap();
+    std::fs::copy(&old_epoch_1, run.epoch_checkpoint(1)).unwrap();
+    loa_master::run::resume(run.root(), Some(1), Some(1), &RunOptions::embedded(2)).unwrap();
+    let resumed = std::fs::read(run.epoch_checkpoint(2)).unwrap();
+    let mut old_epoch_2 = RunState::load(&data.join("63a23ae-es-epoch-00002.ckpt")).unwrap();
+    // The one difference: the old run's target was 100 000 epochs, the resumed one's is 2.
+    assert_eq!(old_epoch_2.config.epochs, 100_000);
+    old_epoch_2.config.epochs = 2;
+    assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from 63a23ae's");
 }

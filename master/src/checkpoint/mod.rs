@@ -9,14 +9,17 @@
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
 //! had before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and
 //! whose state grew ([`SchemeMemory`]); format 3 (format 2's layout) for evolution strategies,
-//! whose settings grew again (learning-rate half-life, weight decay). A file of a scheme in an
-//! older format than the one its scheme now has comes from an older build and is refused, naming
-//! the format and the last build that wrote it.
+//! whose settings grew again (learning-rate half-life, weight decay). A format-2 file of
+//! evolution strategies is read as format 3 with the new settings at their defaults, which is
+//! what the build that wrote it did ([`legacy`]); a format-1 file of (μ + λ) or evolution
+//! strategies comes from an older build and is refused, naming the format and that build.
 //!
 //! A file is written to a temporary name, fsynced, renamed over the target and
 //! the directory fsynced, so a crash leaves either the old checkpoint or the new one.
 //! A checkpoint holds no timing, thread count or host: runs with the same configuration and
 //! seed write byte-identical checkpoints.
+
+mod legacy;
 
 use crate::config::{ExperimentConfig, MAX_STEP, MIN_STEP, SelectionScheme};
 use crate::population::{Individual, SerialCounter};
@@ -112,8 +115,8 @@ pub enum CheckpointError {
     BadMagic(PathBuf),
     /// Written by another format version.
     Version(PathBuf, u32),
-    /// A checkpoint in a format older than its scheme's current one (format and scheme).
-    OldScheme(PathBuf, u32, &'static str),
+    /// A format-1 checkpoint of a scheme whose state format 2 changed.
+    OldScheme(PathBuf),
     /// Shorter or longer than its header says (e.g. cut off by a crash or a full disk).
     Truncated {
         /// The file.
@@ -129,17 +132,6 @@ pub enum CheckpointError {
     Decode(PathBuf, String),
 }
 
-/// The schemes a format-`version` file may no longer hold, named for the error, given the scheme
-/// the file decodes to (`None`: it does not decode, as an older shape of a grown setting may not).
-fn moved_on(version: u32, scheme: Option<&SelectionScheme>) -> Option<&'static str> {
-    match (version, scheme) {
-        (1, Some(SelectionScheme::Knockout)) => None,
-        (1, _) => Some("a (mu + lambda) or evolution-strategies"),
-        (2, None | Some(SelectionScheme::EvolutionStrategies(_))) => Some("an evolution-strategies"),
-        _ => None,
-    }
-}
-
 impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -148,16 +140,12 @@ impl std::fmt::Display for CheckpointError {
             CheckpointError::Version(p, v) => {
                 write!(f, "checkpoint {}: format version {v}, this build reads 1 to {FORMAT_VERSION}", p.display())
             }
-            CheckpointError::OldScheme(p, version, scheme) => {
-                // The last commit of main that wrote each old format for these schemes.
-                let build = if *version == 1 { "9e96a2e" } else { "63a23ae" };
-                write!(
-                    f,
-                    "checkpoint {}: format version {version} of {scheme} run, whose settings a later format \
-                     changed; continue it with the build that wrote it (commit {build} or earlier)",
-                    p.display()
-                )
-            }
+            CheckpointError::OldScheme(p) => write!(
+                f,
+                "checkpoint {}: format version 1 of a (mu + lambda) or evolution-strategies run, whose settings \
+                 format 2 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
+                p.display()
+            ),
             CheckpointError::Truncated { path, expected, found } => write!(
                 f,
                 "checkpoint {}: truncated or padded: header says {expected} payload bytes, file has {found}",
@@ -237,13 +225,19 @@ impl RunState {
             return Err(CheckpointError::Checksum(p()));
         }
         let standard = bincode::config::standard();
+        let upgraded;
+        let (version, payload) = match version {
+            2 if legacy::is_evolution_strategies(payload) => {
+                upgraded = legacy::upgrade_es_format_2(payload).map_err(|e| CheckpointError::Decode(p(), e))?;
+                (3, &upgraded[..])
+            }
+            _ => (version, payload),
+        };
         let decoded: Result<(RunState, usize), _> = bincode::serde::decode_from_slice(payload, standard);
-        // A scheme's settings change shape with its format: an older file of a scheme whose
-        // format moved on either fails to decode or decodes into nonsense, so it is refused
-        // before its contents are looked at.
-        let scheme = decoded.as_ref().ok().map(|(s, _)| &s.config.selection.scheme);
-        if let Some(name) = moved_on(version, scheme) {
-            return Err(CheckpointError::OldScheme(p(), version, name));
+        if version == 1 && !matches!(&decoded, Ok((s, _)) if s.config.selection.scheme == SelectionScheme::Knockout) {
+            // The settings of the other schemes changed shape in format 2: such a file either
+            // fails to decode or decodes into nonsense.
+            return Err(CheckpointError::OldScheme(p()));
         }
         let (mut state, mut used) = decoded.map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
         if version >= 2 {
@@ -358,7 +352,7 @@ mod tests {
     }
 
     #[test]
-    fn evolution_strategies_write_format_3_and_refuse_their_format_2_files_by_name() {
+    fn evolution_strategies_write_format_3_and_refuse_their_format_1_files_by_name() {
         use crate::config::EsConfig;
         let es = EsConfig { opponents: 1, learning_rate_half_life: 500, weight_decay: 0.005, ..EsConfig::default() };
         let mut s = state(SelectionScheme::EvolutionStrategies(es));
@@ -366,11 +360,12 @@ mod tests {
         let bytes = s.encode().unwrap();
         assert_eq!(bytes[8..12], 3u32.to_le_bytes());
         assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
-        // Format 2's layout is format 3's, but its evolution-strategies settings had fewer fields.
-        let err = RunState::decode(&rewrap(2, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("format version 2 of an evolution-strategies run") && err.contains("63a23ae"), "{err}");
         let err = RunState::decode(&rewrap(1, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("9e96a2e"), "{err}");
+        // Format-2 files are read by splicing in the settings format 3 added: a file that is not
+        // what format 2 wrote (here: already format 3's bytes) is refused, not misread.
+        let err = RunState::decode(&rewrap(2, &bytes[HEADER..]), Path::new("es2.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("es2.ckpt: cannot decode"), "{err}");
     }
 
     #[test]
