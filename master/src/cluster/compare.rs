@@ -4,10 +4,13 @@
 //! The master CPU per task drifts by tens of percent within minutes on a shared machine, so
 //! figures taken at different times compare badly. Here both binaries run `bench-dispatch` as child
 //! processes, interleaved (baseline, new, baseline, new, ...), so both see the same load, and the
-//! median and best of each are compared. The baseline gets only the arguments every build of
-//! `bench-dispatch` takes (`--tasks --clients --samples --depth`); this build also gets its own
-//! (`--reuse`, `--chromosome-cache`, `--float-weights`), so a build older than them is measured on
-//! its one workload, which sends every task's weights whatever the reuse.
+//! median and best of each are compared. The baseline gets the arguments every build of
+//! `bench-dispatch` takes (`--tasks --clients --samples --depth`), those of the workload options
+//! (`--reuse`, `--chromosome-cache`, `--float-weights`) its `--help` lists, so both builds measure
+//! the same workload where the baseline can, and any given for it alone (e.g. `--protocol
+//! separate`). A build older than the workload options is measured on its one workload, which
+//! sends every task's weights whatever the reuse; one older than `--protocol` leases with a
+//! Lease and a Complete per task.
 
 use std::path::Path;
 use std::process::Command;
@@ -63,19 +66,52 @@ fn median(xs: &[f64]) -> f64 {
     if v.len() % 2 == 1 { v[mid] } else { (v[mid - 1] + v[mid]) / 2.0 }
 }
 
-/// Runs `baseline bench-dispatch COMMON` and `new bench-dispatch COMMON OWN` alternately, `rounds`
-/// times each (baseline first), with progress on stderr, and returns the comparison: master CPU
-/// per task and tasks per second, median and best of each, and the ratios (above 1: the new build
+/// The flags of `binary bench-dispatch --help`.
+fn flags_of(binary: &Path) -> Result<Vec<String>, String> {
+    let output = Command::new(binary)
+        .args(["bench-dispatch", "--help"])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let help = String::from_utf8_lossy(&output.stdout);
+    Ok(help.split_whitespace().filter(|w| w.starts_with("--")).map(|w| w.trim_end_matches(',').to_owned()).collect())
+}
+
+/// Those of `args` (flags, each followed by its value unless the next is a flag too) that
+/// `accepted` lists.
+fn accepted_args(args: &[String], accepted: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let takes_value = args.get(i + 1).is_some_and(|next| !next.starts_with("--"));
+        let end = if takes_value { i + 2 } else { i + 1 };
+        if accepted.contains(&args[i]) {
+            out.extend_from_slice(&args[i..end]);
+        }
+        i = end;
+    }
+    out
+}
+
+/// Runs `baseline bench-dispatch COMMON SHARED' EXTRA` (SHARED' the part of `shared` the
+/// baseline's `--help` lists) and `new bench-dispatch COMMON OWN` alternately, `rounds` times
+/// each (baseline first), with progress on stderr, and returns the comparison: master CPU per
+/// task and tasks per second, median and best of each, and the ratios (above 1: the new build
 /// costs less, or dispatches more).
 pub fn compare_dispatch(
     baseline: &Path,
     new: &Path,
     common: &[String],
+    shared: &[String],
+    extra: &[String],
     own: &[String],
     rounds: u32,
 ) -> Result<String, String> {
     let rounds = rounds.max(1);
     let new_args: Vec<String> = common.iter().chain(own).cloned().collect();
+    let mut base_args: Vec<String> = common.to_vec();
+    base_args.extend(accepted_args(shared, &flags_of(baseline)?));
+    base_args.extend_from_slice(extra);
+    let common = &base_args;
     let (mut old, mut fresh) = (Vec::new(), Vec::new());
     for round in 1..=rounds {
         eprintln!("round {round}/{rounds}: baseline {}", baseline.display());
@@ -117,9 +153,21 @@ mod tests {
     fn parses_this_builds_output_and_older_builds() {
         let now = "dispatch: 4000 tasks to 32 stub workers in 0.38 s\n  networks reused: knockout; chromosome cache: 4096 per stub; weights as bytes\n  networks sent: 1 by id, 2 with weights; 0 fetched; lease payload 30640 bytes per task\n  10648 tasks/s (each a lease and a complete round trip)\n  master CPU 49.3 µs per task\n  one 3-ply tournament: 43.1 ms\n  => one master core keeps about 558 single-slot workers busy\n";
         assert_eq!(parse_dispatch(now), Some(DispatchRun { cpu_us: 49.3, tasks_per_second: 10648.0 }));
+        let combined = "dispatch: 4000 tasks to 32 stub workers in 0.3 s\n  leasing: combined; calls: 64 Lease, 4000 Complete, 0 FetchChromosomes (1.02 a task)\n  13000 tasks/s\n  master CPU 30.5 µs per task\n";
+        assert_eq!(parse_dispatch(combined), Some(DispatchRun { cpu_us: 30.5, tasks_per_second: 13000.0 }));
         let old = "dispatch: 4000 tasks to 32 stub workers in 0.34 s\n  11878 tasks/s (each a lease and a complete round trip)\n  master CPU 60.9 µs per task\n";
         assert_eq!(parse_dispatch(old), Some(DispatchRun { cpu_us: 60.9, tasks_per_second: 11878.0 }));
         assert_eq!(parse_dispatch("dispatch: nothing"), None);
+    }
+
+    #[test]
+    fn only_the_flags_a_baseline_takes_are_passed_on() {
+        let args: Vec<String> =
+            ["--reuse", "repeat", "--float-weights", "--chromosome-cache", "0"].map(str::to_owned).to_vec();
+        let old = ["--tasks".to_owned(), "--reuse".to_owned()];
+        assert_eq!(accepted_args(&args, &old), ["--reuse", "repeat"]);
+        let new = ["--float-weights".to_owned(), "--chromosome-cache".to_owned()];
+        assert_eq!(accepted_args(&args, &new), ["--float-weights", "--chromosome-cache", "0"]);
     }
 
     #[test]

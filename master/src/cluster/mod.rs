@@ -10,7 +10,7 @@ mod connection;
 mod service;
 mod token;
 
-pub use bench::{DispatchFigures, Reuse, bench_dispatch};
+pub use bench::{DispatchFigures, Protocol, Reuse, bench_dispatch};
 pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
 
 pub use service::{MAX_MIRROR, MasterService};
@@ -28,8 +28,8 @@ use std::time::Duration;
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 /// Largest reply the master sends (a lease of [`MAX_LEASE`] tournaments is about 2 MiB).
 pub const MAX_REPLY_BYTES: usize = 16 << 20;
-/// Most tasks one lease call returns.
-pub const MAX_LEASE: u32 = 64;
+/// Most tasks one lease call (Lease, or Complete with its next lease) returns.
+pub const MAX_LEASE: u32 = loa_proto::MAX_TASKS_PER_CALL;
 
 /// How to serve workers.
 #[derive(Clone, Debug)]
