@@ -194,7 +194,7 @@ enum Command {
         rounds: u32,
         /// More arguments for the baseline's runs, e.g. "--protocol separate" to compare this
         /// build with itself leasing the old way (split at spaces).
-        #[arg(long, requires = "baseline")]
+        #[arg(long, requires = "baseline", allow_hyphen_values = true)]
         baseline_args: Option<String>,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
