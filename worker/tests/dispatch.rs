@@ -1,8 +1,9 @@
 //! Leases riding on outcomes (issue 14): a `Complete` that asks for tasks (`max_tasks`) gets them
 //! in its reply, leased as by `Lease`. Workers that use it, older workers that call `Lease` after
 //! every `Complete`, and both together write the checkpoints of an embedded run byte for byte,
-//! every task counted once; the master refuses a malformed `max_tasks` naming it, before it
-//! records anything, and never leases to a caller it does not know or whose outcome it refuses.
+//! every task counted once, and so does a worker meeting a master older than the call; the master
+//! refuses a malformed `max_tasks` naming it, before it records anything, and never leases to a
+//! caller it does not know or whose outcome it refuses.
 
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
@@ -44,11 +45,32 @@ fn run_with(
     handles.into_iter().map(|w| w.stop().unwrap()).collect()
 }
 
+/// A master that serves as one older than issue 14's combined call (it never offers leases in
+/// `Complete` replies), running `config` into `out` in the background.
+fn older_master(config: &loa_master::config::ExperimentConfig, out: &std::path::Path) -> Master {
+    let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    cluster.lease_time = Duration::from_secs(5);
+    cluster.complete_leases = false;
+    let bound = Arc::clone(&cluster.bound);
+    let options = loa_master::run::RunOptions { cluster: Some(cluster), ..loa_master::run::RunOptions::embedded(0) };
+    let (config, out) = (config.clone(), out.to_path_buf());
+    let thread = std::thread::spawn(move || loa_master::run::start(config, &out, &options).unwrap());
+    let started = std::time::Instant::now();
+    let addr = loop {
+        if let Some(addr) = bound.get() {
+            break *addr;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "the master did not start listening");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Master { addr, stop: Arc::default(), thread }
+}
+
 /// Population 12: 4 generations of 12 knockouts, and 3 benchmarks of 12 networks.
 const TASKS: u64 = 4 * 12 + 3 * 12;
 
 #[test]
-fn combined_separate_and_mixed_workers_give_the_checkpoints_of_an_embedded_run() {
+fn combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_an_embedded_run() {
     let tmp = tempfile::tempdir().unwrap();
     // Batches larger than what the workers hold ahead, so later tasks can ride on outcomes.
     let mut config = tiny(2, 1);
@@ -87,6 +109,17 @@ fn combined_separate_and_mixed_workers_give_the_checkpoints_of_an_embedded_run()
     assert_eq!(r[1].leased_with_outcomes, 0, "{r:?}");
     assert!(r[0].leased_with_outcomes + r[2].leased_with_outcomes > 0, "{r:?}");
     assert!(r.iter().all(|w| w.fetched == 0), "{r:?}");
+
+    // A worker that would lease with its outcomes, meeting a master older than that: it leases
+    // with Lease alone, and the run is the same.
+    let older = tmp.path().join("older");
+    let m = older_master(&config, &older);
+    let w = worker_with(m.addr, "new-on-old", 1, true);
+    m.thread.join().unwrap();
+    let r = vec![w.stop().unwrap()];
+    same_run(&reference, &older, 2);
+    each_task_once(&r);
+    assert_eq!(r[0].leased_with_outcomes, 0, "{r:?}");
 }
 
 fn knockout(seeds: [u64; 4]) -> Task {

@@ -63,6 +63,9 @@ pub struct MasterService {
     /// How each remote worker takes networks: the mirror of its chromosome cache, and the form of
     /// weights it reads.
     wires: Arc<Mutex<HashMap<WorkerId, Arc<Wire>>>>,
+    /// Whether `Complete` leases the tasks a worker asks for with its outcome (issue 14); `false`
+    /// serves as a master older than that (see [`super::ClusterOptions::complete_leases`]).
+    pub complete_leases: bool,
 }
 
 fn session_tag() -> u64 {
@@ -86,6 +89,7 @@ impl MasterService {
             peers: Arc::default(),
             session: session_tag(),
             wires: Arc::default(),
+            complete_leases: true,
         }
     }
 
@@ -226,7 +230,7 @@ impl pb::master_server::Master for MasterService {
         Ok(Response::new(pb::RegisterReply {
             worker_id: (self.session << 32) | worker,
             lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
-            complete_leases: true,
+            complete_leases: self.complete_leases,
         }))
     }
 
@@ -254,8 +258,10 @@ impl pb::master_server::Master for MasterService {
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
         let r = request.into_inner();
-        // Checked before the outcome is looked at, so a refused call changes nothing.
-        if r.max_tasks > MAX_LEASE {
+        // Checked before the outcome is looked at, so a refused call changes nothing. A master
+        // serving as an older one ignores the field, as those do (they cannot read it).
+        let max_tasks = if self.complete_leases { r.max_tasks } else { 0 };
+        if max_tasks > MAX_LEASE {
             return Err(self.invalid(format!("max_tasks: at most {MAX_LEASE} tasks a call, got {}", r.max_tasks)));
         }
         // The outcome must decode, validate, and fit the task it answers (the wire cannot tell
@@ -288,7 +294,7 @@ impl pb::master_server::Master for MasterService {
         let worker = self.resolve(r.worker_id).unwrap_or(WorkerId::MAX);
         // The worker's next lease rides on its outcome (issue 14): the scheduler leases as Lease
         // would without waiting, and only to a worker it knows.
-        let (completion, leased) = self.scheduler.complete_and_lease(worker, r.task_id, outcome, r.max_tasks as usize);
+        let (completion, leased) = self.scheduler.complete_and_lease(worker, r.task_id, outcome, max_tasks as usize);
         let completion = match completion {
             Completion::Accepted => pb::Completion::Accepted,
             Completion::Duplicate => pb::Completion::Duplicate,
