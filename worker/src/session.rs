@@ -43,8 +43,9 @@ pub struct Session {
     pub last_contact: Mutex<Instant>,
     pub report: Mutex<WorkerReport>,
     pub salt: u64,
-    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only the lease loop
-    /// uses it, reply after reply, in the order the master mirrors.
+    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only calls that lease
+    /// use it (the lease loop's, and deliveries asking for tasks), one at a time under
+    /// [`Session::leasing`], reply after reply, in the order the master mirrors.
     pub cache: Mutex<ChromosomeCache>,
     /// One permit: the turn of the one call that leases (see the module docs).
     pub leasing: tokio::sync::Semaphore,
