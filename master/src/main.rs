@@ -181,6 +181,10 @@ enum Command {
         /// The stub workers read weights as floats, as workers before weights travelled as bytes.
         #[arg(long)]
         float_weights: bool,
+        /// How the stub workers lease: combined (each Complete carries the next lease, one call a
+        /// task) or separate (a Lease and a Complete a task, as workers before issue 14).
+        #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Combined)]
+        protocol: loa_master::cluster::Protocol,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
         /// as child processes, alternately, and the medians and best figures are compared.
         #[arg(long)]
@@ -188,6 +192,10 @@ enum Command {
         /// Rounds of the side-by-side comparison (each runs both builds once).
         #[arg(long, default_value_t = 3)]
         rounds: u32,
+        /// More arguments for the baseline's runs, e.g. "--protocol separate" to compare this
+        /// build with itself leasing the old way (split at spaces).
+        #[arg(long, requires = "baseline", allow_hyphen_values = true)]
+        baseline_args: Option<String>,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -276,8 +284,10 @@ fn run(cli: Cli) -> Result<(), String> {
             reuse,
             chromosome_cache,
             float_weights,
+            protocol,
             baseline,
             rounds,
+            baseline_args,
         } => {
             if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
                 return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
@@ -302,7 +312,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 if float_weights {
                     own.push("--float-weights".to_owned());
                 }
-                println!("{}", loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, rounds)?);
+                let extra: Vec<String> =
+                    baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
+                let mut mine = own.clone();
+                mine.extend(["--protocol".to_owned(), protocol.name().to_owned()]);
+                let compared =
+                    loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, &extra, &mine, rounds)?;
+                println!("{compared}");
                 return Ok(());
             }
             let figures = loa_master::cluster::bench_dispatch(
@@ -313,6 +329,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 reuse,
                 chromosome_cache,
                 !float_weights,
+                protocol,
             )?;
             println!("{figures}");
         }

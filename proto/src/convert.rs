@@ -376,59 +376,64 @@ fn index(field: &str, value: u32, entrants: usize) -> Result<usize, ProtoError> 
     }
 }
 
-fn game_from_proto(field: &str, g: &pb::GameSummary) -> Result<GameSummary, ProtoError> {
-    let outcome = match known(&format!("{field}.outcome"), g.outcome)? {
+/// A game's summary; fields named relative to it (see [`ProtoError::within`]).
+fn game_from_proto(g: &pb::GameSummary) -> Result<GameSummary, ProtoError> {
+    let outcome = match known("outcome", g.outcome)? {
         pb::GameOutcome::BlackWins => Outcome::Win(Color::Black),
         pb::GameOutcome::WhiteWins => Outcome::Win(Color::White),
         pb::GameOutcome::Draw => Outcome::Draw,
-        pb::GameOutcome::Unspecified => return Err(ProtoError::new(format!("{field}.outcome"), "unspecified")),
+        pb::GameOutcome::Unspecified => return Err(ProtoError::new("outcome", "unspecified")),
     };
-    let reason = match known(&format!("{field}.reason"), g.reason)? {
+    let reason = match known("reason", g.reason)? {
         pb::EndReason::Connected => EndReason::Connected,
         pb::EndReason::BothConnected => EndReason::BothConnected,
         pb::EndReason::NoMoves => EndReason::NoMoves,
         pb::EndReason::PlyCap => EndReason::PlyCap,
-        pb::EndReason::Unspecified => return Err(ProtoError::new(format!("{field}.reason"), "unspecified")),
+        pb::EndReason::Unspecified => return Err(ProtoError::new("reason", "unspecified")),
     };
     Ok(GameSummary { outcome, reason, plies: g.plies })
 }
 
-fn two_games(field: &str, games: &[pb::GameSummary]) -> Result<[GameSummary; 2], ProtoError> {
+/// Exactly two games; fields named relative to the list (`[1].reason`, or the list itself).
+fn two_games(games: &[pb::GameSummary]) -> Result<[GameSummary; 2], ProtoError> {
     match games {
-        [g0, g1] => Ok([game_from_proto(&format!("{field}[0]"), g0)?, game_from_proto(&format!("{field}[1]"), g1)?]),
-        _ => Err(ProtoError::new(field, format!("2 games expected, got {}", games.len()))),
+        [g0, g1] => {
+            Ok([game_from_proto(g0).map_err(|e| e.within("[0]"))?, game_from_proto(g1).map_err(|e| e.within("[1]"))?])
+        }
+        _ => Err(ProtoError::new("", format!("2 games expected, got {}", games.len()))),
     }
 }
 
-/// A match between entrant indices below `entrants`.
-fn match_from_proto(field: &str, m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummary, ProtoError> {
-    let a = index(&format!("{field}.a"), m.a, entrants)?;
-    let b = index(&format!("{field}.b"), m.b, entrants)?;
+/// A match between entrant indices below `entrants`; fields named relative to it. Every
+/// outcome a worker sends goes through here, so valid ones build no path strings.
+fn match_from_proto(m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummary, ProtoError> {
+    let a = index("a", m.a, entrants)?;
+    let b = index("b", m.b, entrants)?;
     if a == b {
-        return Err(ProtoError::new(format!("{field}.b"), format!("entrant {b} cannot play itself")));
+        return Err(ProtoError::new("b", format!("entrant {b} cannot play itself")));
     }
-    let winner = match known(&format!("{field}.winner"), m.winner)? {
+    let winner = match known("winner", m.winner)? {
         pb::MatchSide::A => MatchSide::A,
         pb::MatchSide::B => MatchSide::B,
-        pb::MatchSide::Unspecified => return Err(ProtoError::new(format!("{field}.winner"), "unspecified")),
+        pb::MatchSide::Unspecified => return Err(ProtoError::new("winner", "unspecified")),
     };
-    let criterion = match known(&format!("{field}.criterion"), m.criterion)? {
+    let criterion = match known("criterion", m.criterion)? {
         pb::Criterion::WonBoth => Criterion::WonBoth,
         pb::Criterion::WonAndDrew => Criterion::WonAndDrew,
         pb::Criterion::FasterWin => Criterion::FasterWin,
         pb::Criterion::DefaultToA => Criterion::DefaultToA,
-        pb::Criterion::Unspecified => return Err(ProtoError::new(format!("{field}.criterion"), "unspecified")),
+        pb::Criterion::Unspecified => return Err(ProtoError::new("criterion", "unspecified")),
     };
-    Ok(MatchSummary { a, b, winner, criterion, games: two_games(&format!("{field}.games"), &m.games)? })
+    Ok(MatchSummary { a, b, winner, criterion, games: two_games(&m.games).map_err(|e| e.within("games"))? })
 }
 
 fn tournament_outcome_from_proto(t: &pb::TournamentOutcome) -> Result<TournamentOutcome, ProtoError> {
     let winner = index("tournament.winner", t.winner, ENTRANTS)?;
     let matches = match t.matches.as_slice() {
         [m0, m1, m2] => [
-            match_from_proto("tournament.matches[0]", m0, ENTRANTS)?,
-            match_from_proto("tournament.matches[1]", m1, ENTRANTS)?,
-            match_from_proto("tournament.matches[2]", m2, ENTRANTS)?,
+            match_from_proto(m0, ENTRANTS).map_err(|e| e.within("tournament.matches[0]"))?,
+            match_from_proto(m1, ENTRANTS).map_err(|e| e.within("tournament.matches[1]"))?,
+            match_from_proto(m2, ENTRANTS).map_err(|e| e.within("tournament.matches[2]"))?,
         ],
         _ => return Err(ProtoError::new("tournament.matches", format!("3 matches expected, got {}", t.matches.len()))),
     };
@@ -439,7 +444,7 @@ fn tournament_outcome_from_proto(t: &pb::TournamentOutcome) -> Result<Tournament
 }
 
 fn benchmark_outcome_from_proto(b: &pb::BenchmarkOutcome) -> Result<BenchmarkOutcome, ProtoError> {
-    let games = two_games("benchmark.games", &b.games)?;
+    let games = two_games(&b.games).map_err(|e| e.within("benchmark.games"))?;
     let scores = match b.scores.as_slice() {
         [s0, s1] => [*s0, *s1],
         _ => return Err(ProtoError::new("benchmark.scores", format!("2 scores expected, got {}", b.scores.len()))),

@@ -18,9 +18,18 @@ impl ProtoError {
         ProtoError { field: field.into(), problem: problem.into() }
     }
 
-    /// The same error inside `parent` (so paths read from the outermost message in).
+    /// The same error inside `parent` (so paths read from the outermost message in): an index
+    /// (`[2].outcome`) joins without a dot, and an error about the whole of `parent` (an empty
+    /// field) becomes `parent`'s. Decoders name fields relative to their message and their
+    /// callers add the path only on error, so a valid message costs no path strings.
     pub fn within(mut self, parent: &str) -> ProtoError {
-        self.field = format!("{parent}.{}", self.field);
+        self.field = if self.field.is_empty() {
+            parent.to_owned()
+        } else if self.field.starts_with('[') {
+            format!("{parent}{}", self.field)
+        } else {
+            format!("{parent}.{}", self.field)
+        };
         self
     }
 }
@@ -32,3 +41,16 @@ impl fmt::Display for ProtoError {
 }
 
 impl std::error::Error for ProtoError {}
+
+#[cfg(test)]
+mod tests {
+    use super::ProtoError;
+
+    #[test]
+    fn paths_join_fields_indices_and_whole_messages() {
+        let e = ProtoError::new("outcome", "unspecified").within("[1]").within("games").within("match.matches[0]");
+        assert_eq!(e.to_string(), "match.matches[0].games[1].outcome: unspecified");
+        let whole = ProtoError::new("", "2 games expected, got 1").within("games").within("benchmark");
+        assert_eq!(whole.to_string(), "benchmark.games: 2 games expected, got 1");
+    }
+}

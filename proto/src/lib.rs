@@ -26,6 +26,10 @@ pub mod pb {
     tonic::include_proto!("loa.v1");
 }
 
+/// Most tasks one call leases (`LeaseRequest.max_tasks` is clamped to it; a
+/// `CompleteRequest.max_tasks` above it is refused).
+pub const MAX_TASKS_PER_CALL: u32 = 64;
+
 /// The metadata key of the shared token (`authorization: Bearer <token>`).
 pub const TOKEN_HEADER: &str = "authorization";
 

@@ -70,8 +70,16 @@ fn main() -> ExitCode {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };
             eprintln!(
                 "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
-                 networks {} received, {} from the cache, {} fetched",
-                r.played, r.accepted, r.duplicates, r.unknown, r.undelivered, r.received, r.cache_hits, r.fetched
+                 networks {} received, {} from the cache, {} fetched; {} tasks leased with outcomes",
+                r.played,
+                r.accepted,
+                r.duplicates,
+                r.unknown,
+                r.undelivered,
+                r.received,
+                r.cache_hits,
+                r.fetched,
+                r.leased_with_outcomes
             );
             ExitCode::SUCCESS
         }

@@ -29,6 +29,10 @@ pub struct WorkerOptions {
     /// worker that announces more than it keeps lacks chromosomes the master believes it holds,
     /// and must fetch them.
     pub announced_cache: Option<usize>,
+    /// Take the next lease with each outcome (`CompleteRequest.max_tasks`, issue 14) when the
+    /// master offers it: one call a task instead of a Lease and a Complete. `false` leases with
+    /// Lease calls only, as workers before it did (for tests and comparisons).
+    pub complete_leases: bool,
 }
 
 impl WorkerOptions {
@@ -49,6 +53,7 @@ impl WorkerOptions {
             give_up_after: None,
             chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
             announced_cache: None,
+            complete_leases: true,
         }
     }
 }

@@ -22,6 +22,11 @@ pub struct Local {
     queue: Mutex<VecDeque<Leased>>,
     ready: Condvar,
     running: AtomicUsize,
+    /// Results of tasks played to the end and not yet through delivery (delivered, refused or
+    /// given up). Counted before `running` drops, so a task is always in one count or the other
+    /// until its result is through: the lease loop leaves the refill to a delivery that can carry
+    /// it (issue 14).
+    unreported: AtomicUsize,
     /// Tasks played to the end.
     pub played: AtomicU64,
 }
@@ -41,6 +46,17 @@ impl Local {
     /// Tasks held: queued plus being played.
     pub fn held(&self) -> usize {
         self.lock().len() + self.running.load(Ordering::Acquire)
+    }
+
+    /// Results played and not yet through delivery.
+    pub fn unreported(&self) -> usize {
+        self.unreported.load(Ordering::Acquire)
+    }
+
+    /// One result is through delivery (delivered, refused or given up).
+    pub fn reported(&self) {
+        // Saturating: a count never goes below zero, whatever the order of calls.
+        let _ = self.unreported.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Drops the queued tasks (the master leases them again once this worker leaves).
@@ -85,9 +101,11 @@ pub fn spawn(
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
                 while let Some((id, leased_as, task)) = local.next(&stop) {
                     let result = task.and_then(|t| t.run().map_err(TaskFailure::Invalid));
+                    local.unreported.fetch_add(1, Ordering::AcqRel);
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
                     if kill.load(Ordering::Acquire) || out.send((id, leased_as, result)).is_err() {
+                        local.reported();
                         return;
                     }
                 }

@@ -28,6 +28,9 @@ pub struct WorkerReport {
     /// Leased tasks dropped because they named a chromosome the master no longer had: their
     /// outcome was already in (another worker's copy), so nobody waited for them.
     pub abandoned: u64,
+    /// Tasks leased in the replies to outcomes (`Complete` carrying the next lease, issue 14);
+    /// the rest came from `Lease` calls.
+    pub leased_with_outcomes: u64,
 }
 
 /// Why a worker could not run.

@@ -43,6 +43,8 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         report: Mutex::default(),
         salt,
         cache: Mutex::new(loa_proto::cache::ChromosomeCache::new(cache_capacity)),
+        leasing: tokio::sync::Semaphore::new(1),
+        complete_leases: AtomicBool::new(false),
     });
     let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
     let beating = {

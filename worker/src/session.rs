@@ -1,5 +1,14 @@
 //! The worker's network side: registering, leasing ahead, reporting and heartbeats, as three
 //! concurrent loops on one small runtime.
+//!
+//! **Leases ride on outcomes** (issue 14): when the master offers it, the delivery of an outcome
+//! asks for the tasks that bring the worker back to its target (`CompleteRequest.max_tasks`), so
+//! a task costs the master one call instead of a Lease and a Complete. The lease loop then only
+//! fills what no delivery can: the start, and the gaps when a reply brought nothing (the queue
+//! was empty). Calls that lease (a Lease, or a Complete asking for tasks) take turns: at most one
+//! is in flight, and its reply is resolved against the chromosome cache before the next is sent,
+//! so the cache meets ids in the order the master's mirror of it was fed. A delivery that finds
+//! another lease in flight sends its outcome alone rather than wait.
 
 use crate::client::{Backoff, Client};
 use crate::players::Leased;
@@ -9,7 +18,7 @@ use loa_engine::tasks::TaskFailure;
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
 use loa_proto::pb;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -34,9 +43,14 @@ pub struct Session {
     pub last_contact: Mutex<Instant>,
     pub report: Mutex<WorkerReport>,
     pub salt: u64,
-    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only the lease loop
-    /// uses it, reply after reply, in the order the master mirrors.
+    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only calls that lease
+    /// use it (the lease loop's, and deliveries asking for tasks), one at a time under
+    /// [`Session::leasing`], reply after reply, in the order the master mirrors.
     pub cache: Mutex<ChromosomeCache>,
+    /// One permit: the turn of the one call that leases (see the module docs).
+    pub leasing: tokio::sync::Semaphore,
+    /// The master we registered with leases in Complete replies, and the options allow it.
+    pub complete_leases: AtomicBool,
 }
 
 /// Why the session ended early.
@@ -100,6 +114,8 @@ impl Session {
                     let reply = reply.into_inner();
                     let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
                     *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner()) = lease / 3;
+                    let combined = self.options.complete_leases && reply.complete_leases;
+                    self.complete_leases.store(combined, Ordering::Release);
                     self.worker.store(reply.worker_id, Ordering::Release);
                     self.contact();
                     self.record(|r| r.registrations += 1);
@@ -130,8 +146,17 @@ impl Session {
                 id => id,
             };
             let want = target.saturating_sub(self.local.held());
-            if want == 0 {
+            // A result on its way asks for the tasks that replace it: leasing now as well would
+            // cost the master the call the combined one saves.
+            let refill_coming = self.complete_leases.load(Ordering::Acquire) && self.local.unreported() > 0;
+            if want == 0 || refill_coming {
                 tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+            // Our turn to lease; the count is taken again, since a delivery may have leased.
+            let Ok(_turn) = self.leasing.acquire().await else { return Ended::Stopped };
+            let want = target.saturating_sub(self.local.held());
+            if want == 0 {
                 continue;
             }
             let request = pb::LeaseRequest { worker_id: worker, max_tasks: want as u32, wait_ms: LEASE_WAIT_MS };
@@ -245,8 +270,26 @@ impl Session {
         }
     }
 
+    /// The turn to lease with the outcome of a task leased as `leased_as`, and how many tasks to
+    /// ask for; `None` when the master does not offer it, we are stopping, the task was leased
+    /// under an earlier registration, another lease is in flight, or we hold enough.
+    fn lease_with_outcome(&self, leased_as: u64) -> Option<(tokio::sync::SemaphorePermit<'_>, u32)> {
+        if !self.complete_leases.load(Ordering::Acquire)
+            || self.control.stopping()
+            || self.worker.load(Ordering::Acquire) != leased_as
+        {
+            return None;
+        }
+        let turn = self.leasing.try_acquire().ok()?;
+        // Taken with the turn held, so no other lease changes it meanwhile.
+        let target = self.options.slots * self.options.ahead.max(1);
+        let want = target.saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
+        (want > 0).then_some((turn, want as u32))
+    }
+
     /// Delivers one outcome, retrying while the master is away (a restarted master still
-    /// accepts it: task ids do not change). Gives up after `limit` if given.
+    /// accepts it: task ids do not change), and takes the tasks its reply leases. Gives up after
+    /// `limit` if given.
     async fn deliver(&self, id: u64, leased_as: u64, result: &loa_engine::tasks::TaskResult, limit: Option<Instant>) {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ id);
         let body = result_to_proto(result);
@@ -254,16 +297,32 @@ impl Session {
             if self.control.killed() {
                 return;
             }
-            let request = pb::CompleteRequest { worker_id: leased_as, task_id: id, result: Some(body.clone()) };
+            // Asked for again on every attempt: the turn is not held across a back-off.
+            let turn = self.lease_with_outcome(leased_as);
+            let max_tasks = turn.as_ref().map_or(0, |(_, want)| *want);
+            let request =
+                pb::CompleteRequest { worker_id: leased_as, task_id: id, result: Some(body.clone()), max_tasks };
             match self.client.clone().complete(request).await {
                 Ok(reply) => {
                     self.contact();
-                    let completion = pb::Completion::try_from(reply.into_inner().completion);
+                    let reply = reply.into_inner();
+                    let completion = pb::Completion::try_from(reply.completion);
                     self.record(|r| match completion {
                         Ok(pb::Completion::Accepted) => r.accepted += 1,
                         Ok(pb::Completion::Duplicate) => r.duplicates += 1,
                         _ => r.unknown += 1,
                     });
+                    if !reply.tasks.is_empty() {
+                        let leased = reply.tasks.len() as u64;
+                        // Resolved before the turn ends (it drops after this): the cache's order.
+                        // An error means we are stopping or the master refuses us; the tasks'
+                        // leases then lapse or go back when we leave, as with a Lease reply.
+                        if let Ok(tasks) = self.receive(leased_as, reply.tasks, &mut backoff).await {
+                            self.record(|r| r.leased_with_outcomes += leased);
+                            self.local.push(tasks);
+                        }
+                    }
+                    drop(turn);
                     return;
                 }
                 Err(status) if matches!(status.code(), Code::InvalidArgument | Code::PermissionDenied) => {
@@ -294,7 +353,10 @@ impl Session {
                 next = results.recv() => match next {
                     Some((id, leased_as, result)) => {
                         let session = Arc::clone(&self);
-                        sending.spawn(async move { session.deliver(id, leased_as, &result, flush_deadline).await });
+                        sending.spawn(async move {
+                            session.deliver(id, leased_as, &result, flush_deadline).await;
+                            session.local.reported();
+                        });
                     }
                     None => break,
                 },

@@ -185,6 +185,7 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
             worker_id: cached,
             task_id: 0,
             result: Some(loa_proto::convert::result_to_proto(&Ok(outcome))),
+            max_tasks: 0,
         };
         client.complete(done).await.unwrap();
         let reply = client.fetch_chromosomes(fetch(vec![0], vec![&one, &two])).await.unwrap().into_inner();

@@ -165,7 +165,8 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let mut bad = good_match.clone();
         bad.matches[0].games.pop();
         let result = Some(pb::complete_request::Result::Match(bad));
-        let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
+        let status =
+            c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().contains("match.matches[0].games"), "{}", status.message());
         // A worker that sends garbage is dropped (its lease goes back to the queue).
@@ -173,19 +174,21 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");
         let winner7 = pb::TournamentOutcome { winner: 7, matches: vec![] };
         let result = Some(pb::complete_request::Result::Tournament(winner7));
-        let status = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap_err();
+        let status =
+            c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().contains("tournament.winner"), "{}", status.message());
 
         // A valid outcome for an id the master never issued is counted as unknown.
         let result = Some(good.clone());
-        let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id: 1 << 50, result }).await.unwrap();
+        let reply =
+            c.complete(pb::CompleteRequest { worker_id: id, task_id: 1 << 50, result, max_tasks: 0 }).await.unwrap();
         assert_eq!(reply.into_inner().completion, pb::Completion::Unknown as i32);
 
         // The real outcome is accepted once; a second copy is a duplicate.
         for expected in [pb::Completion::Accepted, pb::Completion::Duplicate] {
             let result = Some(good.clone());
-            let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id, result }).await.unwrap();
+            let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap();
             assert_eq!(reply.into_inner().completion, expected as i32);
         }
         c.leave(pb::LeaveRequest { worker_id: id }).await.unwrap();

@@ -154,14 +154,15 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
         let outcome = Some(loa_proto::convert::result_to_proto(&Ok(task.run().unwrap())));
 
         // An outcome for another worker's lease: refused, and the task stays a's.
-        let forged = pb::CompleteRequest { worker_id: b_id, task_id, result: outcome.clone() };
+        let forged = pb::CompleteRequest { worker_id: b_id, task_id, result: outcome.clone(), max_tasks: 0 };
         let status = b.complete(forged).await.unwrap_err();
         assert_eq!(status.code(), Code::PermissionDenied, "{status:?}");
         assert!(status.message().contains("not leased to this worker"), "{}", status.message());
 
         // Oversized: a 2 MiB failure message, over the 1 MiB request limit.
         let huge = Some(pb::complete_request::Result::Failure("x".repeat(2 << 20)));
-        let status = b.complete(pb::CompleteRequest { worker_id: b_id, task_id, result: huge }).await.unwrap_err();
+        let status =
+            b.complete(pb::CompleteRequest { worker_id: b_id, task_id, result: huge, max_tasks: 0 }).await.unwrap_err();
         assert!(matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted), "{status:?}");
 
         // Wrong wire types for the fields of a CompleteRequest.
@@ -183,12 +184,14 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
         let m = &mut swapped.matches[0];
         (m.a, m.b) = (m.b, m.a);
         let result = Some(pb::complete_request::Result::Match(swapped));
-        let status = a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result }).await.unwrap_err();
+        let status =
+            a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result, max_tasks: 0 }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
         assert!(status.message().contains(&format!("outcome of task {task_id}")), "{}", status.message());
 
         // The holder's outcome is still accepted (on behalf of nobody: it was dropped).
-        let reply = a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result: outcome }).await.unwrap();
+        let reply =
+            a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result: outcome, max_tasks: 0 }).await.unwrap();
         assert_eq!(reply.into_inner().completion, pb::Completion::Accepted as i32);
         a.leave(pb::LeaveRequest { worker_id: a_id }).await.unwrap();
         b.leave(pb::LeaveRequest { worker_id: b_id }).await.unwrap();

@@ -6,6 +6,10 @@
 //! networks their tasks name by id, and fetch what they lack. How much the cache saves depends on
 //! how often a stub meets a network again, so the tasks follow one of three patterns
 //! ([`Reuse`]): every network new, the thesis's generations, or the same four networks throughout.
+//!
+//! The stubs lease as workers do ([`Protocol`]): by default each outcome's `Complete` carries the
+//! next lease (one call a task, issue 14); `separate` makes them call `Lease` after every
+//! `Complete`, as workers before it did.
 
 use super::{ClusterOptions, serve};
 use crate::scheduler::Scheduler;
@@ -26,8 +30,12 @@ use std::time::{Duration, Instant};
 /// What the benchmark measured.
 #[derive(Clone, Debug)]
 pub struct DispatchFigures {
-    /// Tasks dispatched (each one lease call and one complete call).
+    /// Tasks dispatched.
     pub tasks: usize,
+    /// How the stubs leased.
+    pub protocol: Protocol,
+    /// Calls the stubs made: Lease, Complete and FetchChromosomes.
+    pub calls: (u64, u64, u64),
     /// Concurrent stub workers.
     pub clients: usize,
     /// Wall time.
@@ -52,6 +60,26 @@ pub struct DispatchFigures {
     pub with_weights: u64,
     /// Chromosomes the stubs had to fetch.
     pub fetched: u64,
+}
+
+/// How the stub workers lease their tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    /// Each `Complete` asks for the next task (`CompleteRequest.max_tasks`): one call a task;
+    /// `Lease` only when a reply brought none (issue 14).
+    Combined,
+    /// A `Lease` and a `Complete` a task, as workers before issue 14 did.
+    Separate,
+}
+
+impl Protocol {
+    /// The name `--protocol` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Combined => "combined",
+            Protocol::Separate => "separate",
+        }
+    }
 }
 
 /// How the benchmark's tasks reuse networks, which decides what a chromosome cache can save.
@@ -82,7 +110,7 @@ impl Reuse {
 }
 
 impl DispatchFigures {
-    /// Tasks (lease + complete round trips) per second.
+    /// Tasks (each its calls' round trips) per second.
     pub fn tasks_per_second(&self) -> f64 {
         self.tasks as f64 / self.seconds
     }
@@ -115,7 +143,14 @@ impl std::fmt::Display for DispatchFigures {
             self.fetched,
             self.lease_bytes as f64 / self.tasks as f64
         )?;
-        writeln!(f, "  {:.0} tasks/s (each a lease and a complete round trip)", self.tasks_per_second())?;
+        let (lease, complete, fetch) = self.calls;
+        writeln!(
+            f,
+            "  leasing: {}; calls: {lease} Lease, {complete} Complete, {fetch} FetchChromosomes ({:.2} a task)",
+            self.protocol.name(),
+            (lease + complete + fetch) as f64 / self.tasks as f64
+        )?;
+        writeln!(f, "  {:.0} tasks/s", self.tasks_per_second())?;
         writeln!(f, "  master CPU {:.1} µs per task", self.cpu_per_task() * 1e6)?;
         writeln!(f, "  one {}-ply tournament: {:.1} ms", self.depth, self.tournament_seconds * 1e3)?;
         write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
@@ -242,12 +277,17 @@ struct StubCounts {
     by_id: u64,
     with_weights: u64,
     fetched: u64,
+    lease_calls: u64,
+    complete_calls: u64,
+    fetch_calls: u64,
 }
 
 /// Runs the service over loopback with `clients` stub workers that complete `tasks` tasks
 /// instantly (each with a real outcome), after timing `samples` real tournaments at `depth`.
 /// The tasks reuse networks as `reuse` says; each stub keeps a chromosome cache of `cache` and,
 /// with `weight_bytes`, reads weights as bytes (as workers do), else as floats (older workers).
+/// The stubs lease as `protocol` says.
+#[allow(clippy::too_many_arguments)] // each is a figure's condition, named at the one caller
 pub fn bench_dispatch(
     tasks: usize,
     clients: usize,
@@ -256,6 +296,7 @@ pub fn bench_dispatch(
     reuse: Reuse,
     cache: usize,
     weight_bytes: bool,
+    protocol: Protocol,
 ) -> Result<DispatchFigures, String> {
     let (tournament_seconds, outcome) = time_tournaments(samples, depth)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
@@ -297,9 +338,10 @@ pub fn bench_dispatch(
                 let id = client.register(request).await?.into_inner().worker_id;
                 let mut chromosomes = ChromosomeCache::new(cache);
                 let mut counts = StubCounts::default();
+                let lease = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
+                counts.lease_calls += 1;
+                let mut leased = client.lease(lease).await?.into_inner().tasks;
                 loop {
-                    let request = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
-                    let mut leased = client.lease(request).await?.into_inner().tasks;
                     if leased.is_empty() {
                         return Ok::<StubCounts, tonic::Status>(counts);
                     }
@@ -313,13 +355,16 @@ pub fn bench_dispatch(
                             task_ids: resolved.needing.clone(),
                             ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
                         };
+                        counts.fetch_calls += 1;
                         let reply = client.fetch_chromosomes(request).await?.into_inner();
                         counts.fetched += resolved
                             .accept_fetched(reply.chromosomes, &mut chromosomes)
                             .map_err(|e| tonic::Status::internal(e.to_string()))?
                             as u64;
                     }
-                    for mut t in leased {
+                    let mut next = Vec::new();
+                    let last = leased.len() - 1;
+                    for (i, mut t) in leased.into_iter().enumerate() {
                         if !resolved.complete(&mut t) {
                             return Err(tonic::Status::internal(format!("task {}: chromosomes missing", t.id)));
                         }
@@ -331,10 +376,21 @@ pub fn bench_dispatch(
                             }
                             _ => knockout_body.clone(),
                         };
-                        let request = pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body) };
-                        client.complete(request).await?;
+                        // A single-slot worker: the last outcome of a reply asks for the next task.
+                        let max_tasks = u32::from(protocol == Protocol::Combined && i == last);
+                        let request =
+                            pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body), max_tasks };
+                        counts.complete_calls += 1;
+                        next.extend(client.complete(request).await?.into_inner().tasks);
                         counts.done += 1;
                     }
+                    // A reply that brought nothing (or none asked): ask Lease, as a worker's lease
+                    // loop does; an empty answer means the queue is done.
+                    if next.is_empty() {
+                        counts.lease_calls += 1;
+                        next = client.lease(lease).await?.into_inner().tasks;
+                    }
+                    leased = next;
                 }
             });
         }
@@ -346,6 +402,9 @@ pub fn bench_dispatch(
             total.by_id += c.by_id;
             total.with_weights += c.with_weights;
             total.fetched += c.fetched;
+            total.lease_calls += c.lease_calls;
+            total.complete_calls += c.complete_calls;
+            total.fetch_calls += c.fetch_calls;
         }
         Ok(total)
     });
@@ -359,6 +418,8 @@ pub fn bench_dispatch(
     }
     Ok(DispatchFigures {
         tasks,
+        protocol,
+        calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
         clients,
         seconds,
         master_cpu_seconds,

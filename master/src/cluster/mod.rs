@@ -10,7 +10,7 @@ mod connection;
 mod service;
 mod token;
 
-pub use bench::{DispatchFigures, Reuse, bench_dispatch};
+pub use bench::{DispatchFigures, Protocol, Reuse, bench_dispatch};
 pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
 
 pub use service::{MAX_MIRROR, MasterService};
@@ -28,8 +28,8 @@ use std::time::Duration;
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 /// Largest reply the master sends (a lease of [`MAX_LEASE`] tournaments is about 2 MiB).
 pub const MAX_REPLY_BYTES: usize = 16 << 20;
-/// Most tasks one lease call returns.
-pub const MAX_LEASE: u32 = 64;
+/// Most tasks one lease call (Lease, or Complete with its next lease) returns.
+pub const MAX_LEASE: u32 = loa_proto::MAX_TASKS_PER_CALL;
 
 /// How to serve workers.
 #[derive(Clone, Debug)]
@@ -45,6 +45,10 @@ pub struct ClusterOptions {
     pub bound: Arc<OnceLock<SocketAddr>>,
     /// Serve over TLS with this certificate and key (workers then use `https://` URLs).
     pub tls: Option<TlsIdentity>,
+    /// Lease tasks in `Complete` replies to workers that ask (issue 14; the default). `false`
+    /// serves as a master older than that did: it never says it offers them and ignores
+    /// `CompleteRequest.max_tasks` (for tests of workers meeting such a master).
+    pub complete_leases: bool,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -74,7 +78,14 @@ impl TlsIdentity {
 impl ClusterOptions {
     /// Listen on `listen` with `token` and 30 s leases.
     pub fn new(listen: SocketAddr, token: Option<String>) -> ClusterOptions {
-        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default(), tls: None }
+        ClusterOptions {
+            listen,
+            token,
+            lease_time: Duration::from_secs(30),
+            bound: Arc::default(),
+            tls: None,
+            complete_leases: true,
+        }
     }
 }
 
@@ -164,7 +175,8 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
-    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
+    let mut service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
+    service.complete_leases = options.complete_leases;
     let reaper = service.clone();
     let closer = service.clone();
     let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();

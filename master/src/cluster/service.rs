@@ -63,6 +63,9 @@ pub struct MasterService {
     /// How each remote worker takes networks: the mirror of its chromosome cache, and the form of
     /// weights it reads.
     wires: Arc<Mutex<HashMap<WorkerId, Arc<Wire>>>>,
+    /// Whether `Complete` leases the tasks a worker asks for with its outcome (issue 14); `false`
+    /// serves as a master older than that (see [`super::ClusterOptions::complete_leases`]).
+    pub complete_leases: bool,
 }
 
 fn session_tag() -> u64 {
@@ -86,11 +89,52 @@ impl MasterService {
             peers: Arc::default(),
             session: session_tag(),
             wires: Arc::default(),
+            complete_leases: true,
         }
     }
 
     fn wire(&self, worker: WorkerId) -> Option<Arc<Wire>> {
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
+    }
+
+    /// Tasks leased to `worker` as the wire carries them: a network by id alone where the mirror
+    /// of the worker's chromosome cache holds it, else with its weights in the form the worker
+    /// reads. The mirror is fed in reply order, which is the order the worker meets the ids in:
+    /// it asks for tasks with one call at a time (Lease or Complete) and resolves each reply
+    /// before its next such call.
+    fn to_wire(&self, worker: WorkerId, leased: &[(u64, Arc<Task>)]) -> Vec<pb::Task> {
+        if leased.is_empty() {
+            return Vec::new();
+        }
+        let (mut by_id, mut with_weights) = (0, 0);
+        let wire = self.wire(worker);
+        let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
+        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
+            Some(mirror) => {
+                // Held across the whole reply: the worker meets its ids in this order.
+                let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
+                let mut known = |id| {
+                    let held = mirror.touch(id);
+                    if held {
+                        by_id += 1
+                    } else {
+                        with_weights += 1
+                    }
+                    held
+                };
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+            }
+            None => {
+                let mut known = |_| {
+                    with_weights += 1;
+                    false
+                };
+                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+            }
+        };
+        self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
+        self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
+        tasks
     }
 
     fn forget_wire(&self, worker: WorkerId) {
@@ -186,6 +230,7 @@ impl pb::master_server::Master for MasterService {
         Ok(Response::new(pb::RegisterReply {
             worker_id: (self.session << 32) | worker,
             lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
+            complete_leases: self.complete_leases,
         }))
     }
 
@@ -207,39 +252,18 @@ impl pb::master_server::Master for MasterService {
             tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
             pause = (pause * 2).min(Duration::from_millis(50));
         };
-        let (mut by_id, mut with_weights) = (0, 0);
-        let wire = self.wire(worker);
-        let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
-        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
-            Some(mirror) => {
-                // Held across the whole reply: the worker meets its ids in this order.
-                let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
-                let mut known = |id| {
-                    let held = mirror.touch(id);
-                    if held {
-                        by_id += 1
-                    } else {
-                        with_weights += 1
-                    }
-                    held
-                };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
-            }
-            None => {
-                let mut known = |_| {
-                    with_weights += 1;
-                    false
-                };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
-            }
-        };
-        self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
-        self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
+        let tasks = self.to_wire(worker, &leased);
         Ok(Response::new(pb::LeaseReply { tasks }))
     }
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
         let r = request.into_inner();
+        // Checked before the outcome is looked at, so a refused call changes nothing. A master
+        // serving as an older one ignores the field, as those do (they cannot read it).
+        let max_tasks = if self.complete_leases { r.max_tasks } else { 0 };
+        if max_tasks > MAX_LEASE {
+            return Err(self.invalid(format!("max_tasks: at most {MAX_LEASE} tasks a call, got {}", r.max_tasks)));
+        }
         // The outcome must decode, validate, and fit the task it answers (the wire cannot tell
         // the last: outcomes travel without their task).
         let checked = result_from_proto(r.result.as_ref()).map_err(|e| e.to_string()).and_then(|outcome| {
@@ -268,7 +292,10 @@ impl pb::master_server::Master for MasterService {
         // An outcome from a worker this process does not know (e.g. leased from the master before
         // a restart) is still the outcome of that task id: accept it on behalf of nobody.
         let worker = self.resolve(r.worker_id).unwrap_or(WorkerId::MAX);
-        let completion = match self.scheduler.complete(worker, r.task_id, outcome) {
+        // The worker's next lease rides on its outcome (issue 14): the scheduler leases as Lease
+        // would without waiting, and only to a worker it knows.
+        let (completion, leased) = self.scheduler.complete_and_lease(worker, r.task_id, outcome, max_tasks as usize);
+        let completion = match completion {
             Completion::Accepted => pb::Completion::Accepted,
             Completion::Duplicate => pb::Completion::Duplicate,
             Completion::Unknown => pb::Completion::Unknown,
@@ -279,7 +306,8 @@ impl pb::master_server::Master for MasterService {
                 )));
             }
         };
-        Ok(Response::new(pb::CompleteReply { completion: completion as i32 }))
+        let tasks = self.to_wire(worker, &leased);
+        Ok(Response::new(pb::CompleteReply { completion: completion as i32, tasks }))
     }
 
     async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatReply>, Status> {

@@ -429,6 +429,40 @@ impl Scheduler {
     /// Records an outcome (or a failure) for task `id` from `worker`.
     pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
         let mut s = self.lock();
+        let completion = self.complete_locked(&mut s, worker, id, outcome);
+        drop(s);
+        if completion == Completion::Accepted {
+            self.outcomes.notify_all();
+        }
+        completion
+    }
+
+    /// Records an outcome as [`Scheduler::complete`] does and then, unless it was refused
+    /// ([`Completion::NotLeased`]), leases up to `max` tasks to `worker` as [`Scheduler::lease`]
+    /// does, under one lock: a worker's next lease rides on its outcome (issue 14). A worker this
+    /// scheduler does not know gets no tasks.
+    pub fn complete_and_lease(
+        &self,
+        worker: WorkerId,
+        id: TaskId,
+        outcome: TaskResult,
+        max: usize,
+    ) -> (Completion, Vec<(TaskId, Arc<Task>)>) {
+        let mut s = self.lock();
+        let completion = self.complete_locked(&mut s, worker, id, outcome);
+        let leased = if max > 0 && completion != Completion::NotLeased && s.workers.contains_key(&worker) {
+            self.lease_locked(&mut s, worker, max)
+        } else {
+            Vec::new()
+        };
+        drop(s);
+        if completion == Completion::Accepted {
+            self.outcomes.notify_all();
+        }
+        (completion, leased)
+    }
+
+    fn complete_locked(&self, s: &mut State, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
         let registered = s.workers.contains_key(&worker);
         if let Some(entry) = s.open.get(&id)
             && registered
@@ -469,8 +503,6 @@ impl Scheduler {
             w.last_seen = now;
         }
         s.stats.in_flight = s.in_flight;
-        drop(s);
-        self.outcomes.notify_all();
         Completion::Accepted
     }
 

@@ -215,3 +215,39 @@ fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
     s.submit(tasks(5..6));
     assert_eq!(s.complete(WorkerId::MAX, 5, fail("x")), Completion::Accepted);
 }
+
+#[test]
+fn complete_and_lease_records_the_outcome_then_leases_as_lease_does() {
+    let (s, clock) = manual(Duration::from_secs(10));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..4));
+    assert_eq!(ids(&s.lease(a, 1)), [0]);
+    // The outcome counts once, and the next lease comes with it, held by a.
+    let (completion, leased) = s.complete_and_lease(a, 0, fail("x"), 2);
+    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![1, 2]));
+    assert_eq!((s.stats().completed, s.stats().in_flight, counted(&s)), (1, 2, 2));
+    assert_eq!(s.complete(a, 1, fail("x")), Completion::Accepted);
+    // A duplicate still leases (the worker is asking for work either way); none asked: none.
+    let (completion, leased) = s.complete_and_lease(a, 0, fail("x"), 0);
+    assert_eq!((completion, ids(&leased)), (Completion::Duplicate, vec![]));
+    // Refused as not leased to b: nothing recorded, nothing leased.
+    let (completion, leased) = s.complete_and_lease(b, 2, fail("x"), 1);
+    assert_eq!((completion, ids(&leased)), (Completion::NotLeased, vec![]));
+    assert_eq!(s.stats().queued, 1);
+    // An outcome on behalf of a worker the scheduler does not know is kept; no tasks for it.
+    let (completion, leased) = s.complete_and_lease(WorkerId::MAX, 2, fail("x"), 4);
+    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![]));
+    assert_eq!(s.stats().queued, 1);
+    // With the queue empty, a straggler's task goes out as a backup copy, as from lease.
+    assert_eq!(ids(&s.lease(b, 1)), [3]);
+    s.submit(tasks(4..6));
+    assert_eq!(ids(&s.lease(a, 1)), [4]);
+    advance(&clock, 10);
+    assert_eq!(s.complete(a, 4, fail("x")), Completion::Accepted);
+    advance(&clock, 5_000);
+    assert_eq!(ids(&s.lease(a, 1)), [5]);
+    let (completion, leased) = s.complete_and_lease(a, 5, fail("x"), 1);
+    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![3]));
+    assert_eq!(s.stats().backups, 1);
+    assert_eq!(s.stats().in_flight, counted(&s));
+}

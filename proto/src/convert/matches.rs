@@ -207,7 +207,7 @@ pub(super) fn match_outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTask
         .matches
         .iter()
         .enumerate()
-        .map(|(i, x)| match_from_proto(&format!("match.matches[{i}]"), x, MAX_ENTRANTS))
+        .map(|(i, x)| match_from_proto(x, MAX_ENTRANTS).map_err(|e| e.within(&format!("match.matches[{i}]"))))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(MatchTaskOutcome { matches })
 }
