@@ -12,6 +12,7 @@ struct Coarse;
 
 impl Evaluator for Coarse {
     type State = Color;
+    const PATH_INDEPENDENT: bool = true;
     fn root_state(&self, _: &Position, pov: Color) -> Color {
         pov
     }
@@ -30,6 +31,7 @@ struct Flat;
 
 impl Evaluator for Flat {
     type State = ();
+    const PATH_INDEPENDENT: bool = true;
     fn root_state(&self, _: &Position, _: Color) {}
     fn child_state(&self, _: &(), _: &Position, _: Move) {}
     fn evaluate(&self, _: &(), _: &Position) -> f32 {
@@ -85,6 +87,74 @@ proptest! {
             agree(&pos, &rules, limits, &Flat)?;
         }
     }
+}
+
+proptest! {
+    // Depth 4 is the least at which positions transpose inside the tree (three plies, two
+    // orders of the same side's moves) and the value table answers; minimax there is slow, so
+    // fewer cases. Short ply caps make some subtrees end early at different plies.
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn alpha_beta_with_transpositions_equals_minimax(
+        choices in proptest::collection::vec(any::<u16>(), 0..90),
+        seed in any::<u64>(),
+        variant in 0u8..4,
+        plies_left in prop_oneof![Just(u32::MAX), 2u32..5],
+    ) {
+        let rules = rules_variant(variant);
+        if let Some(pos) = random_position(&choices, &rules) {
+            let limits = SearchLimits { depth: 4, plies_left };
+            agree(&pos, &rules, limits, &RandomHeuristic::new(seed))?;
+            agree(&pos, &rules, limits, &Coarse)?;
+        }
+    }
+}
+
+/// An evaluator's twin that declares itself path-dependent, so the search keeps no value table
+/// for it: the reference for the table's effect.
+struct WithoutTable<E>(E);
+
+impl<E: Evaluator> Evaluator for WithoutTable<E> {
+    type State = E::State;
+    const PATH_INDEPENDENT: bool = false;
+    fn root_state(&self, pos: &Position, pov: Color) -> E::State {
+        self.0.root_state(pos, pov)
+    }
+    fn child_state(&self, state: &E::State, pos: &Position, mv: Move) -> E::State {
+        self.0.child_state(state, pos, mv)
+    }
+    fn evaluate(&self, state: &E::State, pos: &Position) -> f32 {
+        self.0.evaluate(state, pos)
+    }
+}
+
+#[test]
+fn the_value_table_changes_nodes_not_results() {
+    // ALoA at 5 plies (the benchmark's player) and the tie-rich Coarse evaluator at 4, on
+    // playout positions under every rules variant, some near the ply cap: the same move and
+    // value bits with and without the table, and fewer nodes with it (so it did answer).
+    let aloa = loa_engine::aloa::Aloa::quad();
+    let (mut with, mut without) = (0, 0);
+    for (i, p) in loa_engine::openings::sample_positions(400, 17).iter().step_by(10).enumerate() {
+        let rules = rules_variant(i as u8 % 4);
+        if p.game_end(&rules).is_some() {
+            continue;
+        }
+        let plies_left = if i % 5 == 0 { 3 } else { u32::MAX };
+        for (depth, coarse) in [(5, false), (4, true)] {
+            let limits = SearchLimits { depth, plies_left };
+            let (a, b) = if coarse {
+                (alpha_beta(p, &rules, limits, &Coarse), alpha_beta(p, &rules, limits, &WithoutTable(Coarse)))
+            } else {
+                (alpha_beta(p, &rules, limits, &aloa), alpha_beta(p, &rules, limits, &WithoutTable(aloa)))
+            };
+            assert_eq!((a.best, a.value.to_bits()), (b.best, b.value.to_bits()), "{p} depth {depth} rules {i}");
+            with += a.nodes;
+            without += b.nodes;
+        }
+    }
+    assert!(with < without, "with the table {with} nodes, without {without}");
 }
 
 fn pos(text: &str) -> Position {

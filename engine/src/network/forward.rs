@@ -323,6 +323,9 @@ pub struct PlainNetwork(pub Network);
 impl Evaluator for PlainNetwork {
     type State = Color;
 
+    /// The plain pass starts from the position's inputs every time.
+    const PATH_INDEPENDENT: bool = true;
+
     fn root_state(&self, _pos: &Position, pov: Color) -> Color {
         pov
     }

@@ -12,11 +12,13 @@
 
 mod evaluator;
 mod ordering;
+mod transpositions;
 
 pub use evaluator::{EVAL_LIMIT, Evaluator};
 
 use crate::{Color, GameEnd, Move, MoveList, NoMoves, Outcome, Position, Rules};
 use ordering::{MoveTable, Ordering};
+use transpositions::{Bound, ValueTable};
 
 /// The score of a win at the root; a win `k` plies later scores `WIN - k`.
 pub const WIN: f32 = 1_000_000.0;
@@ -69,6 +71,8 @@ struct Tree<'a, E: Evaluator> {
     nodes: u64,
     order: Ordering,
     table: MoveTable,
+    /// Subtree values of this search, for path-independent evaluators only (else empty).
+    values: ValueTable,
     /// The depth of the current iteration of [`alpha_beta`]'s iterative deepening.
     iteration: u32,
 }
@@ -76,13 +80,15 @@ struct Tree<'a, E: Evaluator> {
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
         let (order, table) = (Ordering::new(), MoveTable::take());
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, iteration: limits.depth }
+        let values = if E::PATH_INDEPENDENT { ValueTable::take() } else { ValueTable::empty() };
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, values, iteration: limits.depth }
     }
 }
 
 impl<E: Evaluator> Drop for Tree<'_, E> {
     fn drop(&mut self) {
         std::mem::replace(&mut self.table, MoveTable::empty()).give_back();
+        std::mem::replace(&mut self.values, ValueTable::empty()).give_back();
     }
 }
 
@@ -139,14 +145,36 @@ impl<E: Evaluator> Tree<'_, E> {
     /// A node one ply above the leaves was a leaf in the previous iteration, so the table holds
     /// nothing for it (short of a transposition), and in the last iteration nothing will read
     /// what it would store: there, the most numerous interior nodes, the table is left alone.
+    ///
+    /// With a path-independent evaluator, a node first asks the value table whether the same
+    /// position at the same depth and ply was searched before in this iteration with a result
+    /// that answers this window (see [`transpositions`] for why that changes no result), and
+    /// records its own result there.
     fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
-        if depth == 1 && self.iteration == self.limits.depth {
+        let last_level = depth == 1 && self.iteration == self.limits.depth;
+        if !E::PATH_INDEPENDENT && last_level {
             return self.alpha_beta_node(pos, None, state, depth, ply, alpha, beta).0;
         }
         let hash = MoveTable::hash(pos);
-        let (value, best_move) = self.alpha_beta_node(pos, Some(hash), state, depth, ply, alpha, beta);
-        if !best_move.is_pass() {
+        if E::PATH_INDEPENDENT
+            && let Some(value) = self.values.probe(hash, pos, depth, ply, alpha, beta)
+        {
+            return value;
+        }
+        let table_hash = (!last_level).then_some(hash);
+        let (value, best_move) = self.alpha_beta_node(pos, table_hash, state, depth, ply, alpha, beta);
+        if !best_move.is_pass() && !last_level {
             self.table.store(hash, best_move);
+        }
+        if E::PATH_INDEPENDENT {
+            let bound = if value <= alpha {
+                Bound::Upper
+            } else if value >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.values.store(hash, pos, depth, ply, value, bound);
         }
         value
     }
