@@ -386,8 +386,9 @@ pub fn minimax<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits
     SearchResult { best: Some(best), value: best_value, nodes: tree.nodes }
 }
 
-/// Alpha-beta to `limits.depth` plies with iterative deepening and move ordering; returns the
-/// same move and value as [`minimax`] in far fewer nodes. `pos` must not be a finished game.
+/// Alpha-beta to `limits.depth` plies with iterative deepening (over the depths of its parity)
+/// and move ordering; returns the same move and value as [`minimax`] in far fewer nodes. `pos`
+/// must not be a finished game.
 pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> SearchResult {
     let moves = match root_moves(pos, rules) {
         Ok(m) => m,
@@ -398,7 +399,14 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
     // Root moves with the score of the last iteration, best first (ties in canonical order).
     let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();
     let mut result = (moves[0], f32::NEG_INFINITY);
-    for depth in 1..=limits.depth.max(1) {
+    // Iterative deepening over the depths of the final depth's parity (1, 3, 5 or 2, 4): a
+    // search orders moves best after one that ended with the same side to move at its leaves
+    // (the odd-even effect), and the skipped iterations cost more than they saved. On the
+    // bench's positions ALoA(5) visits 7.6 % fewer nodes than with every depth, ALoA(4) 9 %,
+    // a 3-ply network 3.4 %. A 2-ply search keeps its 1-ply iteration, which orders its root
+    // for a few nodes (without it, a third more nodes).
+    let last = limits.depth.max(1);
+    for depth in (1..=last).filter(|&d| (last - d).is_multiple_of(2) || last == 2) {
         tree.iteration = depth;
         let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
         for entry in root.iter_mut() {
