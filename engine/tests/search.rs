@@ -170,18 +170,10 @@ fn the_value_table_changes_nodes_not_results() {
         let plies_left = if i % 5 == 0 { 3 } else { u32::MAX };
         for (depth, coarse) in [(5, false), (5, true)] {
             let limits = SearchLimits { depth, plies_left };
-            // Each search on a new thread: the move table keeps the previous search's moves as
-            // hints, so a search run after its twin on the same position would be ordered by it.
             let (a, b) = if coarse {
-                (
-                    fresh(|| alpha_beta(p, &rules, limits, &Coarse)),
-                    fresh(|| alpha_beta(p, &rules, limits, &WithoutTable(Coarse))),
-                )
+                (alpha_beta(p, &rules, limits, &Coarse), alpha_beta(p, &rules, limits, &WithoutTable(Coarse)))
             } else {
-                (
-                    fresh(|| alpha_beta(p, &rules, limits, &aloa)),
-                    fresh(|| alpha_beta(p, &rules, limits, &WithoutTable(aloa))),
-                )
+                (alpha_beta(p, &rules, limits, &aloa), alpha_beta(p, &rules, limits, &WithoutTable(aloa)))
             };
             assert_eq!((a.best, a.value.to_bits()), (b.best, b.value.to_bits()), "{p} depth {depth} rules {i}");
             with += a.nodes;
@@ -189,11 +181,6 @@ fn the_value_table_changes_nodes_not_results() {
         }
     }
     assert!(with < without, "with the table {with} nodes, without {without}");
-}
-
-/// Runs `f` on a new thread, whose search tables start empty.
-fn fresh<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| scope.spawn(f).join().unwrap())
 }
 
 fn pos(text: &str) -> Position {

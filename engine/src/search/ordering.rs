@@ -126,17 +126,13 @@ impl Drop for Ordering {
 /// Entries of the move table (256 KB): more than the interior nodes of a depth-5 search.
 const TABLE_BITS: u32 = 15;
 
-/// The best move found at positions of earlier iterations of the current search, or of the
-/// previous search on this thread (a transposition table used for move ordering only: it never
-/// supplies a value, so it cannot change a result, only how soon cutoffs come).
+/// The best move found at positions of earlier iterations of the current search (a
+/// transposition table used for move ordering only: it never supplies a value, so it cannot
+/// change a result, only how soon cutoffs come).
 ///
 /// An entry packs the hash's top 32 bits, the search's generation and the move. Tables are
-/// reused between searches on a thread: a new generation makes every older entry a miss
-/// without clearing 256 KB per search (a 3-ply search takes about as long as clearing it
-/// would), except the previous generation's, which are taken when the current search has
-/// none: in a game the previous search is usually the opponent's a ply earlier, and its best
-/// moves are good first guesses (7 % fewer instructions in ALoA(5) v ALoA(4) games). Node
-/// counts then depend on the thread's previous search; moves and values do not.
+/// reused between searches on a thread: a new generation makes every old entry a miss without
+/// clearing 256 KB per search (a 3-ply search takes about as long as clearing it would).
 pub(super) struct MoveTable {
     entries: Vec<u64>,
     generation: u16,
@@ -188,14 +184,7 @@ impl MoveTable {
     #[inline]
     pub(super) fn probe(&self, hash: u64) -> Option<Move> {
         let entry = self.entries[(hash as usize) & ((1 << TABLE_BITS) - 1)];
-        if entry & !0xFFFF == self.tag(hash) {
-            return Some(Move::from_bits(entry as u16));
-        }
-        // The previous search on this thread (usually the opponent's, a ply earlier in the same
-        // game) searched many of the same positions deeper: its best move is a good first guess.
-        let previous = self.generation.wrapping_sub(1);
-        let old_tag = (hash & !0xFFFF_FFFF) | (u64::from(previous) << 16);
-        (previous != 0 && entry & !0xFFFF == old_tag).then(|| Move::from_bits(entry as u16))
+        (entry & !0xFFFF == self.tag(hash)).then(|| Move::from_bits(entry as u16))
     }
 
     /// Stores `mv` as the best move of the position with `hash` (always replacing).
