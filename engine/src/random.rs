@@ -73,6 +73,9 @@ impl RandomHeuristic {
 impl Evaluator for RandomHeuristic {
     type State = Color;
 
+    /// A hash of the position and the point of view.
+    const PATH_INDEPENDENT: bool = true;
+
     fn root_state(&self, _pos: &Position, pov: Color) -> Color {
         pov
     }

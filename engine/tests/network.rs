@@ -623,8 +623,10 @@ fn json_numbers_round_trip_for_every_f32() {
 
 #[test]
 fn batched_evaluations_equal_single_ones_bit_for_bit() {
-    // The batched path (its output tanh vectorised across accumulators) against the scalar one,
-    // on every incremental child of playout positions, for batch lengths 1..=8 and longer.
+    // The batched paths (hidden units of up to 8 accumulators packed, the output tanh vectorised
+    // across them) against the scalar one, on every incremental child of playout positions, for
+    // batch lengths 1..=8 and longer. Random networks' hidden units saturate, so the children's
+    // pre-activations cover tanh's range from near zero to beyond its clamp.
     let positions = loa_engine::openings::sample_positions(400, 17);
     for seed in [1u64, 9, 77] {
         let network = Network::new(&random_uniform(seed));
@@ -636,10 +638,16 @@ fn batched_evaluations_equal_single_ones_bit_for_bit() {
         let single: Vec<u32> = accs.iter().map(|a| network.evaluate_accumulator(a).to_bits()).collect();
         for len in [1usize, 2, 3, 5, 7, 8, 13] {
             for (start, chunk) in accs.chunks(len).enumerate() {
+                let expected = &single[start * len..start * len + chunk.len()];
+                // The dispatching path (AVX-512 where the processor has it) and its portable
+                // twin, each against the scalar evaluations.
                 let mut values = vec![0.0f32; chunk.len()];
                 network.evaluate_accumulators(chunk, &mut values);
                 let bits: Vec<u32> = values.iter().map(|v| v.to_bits()).collect();
-                assert_eq!(bits, single[start * len..start * len + chunk.len()], "seed {seed}, length {len}");
+                assert_eq!(bits, expected, "seed {seed}, length {len}");
+                network.evaluate_accumulators_portable(chunk, &mut values);
+                let bits: Vec<u32> = values.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(bits, expected, "portable, seed {seed}, length {len}");
             }
         }
     }

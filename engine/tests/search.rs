@@ -3,8 +3,8 @@
 //! rules variant; plus hand-worked tactical positions.
 
 use loa_engine::random::RandomHeuristic;
-use loa_engine::search::{Evaluator, SearchLimits, WIN, alpha_beta, minimax};
-use loa_engine::{BothConnected, Color, Move, NoMoves, Position, Rules};
+use loa_engine::search::{Evaluator, SearchLimits, SearchResult, WIN, alpha_beta, minimax};
+use loa_engine::{Bitboard, BothConnected, Color, Move, NoMoves, Position, Rules};
 use proptest::prelude::*;
 
 /// Material and a crude centralisation in small integers: many positions tie.
@@ -12,6 +12,7 @@ struct Coarse;
 
 impl Evaluator for Coarse {
     type State = Color;
+    const PATH_INDEPENDENT: bool = true;
     fn root_state(&self, _: &Position, pov: Color) -> Color {
         pov
     }
@@ -30,6 +31,7 @@ struct Flat;
 
 impl Evaluator for Flat {
     type State = ();
+    const PATH_INDEPENDENT: bool = true;
     fn root_state(&self, _: &Position, _: Color) {}
     fn child_state(&self, _: &(), _: &Position, _: Move) {}
     fn evaluate(&self, _: &(), _: &Position) -> f32 {
@@ -85,6 +87,100 @@ proptest! {
             agree(&pos, &rules, limits, &Flat)?;
         }
     }
+}
+
+#[test]
+fn alpha_beta_with_transpositions_equals_minimax() {
+    // The value table answers only nodes two or more plies above the leaves, and a position
+    // first recurs three plies below the root (the same side's two moves in either order), so
+    // it takes depth 5 to use it; minimax at depth 5 is affordable on positions with few moves.
+    // Every rules variant, some ply caps inside the tree, two path-independent evaluators.
+    // Positions with three or four pieces a side have few moves, and often connections in the
+    // tree (wins at different plies).
+    let mut rng = loa_engine::random::SplitMix64::new(23);
+    let mut checked = 0;
+    for i in 0..4000u64 {
+        let mut sets = [0u64; 2];
+        for set in sets.iter_mut() {
+            while set.count_ones() < 3 + (i % 2) as u32 {
+                *set |= 1 << (rng.next_u64() % 64);
+            }
+        }
+        let side = if i % 3 == 0 { Color::White } else { Color::Black };
+        let Ok(p) = Position::from_pieces(Bitboard(sets[0]), Bitboard(sets[1] & !sets[0]), side) else { continue };
+        let rules = rules_variant(i as u8 % 4);
+        if p.game_end(&rules).is_some() || p.legal_moves().len() > 12 {
+            continue;
+        }
+        let plies_left = [u32::MAX, 4, 5][i as usize % 3];
+        let limits = SearchLimits { depth: 5, plies_left };
+        for eval in [&RandomHeuristic::new(i) as &dyn DynEval, &Coarse] {
+            let (plain, fast) = eval.both(&p, &rules, limits);
+            assert_eq!((fast.best, fast.value.to_bits()), (plain.best, plain.value.to_bits()), "{p} {limits:?}");
+        }
+        checked += 1;
+        if checked == 40 {
+            break;
+        }
+    }
+    assert!(checked >= 10, "only {checked} positions with few moves");
+}
+
+/// Minimax and alpha-beta over one evaluator, callable through a trait object.
+trait DynEval {
+    fn both(&self, pos: &Position, rules: &Rules, limits: SearchLimits) -> (SearchResult, SearchResult);
+}
+
+impl<E: Evaluator> DynEval for E {
+    fn both(&self, pos: &Position, rules: &Rules, limits: SearchLimits) -> (SearchResult, SearchResult) {
+        (minimax(pos, rules, limits, self), alpha_beta(pos, rules, limits, self))
+    }
+}
+
+/// An evaluator's twin that declares itself path-dependent, so the search keeps no value table
+/// for it: the reference for the table's effect.
+struct WithoutTable<E>(E);
+
+impl<E: Evaluator> Evaluator for WithoutTable<E> {
+    type State = E::State;
+    const PATH_INDEPENDENT: bool = false;
+    fn root_state(&self, pos: &Position, pov: Color) -> E::State {
+        self.0.root_state(pos, pov)
+    }
+    fn child_state(&self, state: &E::State, pos: &Position, mv: Move) -> E::State {
+        self.0.child_state(state, pos, mv)
+    }
+    fn evaluate(&self, state: &E::State, pos: &Position) -> f32 {
+        self.0.evaluate(state, pos)
+    }
+}
+
+#[test]
+fn the_value_table_changes_nodes_not_results() {
+    // ALoA at 5 plies (the benchmark's player) and the tie-rich Coarse evaluator, on
+    // playout positions under every rules variant, some near the ply cap: the same move and
+    // value bits with and without the table, and fewer nodes with it (so it did answer).
+    let aloa = loa_engine::aloa::Aloa::quad();
+    let (mut with, mut without) = (0, 0);
+    for (i, p) in loa_engine::openings::sample_positions(400, 17).iter().step_by(10).enumerate() {
+        let rules = rules_variant(i as u8 % 4);
+        if p.game_end(&rules).is_some() {
+            continue;
+        }
+        let plies_left = if i % 5 == 0 { 3 } else { u32::MAX };
+        for (depth, coarse) in [(5, false), (5, true)] {
+            let limits = SearchLimits { depth, plies_left };
+            let (a, b) = if coarse {
+                (alpha_beta(p, &rules, limits, &Coarse), alpha_beta(p, &rules, limits, &WithoutTable(Coarse)))
+            } else {
+                (alpha_beta(p, &rules, limits, &aloa), alpha_beta(p, &rules, limits, &WithoutTable(aloa)))
+            };
+            assert_eq!((a.best, a.value.to_bits()), (b.best, b.value.to_bits()), "{p} depth {depth} rules {i}");
+            with += a.nodes;
+            without += b.nodes;
+        }
+    }
+    assert!(with < without, "with the table {with} nodes, without {without}");
 }
 
 fn pos(text: &str) -> Position {

@@ -75,17 +75,23 @@ fn axis_distances(n: i32, s: i32) -> [i32; 8] {
 }
 
 /// Σ over the pieces of their Chebyshev distance to the centre of mass, times `n`:
-/// `Σ max(dx[file], dy[rank])`, the per-axis distances looked up.
+/// `Σ max(dx[file], dy[rank])`.
+///
+/// Written as a sum over all 64 squares, a rank at a time, each square's distance kept or
+/// zeroed by its bit: fixed trip counts and no branches, which the compiler turns into 8-lane
+/// vector instructions (one per file), about half the instructions of a loop over the pieces.
+/// Integer arithmetic, so the sum is exact in any order.
 #[inline(always)]
 fn distance_sum(p: u64, dx: &[i32; 8], dy: &[i32; 8]) -> i32 {
-    let mut sum = 0;
-    let mut rest = p;
-    while rest != 0 {
-        let sq = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        sum += dx[sq & 7].max(dy[sq >> 3]);
+    let mut lanes = [0i32; 8];
+    for (r, &dy_r) in dy.iter().enumerate() {
+        let rank = (p >> (8 * r)) as u32 & 0xFF;
+        for (f, lane) in lanes.iter_mut().enumerate() {
+            let occupied = ((rank >> f) & 1) as i32;
+            *lane += dx[f].max(dy_r) & occupied.wrapping_neg();
+        }
     }
-    sum
+    lanes.iter().sum()
 }
 
 /// The number of windows in `windows` (lower-left square indices) whose centre lies within

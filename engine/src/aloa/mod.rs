@@ -322,6 +322,9 @@ impl AloaState {
 impl Evaluator for Aloa {
     type State = AloaState;
 
+    /// The totals are exact integers of the piece sets, however they were reached.
+    const PATH_INDEPENDENT: bool = true;
+
     fn root_state(&self, pos: &Position, pov: Color) -> AloaState {
         let totals = Color::ALL.map(|c| self.side_terms(pos.pieces(c)).total());
         let mut ordered = [0; 2];

@@ -20,6 +20,14 @@ pub trait Evaluator {
     /// Incremental state: e.g. a network's hidden-layer accumulator. Small and `Copy`.
     type State: Copy;
 
+    /// Whether [`Evaluator::evaluate`] is a function of the position and the point of view
+    /// alone, whatever moves led there: then the search may reuse the value of a subtree for
+    /// the same position reached by another move order (a transposition table), and the result
+    /// stays exactly that of [`super::minimax`]. False when the state carries rounding that
+    /// depends on the path (a network's accumulator is summed move by move in floating point,
+    /// so two move orders can differ in the last bit).
+    const PATH_INDEPENDENT: bool = false;
+
     /// The state for `pos` evaluated from `pov`'s side, computed from scratch.
     fn root_state(&self, pos: &Position, pov: Color) -> Self::State;
 
@@ -45,6 +53,8 @@ pub trait Evaluator {
 /// A shared evaluator evaluates like the one it points to (players share one network).
 impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     type State = E::State;
+
+    const PATH_INDEPENDENT: bool = E::PATH_INDEPENDENT;
 
     #[inline]
     fn root_state(&self, pos: &Position, pov: Color) -> Self::State {

@@ -12,11 +12,13 @@
 
 mod evaluator;
 mod ordering;
+mod transpositions;
 
 pub use evaluator::{EVAL_LIMIT, Evaluator};
 
 use crate::{Color, GameEnd, Move, MoveList, NoMoves, Outcome, Position, Rules};
 use ordering::{MoveTable, Ordering};
+use transpositions::{Bound, ValueTable};
 
 /// The score of a win at the root; a win `k` plies later scores `WIN - k`.
 pub const WIN: f32 = 1_000_000.0;
@@ -69,6 +71,8 @@ struct Tree<'a, E: Evaluator> {
     nodes: u64,
     order: Ordering,
     table: MoveTable,
+    /// Subtree values of this search, for path-independent evaluators only (else empty).
+    values: ValueTable,
     /// The depth of the current iteration of [`alpha_beta`]'s iterative deepening.
     iteration: u32,
 }
@@ -76,13 +80,15 @@ struct Tree<'a, E: Evaluator> {
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
         let (order, table) = (Ordering::new(), MoveTable::take());
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, iteration: limits.depth }
+        let values = if E::PATH_INDEPENDENT { ValueTable::take() } else { ValueTable::empty() };
+        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, values, iteration: limits.depth }
     }
 }
 
 impl<E: Evaluator> Drop for Tree<'_, E> {
     fn drop(&mut self) {
         std::mem::replace(&mut self.table, MoveTable::empty()).give_back();
+        std::mem::replace(&mut self.values, ValueTable::empty()).give_back();
     }
 }
 
@@ -139,14 +145,36 @@ impl<E: Evaluator> Tree<'_, E> {
     /// A node one ply above the leaves was a leaf in the previous iteration, so the table holds
     /// nothing for it (short of a transposition), and in the last iteration nothing will read
     /// what it would store: there, the most numerous interior nodes, the table is left alone.
+    ///
+    /// With a path-independent evaluator, a node first asks the value table whether the same
+    /// position at the same depth and ply was searched before in this iteration with a result
+    /// that answers this window (see [`transpositions`] for why that changes no result), and
+    /// records its own result there. Not at those last-iteration nodes either: a transposition
+    /// there saves only one node's leaves, and probing them all cost more in cache misses than
+    /// it saved (ALoA(5) visits 1.6 % more nodes without, and runs faster).
     fn alpha_beta(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32, alpha: f32, beta: f32) -> f32 {
         if depth == 1 && self.iteration == self.limits.depth {
             return self.alpha_beta_node(pos, None, state, depth, ply, alpha, beta).0;
         }
         let hash = MoveTable::hash(pos);
+        if E::PATH_INDEPENDENT
+            && let Some(value) = self.values.probe(hash, pos, depth, ply, alpha, beta)
+        {
+            return value;
+        }
         let (value, best_move) = self.alpha_beta_node(pos, Some(hash), state, depth, ply, alpha, beta);
         if !best_move.is_pass() {
             self.table.store(hash, best_move);
+        }
+        if E::PATH_INDEPENDENT {
+            let bound = if value <= alpha {
+                Bound::Upper
+            } else if value >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.values.store(hash, pos, depth, ply, value, bound);
         }
         value
     }
@@ -358,8 +386,9 @@ pub fn minimax<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits
     SearchResult { best: Some(best), value: best_value, nodes: tree.nodes }
 }
 
-/// Alpha-beta to `limits.depth` plies with iterative deepening and move ordering; returns the
-/// same move and value as [`minimax`] in far fewer nodes. `pos` must not be a finished game.
+/// Alpha-beta to `limits.depth` plies with iterative deepening (over the depths of its parity)
+/// and move ordering; returns the same move and value as [`minimax`] in far fewer nodes. `pos`
+/// must not be a finished game.
 pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> SearchResult {
     let moves = match root_moves(pos, rules) {
         Ok(m) => m,
@@ -370,7 +399,14 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
     // Root moves with the score of the last iteration, best first (ties in canonical order).
     let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();
     let mut result = (moves[0], f32::NEG_INFINITY);
-    for depth in 1..=limits.depth.max(1) {
+    // Iterative deepening over the depths of the final depth's parity (1, 3, 5 or 2, 4): a
+    // search orders moves best after one that ended with the same side to move at its leaves
+    // (the odd-even effect), and the skipped iterations cost more than they saved. On the
+    // bench's positions ALoA(5) visits 7.6 % fewer nodes than with every depth, ALoA(4) 9 %,
+    // a 3-ply network 3.4 %. A 2-ply search keeps its 1-ply iteration, which orders its root
+    // for a few nodes (without it, a third more nodes).
+    let last = limits.depth.max(1);
+    for depth in (1..=last).filter(|&d| (last - d).is_multiple_of(2) || last == 2) {
         tree.iteration = depth;
         let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
         for entry in root.iter_mut() {
