@@ -263,10 +263,10 @@ impl Network {
             // Only the lanes in use, rounded up to whole vectors (the rest are never read).
             let used = (accs.len() * HIDDEN).div_ceil(W) * W;
             let weights = &tables.grouped_output_weights[..used];
-            for (xs, vs) in hidden[..used].chunks_exact_mut(W).zip(weights.chunks_exact(W)) {
-                let x: [f32; W] = xs.try_into().expect("whole vectors");
-                let v: [f32; W] = vs.try_into().expect("whole vectors");
-                xs.copy_from_slice(&tanh_products(x, v));
+            let (xs, _) = hidden[..used].as_chunks_mut::<W>();
+            let (vs, _) = weights.as_chunks::<W>();
+            for (x, v) in xs.iter_mut().zip(vs) {
+                *x = tanh_products(*x, *v);
             }
             let mut inputs = [0.0f32; GROUP];
             for (x, products) in inputs.iter_mut().zip(hidden.chunks_exact(HIDDEN)) {
