@@ -300,6 +300,7 @@ impl<E: Evaluator> Tree<'_, E> {
             // Per child: its value if settled without the evaluator, else its slot in the batch.
             let mut settled = [0.0f32; BATCH];
             let mut slot = [usize::MAX; BATCH];
+            let mut pending = [Move::PASS; BATCH];
             let mut count = 0;
             for (i, &mv) in chunk.iter().enumerate() {
                 let child = pos.play(mv);
@@ -308,12 +309,13 @@ impl<E: Evaluator> Tree<'_, E> {
                 } else if child_ply >= self.limits.plies_left {
                     settled[i] = 0.0;
                 } else {
-                    states[count] = self.eval.child_state(state, pos, mv);
+                    pending[count] = mv;
                     children[count] = child;
                     slot[i] = count;
                     count += 1;
                 }
             }
+            self.eval.child_states(state, pos, &pending[..count], &mut states[..count]);
             let mut values = [0.0f32; BATCH];
             self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
             for (i, &mv) in chunk.iter().enumerate() {
