@@ -59,6 +59,36 @@ impl Position {
         }
     }
 
+    /// Appends the legal moves to `list` (cleared first), the captures before the other moves
+    /// and each kind in canonical order: what generating in canonical order and then moving
+    /// the captures to the front (stably) gives, in one pass (the search orders moves so, and
+    /// the separate pass cost 2 to 3 % of a game).
+    #[inline]
+    pub fn generate_moves_captures_first(&self, list: &mut MoveList) {
+        list.clear();
+        let (own, enemy) = (self.own().0, self.enemy().0);
+        // Each piece's destinations, computed once, walked twice: captures, then the rest.
+        let mut dests = [(0u8, 0u64); crate::position::MAX_PIECES as usize];
+        let mut count = 0;
+        let mut pieces = own;
+        while pieces != 0 && count < dests.len() {
+            let from = pieces.trailing_zeros() as usize;
+            pieces &= pieces - 1;
+            dests[count] = (from as u8, Self::destinations(from, own, enemy));
+            count += 1;
+        }
+        for (mask, capture) in [(enemy, true), (!enemy, false)] {
+            for &(from, all) in &dests[..count] {
+                let mut dest = all & mask;
+                while dest != 0 {
+                    let to = dest.trailing_zeros() as u8;
+                    dest &= dest - 1;
+                    list.push(Move::new(Square::new(from), Square::new(to), capture));
+                }
+            }
+        }
+    }
+
     /// The legal moves in canonical order.
     #[inline]
     pub fn legal_moves(&self) -> MoveList {
@@ -93,6 +123,45 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn captures_first_generation_is_the_stable_partition_of_canonical_order() {
+        // Positions of random games from the start, and random placements.
+        let mut positions = Vec::new();
+        let mut state = 11u64;
+        for _ in 0..300 {
+            let mut pos = Position::start();
+            for _ in 0..120 {
+                positions.push(pos);
+                let moves = pos.legal_moves();
+                state = crate::random::mix64(state);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(moves[(state % moves.len() as u64) as usize]);
+            }
+        }
+        for _ in 0..20_000 {
+            state = crate::random::mix64(state);
+            let (black, white) = (state & crate::random::mix64(state ^ 1), state & crate::random::mix64(state ^ 2));
+            let (black, white) = (Bitboard(black & !white), Bitboard(white & !black));
+            let side = if state & 1 == 0 { crate::Color::Black } else { crate::Color::White };
+            if let Ok(pos) = Position::from_pieces(black, white, side) {
+                positions.push(pos);
+            }
+        }
+        let mut with_captures = 0;
+        for pos in positions {
+            let canonical = pos.legal_moves();
+            let mut want: Vec<Move> = canonical.iter().copied().filter(|m| m.is_capture()).collect();
+            want.extend(canonical.iter().copied().filter(|m| !m.is_capture()));
+            let mut got = MoveList::new();
+            pos.generate_moves_captures_first(&mut got);
+            assert_eq!(got.as_slice(), &want[..], "{pos}");
+            with_captures += usize::from(want.first().is_some_and(|m| m.is_capture()));
+        }
+        assert!(with_captures > 10_000, "{with_captures}");
+    }
 
     #[test]
     fn start_position_has_36_moves_in_canonical_order() {

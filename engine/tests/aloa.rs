@@ -415,3 +415,26 @@ fn states_stay_exact_when_evaluators_take_turns_on_a_thread() {
         }
     }
 }
+
+/// `child_states` (one cache borrow for many moves) gives exactly the states `child_state`
+/// gives, and both the scores of the positions reached, for every move of playout positions,
+/// from either side's point of view, a pass included.
+#[test]
+fn child_states_equal_child_state_one_by_one() {
+    use loa_engine::Move;
+    let aloa = Aloa::quad();
+    for pos in sample_positions(500, 9) {
+        for pov in Color::ALL {
+            let root = aloa.root_state(&pos, pov);
+            let mut moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+            moves.push(Move::PASS);
+            let mut batch = vec![root; moves.len()];
+            aloa.child_states(&root, &pos, &moves, &mut batch);
+            for (&mv, state) in moves.iter().zip(&batch) {
+                assert_eq!(*state, aloa.child_state(&root, &pos, mv), "{pos} {mv}");
+                let child = pos.play(mv);
+                assert_eq!(aloa.evaluate(state, &child), aloa.score(&child, pov) as f32, "{pos} {mv}");
+            }
+        }
+    }
+}

@@ -122,7 +122,7 @@ impl<E: Evaluator> Tree<'_, E> {
 
     /// Plain minimax (negamax form): every move, no pruning.
     fn minimax(&mut self, pos: &Position, state: &E::State, depth: u32, ply: u32) -> f32 {
-        let moves = match moves_or_end(pos, self.rules, ply) {
+        let moves = match moves_or_end(pos, self.rules, ply, Position::generate_moves) {
             Ok(moves) => moves,
             Err(loss) => return loss,
         };
@@ -220,18 +220,19 @@ impl<E: Evaluator> Tree<'_, E> {
                 }
             }
         }
-        let mut moves = match moves_or_end(pos, self.rules, ply) {
+        // Captures first, otherwise canonical order, as generated.
+        let mut moves = match moves_or_end(pos, self.rules, ply, Position::generate_moves_captures_first) {
             Ok(moves) => moves,
             Err(loss) => return (loss, Move::PASS),
         };
         if tried != [Move::PASS; 3] {
             moves.retain(|mv| !tried.contains(mv));
         }
-        if depth == 1 {
-            // Most of these nodes search every move; sorting by history costs more than the
-            // cutoffs it brings forward. Captures first, otherwise canonical order.
-            self.order.captures_first(&mut moves);
-        } else {
+        // One ply above the leaves most nodes search every move; sorting by history costs more
+        // than the cutoffs it brings forward, and the generated order stands. Above, the sort
+        // gives what it gives from canonical order: its keys put every capture before every
+        // other move, and it is stable.
+        if depth != 1 {
             self.order.sort(&mut moves);
         }
         if depth == 1 {
@@ -299,6 +300,7 @@ impl<E: Evaluator> Tree<'_, E> {
             // Per child: its value if settled without the evaluator, else its slot in the batch.
             let mut settled = [0.0f32; BATCH];
             let mut slot = [usize::MAX; BATCH];
+            let mut pending = [Move::PASS; BATCH];
             let mut count = 0;
             for (i, &mv) in chunk.iter().enumerate() {
                 let child = pos.play(mv);
@@ -307,12 +309,13 @@ impl<E: Evaluator> Tree<'_, E> {
                 } else if child_ply >= self.limits.plies_left {
                     settled[i] = 0.0;
                 } else {
-                    states[count] = self.eval.child_state(state, pos, mv);
+                    pending[count] = mv;
                     children[count] = child;
                     slot[i] = count;
                     count += 1;
                 }
             }
+            self.eval.child_states(state, pos, &pending[..count], &mut states[..count]);
             let mut values = [0.0f32; BATCH];
             self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
             for (i, &mv) in chunk.iter().enumerate() {
@@ -341,12 +344,18 @@ impl<E: Evaluator> Tree<'_, E> {
 /// Leaves evaluated together by [`Tree::leaf_parent`].
 const BATCH: usize = 8;
 
-/// The legal moves at a node `ply` plies below the root, just [`Move::PASS`] if there are none
-/// and the side may pass, or the value of the loss if there are none and the side loses.
+/// The legal moves at a node `ply` plies below the root as `generate` lists them, just
+/// [`Move::PASS`] if there are none and the side may pass, or the value of the loss if there are
+/// none and the side loses.
 #[inline]
-fn moves_or_end(pos: &Position, rules: &Rules, ply: u32) -> Result<MoveList, f32> {
+fn moves_or_end(
+    pos: &Position,
+    rules: &Rules,
+    ply: u32,
+    generate: impl Fn(&Position, &mut MoveList),
+) -> Result<MoveList, f32> {
     let mut moves = MoveList::new();
-    pos.generate_moves(&mut moves);
+    generate(pos, &mut moves);
     if moves.is_empty() {
         match rules.no_moves {
             NoMoves::Loses => return Err(-(WIN - ply as f32)),
@@ -358,7 +367,7 @@ fn moves_or_end(pos: &Position, rules: &Rules, ply: u32) -> Result<MoveList, f32
 
 /// The root's moves, or the result when the side to move has none and loses.
 fn root_moves(pos: &Position, rules: &Rules) -> Result<MoveList, SearchResult> {
-    moves_or_end(pos, rules, 0).map_err(|value| SearchResult { best: None, value, nodes: 1 })
+    moves_or_end(pos, rules, 0, Position::generate_moves).map_err(|value| SearchResult { best: None, value, nodes: 1 })
 }
 
 /// Plain minimax to `limits.depth` plies: the reference alpha-beta must agree with. Root moves

@@ -71,25 +71,6 @@ impl Ordering {
         }
     }
 
-    /// Moves captures to the front, keeping the order within captures and within the rest.
-    #[inline]
-    pub(super) fn captures_first(&self, moves: &mut MoveList) {
-        let list = moves.as_mut_slice();
-        let mut rest = [Move::PASS; crate::MAX_MOVES];
-        let (mut front, mut back) = (0, 0);
-        for i in 0..list.len() {
-            let mv = list[i];
-            if mv.is_capture() {
-                list[front] = mv;
-                front += 1;
-            } else {
-                rest[back] = mv;
-                back += 1;
-            }
-        }
-        list[front..].copy_from_slice(&rest[..back]);
-    }
-
     /// Remembers a move that caused a cutoff at `ply` with `depth` plies left below it.
     #[inline]
     pub(super) fn record_cutoff(&mut self, mv: Move, ply: usize, depth: u32) {
