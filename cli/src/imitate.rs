@@ -422,8 +422,8 @@ impl ImitateConfig {
     /// Checks the ranges, naming the flag at fault.
     pub fn validate(&self) -> Result<(), String> {
         let p = &self.positions;
-        if !(100..=5_000_000).contains(&p.positions) {
-            return Err(format!("--positions must be 100..=5000000, not {}", p.positions));
+        if !(100..=2_000_000).contains(&p.positions) {
+            return Err(format!("--positions must be 100..=2000000 (memory: 800 bytes each), not {}", p.positions));
         }
         if !(0.0..0.9).contains(&p.validation) {
             return Err(format!("--validation must be at least 0 and below 0.9, not {}", p.validation));

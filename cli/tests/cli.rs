@@ -221,7 +221,7 @@ fn imitate_writes_a_network_the_players_read_and_refuses_bad_flags() {
     let o = loa(&["best", "--player", &player, START]);
     assert!(o.status.success(), "{}", stderr(&o));
     for (flag, value, message) in [
-        ("--positions", "5", "--positions must be 100..=5000000, not 5"),
+        ("--positions", "5", "--positions must be 100..=2000000 (memory: 800 bytes each), not 5"),
         ("--validation", "1.5", "--validation must be at least 0 and below 0.9, not 1.5"),
         ("--epochs", "0", "--epochs must be 1..=100000, not 0"),
         ("--batch", "0", "--batch must be 1..=1000000, not 0"),
