@@ -6,10 +6,12 @@
 //! - [`match_file`]: the JSON-lines file `loa match --out` writes (one line per game).
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
+//! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation (issue 12's diagnostic).
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod bench;
 pub mod describe;
+pub mod imitate;
 pub mod interactive;
 pub mod match_file;
 pub mod series;

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use loa_cli::describe::describe;
+use loa_cli::imitate::{ImitateConfig, PositionConfig, TrainConfig, imitate};
 use loa_cli::match_file::write_match_file;
 use loa_cli::series::{SeriesConfig, play_series};
 use loa_cli::spec::PlayerSpec;
@@ -100,6 +101,34 @@ enum Command {
         /// Game seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Fit a network to ALoA's static evaluation (supervised imitation) and write it as a
+    /// chromosome file: can the network represent a player as strong as ALoA?
+    Imitate {
+        /// Distinct positions to collect from seeded games (each gives two samples, one per side).
+        #[arg(long, default_value_t = 200_000)]
+        positions: usize,
+        /// Fraction of the games held out for validation.
+        #[arg(long, default_value_t = 0.1)]
+        validation: f64,
+        /// Passes over the training samples.
+        #[arg(long, default_value_t = 30)]
+        epochs: u32,
+        /// Samples per Adam step.
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        /// Adam's initial step size (decays along a half cosine to a tenth).
+        #[arg(long, default_value_t = 0.002)]
+        learning_rate: f64,
+        /// Label scale s in tanh(score / s) (default: the standard deviation of the scores).
+        #[arg(long)]
+        scale: Option<f64>,
+        /// Seed of the games, the split, the initial weights and the shuffles.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The chromosome file to write (e.g. `net.json`, for `--player net:3:net.json`).
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Measure move generation and connectivity speed.
     Bench {
@@ -237,6 +266,21 @@ fn run(cli: Cli) -> Result<(), String> {
                 std::io::stdout(),
             )
             .map_err(|e| format!("terminal: {e}"))?;
+        }
+        Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, out } => {
+            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
+                && !dir.is_dir()
+            {
+                return Err(format!("--out: no directory {}", dir.display()));
+            }
+            let config = ImitateConfig {
+                positions: PositionConfig { positions, validation, seed },
+                train: TrainConfig { epochs, batch, learning_rate, seed },
+                scale,
+            };
+            let summary = imitate(&config, |line| println!("{line}"))?;
+            summary.chromosome.write(&out).map_err(|e| e.to_string())?;
+            println!("wrote {}", out.display());
         }
         Command::Bench { depth, repeats, positions, games, baseline: Some(baseline), rounds } => {
             let args = [

@@ -205,3 +205,38 @@ fn match_out_writes_one_versioned_line_per_game_whatever_the_thread_count() {
     let err = stderr(&loa(&[&args[..], &["--out", "/nonexistent-dir/x.jsonl"]].concat()));
     assert_eq!(err.trim_end(), "loa: error: --out: no directory /nonexistent-dir");
 }
+
+#[test]
+fn imitate_writes_a_network_the_players_read_and_refuses_bad_flags() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("net.json");
+    let out = out.to_str().expect("utf-8 path");
+    let o = loa(&["imitate", "--positions", "300", "--epochs", "2", "--batch", "32", "--seed", "5", "--out", out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("epoch 2: train MSE"), "{text}");
+    assert!(text.lines().last().is_some_and(|l| l.starts_with("wrote ")), "{text}");
+    // The file is a chromosome the `net:D:FILE` player reads.
+    let player = format!("net:1:{out}");
+    let o = loa(&["best", "--player", &player, START]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (flag, value, message) in [
+        ("--positions", "5", "--positions must be 100..=2000000 (memory: 800 bytes each), not 5"),
+        ("--validation", "1.5", "--validation must be at least 0 and below 0.9, not 1.5"),
+        ("--epochs", "0", "--epochs must be 1..=100000, not 0"),
+        ("--batch", "0", "--batch must be 1..=1000000, not 0"),
+        ("--learning-rate", "-1", "--learning-rate must be in (0, 1], not -1"),
+        ("--learning-rate", "NaN", "--learning-rate must be in (0, 1], not NaN"),
+        ("--scale", "0", "--scale must be a positive number, not 0"),
+        ("--out", "/nonexistent-dir/x.json", "--out: no directory /nonexistent-dir"),
+    ] {
+        let mut args = vec![("--positions", "300"), ("--epochs", "1"), ("--out", out)];
+        args.retain(|(f, _)| *f != flag);
+        args.push((flag, value));
+        let args: Vec<String> = args.iter().map(|(f, v)| format!("{f}={v}")).collect();
+        let args: Vec<&str> = std::iter::once("imitate").chain(args.iter().map(String::as_str)).collect();
+        let o = loa(&args);
+        assert!(!o.status.success(), "{flag} {value} should fail");
+        assert_eq!(stderr(&o).trim_end(), format!("loa: error: {message}"), "{flag} {value}");
+    }
+}
