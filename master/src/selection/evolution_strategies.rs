@@ -164,6 +164,25 @@ impl Scheme for EvolutionStrategies {
 mod tests {
     use super::*;
 
+    /// Two perturbations of a random centre with `params`, planned for `generation` from `seed`:
+    /// the scheme, the run's config, the plan and its tasks.
+    fn planned(params: EsConfig, generation: u64, seed: u64) -> (EvolutionStrategies, Plan, Vec<MatchTask>) {
+        use crate::config::{SelectionConfig, SelectionScheme};
+        use crate::generation::initial_population;
+        let config = ExperimentConfig {
+            population: 2,
+            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
+            ..ExperimentConfig::default()
+        };
+        config.validate().unwrap();
+        let scheme = EvolutionStrategies { params };
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let (plan, tasks) =
+            scheme.plan(&start, &Memory::default(), &config, generation, &mut rng, &mut serials).unwrap();
+        (scheme, plan, tasks)
+    }
+
     #[test]
     fn centred_ranks_span_minus_a_half_to_a_half_and_share_ties() {
         assert_eq!(centred_ranks(&[10.0, 30.0, 20.0]), [-0.5, 0.5, 0.0]);
@@ -175,22 +194,11 @@ mod tests {
 
     #[test]
     fn the_centre_moves_towards_the_perturbation_that_won() {
-        use crate::config::{SelectionConfig, SelectionScheme};
-        use crate::generation::initial_population;
         use loa_engine::game::{Criterion, MatchSide};
         use loa_engine::tasks::{GameSummary, MatchSummary};
         use loa_engine::{Color, Outcome};
         let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, ..EsConfig::default() };
-        let config = ExperimentConfig {
-            population: 2,
-            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
-            ..ExperimentConfig::default()
-        };
-        config.validate().unwrap();
-        let scheme = EvolutionStrategies { params };
-        let (mut rng, mut serials) = (GaRng::from_seed(12), SerialCounter::new());
-        let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
+        let (scheme, plan, tasks) = planned(params, 1, 12);
         assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
         let game =
@@ -219,8 +227,6 @@ mod tests {
 
     #[test]
     fn the_learning_rate_decays_with_the_generation_and_weight_decay_shrinks_the_centre() {
-        use crate::config::{SelectionConfig, SelectionScheme};
-        use crate::generation::initial_population;
         let params = EsConfig {
             sigma: 0.05,
             learning_rate: 0.2,
@@ -229,17 +235,8 @@ mod tests {
             weight_decay: 0.5,
             ..EsConfig::default()
         };
-        let config = ExperimentConfig {
-            population: 2,
-            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
-            ..ExperimentConfig::default()
-        };
-        config.validate().unwrap();
-        let scheme = EvolutionStrategies { params };
-        let (mut rng, mut serials) = (GaRng::from_seed(5), SerialCounter::new());
-        let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 5 with a half-life of 2: α = 0.2 · 2^(−4/2) = 0.05.
-        let (plan, _) = scheme.plan(&start, &Memory::default(), &config, 5, &mut rng, &mut serials).unwrap();
+        let (scheme, plan, _) = planned(params, 5, 5);
         let theta = plan.centre.clone();
         // No outcomes count (every game drawn at the cap): equal ranks, so no gradient step, and
         // the centre only shrinks by 1 − αλ = 1 − 0.05 · 0.5.
