@@ -4,9 +4,8 @@
 //! sends ids only for what a worker's cache holds, serves fetches from open tasks only, and
 //! bounds them.
 
-use loa_engine::Rules;
 use loa_engine::network::{Chromosome, random_uniform};
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
+use loa_engine::tasks::Task;
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
 use loa_proto::convert::{id_from_proto, id_to_proto};
@@ -70,19 +69,6 @@ fn cached_fetched_and_one_chromosome_caches_give_the_checkpoints_of_an_embedded_
     let r = run_with_cache(&config, &tiny_cache, 1, 1);
     same_run(&reference, &tiny_cache, 2);
     assert!(r.fetched == 0 && r.abandoned == 0, "{r:?}");
-}
-
-fn knockout(seeds: [u64; 4]) -> Task {
-    Task::Match(MatchTask {
-        entrants: seeds
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| MatchEntrant::Network { serial: i as u64, chromosome: Arc::new(random_uniform(s)) })
-            .collect(),
-        network_depth: 1,
-        rules: Rules::default(),
-        format: MatchFormat::Knockout { seed: 1 },
-    })
 }
 
 /// Each network of a leased task: `Some(weights)` if sent with them, `None` if by id alone; and

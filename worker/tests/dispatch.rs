@@ -5,9 +5,6 @@
 //! refuses a malformed `max_tasks` naming it, before it records anything, and never leases to a
 //! caller it does not know or whose outcome it refuses.
 
-use loa_engine::Rules;
-use loa_engine::network::random_uniform;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
 use loa_proto::convert::result_to_proto;
@@ -120,19 +117,6 @@ fn combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_an_embe
     same_run(&reference, &older, 2);
     each_task_once(&r);
     assert_eq!(r[0].leased_with_outcomes, 0, "{r:?}");
-}
-
-fn knockout(seeds: [u64; 4]) -> Task {
-    Task::Match(MatchTask {
-        entrants: seeds
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| MatchEntrant::Network { serial: i as u64, chromosome: Arc::new(random_uniform(s)) })
-            .collect(),
-        network_depth: 1,
-        rules: Rules::default(),
-        format: MatchFormat::Knockout { seed: 1 },
-    })
 }
 
 /// Whether each network of a task on the wire came with its weights.

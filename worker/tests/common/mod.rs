@@ -137,3 +137,21 @@ pub fn generation_lines(dir: &RunDir) -> Vec<GenerationRecord> {
     let lines = loa_records::jsonl::read::<GenerationRecord>(&dir.generations()).unwrap();
     lines.records.iter().map(GenerationRecord::deterministic_part).collect()
 }
+
+/// A knockout task of four random networks (seeds `seeds`, serials 0-3) at depth 1.
+pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::Task {
+    use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
+    Task::Match(MatchTask {
+        entrants: seeds
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| MatchEntrant::Network {
+                serial: i as u64,
+                chromosome: Arc::new(loa_engine::network::random_uniform(s)),
+            })
+            .collect(),
+        network_depth: 1,
+        rules: loa_engine::Rules::default(),
+        format: MatchFormat::Knockout { seed: 1 },
+    })
+}
