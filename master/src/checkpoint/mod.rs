@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
-/// The newest checkpoint format version this build writes and reads (it also reads and writes
-/// format 1, see the module's documentation).
+/// The newest checkpoint format version this build writes and reads (it also writes formats 1
+/// and 2 for the schemes that keep them, and reads both; see the module's documentation).
 pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -56,7 +56,7 @@ pub struct RunState {
     /// The benchmark report of every epoch so far (epoch 0 is the initial population).
     pub epochs: Vec<EpochReport>,
     /// What a points-judged scheme remembers besides the population. Stored after the rest
-    /// (format 2).
+    /// (format 2 and later).
     #[serde(skip)]
     pub memory: SchemeMemory,
 }
