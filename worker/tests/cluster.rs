@@ -4,7 +4,7 @@
 use loa_master::cluster::TlsIdentity;
 use loa_master::run::{RunDir, resume};
 use loa_proto::pb;
-use loa_worker::WorkerError;
+use loa_worker::{WorkerError, WorkerOptions, spawn};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tonic::Code;
@@ -243,12 +243,20 @@ fn a_run_over_tls_matches_an_embedded_run_and_untrusting_workers_are_refused() {
 #[test]
 fn a_master_stopped_and_resumed_on_its_port_gets_its_workers_back() {
     let (_tmp, reference, cluster) = dirs();
-    // Depth 2 makes tasks long enough that the stop comes mid-run.
-    let config = tiny(2, 2);
+    // The stop comes after epoch 0; the resumed part must outlast the workers' retry pauses by
+    // far, or the first worker back plays it all before the other retries (CI saw that when the
+    // resumed part took 60 ms against pauses of up to 200 ms). Four epochs at depth 3 take about
+    // 0.4 s here, against pauses of at most 20 ms.
+    let config = tiny(4, 3);
     let expected = embedded(&config, &reference);
     let first = master(&config, &cluster, Duration::from_secs(5));
     let addr = first.addr;
-    let workers: Vec<_> = (0..2).map(|i| worker(addr, &format!("w{i}"), TOKEN)).collect();
+    let workers: Vec<_> = (0..2)
+        .map(|i| {
+            let options = worker_options(&format!("http://{addr}"), &format!("w{i}"), TOKEN, None);
+            spawn(WorkerOptions { max_backoff: Duration::from_millis(20), ..options }).unwrap()
+        })
+        .collect();
     // The epoch-0 benchmark is done once its line is written (the initial population's
     // checkpoint exists from the start).
     let epochs = RunDir::new(&cluster).epochs();
@@ -269,9 +277,9 @@ fn a_master_stopped_and_resumed_on_its_port_gets_its_workers_back() {
         master_on(addr, Duration::from_secs(5), None, move |options| resume(&dir, None, None, &options).unwrap());
     assert_eq!(second.addr, addr);
     let summary = second.thread.join().unwrap();
-    assert_eq!((summary.epoch, summary.generation, summary.stopped), (2, 4, false));
+    assert_eq!((summary.epoch, summary.generation, summary.stopped), (4, 8, false));
     assert_eq!(summary.last_report, expected.last_report);
-    same_run(&reference, &cluster, 2);
+    same_run(&reference, &cluster, 4);
     let reports: Vec<_> = workers.into_iter().map(|w| w.stop().unwrap()).collect();
     // Both served both masters: registered once with each.
     assert!(reports.iter().all(|r| r.registrations == 2), "{reports:?}");

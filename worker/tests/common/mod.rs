@@ -83,13 +83,18 @@ pub fn worker(addr: SocketAddr, name: &str, token: &str) -> WorkerHandle {
 }
 
 pub fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerHandle {
+    spawn(worker_options(url, name, token, tls_ca)).unwrap()
+}
+
+/// The options of a test worker: one slot, retrying at most every 200 ms.
+pub fn worker_options(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerOptions {
     let mut options = WorkerOptions::new(url);
     options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
     options.slots = 1;
     options.token = Some(token.into());
     options.name = name.into();
     options.max_backoff = Duration::from_millis(200);
-    spawn(options).unwrap()
+    options
 }
 
 pub fn read(path: &Path) -> Vec<u8> {
