@@ -38,6 +38,25 @@ pub fn initial_population(
         .collect()
 }
 
+/// The first generation of a run that starts from a given network (evolution strategies'
+/// `initial_network`): that network alone, as the first centre. Nothing is drawn from the
+/// generator, so the rest of the run is a function of the seed and the network.
+pub fn given_population(
+    config: &ExperimentConfig,
+    topology: Topology,
+    serials: &mut SerialCounter,
+) -> Result<Option<Vec<Individual>>, crate::config::ConfigError> {
+    let Some(path) = config.initial_network() else { return Ok(None) };
+    let invalid = |why: String| crate::config::ConfigError::Invalid {
+        key: "selection.scheme.evolution-strategies.initial_network".into(),
+        why,
+    };
+    // Reading validates the file's topology and weight count.
+    let chromosome = Chromosome::read(path).map_err(|e| invalid(e.to_string()))?;
+    let first = individual(serials, topology, chromosome.weights().to_vec()).map_err(|e| invalid(e.to_string()))?;
+    Ok(Some(vec![first]))
+}
+
 /// Breeds the survivors and shuffles everyone into groups.
 ///
 /// Creation order (which fixes serials): for each survivor in turn, its two mutants, then its

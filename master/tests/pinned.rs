@@ -63,7 +63,7 @@ fn a_checkpoint_from_before_the_reshaping_loads_and_resumes_identically() {
 /// Checkpoints of the long ES run (`experiments/evolve/long-es-ladder.toml`, epochs 1 and 2)
 /// written by main at 63a23ae in format 2, before the ES settings grew (`tests/data/`): epoch 1
 /// loads with the new settings at their defaults (what that build did), and resuming it for one
-/// epoch with this build writes exactly that build's epoch 2 (in format 3).
+/// epoch with this build writes exactly that build's epoch 2 (in format 4).
 #[test]
 fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_build_ran() {
     use loa_master::checkpoint::RunState;
@@ -76,11 +76,13 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
     assert_eq!((es.sigma, es.learning_rate, es.fixed_matches, es.opening_plies, es.ladder.len()), (0.3, 0.1, 3, 4, 5));
     assert_eq!((es.learning_rate_half_life, es.weight_decay, state.config.population), (0, 0.0, 64));
     assert_eq!((state.generation, state.epoch, state.population.len()), (10, 1, 1));
-    // Written again it is format 3, 9 bytes longer (a 1-byte varint 0 and an 8-byte 0.0).
+    assert!(es.initial_network.is_empty());
+    // Written again it is format 4, 10 bytes longer (a 1-byte varint 0 and an 8-byte 0.0 from
+    // format 3, an empty string's 1-byte length from format 4).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
-    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 3u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 9);
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 4u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 10);
 
     let tmp = tempfile::tempdir().unwrap();
     let run = RunDir::new(tmp.path().join("run"));
@@ -93,4 +95,42 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
     assert_eq!(old_epoch_2.config.epochs, 100_000);
     old_epoch_2.config.epochs = 2;
     assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from 63a23ae's");
+}
+
+/// Checkpoints of a small ES run with a learning-rate half-life, weight decay and a hall of
+/// fame, written by main at 48c7dde in format 3, before `initial_network` existed
+/// (`tests/data/`; the config is in the test): epoch 1 loads with that setting empty (a random
+/// start, what that build did), and resuming it for one epoch with this build writes exactly
+/// that build's epoch 2 (in format 4).
+#[test]
+fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_build_ran() {
+    use loa_master::checkpoint::RunState;
+    use loa_master::config::SelectionScheme;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old_epoch_1 = data.join("48c7dde-es-epoch-00001.ckpt");
+    let state = RunState::load(&old_epoch_1).unwrap();
+    let SelectionScheme::EvolutionStrategies(es) = &state.config.selection.scheme else { panic!("{:?}", state.config) };
+    // The values the old build ran with (seed 77, population 8, depth 1; sigma 0.1, learning
+    // rate 0.05, 2 opponents, random:1, 2 opening plies, a hall of fame of 1, half-life 3,
+    // weight decay 0.01), read from the old bytes.
+    assert_eq!((state.config.seed, state.config.population, es.sigma, es.learning_rate), (77, 8, 0.1, 0.05));
+    assert_eq!((es.opponents, es.fixed_opponents.as_slice(), es.opening_plies), (2, &["random:1".to_string()][..], 2));
+    assert_eq!((es.hall_of_fame, es.learning_rate_half_life, es.weight_decay), (1, 3, 0.01));
+    assert!(es.initial_network.is_empty());
+    assert_eq!((state.generation, state.epoch, state.population.len(), state.memory.hall_of_fame.len()), (2, 1, 1, 2));
+    // Written again it is format 4, 1 byte longer (an empty string's length).
+    let old = std::fs::read(&old_epoch_1).unwrap();
+    let new = state.encode().unwrap();
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (3u32.to_le_bytes().to_vec(), 4u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 1);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    std::fs::create_dir_all(run.checkpoints()).unwrap();
+    std::fs::copy(&old_epoch_1, run.epoch_checkpoint(1)).unwrap();
+    loa_master::run::resume(run.root(), Some(1), None, &RunOptions::embedded(2)).unwrap();
+    let resumed = std::fs::read(run.epoch_checkpoint(2)).unwrap();
+    let old_epoch_2 = RunState::load(&data.join("48c7dde-es-epoch-00002.ckpt")).unwrap();
+    assert_eq!(old_epoch_2.epoch, 2);
+    assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from 48c7dde's");
 }

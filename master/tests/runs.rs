@@ -196,6 +196,60 @@ fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
     assert_eq!(sizes, [4, 1, 1]);
 }
 
+#[test]
+fn an_evolution_strategies_run_starts_from_a_given_network_and_resumes_without_its_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The imitation diagnostic's network (issue 12): it wins games, so the perturbations' scores
+    // differ and the centre moves (a degenerate network draws every short game and never moves).
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/nets/imitation-aloa.json");
+    let given = loa_engine::network::Chromosome::read(&committed).unwrap();
+    let weights = given.weights().to_vec();
+    let net = tmp.path().join("start.json");
+    given.write(&net).unwrap();
+    let text = format!(
+        "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+         [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+         [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
+         fixed_opponents = [\"random:1\"]\ninitial_network = {:?}\n",
+        net.to_str().unwrap()
+    );
+    let config = ExperimentConfig::from_toml(&text).unwrap();
+    let (one, two, cut) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("cut"));
+    start(config.clone(), &one, &options(1)).unwrap();
+    // The epoch-0 population is the given network alone, and it is the exported individual.
+    let (a, b) = (RunDir::new(&one), RunDir::new(&two));
+    let first = loa_master::checkpoint::RunState::load(&a.epoch_checkpoint(0)).unwrap();
+    assert_eq!(first.population.len(), 1);
+    assert!(first.individuals().unwrap()[0].chromosome.weights() == &weights[..]);
+    let exported = loa_engine::network::Chromosome::from_json(&export(&one, 0, 0).unwrap()).unwrap();
+    assert!(exported.weights() == &weights[..]);
+    // The updates move the centre off it.
+    let moved = loa_master::checkpoint::RunState::load(&a.epoch_checkpoint(1)).unwrap();
+    assert!(moved.individuals().unwrap()[0].chromosome.weights() != &weights[..]);
+
+    // Deterministic across threads; a resume needs the checkpoint, not the file.
+    start(config.clone(), &two, &options(2)).unwrap();
+    for epoch in 0..=2 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    std::fs::remove_file(&net).unwrap();
+    let c = RunDir::new(&cut);
+    std::fs::create_dir_all(c.checkpoints()).unwrap();
+    std::fs::copy(a.epoch_checkpoint(1), c.epoch_checkpoint(1)).unwrap();
+    resume(&cut, Some(1), None, &options(2)).unwrap();
+    assert!(read(&a.epoch_checkpoint(2)) == read(&c.epoch_checkpoint(2)), "resumed epoch 2");
+
+    // Without the file, or with a file that is not a network of the run's shape, the run does
+    // not start, and the error names the key and the file.
+    let err = start(config.clone(), &tmp.path().join("missing"), &options(1)).unwrap_err().to_string();
+    assert!(err.contains("initial_network") && err.contains("start.json"), "{err}");
+    let json = given.to_json();
+    let cut_short = format!("{}]}}", &json[..json.rfind(',').unwrap()]);
+    std::fs::write(&net, cut_short).unwrap();
+    let err = start(config, &tmp.path().join("short"), &options(1)).unwrap_err().to_string();
+    assert!(err.contains("initial_network") && err.contains("start.json") && err.contains("2040"), "{err}");
+}
+
 /// (μ, λ) with one elite, round robin in groups of 3, a hall of fame, the benchmark score as
 /// fitness and two matches from common random openings against a fixed opponent.
 fn judged(epochs: u32) -> ExperimentConfig {

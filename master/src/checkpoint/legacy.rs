@@ -1,16 +1,19 @@
-//! Reading evolution-strategies checkpoints of format 2 (builds up to commit 63a23ae) as format 3.
+//! Reading evolution-strategies checkpoints of formats 2 and 3 as format 4.
 //!
-//! Format 3 added two settings at the end of [`EsConfig`] (`learning_rate_half_life`,
-//! `weight_decay`) and changed nothing else. Their defaults (a constant learning rate, no weight
-//! decay) are exactly what the older build did, so an old file is the new file without those
-//! settings' bytes: splicing their default encoding in after the old settings gives the bytes
-//! the new build would have written for the same run. Resuming it continues the run as the old
-//! build would have.
+//! Each of those formats only added settings at the end of [`EsConfig`] and changed nothing
+//! else: format 3 added `learning_rate_half_life` and `weight_decay` (builds up to commit
+//! 63a23ae wrote format 2), format 4 added `initial_network` (builds up to commit 48c7dde wrote
+//! format 3). The added settings' defaults (a constant learning rate, no weight decay, a random
+//! first centre) are exactly what the older builds did, so an old file is the new file without
+//! those settings' bytes: splicing their default encoding in after the old settings gives the
+//! bytes the new build would have written for the same run. Resuming it continues the run as the
+//! old build would have. (`initial_network` only acts when a run starts, so an old run's file
+//! needs no other change.)
 //!
 //! [`EsConfig`]: crate::config::EsConfig
 
 use crate::config::{CrossoverConfig, Fitness, MutationConfig};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The fields of [`ExperimentConfig`](crate::config::ExperimentConfig) before its selection, in
 /// order: bincode writes a struct as its fields one after another, so decoding this reads
@@ -44,12 +47,25 @@ struct EsConfigFormat2 {
     promote_at: f64,
 }
 
-/// The settings format 3 added, at their defaults, in [`EsConfig`](crate::config::EsConfig)'s
-/// field order.
-#[derive(serde::Serialize)]
+/// The settings format 3 added, in [`EsConfig`](crate::config::EsConfig)'s field order.
+#[derive(Serialize, Deserialize)]
 struct AddedInFormat3 {
     learning_rate_half_life: u32,
     weight_decay: f64,
+}
+
+/// [`EsConfig`](crate::config::EsConfig) as format 3 wrote it.
+#[derive(Deserialize)]
+#[allow(dead_code)] // Read only for their length.
+struct EsConfigFormat3 {
+    format_2: EsConfigFormat2,
+    added: AddedInFormat3,
+}
+
+/// The setting format 4 added.
+#[derive(Serialize)]
+struct AddedInFormat4 {
+    initial_network: String,
 }
 
 /// `SelectionScheme::EvolutionStrategies`'s variant index (Knockout 0, MuPlusLambda 1).
@@ -63,24 +79,37 @@ fn scheme_at(payload: &[u8]) -> Option<(usize, u32)> {
     Some((head + tag, variant))
 }
 
-/// Whether a format-2 payload holds an evolution-strategies run.
+/// Whether a format-2 or format-3 payload holds an evolution-strategies run.
 pub(super) fn is_evolution_strategies(payload: &[u8]) -> bool {
     matches!(scheme_at(payload), Some((_, EVOLUTION_STRATEGIES)))
 }
 
-/// The format-3 payload of a format-2 evolution-strategies payload.
-pub(super) fn upgrade_es_format_2(payload: &[u8]) -> Result<Vec<u8>, String> {
+/// The format-4 payload of a format-2 or format-3 evolution-strategies payload.
+pub(super) fn upgrade_es(payload: &[u8], format: u32) -> Result<Vec<u8>, String> {
     let standard = bincode::config::standard();
     let start = match scheme_at(payload) {
         Some((start, EVOLUTION_STRATEGIES)) => start,
-        _ => return Err("not an evolution-strategies run of format 2".into()),
+        _ => return Err(format!("not an evolution-strategies run of format {format}")),
     };
-    let (_, settings): (EsConfigFormat2, usize) = bincode::serde::decode_from_slice(&payload[start..], standard)
-        .map_err(|e| format!("format-2 evolution-strategies settings: {e}"))?;
-    let added =
-        bincode::serde::encode_to_vec(AddedInFormat3 { learning_rate_half_life: 0, weight_decay: 0.0 }, standard)
-            .map_err(|e| e.to_string())?;
-    let end = start + settings;
+    let settings = &payload[start..];
+    let invalid = |e: bincode::error::DecodeError| format!("format-{format} evolution-strategies settings: {e}");
+    let (end, mut added) = match format {
+        2 => {
+            let (_, used): (EsConfigFormat2, usize) =
+                bincode::serde::decode_from_slice(settings, standard).map_err(invalid)?;
+            let defaults = AddedInFormat3 { learning_rate_half_life: 0, weight_decay: 0.0 };
+            (used, bincode::serde::encode_to_vec(defaults, standard).map_err(|e| e.to_string())?)
+        }
+        3 => {
+            let (_, used): (EsConfigFormat3, usize) =
+                bincode::serde::decode_from_slice(settings, standard).map_err(invalid)?;
+            (used, Vec::new())
+        }
+        _ => return Err(format!("no upgrade of evolution strategies' format {format}")),
+    };
+    let defaults = AddedInFormat4 { initial_network: String::new() };
+    added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(|e| e.to_string())?);
+    let end = start + end;
     let mut upgraded = Vec::with_capacity(payload.len() + added.len());
     upgraded.extend_from_slice(&payload[..end]);
     upgraded.extend_from_slice(&added);

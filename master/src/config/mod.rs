@@ -204,6 +204,16 @@ impl std::fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl ExperimentConfig {
+    /// The chromosome file an evolution-strategies run starts from, if one is configured.
+    pub fn initial_network(&self) -> Option<&std::path::Path> {
+        match &self.selection.scheme {
+            SelectionScheme::EvolutionStrategies(es) if !es.initial_network.is_empty() => {
+                Some(std::path::Path::new(&es.initial_network))
+            }
+            _ => None,
+        }
+    }
+
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
         let config: ExperimentConfig = toml::from_str(text).map_err(|e| ConfigError::Parse(e.to_string()))?;

@@ -88,6 +88,12 @@ pub struct EsConfig {
     /// The L2 coefficient λ (weight decay, as in OpenAI's ES): each update also moves the centre
     /// by `−α_g · λ · θ`, pulling weights that the noise alone pushed out back towards 0.
     pub weight_decay: f64,
+    /// A chromosome file (JSON, as `master export` and `loa imitate` write) whose network is the
+    /// first centre, instead of the first of a random population; empty: random, as before.
+    /// The path is relative to the working directory of `master run`. The file is read once,
+    /// when the run starts: the epoch-0 checkpoint holds its weights, so a resume does not need
+    /// it (format 4 added this setting).
+    pub initial_network: String,
 }
 
 impl Default for EsConfig {
@@ -106,6 +112,7 @@ impl Default for EsConfig {
             promote_at: 0.5,
             learning_rate_half_life: 0,
             weight_decay: 0.0,
+            initial_network: String::new(),
         }
     }
 }

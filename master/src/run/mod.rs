@@ -22,7 +22,7 @@ pub use runner::Runner;
 
 use crate::checkpoint::{RunState, SchemeMemory, StoredIndividual};
 use crate::config::ExperimentConfig;
-use crate::generation::initial_population;
+use crate::generation::{given_population, initial_population};
 use crate::population::SerialCounter;
 use crate::progress::Progress;
 use crate::rng::GaRng;
@@ -136,7 +136,10 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     std::fs::write(dir.config(), config.to_toml()).map_err(io(&dir.config()))?;
     let mut rng = GaRng::from_seed(config.seed);
     let mut serials = SerialCounter::new();
-    let population = initial_population(&config, Topology::default(), &mut rng, &mut serials)?;
+    let population = match given_population(&config, Topology::default(), &mut serials).map_err(RunError::Config)? {
+        Some(population) => population,
+        None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
+    };
     let state = RunState {
         config,
         generation: 0,
