@@ -13,7 +13,8 @@
 //! halving every `learning_rate_half_life` generations; with `weight_decay` λ the centre also
 //! moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
 //! a generation is a function of the state; the stored and benchmarked population is the centre
-//! alone (the first generation takes the first individual of the random initial population).
+//! alone (the first generation takes the first individual of the initial population: the first
+//! of the random ones, or the `initial_network` alone).
 
 use super::points::{self, Seating};
 use super::{Memory, Scheme, Selected};
