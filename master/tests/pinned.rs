@@ -60,6 +60,17 @@ fn a_checkpoint_from_before_the_reshaping_loads_and_resumes_identically() {
     assert!(bytes(old.epoch_checkpoint(2)) == bytes(fresh.epoch_checkpoint(2)), "resumed epoch 2 differs");
 }
 
+/// The epoch-2 checkpoint this build writes when it resumes the epoch-1 checkpoint `epoch_1`
+/// (alone in a fresh run directory) for one epoch.
+fn resumed_for_one_epoch(epoch_1: &std::path::Path) -> Vec<u8> {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    std::fs::create_dir_all(run.checkpoints()).unwrap();
+    std::fs::copy(epoch_1, run.epoch_checkpoint(1)).unwrap();
+    loa_master::run::resume(run.root(), Some(1), Some(1), &RunOptions::embedded(2)).unwrap();
+    std::fs::read(run.epoch_checkpoint(2)).unwrap()
+}
+
 /// Checkpoints of the long ES run (`experiments/evolve/long-es-ladder.toml`, epochs 1 and 2)
 /// written by main at 63a23ae in format 2, before the ES settings grew (`tests/data/`): epoch 1
 /// loads with the new settings at their defaults (what that build did), and resuming it for one
@@ -84,12 +95,7 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
     assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 4u32.to_le_bytes().to_vec()));
     assert_eq!(new.len(), old.len() + 10);
 
-    let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    std::fs::create_dir_all(run.checkpoints()).unwrap();
-    std::fs::copy(&old_epoch_1, run.epoch_checkpoint(1)).unwrap();
-    loa_master::run::resume(run.root(), Some(1), Some(1), &RunOptions::embedded(2)).unwrap();
-    let resumed = std::fs::read(run.epoch_checkpoint(2)).unwrap();
+    let resumed = resumed_for_one_epoch(&old_epoch_1);
     let mut old_epoch_2 = RunState::load(&data.join("63a23ae-es-epoch-00002.ckpt")).unwrap();
     // The one difference: the old run's target was 100 000 epochs, the resumed one's is 2.
     assert_eq!(old_epoch_2.config.epochs, 100_000);
@@ -124,12 +130,7 @@ fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_b
     assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (3u32.to_le_bytes().to_vec(), 4u32.to_le_bytes().to_vec()));
     assert_eq!(new.len(), old.len() + 1);
 
-    let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    std::fs::create_dir_all(run.checkpoints()).unwrap();
-    std::fs::copy(&old_epoch_1, run.epoch_checkpoint(1)).unwrap();
-    loa_master::run::resume(run.root(), Some(1), None, &RunOptions::embedded(2)).unwrap();
-    let resumed = std::fs::read(run.epoch_checkpoint(2)).unwrap();
+    let resumed = resumed_for_one_epoch(&old_epoch_1);
     let old_epoch_2 = RunState::load(&data.join("48c7dde-es-epoch-00002.ckpt")).unwrap();
     assert_eq!(old_epoch_2.epoch, 2);
     assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from 48c7dde's");
