@@ -119,55 +119,36 @@ fn count_near(mut windows: u64, n: i32, two_sx: i32, two_sy: i32) -> u32 {
 /// Moves measured together by [`MovedFeatures::of`]: the leaf batch of the search.
 pub(crate) const LANES: usize = 8;
 
-/// `NEAR[n][s]`: bit `x` set if a quad window whose lower-left coordinate is `x` has its centre
-/// within distance 2, along that axis, of the centre of mass of `n` pieces whose coordinates sum
-/// to `s` (`|n(2x+1) − 2s| ≤ 4n`, [`count_near`]'s test on one axis), for `n` ≤ 12 (a
-/// Position's most) and every reachable `s` ≤ 7n.
-const NEAR: [[u8; 85]; 13] = {
-    let mut table = [[0u8; 85]; 13];
-    let mut n = 1;
-    while n <= 12 {
-        let mut s = 0;
-        while s <= 7 * n {
-            let mut x = 0;
-            while x < 8 {
-                let d = (n * (2 * x + 1)) as i32 - 2 * s as i32;
-                if d.abs() <= 4 * n as i32 {
-                    table[n][s] |= 1 << x;
-                }
-                x += 1;
-            }
-            s += 1;
-        }
-        n += 1;
-    }
-    table
-};
-
-/// `ROWS[m]`: the board's ranks whose index has its bit set in `m`.
-const ROWS: [u64; 256] = {
-    let mut table = [0u64; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut y = 0;
-        while y < 8 {
-            if m >> y & 1 == 1 {
-                table[m] |= 0xFF << (8 * y);
-            }
-            y += 1;
-        }
-        m += 1;
-    }
-    table
-};
-
 /// The quad windows (by lower-left square) whose centre lies within Chebyshev distance 2 of the
-/// centre of mass of `n` ≤ 12 pieces with coordinate sums `sx`, `sy`: a box, the files near
-/// along one axis times the ranks near along the other, so counting the near Q3 and Q4 is two
-/// popcounts instead of [`count_near`]'s loop over the windows (`near_box_agrees_with_count_near`).
+/// centre of mass of `n` ≤ 12 pieces with coordinate sums `sx`, `sy`: [`count_near`]'s test
+/// for every window at once, so counting the near Q3 and Q4 is two popcounts instead of a loop
+/// over the windows (`near_box_agrees_with_count_near`). `half` is `⌈2^16 / 2n⌉`.
+///
+/// Along one axis the test `|n(2x+1) − 2s| ≤ 4n` holds for the files (or ranks) `x` from
+/// `⌈(2s − 5n) / 2n⌉` to `⌊(2s + 3n) / 2n⌋`, the first `⌊(2s + 3n − 1) / 2n⌋ − 3` (shifted
+/// to a positive numerator), so the windows form a box: a run of files times a run of ranks.
+/// Pure arithmetic and shifts, so lanes of it vectorise; the divisions multiply by `half`,
+/// exact because the numerators (at most 2·84 + 36) times the rounding of `half` (below 2n ≤
+/// 24) stay below 2^16.
 #[inline(always)]
-fn near_box(n: usize, sx: usize, sy: usize) -> u64 {
-    (u64::from(NEAR[n][sx]) * 0x0101_0101_0101_0101) & ROWS[usize::from(NEAR[n][sy])]
+fn near_box(n: i32, sx: i32, sy: i32, half: i32) -> u64 {
+    let run = |s: i32| {
+        let lo = (((2 * s + 3 * n - 1) * half) >> 16) - 3;
+        let hi = ((2 * s + 3 * n) * half) >> 16;
+        (lo.max(0), hi.min(7))
+    };
+    let ((x0, x1), (y0, y1)) = (run(sx), run(sy));
+    // Files x0..=x1 on every rank; ranks y0..=y1.
+    let files = ((0xFF << x0) & (0xFF >> (7 - x1))) as u32 * 0x0101_0101;
+    let files = u64::from(files) | u64::from(files) << 32;
+    let ranks = (u64::MAX << (8 * y0)) & (u64::MAX >> (8 * (7 - y1)));
+    files & ranks
+}
+
+/// `⌈2^16 / 2n⌉` for [`near_box`].
+#[inline(always)]
+fn near_half(n: i32) -> i32 {
+    (1 << 16) / (2 * n) + i32::from((1 << 16) % (2 * n) != 0)
 }
 
 /// One side's measurements after each of [`LANES`] moves of one of its pieces, lane by lane:
@@ -262,12 +243,19 @@ impl MovedFeatures {
             m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
         }
         if with_quads {
+            // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
+            // loop with the near windows from tables it ran a lane at a time, 45 instructions
+            // each, half the batch.
+            let half = near_half(n);
+            let mut near = [0u64; LANES];
+            for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
+                *near = near_box(n, sx, sy, half);
+            }
             for l in 0..LANES {
                 let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
                 let (q3, q4) = quads(moved);
-                let near = near_box(count as usize, m.sum_file[l] as usize, m.sum_rank[l] as usize);
-                m.near_q3[l] = (q3 & near).count_ones() as i32;
-                m.near_q4[l] = (q4 & near).count_ones() as i32;
+                m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
+                m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
             }
         }
         m
@@ -340,12 +328,12 @@ mod tests {
     #[test]
     fn near_box_agrees_with_count_near() {
         // Every piece count a Position can have, every coordinate sum it can reach, every window.
-        for n in 1..=12usize {
+        for n in 1..=12 {
             for sx in 0..=7 * n {
                 for sy in 0..=7 * n {
-                    let near = near_box(n, sx, sy);
+                    let near = near_box(n, sx, sy, near_half(n));
                     for w in 0..64 {
-                        let want = count_near(1 << w, n as i32, 2 * sx as i32, 2 * sy as i32);
+                        let want = count_near(1 << w, n, 2 * sx, 2 * sy);
                         assert_eq!(u32::from(near >> w & 1 == 1), want, "n {n} sx {sx} sy {sy} window {w}");
                     }
                 }
