@@ -295,26 +295,27 @@ impl TotalsCache {
 
 /// Division of the numerators of [`Aloa::moved_totals`] by one divisor `d` from 1 to 144 (`n²`
 /// or `2n` for `n` ≤ 12 pieces) as a multiplication, which vectorises where a division does
-/// not. With `M = ⌈2^32 / d⌉ = (2^32 + e) / d`, `0 ≤ e < d`: `x·M / 2^32 = x/d + x·e / (d·2^32)`,
-/// and for `x·e < 2^32` the second part is below `1/d`, too little to carry `x/d`, whose
+/// not. With `M = ⌈2^31 / d⌉ = (2^31 + e) / d`, `0 ≤ e < d`: `x·M / 2^31 = x/d + x·e / (d·2^31)`,
+/// and for `x·e < 2^31` the second part is below `1/d`, too little to carry `x/d`, whose
 /// fraction is at most `(d − 1)/d`, past the next integer. So the floor is exact for
-/// `x < 2^32 / 143`, about 3·10^7; the numerators are weights (≤ [`MAX_WEIGHT`]) times
-/// measurements of at most 7·12², below 1.1·10^7 (`divisor_quotients_are_exact`).
+/// `x < 2^31 / 143`, about 1.5·10^7; the numerators are weights (≤ [`MAX_WEIGHT`]) times
+/// measurements of at most 7·12², at most 1.008·10^7 (`divisor_quotients_are_exact`). `M` fits
+/// in 32 bits, so each lane is one 32 × 32 → 64-bit multiplication.
 #[derive(Clone, Copy, Debug)]
 struct Divisor {
-    magic: u64,
+    magic: u32,
 }
 
 impl Divisor {
     #[inline(always)]
     fn new(d: u32) -> Divisor {
-        Divisor { magic: (1u64 << 32).div_ceil(u64::from(d)) }
+        Divisor { magic: (1u32 << 31).div_ceil(d) }
     }
 
     /// `x / d`, for `x` below the bound above.
     #[inline(always)]
     fn quotient(self, x: u32) -> u32 {
-        ((u64::from(x) * self.magic) >> 32) as u32
+        ((u64::from(x) * u64::from(self.magic)) >> 31) as u32
     }
 }
 
@@ -384,7 +385,8 @@ impl Aloa {
         let m = MovedFeatures::of(pieces, from, to, with_quads);
         let w = &self.weights;
         let (by_n2, by_2n) = (Divisor::new(m.count * m.count), Divisor::new(2 * m.count));
-        // `−(w·v / d)` with Rust's quotient (rounded towards zero) is `∓(|w|·v / d)` for v ≥ 0.
+        // `−(w·v / d)` with Rust's quotient (rounded towards zero) is `∓(|w|·v / d)` for v ≥ 0;
+        // the sign is the weight's, the same in every lane.
         let term = |weight: i32, value: i32, d: Divisor| {
             let q = d.quotient(weight.unsigned_abs() * value as u32) as i32;
             if weight < 0 { q } else { -q }
