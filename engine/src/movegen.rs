@@ -112,17 +112,40 @@ impl Position {
 
     /// Whether `mv` is a legal move here (a pass is legal only with no other move; the rules
     /// decide whether passing is allowed at all). The capture flag must match the board.
+    ///
+    /// Only the move's own line is looked at: the search asks this of every killer move it
+    /// tries, and the piece's destinations along all four lines cost four times as much
+    /// (`is_legal_agrees_with_the_destinations`).
     pub fn is_legal(&self, mv: Move) -> bool {
         if mv.is_pass() {
             return !self.has_legal_move();
         }
-        self.destinations_from(mv.from()).contains(mv.to()) && mv.is_capture() == self.enemy().contains(mv.to())
+        let (from, to) = (mv.from(), mv.to());
+        let (own, enemy) = (self.own().0, self.enemy().0);
+        // The mover's piece, to a square without one (so not to itself).
+        if own & from.bit() == 0 || own & to.bit() != 0 || mv.is_capture() != (enemy & to.bit() != 0) {
+            return false;
+        }
+        let (dx, dy) = (i32::from(to.file()) - i32::from(from.file()), i32::from(to.rank()) - i32::from(from.rank()));
+        // The line (as in `LINE`) and the direction along it (as in `PATH`).
+        let (line, dir) = match (dx, dy) {
+            (_, 0) => (0, usize::from(dx < 0)),
+            (0, _) => (1, 2 + usize::from(dy < 0)),
+            _ if dx == dy => (2, 4 + usize::from(dx < 0)),
+            _ if dx == -dy => (3, 6 + usize::from(dy < 0)),
+            _ => return false,
+        };
+        // A move goes exactly as many squares as there are pieces on its line, jumping no
+        // enemy piece (it always stays on the board here: `to` is a square of the line).
+        let n = (LINE[line][from.index()] & (own | enemy)).count_ones() as usize;
+        n == dx.abs().max(dy.abs()) as usize && PATH[dir][from.index()][n - 1] & enemy == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::openings::sample_positions;
 
     #[test]
     fn captures_first_generation_is_the_stable_partition_of_canonical_order() {
@@ -173,5 +196,27 @@ mod tests {
         // b1: east 6 to h1 over its own pieces, north 2 (b1, b8), north-east 2 (b1, h7); north-west
         // would need 2 steps from b1 but the board ends after a2. c1: north-west 2 captures a3.
         assert_eq!(text, ["b1-h1", "b1-b3", "b1-d3", "c1xa3", "c1-c3", "c1-e3"]);
+    }
+
+    /// Every pair of squares and both capture flags, from either side of playout positions.
+    #[test]
+    fn is_legal_agrees_with_the_destinations() {
+        let mut legal = 0;
+        for pos in sample_positions(500, 41) {
+            for side in [pos, pos.with_side_to_move(pos.side_to_move().opponent())] {
+                for from in Square::all() {
+                    for to in Square::all() {
+                        for capture in [false, true] {
+                            let mv = Move::new(from, to, capture);
+                            let want =
+                                side.destinations_from(from).contains(to) && capture == side.enemy().contains(to);
+                            assert_eq!(side.is_legal(mv), want, "{side} {mv}");
+                            legal += usize::from(want);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(legal > 10_000, "{legal}");
     }
 }

@@ -1,7 +1,7 @@
 //! The end of a game (SPEC §2) and the rules variants.
 
 use crate::connect::is_connected;
-use crate::{Color, Move, Position};
+use crate::{Bitboard, Color, Move, Position};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -152,6 +152,21 @@ impl Position {
         let other_connected = mv.is_capture() && is_connected(self.pieces(self.side));
         rules.judge_connection(mover, mover_connected, other_connected)
     }
+
+    /// `self.play(mv).connection_end_after(mv, rules)`, from this position's piece sets: the
+    /// search's leaves' parents ask it of every move, and building each child in memory only
+    /// to read its sets back made the test wait on the stores
+    /// (`connection_end_of_move_is_that_of_the_child`).
+    #[inline(always)]
+    pub(crate) fn connection_end_of_move(&self, mv: Move, rules: &Rules) -> Option<GameEnd> {
+        if mv.is_pass() {
+            return None;
+        }
+        let (from, to) = (mv.from().bit(), mv.to().bit());
+        let mover_connected = is_connected(Bitboard(self.own().0 ^ (from | to)));
+        let other_connected = mv.is_capture() && is_connected(Bitboard(self.enemy().0 & !to));
+        rules.judge_connection(self.side, mover_connected, other_connected)
+    }
 }
 
 #[cfg(test)]
@@ -160,6 +175,23 @@ mod tests {
 
     fn pos(text: &str) -> Position {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn connection_end_of_move_is_that_of_the_child() {
+        let mut ends = 0;
+        for pos in crate::openings::sample_positions(10_000, 23) {
+            for rules in [Rules::default(), Rules { both_connected: BothConnected::MoverWins, ..Rules::default() }] {
+                let mut moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+                moves.push(Move::PASS);
+                for mv in moves {
+                    let want = pos.play(mv).connection_end_after(mv, &rules);
+                    assert_eq!(pos.connection_end_of_move(mv, &rules), want, "{pos} {mv}");
+                    ends += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(ends > 100, "{ends} ends");
     }
 
     #[test]

@@ -438,3 +438,46 @@ fn child_states_equal_child_state_one_by_one() {
         }
     }
 }
+
+/// The batched states, whose mover totals are measured for 8 moves at once, equal the states
+/// made one by one and from scratch, for both kinds and for weights of either sign up to the
+/// largest accepted (the batch divides by multiplying, exact only within those bounds).
+#[test]
+fn child_states_equal_measured_states_for_any_weights() {
+    use loa_engine::Move;
+    use loa_engine::aloa::MAX_WEIGHT;
+    let extreme = AloaWeights {
+        concentration: MAX_WEIGHT,
+        com_centralisation: -MAX_WEIGHT,
+        centralisation: -7,
+        edge: MAX_WEIGHT,
+        quad3: -MAX_WEIGHT,
+        quad4: 3,
+    };
+    let negative = AloaWeights {
+        concentration: -MAX_WEIGHT,
+        com_centralisation: MAX_WEIGHT,
+        centralisation: MAX_WEIGHT,
+        edge: -MAX_WEIGHT,
+        quad3: MAX_WEIGHT,
+        quad4: -MAX_WEIGHT,
+    };
+    let mut evaluators = vec![Aloa::quad(), Aloa::normal()];
+    for weights in [W, extreme, negative] {
+        for kind in [AloaKind::Quad, AloaKind::Normal] {
+            evaluators.push(Aloa::with_weights(kind, weights).unwrap());
+        }
+    }
+    for aloa in evaluators {
+        for pos in sample_positions(300, 31) {
+            let root = aloa.root_state(&pos, Color::White);
+            let mut moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+            moves.insert(moves.len() / 2, Move::PASS);
+            let mut batch = vec![root; moves.len()];
+            aloa.child_states(&root, &pos, &moves, &mut batch);
+            for (&mv, state) in moves.iter().zip(&batch) {
+                assert_eq!(*state, aloa.root_state(&pos.play(mv), Color::White), "{aloa:?} {pos} {mv}");
+            }
+        }
+    }
+}

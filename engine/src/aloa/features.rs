@@ -116,6 +116,163 @@ fn count_near(mut windows: u64, n: i32, two_sx: i32, two_sy: i32) -> u32 {
     near
 }
 
+/// Moves measured together by [`MovedFeatures::of`]: the leaf batch of the search.
+pub(crate) const LANES: usize = 8;
+
+/// The quad windows (by lower-left square) whose centre lies within Chebyshev distance 2 of the
+/// centre of mass of `n` ≤ 12 pieces with coordinate sums `sx`, `sy`: [`count_near`]'s test
+/// for every window at once, so counting the near Q3 and Q4 is two popcounts instead of a loop
+/// over the windows (`near_box_agrees_with_count_near`). `half` is `⌈2^16 / 2n⌉`.
+///
+/// Along one axis the test `|n(2x+1) − 2s| ≤ 4n` holds for the files (or ranks) `x` from
+/// `⌈(2s − 5n) / 2n⌉` to `⌊(2s + 3n) / 2n⌋`, the first `⌊(2s + 3n − 1) / 2n⌋ − 3` (shifted
+/// to a positive numerator), so the windows form a box: a run of files times a run of ranks.
+/// Pure arithmetic and shifts, so lanes of it vectorise; the divisions multiply by `half`,
+/// exact because the numerators (at most 2·84 + 36) times the rounding of `half` (below 2n ≤
+/// 24) stay below 2^16.
+#[inline(always)]
+fn near_box(n: i32, sx: i32, sy: i32, half: i32) -> u64 {
+    let run = |s: i32| {
+        let lo = (((2 * s + 3 * n - 1) * half) >> 16) - 3;
+        let hi = ((2 * s + 3 * n) * half) >> 16;
+        (lo.max(0), hi.min(7))
+    };
+    let ((x0, x1), (y0, y1)) = (run(sx), run(sy));
+    // Files x0..=x1 on every rank; ranks y0..=y1.
+    let files = ((0xFF << x0) & (0xFF >> (7 - x1))) as u32 * 0x0101_0101;
+    let files = u64::from(files) | u64::from(files) << 32;
+    let ranks = (u64::MAX << (8 * y0)) & (u64::MAX >> (8 * (7 - y1)));
+    files & ranks
+}
+
+/// `⌈2^16 / 2n⌉` for [`near_box`].
+#[inline(always)]
+fn near_half(n: i32) -> i32 {
+    (1 << 16) / (2 * n) + i32::from((1 << 16) % (2 * n) != 0)
+}
+
+/// One side's measurements after each of [`LANES`] moves of one of its pieces, lane by lane:
+/// what [`SideFeatures`] holds, as `i32` (the piece count is every lane's).
+///
+/// A leaf's parent measures the mover's pieces after each of its moves. These sets share all
+/// pieces but one, so the distance sum runs over the parent's pieces once with the moves'
+/// centres of mass in the lanes of a vector, then corrects each lane for its moved piece; the
+/// other measurements are lane-wise too, with no branch but the loop over the pieces.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MovedFeatures {
+    pub(crate) count: u32,
+    pub(crate) sum_file: [i32; LANES],
+    pub(crate) sum_rank: [i32; LANES],
+    pub(crate) distance_sum: [i32; LANES],
+    pub(crate) excess: [i32; LANES],
+    pub(crate) com_offcentre: [i32; LANES],
+    pub(crate) ring_sum: [i32; LANES],
+    pub(crate) edge: [i32; LANES],
+    pub(crate) near_q3: [i32; LANES],
+    pub(crate) near_q4: [i32; LANES],
+}
+
+/// Garcia's ring value of a square on file `x` and rank `y` (0 on the edge … 3 in the centre):
+/// how many of the [`INNER`] boxes it is in. Arithmetic rather than a table, so that lanes of
+/// squares vectorise.
+#[inline(always)]
+fn ring(x: i32, y: i32) -> i32 {
+    x.min(7 - x).min(y.min(7 - y)).min(3)
+}
+
+impl MovedFeatures {
+    /// The measurements of `pieces` after each move of one of its pieces from `from[l]` to
+    /// `to[l]` (square indices; `to[l]` not in `pieces`): lane `l` holds exactly what
+    /// `SideFeatures::of(pieces − from[l] + to[l], with_quads)` does
+    /// (`moved_features_equal_measuring_the_moved_set`). A lane with `from[l] == to[l]` measures
+    /// `pieces` unmoved. `pieces` must hold 1 to 12 pieces.
+    #[inline]
+    pub(crate) fn of(pieces: Bitboard, from: &[u8; LANES], to: &[u8; LANES], with_quads: bool) -> MovedFeatures {
+        let p = pieces.0;
+        let count = p.count_ones();
+        debug_assert!((1..=12).contains(&count));
+        let n = count as i32;
+        let sum_file = coordinate_sum(p, &FILE_BIT) as i32;
+        let sum_rank = coordinate_sum(p, &RANK_BIT) as i32;
+        let ring_sum = ((p & INNER[0]).count_ones() + (p & INNER[1]).count_ones() + (p & INNER[2]).count_ones()) as i32;
+        let edge = (p & !INNER[0]).count_ones() as i32;
+        let mut m = MovedFeatures {
+            count,
+            sum_file: [0; LANES],
+            sum_rank: [0; LANES],
+            distance_sum: [0; LANES],
+            excess: [0; LANES],
+            com_offcentre: [0; LANES],
+            ring_sum: [0; LANES],
+            edge: [0; LANES],
+            near_q3: [0; LANES],
+            near_q4: [0; LANES],
+        };
+        // Each lane's coordinate sums, ring sum and edge count, and its moved piece's distance
+        // before and after (the piece leaves the parent's sum and enters the child's on its
+        // new square). Plain loops over `i32` lanes, which the compiler vectorises.
+        let (from, to) = (from.map(i32::from), to.map(i32::from));
+        for l in 0..LANES {
+            let (fx, fy, tx, ty) = (from[l] & 7, from[l] >> 3, to[l] & 7, to[l] >> 3);
+            let (sx, sy) = (sum_file - fx + tx, sum_rank - fy + ty);
+            let (dfx, dfy, dtx, dty) = (n * fx - sx, n * fy - sy, n * tx - sx, n * ty - sy);
+            m.sum_file[l] = sx;
+            m.sum_rank[l] = sy;
+            m.distance_sum[l] = dtx.max(-dtx).max(dty.max(-dty)) - dfx.max(-dfx).max(dfy.max(-dfy));
+            let (ring_from, ring_to) = (ring(fx, fy), ring(tx, ty));
+            m.ring_sum[l] = ring_sum - ring_from + ring_to;
+            m.edge[l] = edge - i32::from(ring_from == 0) + i32::from(ring_to == 0);
+        }
+        // Integer arithmetic, so the sum is exact in any order: it equals `distance_sum`'s.
+        let mut bits = p;
+        while bits != 0 {
+            let s = bits.trailing_zeros() as i32;
+            bits &= bits - 1;
+            let (x, y) = (n * (s & 7), n * (s >> 3));
+            for l in 0..LANES {
+                let (dx, dy) = (x - m.sum_file[l], y - m.sum_rank[l]);
+                m.distance_sum[l] += dx.max(-dx).max(dy.max(-dy));
+            }
+        }
+        // The table is the true minimum for n ≤ 12, so the excess is never negative; the
+        // `max` keeps `SideFeatures::of`'s saturation all the same.
+        let minimum = MIN_DISTANCE_SUM[count as usize] as i32;
+        for l in 0..LANES {
+            m.excess[l] = (m.distance_sum[l] - minimum).max(0);
+            let (ox, oy) = (2 * m.sum_file[l] - 7 * n, 2 * m.sum_rank[l] - 7 * n);
+            m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
+        }
+        if with_quads {
+            // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
+            // loop with the near windows from tables it ran a lane at a time, 45 instructions
+            // each, half the batch.
+            let half = near_half(n);
+            let mut near = [0u64; LANES];
+            for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
+                *near = near_box(n, sx, sy, half);
+            }
+            for l in 0..LANES {
+                let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
+                let (q3, q4) = quads(moved);
+                m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
+                m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
+            }
+        }
+        m
+    }
+}
+
+/// The windows (by lower-left square, on the board) holding exactly three and all four of
+/// `p`'s squares.
+#[inline(always)]
+fn quads(p: u64) -> (u64, u64) {
+    // Window with lower-left square s holds s, s+1 (right), s+8 (above), s+9.
+    let (a, b, c, d) = (p, p >> 1, p >> 8, p >> 9);
+    let q4 = a & b & c & d & FULL_QUADS;
+    let q3_or_more = ((a & b & (c | d)) | (c & d & (a | b))) & FULL_QUADS;
+    (q3_or_more & !q4, q4)
+}
+
 impl SideFeatures {
     /// Measures `pieces` (all zeros for an empty set). `with_quads: false` skips the quad
     /// counts (left 0), which the normal evaluator does not use.
@@ -143,11 +300,8 @@ impl SideFeatures {
 
         let (mut near_q3, mut near_q4) = (0, 0);
         if with_quads {
-            // Window with lower-left square s holds s, s+1 (right), s+8 (above), s+9.
-            let (a, b, c, d) = (p, p >> 1, p >> 8, p >> 9);
-            let q4 = a & b & c & d & FULL_QUADS;
-            let q3_or_more = ((a & b & (c | d)) | (c & d & (a | b))) & FULL_QUADS;
-            near_q3 = count_near(q3_or_more & !q4, n, 2 * sx, 2 * sy);
+            let (q3, q4) = quads(p);
+            near_q3 = count_near(q3, n, 2 * sx, 2 * sy);
             near_q4 = count_near(q4, n, 2 * sx, 2 * sy);
         }
 
@@ -163,5 +317,71 @@ impl SideFeatures {
             near_q3,
             near_q4,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::openings::sample_positions;
+
+    #[test]
+    fn near_box_agrees_with_count_near() {
+        // Every piece count a Position can have, every coordinate sum it can reach, every window.
+        for n in 1..=12 {
+            for sx in 0..=7 * n {
+                for sy in 0..=7 * n {
+                    let near = near_box(n, sx, sy, near_half(n));
+                    for w in 0..64 {
+                        let want = count_near(1 << w, n, 2 * sx, 2 * sy);
+                        assert_eq!(u32::from(near >> w & 1 == 1), want, "n {n} sx {sx} sy {sy} window {w}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lane `l` of a batch as the [`SideFeatures`] it stands for.
+    fn lane(m: &MovedFeatures, l: usize) -> SideFeatures {
+        SideFeatures {
+            count: m.count,
+            sum_file: m.sum_file[l] as u32,
+            sum_rank: m.sum_rank[l] as u32,
+            distance_sum: m.distance_sum[l] as u32,
+            excess: m.excess[l] as u32,
+            com_offcentre: m.com_offcentre[l] as u32,
+            ring_sum: m.ring_sum[l] as u32,
+            edge: m.edge[l] as u32,
+            near_q3: m.near_q3[l] as u32,
+            near_q4: m.near_q4[l] as u32,
+        }
+    }
+
+    /// Every move of both sides of playout positions, in batches as the search makes them (the
+    /// last one short, its spare lanes unmoved), with and without the quad counts.
+    #[test]
+    fn moved_features_equal_measuring_the_moved_set() {
+        let mut lanes = 0;
+        for pos in sample_positions(2000, 17) {
+            for side in [pos, pos.with_side_to_move(pos.side_to_move().opponent())] {
+                let moves: Vec<_> = side.legal_moves().iter().copied().collect();
+                for chunk in moves.chunks(LANES) {
+                    let (mut from, mut to) = ([0u8; LANES], [0u8; LANES]);
+                    for (l, mv) in chunk.iter().enumerate() {
+                        (from[l], to[l]) = (mv.from().index() as u8, mv.to().index() as u8);
+                    }
+                    for with_quads in [true, false] {
+                        let m = MovedFeatures::of(side.own(), &from, &to, with_quads);
+                        for l in 0..LANES {
+                            let moved = side.own().0 ^ (1 << from[l]) ^ (1 << to[l]);
+                            let want = SideFeatures::of(Bitboard(moved), with_quads);
+                            assert_eq!(lane(&m, l), want, "{side} lane {l}: {} to {}", from[l], to[l]);
+                            lanes += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(lanes > 100_000, "{lanes}");
     }
 }

@@ -303,14 +303,14 @@ impl<E: Evaluator> Tree<'_, E> {
             let mut pending = [Move::PASS; BATCH];
             let mut count = 0;
             for (i, &mv) in chunk.iter().enumerate() {
-                let child = pos.play(mv);
-                if let Some(end) = child.connection_end_after(mv, self.rules) {
-                    settled[i] = terminal_score(end, child.side_to_move(), child_ply);
+                // Judged from this position's sets; the child is built only if evaluated.
+                if let Some(end) = pos.connection_end_of_move(mv, self.rules) {
+                    settled[i] = terminal_score(end, pos.side_to_move().opponent(), child_ply);
                 } else if child_ply >= self.limits.plies_left {
                     settled[i] = 0.0;
                 } else {
                     pending[count] = mv;
-                    children[count] = child;
+                    children[count] = pos.play(mv);
                     slot[i] = count;
                     count += 1;
                 }
