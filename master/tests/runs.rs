@@ -243,6 +243,7 @@ fn an_evolution_strategies_run_starts_from_a_given_network_and_resumes_without_i
     // not start, and the error names the key and the file.
     let err = start(config.clone(), &tmp.path().join("missing"), &options(1)).unwrap_err().to_string();
     assert!(err.contains("initial_network") && err.contains("start.json"), "{err}");
+    assert!(!tmp.path().join("missing").exists(), "a run that cannot start writes nothing");
     let json = given.to_json();
     let cut_short = format!("{}]}}", &json[..json.rfind(',').unwrap()]);
     std::fs::write(&net, cut_short).unwrap();

@@ -132,11 +132,13 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
             }
         }
     }
+    // Read before anything is written, so a missing or malformed network leaves no run files.
+    let mut serials = SerialCounter::new();
+    let given = given_population(&config, Topology::default(), &mut serials).map_err(RunError::Config)?;
     std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
     std::fs::write(dir.config(), config.to_toml()).map_err(io(&dir.config()))?;
     let mut rng = GaRng::from_seed(config.seed);
-    let mut serials = SerialCounter::new();
-    let population = match given_population(&config, Topology::default(), &mut serials).map_err(RunError::Config)? {
+    let population = match given {
         Some(population) => population,
         None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
     };
