@@ -130,14 +130,16 @@ fn run_refuses_a_usable_run_and_needs_force_for_an_unusable_directory() {
 }
 
 /// The hall of fame joins the state between an epoch's line and its checkpoint: halts around it
-/// (with a decaying learning rate and weight decay, functions of the generation) resume to the
-/// uninterrupted run (and the checkpoints are format 4, evolution strategies' format).
+/// (with a decaying learning rate and weight decay, functions of the generation, and tied
+/// weights, whose first centre is projected) resume to the uninterrupted run (and the
+/// checkpoints are format 5, evolution strategies' format).
 #[test]
 fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted_run() {
     let text = "seed = 9\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
                 [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
                 [selection.scheme.evolution-strategies]\nsigma = 0.1\nlearning_rate = 0.05\nopponents = 1\n\
-                hall_of_fame = 2\nfitness = \"benchmark-score\"\nlearning_rate_half_life = 1\nweight_decay = 0.5\n";
+                hall_of_fame = 2\nfitness = \"benchmark-score\"\nlearning_rate_half_life = 1\nweight_decay = 0.5\n\
+                symmetry = \"invariant\"\n";
     let config = ExperimentConfig::from_toml(text).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let reference = tmp.path().join("reference");
@@ -152,5 +154,5 @@ fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted
         resume(&run, None, None, &RunOptions::embedded(1)).unwrap();
         same_run(&reference, &run, 2, &point.to_string());
     }
-    assert_eq!(read(&RunDir::new(&reference).latest_checkpoint())[8..12], 4u32.to_le_bytes());
+    assert_eq!(read(&RunDir::new(&reference).latest_checkpoint())[8..12], 5u32.to_le_bytes());
 }

@@ -196,6 +196,36 @@ fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
     assert_eq!(sizes, [4, 1, 1]);
 }
 
+/// Tied weights (`symmetry`): the same checkpoints with one or two threads, and every stored
+/// centre tied (each weight equal to its class's mean), so its evaluation is the same for a
+/// position and its seven images.
+#[test]
+fn a_tied_evolution_strategies_run_is_deterministic_and_keeps_its_centre_tied() {
+    use loa_engine::network::symmetry::{Tying, WeightTying};
+    use loa_master::checkpoint::RunState;
+    let text = "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
+                fixed_opponents = [\"random:1\"]\nsymmetry = \"equivariant\"\n";
+    let config = ExperimentConfig::from_toml(text).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    start(config.clone(), &one, &options(1)).unwrap();
+    start(config, &two, &options(2)).unwrap();
+    let (a, b) = (RunDir::new(&one), RunDir::new(&two));
+    for epoch in 0..=2 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    let tying = Tying::new(WeightTying::Equivariant);
+    let first = RunState::load(&a.epoch_checkpoint(0)).unwrap().individuals().unwrap();
+    assert_ne!(tying.project(first[0].chromosome.weights()), first[0].chromosome.weights(), "a random start");
+    for epoch in 1..=2 {
+        let centre = RunState::load(&a.epoch_checkpoint(epoch)).unwrap().individuals().unwrap();
+        let weights = centre[0].chromosome.weights();
+        assert_eq!(tying.project(weights), weights, "epoch {epoch}'s centre is tied");
+    }
+}
+
 #[test]
 fn an_evolution_strategies_run_starts_from_a_given_network_and_resumes_without_its_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -6,6 +6,8 @@
 //! - [`Network`]: the 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
 //!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
 //!   updated incrementally move by move (the fast path the search uses).
+//! - [`symmetry`]: the board's eight symmetries and weight tyings that make an evaluation
+//!   invariant under them (fewer free parameters for evolution).
 //! - [`tanh`]: a portable tanh, so every machine computes bit-identical evaluations.
 //!
 //! Determinism: every float operation here is a plain IEEE add, multiply or divide in an order
@@ -16,6 +18,7 @@ mod error;
 mod forward;
 mod inputs;
 mod json;
+pub mod symmetry;
 mod tanh;
 
 pub use crate::random::SplitMix64;

@@ -1,10 +1,11 @@
-//! Reading evolution-strategies checkpoints of formats 2 and 3 as format 4.
+//! Reading evolution-strategies checkpoints of formats 2 to 4 as format 5.
 //!
 //! Each of those formats only added settings at the end of [`EsConfig`] and changed nothing
 //! else: format 3 added `learning_rate_half_life` and `weight_decay` (builds up to commit
 //! 63a23ae wrote format 2), format 4 added `initial_network` (builds up to commit 48c7dde wrote
-//! format 3). The added settings' defaults (a constant learning rate, no weight decay, a random
-//! first centre) are exactly what the older builds did, so an old file is the new file without
+//! format 3), format 5 added `symmetry` (builds up to commit 02600be wrote format 4). The added
+//! settings' defaults (a constant learning rate, no weight decay, a random first centre, no
+//! tied weights) are exactly what the older builds did, so an old file is the new file without
 //! those settings' bytes: splicing their default encoding in after the old settings gives the
 //! bytes the new build would have written for the same run. Resuming it continues the run as the
 //! old build would have. (`initial_network` only acts when a run starts, so an old run's file
@@ -12,7 +13,7 @@
 //!
 //! [`EsConfig`]: crate::config::EsConfig
 
-use crate::config::{CrossoverConfig, Fitness, MutationConfig};
+use crate::config::{CrossoverConfig, Fitness, MutationConfig, Symmetry};
 use serde::{Deserialize, Serialize};
 
 /// The fields of [`ExperimentConfig`](crate::config::ExperimentConfig) before its selection, in
@@ -63,9 +64,23 @@ struct EsConfigFormat3 {
 }
 
 /// The setting format 4 added.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct AddedInFormat4 {
     initial_network: String,
+}
+
+/// [`EsConfig`](crate::config::EsConfig) as format 4 wrote it.
+#[derive(Deserialize)]
+#[allow(dead_code)] // Read only for their length.
+struct EsConfigFormat4 {
+    format_3: EsConfigFormat3,
+    added: AddedInFormat4,
+}
+
+/// The setting format 5 added.
+#[derive(Serialize)]
+struct AddedInFormat5 {
+    symmetry: Symmetry,
 }
 
 /// `SelectionScheme::EvolutionStrategies`'s variant index (Knockout 0, MuPlusLambda 1).
@@ -79,12 +94,12 @@ fn scheme_at(payload: &[u8]) -> Option<(usize, u32)> {
     Some((head + tag, variant))
 }
 
-/// Whether a format-2 or format-3 payload holds an evolution-strategies run.
+/// Whether a format-2, -3 or -4 payload holds an evolution-strategies run.
 pub(super) fn is_evolution_strategies(payload: &[u8]) -> bool {
     matches!(scheme_at(payload), Some((_, EVOLUTION_STRATEGIES)))
 }
 
-/// The format-4 payload of a format-2 or format-3 evolution-strategies payload.
+/// The format-5 payload of a format-2, -3 or -4 evolution-strategies payload.
 pub(super) fn upgrade_es(payload: &[u8], format: u32) -> Result<Vec<u8>, String> {
     let standard = bincode::config::standard();
     let start = match scheme_at(payload) {
@@ -93,22 +108,34 @@ pub(super) fn upgrade_es(payload: &[u8], format: u32) -> Result<Vec<u8>, String>
     };
     let settings = &payload[start..];
     let invalid = |e: bincode::error::DecodeError| format!("format-{format} evolution-strategies settings: {e}");
-    let (end, mut added) = match format {
+    let encode = |e: bincode::error::EncodeError| e.to_string();
+    let mut added = Vec::new();
+    let end = match format {
         2 => {
             let (_, used): (EsConfigFormat2, usize) =
                 bincode::serde::decode_from_slice(settings, standard).map_err(invalid)?;
             let defaults = AddedInFormat3 { learning_rate_half_life: 0, weight_decay: 0.0 };
-            (used, bincode::serde::encode_to_vec(defaults, standard).map_err(|e| e.to_string())?)
+            added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
+            used
         }
         3 => {
             let (_, used): (EsConfigFormat3, usize) =
                 bincode::serde::decode_from_slice(settings, standard).map_err(invalid)?;
-            (used, Vec::new())
+            used
+        }
+        4 => {
+            let (_, used): (EsConfigFormat4, usize) =
+                bincode::serde::decode_from_slice(settings, standard).map_err(invalid)?;
+            used
         }
         _ => return Err(format!("no upgrade of evolution strategies' format {format}")),
     };
-    let defaults = AddedInFormat4 { initial_network: String::new() };
-    added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(|e| e.to_string())?);
+    if format < 4 {
+        let defaults = AddedInFormat4 { initial_network: String::new() };
+        added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
+    }
+    let defaults = AddedInFormat5 { symmetry: Symmetry::None };
+    added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
     let end = start + end;
     let mut upgraded = Vec::with_capacity(payload.len() + added.len());
     upgraded.extend_from_slice(&payload[..end]);

@@ -8,10 +8,10 @@
 //!
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
 //! had before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and
-//! whose state grew ([`SchemeMemory`]); format 4 (format 2's layout) for evolution strategies,
-//! whose settings grew twice more (format 3: learning-rate half-life, weight decay; format 4:
-//! an initial network). A format-2 or format-3 file of evolution strategies is read as format 4
-//! with the newer settings at their defaults, which is what the build that wrote it did
+//! whose state grew ([`SchemeMemory`]); format 5 (format 2's layout) for evolution strategies,
+//! whose settings grew three times more (format 3: learning-rate half-life, weight decay;
+//! format 4: an initial network; format 5: tied weights). A format-2, -3 or -4 file of evolution
+//! strategies is read as format 5 with the newer settings at their defaults, which is what the build that wrote it did
 //! ([`legacy`]); a format-1 file of (μ + λ) or evolution strategies comes from an older build
 //! and is refused, naming the format and that build.
 //!
@@ -35,9 +35,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
 /// The newest checkpoint format version this build writes and reads (it also writes formats 1
-/// and 2 for the schemes that keep them, and reads formats 1 to 3; see the module's
+/// and 2 for the schemes that keep them, and reads formats 1 to 4; see the module's
 /// documentation).
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
 /// Everything needed to continue a run.
@@ -185,11 +185,11 @@ impl RunState {
     }
 
     /// The format this state is written in: 1 for the knockout (whose checkpoints keep their
-    /// bytes), 4 for evolution strategies, 2 for the rest.
+    /// bytes), 5 for evolution strategies, 2 for the rest.
     pub fn format_version(&self) -> u32 {
         match self.config.selection.scheme {
             SelectionScheme::Knockout if self.memory == SchemeMemory::default() => 1,
-            SelectionScheme::EvolutionStrategies(_) => 4,
+            SelectionScheme::EvolutionStrategies(_) => FORMAT_VERSION,
             _ => 2,
         }
     }
@@ -229,9 +229,9 @@ impl RunState {
         let standard = bincode::config::standard();
         let upgraded;
         let (version, payload) = match version {
-            2 | 3 if legacy::is_evolution_strategies(payload) => {
+            2..=4 if legacy::is_evolution_strategies(payload) => {
                 upgraded = legacy::upgrade_es(payload, version).map_err(|e| CheckpointError::Decode(p(), e))?;
-                (4, &upgraded[..])
+                (FORMAT_VERSION, &upgraded[..])
             }
             _ => (version, payload),
         };
@@ -354,26 +354,27 @@ mod tests {
     }
 
     #[test]
-    fn evolution_strategies_write_format_4_and_refuse_their_format_1_files_by_name() {
-        use crate::config::EsConfig;
+    fn evolution_strategies_write_format_5_and_refuse_their_format_1_files_by_name() {
+        use crate::config::{EsConfig, Symmetry};
         let es = EsConfig {
             opponents: 1,
             learning_rate_half_life: 500,
             weight_decay: 0.005,
             initial_network: "start.json".into(),
+            symmetry: Symmetry::Equivariant,
             ..EsConfig::default()
         };
         let mut s = state(SelectionScheme::EvolutionStrategies(es));
         s.memory.rung = 0;
         let bytes = s.encode().unwrap();
-        assert_eq!(bytes[8..12], 4u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 5u32.to_le_bytes());
         assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
         let err = RunState::decode(&rewrap(1, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("9e96a2e"), "{err}");
-        // Format-2 and format-3 files are read by splicing in the settings added since: a file
-        // that is not what its format wrote (here: already format 4's bytes) is refused, not
+        // Format-2 to format-4 files are read by splicing in the settings added since: a file
+        // that is not what its format wrote (here: already format 5's bytes) is refused, not
         // misread.
-        for old in [2, 3] {
+        for old in [2, 3, 4] {
             let err = RunState::decode(&rewrap(old, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
             assert!(err.contains("es.ckpt: cannot decode"), "format {old}: {err}");
         }
@@ -388,8 +389,8 @@ mod tests {
         let payload = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
         let err = RunState::decode(&rewrap(1, &payload), Path::new("old.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("old.ckpt"), "{err}");
-        let err = RunState::decode(&rewrap(5, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("format version 5, this build reads 1 to 4"), "{err}");
+        let err = RunState::decode(&rewrap(6, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 6, this build reads 1 to 5"), "{err}");
         // Format 2 without its hall of fame is cut short.
         let err = RunState::decode(&rewrap(2, &payload), Path::new("cut.ckpt")).unwrap_err().to_string();
         assert!(err.contains("scheme memory"), "{err}");

@@ -15,6 +15,12 @@
 //! a generation is a function of the state; the stored and benchmarked population is the centre
 //! alone (the first generation takes the first individual of the initial population: the first
 //! of the random ones, or the `initial_network` alone).
+//!
+//! With `symmetry` (tied weights, [`loa_engine::network::symmetry`]) ES searches the tied
+//! parameters only: each generation first projects the centre onto the tied weights (each weight
+//! its class's mean: this moves only the first centre, since projecting tied weights returns
+//! them bit for bit), then draws one normal value per class, so every perturbation and every
+//! update is tied too. The centre is still stored as a whole chromosome.
 
 use super::points::{self, Seating};
 use super::{Memory, Scheme, Selected};
@@ -22,6 +28,7 @@ use crate::config::{EsConfig, ExperimentConfig};
 use crate::generation::individual;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
+use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use std::sync::Arc;
@@ -94,13 +101,23 @@ impl Scheme for EvolutionStrategies {
             return Err("evolution strategies: the population is empty, so there is no centre".into());
         };
         let topology = centre.chromosome.topology();
-        let theta = centre.chromosome.weights().to_vec();
+        let tying = match self.params.symmetry.tying() {
+            WeightTying::None => None,
+            kind => Some(Tying::new(kind)),
+        };
+        let theta = match &tying {
+            Some(tying) => tying.project(centre.chromosome.weights()),
+            None => centre.chromosome.weights().to_vec(),
+        };
         let (sigma, bound) = (self.params.sigma, f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
         let mut noise = Vec::with_capacity(pairs);
         let mut candidates = Vec::with_capacity(2 * pairs);
         for _ in 0..pairs {
-            let eps: Vec<f64> = (0..theta.len()).map(|_| rng.normal()).collect();
+            let eps: Vec<f64> = match &tying {
+                Some(tying) => tying.expand(&(0..tying.count()).map(|_| rng.normal()).collect::<Vec<_>>()),
+                None => (0..theta.len()).map(|_| rng.normal()).collect(),
+            };
             for sign in [1.0, -1.0] {
                 let weights = theta
                     .iter()
@@ -258,6 +275,55 @@ mod tests {
         let next = scheme.select(plan, &outcomes).unwrap().next;
         for j in [0, 17, 999, 2040] {
             assert_eq!(next[0].chromosome.weights()[j], (f64::from(theta[j]) * 0.975) as f32, "weight {j}");
+        }
+    }
+
+    #[test]
+    fn tied_runs_perturb_and_move_the_centre_within_the_tied_weights() {
+        use crate::config::Symmetry;
+        use loa_engine::network::symmetry::Tying;
+        for symmetry in [Symmetry::Invariant, Symmetry::Equivariant] {
+            let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, symmetry, ..EsConfig::default() };
+            let (scheme, plan, tasks) = planned(params, 1, 12);
+            let tying = Tying::new(symmetry.tying());
+            // The random first centre is projected; perturbations stay tied, but differ from it.
+            assert_eq!(tying.project(&plan.centre), plan.centre);
+            for c in &plan.candidates {
+                let w = c.chromosome.weights();
+                assert_eq!(tying.project(w), w, "{symmetry:?}: a perturbation is tied");
+                assert_ne!(w, &plan.centre[..]);
+            }
+            // One free normal value per class: as many distinct noise values as classes.
+            let mut distinct: Vec<u64> = plan.noise[0].iter().map(|e| e.to_bits()).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), tying.count(), "{symmetry:?}");
+            // The + perturbation wins every game: the centre moves, and stays tied.
+            use loa_engine::game::{Criterion, MatchSide};
+            use loa_engine::tasks::{GameSummary, MatchSummary};
+            use loa_engine::{Color, Outcome};
+            let game = |winner| GameSummary {
+                outcome: Outcome::Win(winner),
+                reason: loa_engine::EndReason::Connected,
+                plies: 20,
+            };
+            let plus_hosts = MatchSummary {
+                a: 0,
+                b: 1,
+                winner: MatchSide::A,
+                criterion: Criterion::WonBoth,
+                games: [game(Color::Black), game(Color::White)],
+            };
+            let minus_hosts =
+                MatchSummary { winner: MatchSide::B, games: [game(Color::White), game(Color::Black)], ..plus_hosts };
+            assert_eq!(tasks.len(), 2);
+            let outcomes =
+                [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }];
+            let before = plan.centre.clone();
+            let next = scheme.select(plan, &outcomes).unwrap().next;
+            let w = next[0].chromosome.weights();
+            assert_eq!(tying.project(w), w, "{symmetry:?}: the next centre is tied");
+            assert_ne!(w, &before[..], "{symmetry:?}: and it moved");
         }
     }
 }
