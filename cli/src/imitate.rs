@@ -18,6 +18,7 @@
 
 use loa_engine::aloa::Aloa;
 use loa_engine::game::{Player, play_game};
+use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, INPUTS, MAX_ABS_WEIGHT, SplitMix64, Topology, inputs};
 use loa_engine::openings::random_opening;
 use loa_engine::players::{RandomPlayer, SearchPlayer};
@@ -309,6 +310,10 @@ pub struct TrainConfig {
     pub learning_rate: f64,
     /// Seed of the initial weights and the shuffles.
     pub seed: u64,
+    /// Weights tied by the board's symmetries: the initial weights are averaged over each
+    /// class and every step gives a class's members its summed gradient, so they stay equal
+    /// (the same network evolution strategies search with `symmetry`).
+    pub tying: WeightTying,
 }
 
 /// One epoch's figures.
@@ -328,6 +333,7 @@ pub struct EpochReport {
 pub struct Trainer {
     /// The current weights.
     pub params: Params,
+    tying: Option<Tying>,
     m: Vec<f64>,
     v: Vec<f64>,
     steps: i32,
@@ -341,10 +347,15 @@ impl Trainer {
         Trainer::from_params(Params::init(config.seed), config)
     }
 
-    /// A trainer starting from given weights.
-    pub fn from_params(params: Params, config: TrainConfig) -> Trainer {
+    /// A trainer starting from given weights (tied first if the config ties them).
+    pub fn from_params(mut params: Params, config: TrainConfig) -> Trainer {
+        let tying = (config.tying != WeightTying::None).then(|| Tying::new(config.tying));
+        if let Some(tying) = &tying {
+            tying.average_classes(&mut params.w);
+        }
         Trainer {
             params,
+            tying,
             m: vec![0.0; WEIGHTS],
             v: vec![0.0; WEIGHTS],
             steps: 0,
@@ -374,6 +385,9 @@ impl Trainer {
             let scale = 1.0 / batch.len() as f64;
             for &i in batch {
                 self.params.accumulate_gradient(&train[i], scale, &mut grad);
+            }
+            if let Some(tying) = &self.tying {
+                tying.sum_classes(&mut grad);
             }
             self.step(&grad, rate);
         }
@@ -633,7 +647,7 @@ mod tests {
     #[test]
     fn fitting_a_small_target_lowers_the_loss() {
         let train = few_samples(300, 6);
-        let config = TrainConfig { epochs: 30, batch: 16, learning_rate: 3e-3, seed: 1 };
+        let config = TrainConfig { epochs: 30, batch: 16, learning_rate: 3e-3, seed: 1, tying: WeightTying::None };
         let mut trainer = Trainer::new(config);
         let before = trainer.params.mse(&train);
         let mut last = None;
@@ -645,6 +659,21 @@ mod tests {
         let mut again = Trainer::new(config);
         again.train(&train, &train, |_| {});
         assert_eq!(again.params, trainer.params);
+    }
+
+    #[test]
+    fn tied_fitting_lowers_the_loss_and_keeps_the_weights_tied() {
+        let train = few_samples(300, 6);
+        let config =
+            TrainConfig { epochs: 30, batch: 16, learning_rate: 3e-3, seed: 1, tying: WeightTying::Equivariant };
+        let mut trainer = Trainer::new(config);
+        let before = trainer.params.mse(&train);
+        trainer.train(&train, &train, |_| {});
+        let after = trainer.params.mse(&train);
+        assert!(after < 0.7 * before, "{before} -> {after}");
+        let tying = Tying::new(WeightTying::Equivariant);
+        let chromosome = trainer.params.to_chromosome().unwrap();
+        assert_eq!(tying.project(chromosome.weights()), chromosome.weights(), "tied after training");
     }
 
     #[test]

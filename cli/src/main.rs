@@ -8,6 +8,7 @@ use loa_cli::match_file::write_match_file;
 use loa_cli::series::{SeriesConfig, play_series};
 use loa_cli::spec::PlayerSpec;
 use loa_engine::game::{MatchSide, Player};
+use loa_engine::network::symmetry::WeightTying;
 use loa_engine::network::{Chromosome, Network};
 use loa_engine::{Color, Position, Rules, perft};
 use std::path::{Path, PathBuf};
@@ -126,6 +127,10 @@ enum Command {
         /// Seed of the games, the split, the initial weights and the shuffles.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Weights tied by the board's symmetries: none, invariant or equivariant (the network
+        /// evolution strategies search with `symmetry`).
+        #[arg(long, default_value = "none")]
+        symmetry: WeightTying,
         /// The chromosome file to write (e.g. `net.json`, for `--player net:3:net.json`).
         #[arg(long)]
         out: PathBuf,
@@ -267,7 +272,7 @@ fn run(cli: Cli) -> Result<(), String> {
             )
             .map_err(|e| format!("terminal: {e}"))?;
         }
-        Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, out } => {
+        Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, symmetry, out } => {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
                 && !dir.is_dir()
             {
@@ -275,7 +280,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let config = ImitateConfig {
                 positions: PositionConfig { positions, validation, seed },
-                train: TrainConfig { epochs, batch, learning_rate, seed },
+                train: TrainConfig { epochs, batch, learning_rate, seed, tying: symmetry },
                 scale,
             };
             let summary = imitate(&config, |line| println!("{line}"))?;

@@ -146,15 +146,16 @@ fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_b
 /// and resuming it for one epoch with this build writes exactly that build's epoch 2.
 #[test]
 fn an_evolution_strategies_checkpoint_of_format_4_loads_and_resumes_as_the_old_build_ran() {
+    use loa_engine::network::symmetry::WeightTying;
     use loa_master::checkpoint::RunState;
-    use loa_master::config::{SelectionScheme, Symmetry};
+    use loa_master::config::SelectionScheme;
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let old_epoch_1 = data.join("02600be-es-epoch-00001.ckpt");
     let state = RunState::load(&old_epoch_1).unwrap();
     let SelectionScheme::EvolutionStrategies(es) = &state.config.selection.scheme else { panic!("{:?}", state.config) };
     assert_eq!((state.config.seed, state.config.population, es.sigma, es.learning_rate), (78, 8, 0.1, 0.05));
     assert_eq!((es.fixed_matches, es.learning_rate_half_life, es.weight_decay), (2, 3, 0.01));
-    assert_eq!((es.initial_network.as_str(), es.symmetry), ("start.json", Symmetry::None));
+    assert_eq!((es.initial_network.as_str(), es.symmetry), ("start.json", WeightTying::None));
     assert_eq!((state.generation, state.epoch, state.population.len()), (2, 1, 1));
     // Written again it is format 5, 1 byte longer (the symmetry's variant).
     let old = std::fs::read(&old_epoch_1).unwrap();

@@ -57,8 +57,9 @@ fn orbit(i: usize) -> usize {
     (0..SYMMETRIES).map(|g| transform_input(g, i)).min().unwrap_or(i)
 }
 
-/// How a network's weights are tied.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// How a network's weights are tied (`none`, `invariant` or `equivariant` in configurations).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum WeightTying {
     /// No tying: every weight is free.
     #[default]
@@ -68,6 +69,31 @@ pub enum WeightTying {
     /// Two groups of eight hidden units mapped onto each other by the symmetries, and four
     /// invariant units (277 free parameters).
     Equivariant,
+}
+
+impl WeightTying {
+    /// Every tying, in the order error messages list them.
+    pub const ALL: [WeightTying; 3] = [WeightTying::None, WeightTying::Invariant, WeightTying::Equivariant];
+
+    /// Its name in configurations and flags.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WeightTying::None => "none",
+            WeightTying::Invariant => "invariant",
+            WeightTying::Equivariant => "equivariant",
+        }
+    }
+}
+
+impl std::str::FromStr for WeightTying {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<WeightTying, String> {
+        WeightTying::ALL
+            .into_iter()
+            .find(|t| t.name() == text)
+            .ok_or_else(|| format!("unknown weight tying `{text}`: use none, invariant or equivariant"))
+    }
 }
 
 /// What one weight of the chromosome is tied to (a class's key).
@@ -150,6 +176,34 @@ impl Tying {
     }
 }
 
+impl Tying {
+    /// Replaces every value by its class's sum: a gradient with respect to the weights becomes
+    /// the gradient with respect to the class's one free parameter, given to each member (so
+    /// an optimiser that treats members alike keeps them equal).
+    pub fn sum_classes(&self, values: &mut [f64]) {
+        let mut sums = vec![0.0f64; self.count];
+        for (&c, &v) in self.classes.iter().zip(values.iter()) {
+            sums[c as usize] += v;
+        }
+        for (v, &c) in values.iter_mut().zip(&self.classes) {
+            *v = sums[c as usize];
+        }
+    }
+
+    /// Replaces every value by its class's mean (the f64 twin of [`Tying::project`]).
+    pub fn average_classes(&self, values: &mut [f64]) {
+        let mut sums = vec![(0.0f64, 0u32); self.count];
+        for (&c, &v) in self.classes.iter().zip(values.iter()) {
+            let s = &mut sums[c as usize];
+            *s = (s.0 + v, s.1 + 1);
+        }
+        for (v, &c) in values.iter_mut().zip(&self.classes) {
+            let (sum, n) = sums[c as usize];
+            *v = sum / f64::from(n);
+        }
+    }
+}
+
 /// Weights of the default topology.
 const WEIGHTS: usize = HIDDEN * INPUTS + 2 * HIDDEN + 1;
 
@@ -220,7 +274,17 @@ mod tests {
         // Expanding free values ties them: two weights of one class are equal.
         let free: Vec<f64> = (0..tying.count()).map(|c| c as f64).collect();
         let full = tying.expand(&free);
-        assert_eq!(full[100 * 3 + transform_input(3, 5)], full[5], "unit 3 sees input 5 where unit 0 sees g₃(5)");
+        // Symmetry 3 (both reflections) is its own inverse: unit 3's weight on g₃(5) is unit 0's
+        // on 5.
+        assert_eq!(full[100 * 3 + transform_input(3, 5)], full[5]);
+        // Sums and means over classes: a group's eight output weights.
+        let mut values: Vec<f64> = (0..WEIGHTS).map(|i| i as f64).collect();
+        tying.sum_classes(&mut values);
+        assert_eq!(values[2020], (2020..2028).sum::<usize>() as f64);
+        assert_eq!(values[2040], 2040.0);
+        let mut values: Vec<f64> = (0..WEIGHTS).map(|i| i as f64).collect();
+        tying.average_classes(&mut values);
+        assert_eq!(values[2027], 2023.5);
     }
 }
 

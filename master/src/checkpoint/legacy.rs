@@ -13,7 +13,8 @@
 //!
 //! [`EsConfig`]: crate::config::EsConfig
 
-use crate::config::{CrossoverConfig, Fitness, MutationConfig, Symmetry};
+use crate::config::{CrossoverConfig, Fitness, MutationConfig};
+use loa_engine::network::symmetry::WeightTying;
 use serde::{Deserialize, Serialize};
 
 /// The fields of [`ExperimentConfig`](crate::config::ExperimentConfig) before its selection, in
@@ -80,7 +81,7 @@ struct EsConfigFormat4 {
 /// The setting format 5 added.
 #[derive(Serialize)]
 struct AddedInFormat5 {
-    symmetry: Symmetry,
+    symmetry: WeightTying,
 }
 
 /// `SelectionScheme::EvolutionStrategies`'s variant index (Knockout 0, MuPlusLambda 1).
@@ -134,7 +135,7 @@ pub(super) fn upgrade_es(payload: &[u8], format: u32) -> Result<Vec<u8>, String>
         let defaults = AddedInFormat4 { initial_network: String::new() };
         added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
     }
-    let defaults = AddedInFormat5 { symmetry: Symmetry::None };
+    let defaults = AddedInFormat5 { symmetry: WeightTying::None };
     added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
     let end = start + end;
     let mut upgraded = Vec::with_capacity(payload.len() + added.len());

@@ -355,13 +355,14 @@ mod tests {
 
     #[test]
     fn evolution_strategies_write_format_5_and_refuse_their_format_1_files_by_name() {
-        use crate::config::{EsConfig, Symmetry};
+        use crate::config::EsConfig;
+        use loa_engine::network::symmetry::WeightTying;
         let es = EsConfig {
             opponents: 1,
             learning_rate_half_life: 500,
             weight_decay: 0.005,
             initial_network: "start.json".into(),
-            symmetry: Symmetry::Equivariant,
+            symmetry: WeightTying::Equivariant,
             ..EsConfig::default()
         };
         let mut s = state(SelectionScheme::EvolutionStrategies(es));

@@ -12,9 +12,7 @@ use std::path::Path;
 
 mod schemes;
 
-pub use schemes::{
-    EsConfig, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, Symmetry, parse_fixed,
-};
+pub use schemes::{EsConfig, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, parse_fixed};
 
 /// The whole definition of a run, together with its seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! the last two judge their candidates ([`Judging`]).
 
 use super::ConfigError;
+use loa_engine::network::symmetry::WeightTying;
 use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
 
@@ -94,37 +95,13 @@ pub struct EsConfig {
     /// when the run starts: the epoch-0 checkpoint holds its weights, so a resume does not need
     /// it (format 4 added this setting).
     pub initial_network: String,
-    /// Weights tied by the board's symmetries ([`Symmetry`]); the perturbations are drawn per
-    /// free parameter, so the centre stays tied. Format 5 added this setting.
-    pub symmetry: Symmetry,
-}
-
-/// How evolution strategies tie the network's weights (see
-/// [`loa_engine::network::symmetry`]). In TOML: `symmetry = "none" | "invariant" | "equivariant"`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Symmetry {
-    /// Every one of the 2 041 weights free (as before format 5).
-    #[default]
-    None,
-    /// Every hidden unit invariant under the board's rotations and reflections: 361 free
-    /// parameters.
-    Invariant,
-    /// Two groups of eight hidden units that the symmetries map onto each other, and four
-    /// invariant units: 277 free parameters, an evaluation invariant as a whole.
-    Equivariant,
-}
-
-impl Symmetry {
-    /// The engine's tying.
-    pub fn tying(self) -> loa_engine::network::symmetry::WeightTying {
-        use loa_engine::network::symmetry::WeightTying;
-        match self {
-            Symmetry::None => WeightTying::None,
-            Symmetry::Invariant => WeightTying::Invariant,
-            Symmetry::Equivariant => WeightTying::Equivariant,
-        }
-    }
+    /// Weights tied by the board's symmetries: `"none"` (every one of the 2 041 weights free),
+    /// `"invariant"` (every hidden unit invariant under the board's rotations and reflections:
+    /// 361 free parameters) or `"equivariant"` (two groups of eight hidden units that the
+    /// symmetries map onto each other, and four invariant units: 277); see
+    /// [`loa_engine::network::symmetry`]. The perturbations are drawn per free parameter, so
+    /// the centre stays tied. Format 5 added this setting.
+    pub symmetry: WeightTying,
 }
 
 impl Default for EsConfig {
@@ -144,7 +121,7 @@ impl Default for EsConfig {
             learning_rate_half_life: 0,
             weight_decay: 0.0,
             initial_network: String::new(),
-            symmetry: Symmetry::None,
+            symmetry: WeightTying::None,
         }
     }
 }

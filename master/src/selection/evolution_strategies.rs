@@ -101,10 +101,7 @@ impl Scheme for EvolutionStrategies {
             return Err("evolution strategies: the population is empty, so there is no centre".into());
         };
         let topology = centre.chromosome.topology();
-        let tying = match self.params.symmetry.tying() {
-            WeightTying::None => None,
-            kind => Some(Tying::new(kind)),
-        };
+        let tying = (self.params.symmetry != WeightTying::None).then(|| Tying::new(self.params.symmetry));
         let theta = match &tying {
             Some(tying) => tying.project(centre.chromosome.weights()),
             None => centre.chromosome.weights().to_vec(),
@@ -280,12 +277,10 @@ mod tests {
 
     #[test]
     fn tied_runs_perturb_and_move_the_centre_within_the_tied_weights() {
-        use crate::config::Symmetry;
-        use loa_engine::network::symmetry::Tying;
-        for symmetry in [Symmetry::Invariant, Symmetry::Equivariant] {
+        for symmetry in [WeightTying::Invariant, WeightTying::Equivariant] {
             let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, symmetry, ..EsConfig::default() };
             let (scheme, plan, tasks) = planned(params, 1, 12);
-            let tying = Tying::new(symmetry.tying());
+            let tying = Tying::new(symmetry);
             // The random first centre is projected; perturbations stay tied, but differ from it.
             assert_eq!(tying.project(&plan.centre), plan.centre);
             for c in &plan.candidates {
