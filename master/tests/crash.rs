@@ -130,7 +130,7 @@ fn run_refuses_a_usable_run_and_needs_force_for_an_unusable_directory() {
 }
 
 /// The hall of fame joins the state between an epoch's line and its checkpoint: halts around it
-/// (with a decaying learning rate and weight decay, functions of the generation, and tied
+/// (with a decaying learning rate and σ and weight decay, functions of the generation, and tied
 /// weights, whose first centre is projected) resume to the uninterrupted run (and the
 /// checkpoints are format 5, evolution strategies' format).
 #[test]
@@ -139,7 +139,7 @@ fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted
                 [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
                 [selection.scheme.evolution-strategies]\nsigma = 0.1\nlearning_rate = 0.05\nopponents = 1\n\
                 hall_of_fame = 2\nfitness = \"benchmark-score\"\nlearning_rate_half_life = 1\nweight_decay = 0.5\n\
-                symmetry = \"invariant\"\n";
+                symmetry = \"invariant\"\nsigma_half_life = 1\n";
     let config = ExperimentConfig::from_toml(text).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let reference = tmp.path().join("reference");

@@ -88,13 +88,13 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
     assert_eq!((es.learning_rate_half_life, es.weight_decay, state.config.population), (0, 0.0, 64));
     assert_eq!((state.generation, state.epoch, state.population.len()), (10, 1, 1));
     assert!(es.initial_network.is_empty());
-    // Written again it is format 5, 11 bytes longer (a 1-byte varint 0 and an 8-byte 0.0 from
+    // Written again it is format 5, 12 bytes longer (a 1-byte varint 0 and an 8-byte 0.0 from
     // format 3, an empty string's 1-byte length from format 4, the symmetry's 1-byte variant
-    // from format 5).
+    // and a 1-byte varint 0 from format 5).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
     assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 11);
+    assert_eq!(new.len(), old.len() + 12);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let mut old_epoch_2 = RunState::load(&data.join("63a23ae-es-epoch-00002.ckpt")).unwrap();
@@ -125,12 +125,12 @@ fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_b
     assert_eq!((es.hall_of_fame, es.learning_rate_half_life, es.weight_decay), (1, 3, 0.01));
     assert!(es.initial_network.is_empty());
     assert_eq!((state.generation, state.epoch, state.population.len(), state.memory.hall_of_fame.len()), (2, 1, 1, 2));
-    // Written again it is format 5, 2 bytes longer (an empty string's length, the symmetry's
-    // variant).
+    // Written again it is format 5, 3 bytes longer (an empty string's length, the symmetry's
+    // variant, the σ half-life's 0).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
     assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (3u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 2);
+    assert_eq!(new.len(), old.len() + 3);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let old_epoch_2 = RunState::load(&data.join("48c7dde-es-epoch-00002.ckpt")).unwrap();
@@ -142,7 +142,8 @@ fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_b
 /// format 4, before `symmetry` existed (`tests/data/`; seed 78, population 8, depth 1, two
 /// epochs of two generations, σ 0.1, α 0.05, one drawn opponent, random:1 twice from 2-ply
 /// openings, benchmark-score fitness, half-life 3, weight decay 0.01, `initial_network =
-/// "start.json"`, the long run's network): epoch 1 loads with no tying (what that build did),
+/// "start.json"`, the long run's network): epoch 1 loads with no tying and a constant σ (what
+/// that build did),
 /// and resuming it for one epoch with this build writes exactly that build's epoch 2.
 #[test]
 fn an_evolution_strategies_checkpoint_of_format_4_loads_and_resumes_as_the_old_build_ran() {
@@ -155,13 +156,13 @@ fn an_evolution_strategies_checkpoint_of_format_4_loads_and_resumes_as_the_old_b
     let SelectionScheme::EvolutionStrategies(es) = &state.config.selection.scheme else { panic!("{:?}", state.config) };
     assert_eq!((state.config.seed, state.config.population, es.sigma, es.learning_rate), (78, 8, 0.1, 0.05));
     assert_eq!((es.fixed_matches, es.learning_rate_half_life, es.weight_decay), (2, 3, 0.01));
-    assert_eq!((es.initial_network.as_str(), es.symmetry), ("start.json", WeightTying::None));
+    assert_eq!((es.initial_network.as_str(), es.symmetry, es.sigma_half_life), ("start.json", WeightTying::None, 0));
     assert_eq!((state.generation, state.epoch, state.population.len()), (2, 1, 1));
-    // Written again it is format 5, 1 byte longer (the symmetry's variant).
+    // Written again it is format 5, 2 bytes longer (the symmetry's variant, the σ half-life's 0).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
     assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (4u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 1);
+    assert_eq!(new.len(), old.len() + 2);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let old_epoch_2 = RunState::load(&data.join("02600be-es-epoch-00002.ckpt")).unwrap();

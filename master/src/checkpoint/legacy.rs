@@ -3,9 +3,9 @@
 //! Each of those formats only added settings at the end of [`EsConfig`] and changed nothing
 //! else: format 3 added `learning_rate_half_life` and `weight_decay` (builds up to commit
 //! 63a23ae wrote format 2), format 4 added `initial_network` (builds up to commit 48c7dde wrote
-//! format 3), format 5 added `symmetry` (builds up to commit 02600be wrote format 4). The added
+//! format 3), format 5 added `symmetry` and `sigma_half_life` (builds up to commit 02600be wrote format 4). The added
 //! settings' defaults (a constant learning rate, no weight decay, a random first centre, no
-//! tied weights) are exactly what the older builds did, so an old file is the new file without
+//! tied weights, a constant σ) are exactly what the older builds did, so an old file is the new file without
 //! those settings' bytes: splicing their default encoding in after the old settings gives the
 //! bytes the new build would have written for the same run. Resuming it continues the run as the
 //! old build would have. (`initial_network` only acts when a run starts, so an old run's file
@@ -78,10 +78,11 @@ struct EsConfigFormat4 {
     added: AddedInFormat4,
 }
 
-/// The setting format 5 added.
+/// The settings format 5 added.
 #[derive(Serialize)]
 struct AddedInFormat5 {
     symmetry: WeightTying,
+    sigma_half_life: u32,
 }
 
 /// `SelectionScheme::EvolutionStrategies`'s variant index (Knockout 0, MuPlusLambda 1).
@@ -135,7 +136,7 @@ pub(super) fn upgrade_es(payload: &[u8], format: u32) -> Result<Vec<u8>, String>
         let defaults = AddedInFormat4 { initial_network: String::new() };
         added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
     }
-    let defaults = AddedInFormat5 { symmetry: WeightTying::None };
+    let defaults = AddedInFormat5 { symmetry: WeightTying::None, sigma_half_life: 0 };
     added.extend(bincode::serde::encode_to_vec(defaults, standard).map_err(encode)?);
     let end = start + end;
     let mut upgraded = Vec::with_capacity(payload.len() + added.len());

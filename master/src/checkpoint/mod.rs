@@ -10,7 +10,7 @@
 //! had before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and
 //! whose state grew ([`SchemeMemory`]); format 5 (format 2's layout) for evolution strategies,
 //! whose settings grew three times more (format 3: learning-rate half-life, weight decay;
-//! format 4: an initial network; format 5: tied weights). A format-2, -3 or -4 file of evolution
+//! format 4: an initial network; format 5: tied weights and a σ half-life). A format-2, -3 or -4 file of evolution
 //! strategies is read as format 5 with the newer settings at their defaults, which is what the build that wrote it did
 //! ([`legacy`]); a format-1 file of (μ + λ) or evolution strategies comes from an older build
 //! and is refused, naming the format and that build.
@@ -363,6 +363,7 @@ mod tests {
             weight_decay: 0.005,
             initial_network: "start.json".into(),
             symmetry: WeightTying::Equivariant,
+            sigma_half_life: 300,
             ..EsConfig::default()
         };
         let mut s = state(SelectionScheme::EvolutionStrategies(es));

@@ -102,6 +102,14 @@ pub struct EsConfig {
     /// [`loa_engine::network::symmetry`]. The perturbations are drawn per free parameter, so
     /// the centre stays tied. Format 5 added this setting.
     pub symmetry: WeightTying,
+    /// Generations over which σ halves (`σ_g = σ · 2^(−(g − 1)/H)`); 0 keeps it constant.
+    /// ES climbs the fitness smoothed over a Gaussian of width σ: a wide σ gives a signal from
+    /// the first generation, but the smoothed optimum is a broad region, and good networks are
+    /// sharp (a net that plays ALoA(3) evenly loses half its points at σ 0.05); shrinking σ
+    /// lets the centre settle into one. The step in weights is about α/σ per generation, so α
+    /// should shrink faster: a learning-rate half-life of H/2 keeps the step a constant
+    /// fraction of σ. Format 5 added this setting.
+    pub sigma_half_life: u32,
 }
 
 impl Default for EsConfig {
@@ -122,6 +130,7 @@ impl Default for EsConfig {
             weight_decay: 0.0,
             initial_network: String::new(),
             symmetry: WeightTying::None,
+            sigma_half_life: 0,
         }
     }
 }
@@ -281,6 +290,15 @@ impl EsConfig {
         match self.learning_rate_half_life {
             0 => self.learning_rate,
             h => self.learning_rate * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
+        }
+    }
+
+    /// σ of generation `generation` (the first is 1): `sigma` halved every `sigma_half_life`
+    /// generations, exactly `sigma` without a half-life.
+    pub fn sigma_at(&self, generation: u64) -> f64 {
+        match self.sigma_half_life {
+            0 => self.sigma,
+            h => self.sigma * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
         }
     }
 

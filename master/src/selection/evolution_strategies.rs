@@ -10,7 +10,7 @@
 //! ```
 //!
 //! with n the number of perturbations and α the learning rate (plain gradient ascent), optionally
-//! halving every `learning_rate_half_life` generations; with `weight_decay` λ the centre also
+//! halving every `learning_rate_half_life` generations (and σ every `sigma_half_life`); with `weight_decay` λ the centre also
 //! moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
 //! a generation is a function of the state; the stored and benchmarked population is the centre
 //! alone (the first generation takes the first individual of the initial population: the first
@@ -59,6 +59,8 @@ pub struct Plan {
     next_serial: u64,
     /// This generation's learning rate α_g.
     learning_rate: f64,
+    /// This generation's σ_g.
+    sigma: f64,
 }
 
 /// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
@@ -106,7 +108,7 @@ impl Scheme for EvolutionStrategies {
             Some(tying) => tying.project(centre.chromosome.weights()),
             None => centre.chromosome.weights().to_vec(),
         };
-        let (sigma, bound) = (self.params.sigma, f64::from(MAX_ABS_WEIGHT));
+        let (sigma, bound) = (self.params.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
         let mut noise = Vec::with_capacity(pairs);
         let mut candidates = Vec::with_capacity(2 * pairs);
@@ -136,6 +138,7 @@ impl Scheme for EvolutionStrategies {
                 rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
                 next_serial,
                 learning_rate: self.params.learning_rate_at(generation),
+                sigma,
             },
             tasks,
         ))
@@ -146,7 +149,7 @@ impl Scheme for EvolutionStrategies {
         let means = scores.means();
         let utility = centred_ranks(&means);
         let n = plan.candidates.len() as f64;
-        let scale = plan.learning_rate / (n * self.params.sigma);
+        let scale = plan.learning_rate / (n * plan.sigma);
         // Without weight decay the factor is exactly 1, so such runs keep their bits.
         let shrink = 1.0 - plan.learning_rate * self.params.weight_decay;
         let bound = f64::from(MAX_ABS_WEIGHT);
@@ -207,18 +210,14 @@ mod tests {
         assert_eq!(centred_ranks(&[3.0]), [0.0]);
     }
 
-    #[test]
-    fn the_centre_moves_towards_the_perturbation_that_won() {
+    /// The outcomes of two perturbations' tasks (each hosting one match against the other) in
+    /// which the + perturbation (candidate 0) wins every game, as A and as B.
+    fn plus_wins() -> [MatchTaskOutcome; 2] {
         use loa_engine::game::{Criterion, MatchSide};
         use loa_engine::tasks::{GameSummary, MatchSummary};
         use loa_engine::{Color, Outcome};
-        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, ..EsConfig::default() };
-        let (scheme, plan, tasks) = planned(params, 1, 12);
-        assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
-        let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
         let game =
             |winner| GameSummary { outcome: Outcome::Win(winner), reason: loa_engine::EndReason::Connected, plies: 20 };
-        // The + perturbation (candidate 0) wins every game, as A and as B.
         let plus_hosts = MatchSummary {
             a: 0,
             b: 1,
@@ -228,9 +227,16 @@ mod tests {
         };
         let minus_hosts =
             MatchSummary { winner: MatchSide::B, games: [game(Color::White), game(Color::Black)], ..plus_hosts };
-        let outcomes =
-            [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }];
-        let next = scheme.select(plan, &outcomes).unwrap().next;
+        [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }]
+    }
+
+    #[test]
+    fn the_centre_moves_towards_the_perturbation_that_won() {
+        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, ..EsConfig::default() };
+        let (scheme, plan, tasks) = planned(params, 1, 12);
+        assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
+        let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
+        let next = scheme.select(plan, &plus_wins()).unwrap().next;
         assert_eq!(next.len(), 1);
         // Utilities +½ and −½: θ' = θ + α / (2σ) · ε.
         for j in [0, 17, 999, 2040] {
@@ -294,31 +300,32 @@ mod tests {
             distinct.dedup();
             assert_eq!(distinct.len(), tying.count(), "{symmetry:?}");
             // The + perturbation wins every game: the centre moves, and stays tied.
-            use loa_engine::game::{Criterion, MatchSide};
-            use loa_engine::tasks::{GameSummary, MatchSummary};
-            use loa_engine::{Color, Outcome};
-            let game = |winner| GameSummary {
-                outcome: Outcome::Win(winner),
-                reason: loa_engine::EndReason::Connected,
-                plies: 20,
-            };
-            let plus_hosts = MatchSummary {
-                a: 0,
-                b: 1,
-                winner: MatchSide::A,
-                criterion: Criterion::WonBoth,
-                games: [game(Color::Black), game(Color::White)],
-            };
-            let minus_hosts =
-                MatchSummary { winner: MatchSide::B, games: [game(Color::White), game(Color::Black)], ..plus_hosts };
             assert_eq!(tasks.len(), 2);
-            let outcomes =
-                [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }];
             let before = plan.centre.clone();
-            let next = scheme.select(plan, &outcomes).unwrap().next;
+            let next = scheme.select(plan, &plus_wins()).unwrap().next;
             let w = next[0].chromosome.weights();
             assert_eq!(tying.project(w), w, "{symmetry:?}: the next centre is tied");
             assert_ne!(w, &before[..], "{symmetry:?}: and it moved");
+        }
+    }
+
+    #[test]
+    fn sigma_decays_with_the_generation_in_the_perturbations_and_the_step() {
+        let params =
+            EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, sigma_half_life: 2, ..EsConfig::default() };
+        // Generation 5 with a half-life of 2: σ = 0.05 · 2^(−4/2) = 0.0125.
+        let (scheme, plan, _) = planned(params, 5, 12);
+        let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
+        let bound = f64::from(MAX_ABS_WEIGHT);
+        for j in [0, 17, 999, 2040] {
+            let plus = (f64::from(theta[j]) + 0.0125 * eps[j]).clamp(-bound, bound) as f32;
+            assert_eq!(plan.candidates[0].chromosome.weights()[j], plus, "weight {j} of the + perturbation");
+        }
+        // θ' = θ + α / (2σ_g) · ε.
+        let next = scheme.select(plan, &plus_wins()).unwrap().next;
+        for j in [0, 17, 999, 2040] {
+            let expected = (f64::from(theta[j]) + 0.01 / (2.0 * 0.0125) * eps[j]) as f32;
+            assert_eq!(next[0].chromosome.weights()[j], expected, "weight {j}");
         }
     }
 }
