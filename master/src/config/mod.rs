@@ -449,4 +449,26 @@ mod tests {
             err("learning_rate_half_life = 1000", "learning_rate_half_life = -1").contains("learning_rate_half_life")
         );
     }
+
+    #[test]
+    fn symmetry_and_sigma_half_life_parse_round_trip_and_bad_values_are_named() {
+        use loa_engine::network::symmetry::WeightTying;
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nsigma = 0.2\nopponents = 1\n\
+                    symmetry = \"equivariant\"\nsigma_half_life = 400\n";
+        let c = ExperimentConfig::from_toml(text).unwrap();
+        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
+        assert_eq!((es.symmetry, es.sigma_half_life), (WeightTying::Equivariant, 400));
+        // σ halves every 400 generations, starting at generation 1.
+        assert_eq!(es.sigma_at(1), 0.2);
+        assert!((es.sigma_at(801) - 0.05).abs() < 1e-15);
+        assert_eq!(EsConfig { sigma_half_life: 0, ..es.clone() }.sigma_at(10_000), 0.2);
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
+        let bogus = err("\"equivariant\"", "\"rotated\"");
+        assert!(bogus.contains("symmetry") && bogus.contains("invariant"), "{bogus}");
+        assert!(err("sigma_half_life = 400", "sigma_half_life = -1").contains("sigma_half_life"));
+        // Only evolution strategies tie weights.
+        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\nsymmetry = \"invariant\"\n";
+        assert!(ExperimentConfig::from_toml(mu).unwrap_err().to_string().contains("symmetry"));
+    }
 }
