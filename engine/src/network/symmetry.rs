@@ -119,6 +119,9 @@ pub struct Tying {
 /// Hidden units in the equivariant tying's groups.
 const GROUPED_UNITS: usize = 2 * SYMMETRIES;
 
+/// Weights of the default topology.
+const WEIGHTS: usize = HIDDEN * INPUTS + 2 * HIDDEN + 1;
+
 impl Tying {
     /// The classes of `kind`, numbered in order of their first weight.
     pub fn new(kind: WeightTying) -> Tying {
@@ -167,16 +170,11 @@ impl Tying {
     /// have 1, 4 or 8 members and the sums are taken in f64, so tied weights come back bit for
     /// bit (projecting is idempotent).
     pub fn project(&self, weights: &[f32]) -> Vec<f32> {
-        let mut sums = vec![(0.0f64, 0u32); self.count];
-        for (&c, &w) in self.classes.iter().zip(weights) {
-            let s = &mut sums[c as usize];
-            *s = (s.0 + f64::from(w), s.1 + 1);
-        }
-        self.classes.iter().map(|&c| (sums[c as usize].0 / f64::from(sums[c as usize].1)) as f32).collect()
+        let mut values: Vec<f64> = weights.iter().map(|&w| f64::from(w)).collect();
+        self.average_classes(&mut values);
+        values.into_iter().map(|v| v as f32).collect()
     }
-}
 
-impl Tying {
     /// Replaces every value by its class's sum: a gradient with respect to the weights becomes
     /// the gradient with respect to the class's one free parameter, given to each member (so
     /// an optimiser that treats members alike keeps them equal).
@@ -190,7 +188,7 @@ impl Tying {
         }
     }
 
-    /// Replaces every value by its class's mean (the f64 twin of [`Tying::project`]).
+    /// Replaces every value by its class's mean.
     pub fn average_classes(&self, values: &mut [f64]) {
         let mut sums = vec![(0.0f64, 0u32); self.count];
         for (&c, &v) in self.classes.iter().zip(values.iter()) {
@@ -203,9 +201,6 @@ impl Tying {
         }
     }
 }
-
-/// Weights of the default topology.
-const WEIGHTS: usize = HIDDEN * INPUTS + 2 * HIDDEN + 1;
 
 #[cfg(test)]
 mod tests {
