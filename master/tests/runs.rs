@@ -172,21 +172,30 @@ fn a_mu_plus_lambda_run_is_deterministic_across_threads_and_resumes() {
     assert!(first["survivors_kept"].as_u64().unwrap() <= 4);
 }
 
-#[test]
-fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
-    let text = "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
-                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
-                [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
-                fixed_opponents = [\"random:1\"]\n";
-    let config = ExperimentConfig::from_toml(text).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+/// Runs a small two-epoch ES configuration (with `extra` settings of the scheme) with one and
+/// with two threads, checks that their checkpoints are the same, and returns the first run.
+fn small_es_run_on_one_and_two_threads(tmp: &Path, extra: &str) -> RunDir {
+    let text = format!(
+        "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+         [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+         [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
+         fixed_opponents = [\"random:1\"]\n{extra}"
+    );
+    let config = ExperimentConfig::from_toml(&text).unwrap();
+    let (one, two) = (tmp.join("one"), tmp.join("two"));
     start(config.clone(), &one, &options(1)).unwrap();
     start(config, &two, &options(2)).unwrap();
     let (a, b) = (RunDir::new(&one), RunDir::new(&two));
     for epoch in 0..=2 {
         assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
     }
+    a
+}
+
+#[test]
+fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = small_es_run_on_one_and_two_threads(tmp.path(), "");
     // Epoch 0 benchmarks the 4 random networks, later epochs the centre alone.
     let epochs = String::from_utf8(read(&a.epochs())).unwrap();
     let sizes: Vec<usize> = epochs
@@ -203,19 +212,8 @@ fn an_evolution_strategies_run_is_deterministic_and_benchmarks_its_centre() {
 fn a_tied_evolution_strategies_run_is_deterministic_and_keeps_its_centre_tied() {
     use loa_engine::network::symmetry::{Tying, WeightTying};
     use loa_master::checkpoint::RunState;
-    let text = "seed = 8\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
-                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
-                [selection.scheme.evolution-strategies]\nsigma = 0.05\nlearning_rate = 0.02\nopponents = 1\n\
-                fixed_opponents = [\"random:1\"]\nsymmetry = \"equivariant\"\n";
-    let config = ExperimentConfig::from_toml(text).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
-    start(config.clone(), &one, &options(1)).unwrap();
-    start(config, &two, &options(2)).unwrap();
-    let (a, b) = (RunDir::new(&one), RunDir::new(&two));
-    for epoch in 0..=2 {
-        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
-    }
+    let a = small_es_run_on_one_and_two_threads(tmp.path(), "symmetry = \"equivariant\"\n");
     let tying = Tying::new(WeightTying::Equivariant);
     let first = RunState::load(&a.epoch_checkpoint(0)).unwrap().individuals().unwrap();
     assert_ne!(tying.project(first[0].chromosome.weights()), first[0].chromosome.weights(), "a random start");
