@@ -1,14 +1,14 @@
 //! Reading evolution-strategies checkpoints of formats 2 to 4 as format 5.
 //!
-//! Each of those formats only added settings at the end of [`EsConfig`] and changed nothing
-//! else: format 3 added `learning_rate_half_life` and `weight_decay` (builds up to commit
-//! 63a23ae wrote format 2), format 4 added `initial_network` (builds up to commit 48c7dde wrote
-//! format 3), format 5 added `symmetry` and `sigma_half_life` (builds up to commit 02600be wrote format 4). The added
-//! settings' defaults (a constant learning rate, no weight decay, a random first centre, no
-//! tied weights, a constant σ) are exactly what the older builds did, so an old file is the new file without
-//! those settings' bytes: splicing their default encoding in after the old settings gives the
-//! bytes the new build would have written for the same run. Resuming it continues the run as the
-//! old build would have. (`initial_network` only acts when a run starts, so an old run's file
+//! Each of those formats only added settings at the end of [`EsConfig`] and changed nothing else:
+//! format 3 added `learning_rate_half_life` and `weight_decay` (builds up to commit 63a23ae wrote
+//! format 2), format 4 added `initial_network` (builds up to commit 48c7dde wrote format 3), format
+//! 5 added `symmetry` and `sigma_half_life` (builds up to commit 02600be wrote format 4). The added
+//! settings' defaults (a constant learning rate, no weight decay, a random first centre, no tied
+//! weights, a constant σ) are exactly what the older builds did, so an old file is the new file
+//! without those settings' bytes: splicing their default encoding in after the old settings gives
+//! the bytes the new build would have written for the same run. Resuming it continues the run as
+//! the old build would have. (`initial_network` only acts when a run starts, so an old run's file
 //! needs no other change.)
 //!
 //! [`EsConfig`]: crate::config::EsConfig

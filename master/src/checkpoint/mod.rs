@@ -6,14 +6,14 @@
 //! configuration); from format 2 on, followed by the scheme's [`SchemeMemory`] (hall of fame,
 //! ladder rung) and, for self-adaptive mutation only, the survivors' steps.
 //!
-//! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they
-//! had before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and
-//! whose state grew ([`SchemeMemory`]); format 5 (format 2's layout) for evolution strategies,
-//! whose settings grew three times more (format 3: learning-rate half-life, weight decay;
-//! format 4: an initial network; format 5: tied weights and a σ half-life). A format-2, -3 or -4 file of evolution
-//! strategies is read as format 5 with the newer settings at their defaults, which is what the build that wrote it did
-//! ([`legacy`]); a format-1 file of (μ + λ) or evolution strategies comes from an older build
-//! and is refused, naming the format and that build.
+//! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they had
+//! before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and whose
+//! state grew ([`SchemeMemory`]); format 5 (format 2's layout) for evolution strategies, whose
+//! settings grew three times more (format 3: learning-rate half-life, weight decay; format 4: an
+//! initial network; format 5: tied weights and a σ half-life). A format-2, -3 or -4 file of
+//! evolution strategies is read as format 5 with the newer settings at their defaults, which is
+//! what the build that wrote it did ([`legacy`]); a format-1 file of (μ + λ) or evolution
+//! strategies comes from an older build and is refused, naming the format and that build.
 //!
 //! A file is written to a temporary name, fsynced, renamed over the target and
 //! the directory fsynced, so a crash leaves either the old checkpoint or the new one.

@@ -10,11 +10,12 @@
 //! ```
 //!
 //! with n the number of perturbations and α the learning rate (plain gradient ascent), optionally
-//! halving every `learning_rate_half_life` generations (and σ every `sigma_half_life`); with `weight_decay` λ the centre also
-//! moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to the chromosome files' bound. The noise is drawn from the run's generator, so
-//! a generation is a function of the state; the stored and benchmarked population is the centre
-//! alone (the first generation takes the first individual of the initial population: the first
-//! of the random ones, or the `initial_network` alone).
+//! halving every `learning_rate_half_life` generations (and σ every `sigma_half_life`); with
+//! `weight_decay` λ the centre also moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to
+//! the chromosome files' bound. The noise is drawn from the run's generator, so a generation is a
+//! function of the state; the stored and benchmarked population is the centre alone (the first
+//! generation takes the first individual of the initial population: the first of the random ones,
+//! or the `initial_network` alone).
 //!
 //! With `symmetry` (tied weights, [`loa_engine::network::symmetry`]) ES searches the tied
 //! parameters only: each generation first projects the centre onto the tied weights (each weight
