@@ -725,6 +725,8 @@ fn chromosome_ids_are_xxh3_128_of_name_and_weight_bits() {
     bytes.extend(c.weights().iter().flat_map(|w| w.to_bits().to_le_bytes()));
     assert_eq!(c.id(), ChromosomeId(xxh3_of(&bytes)));
     assert_eq!(c.id(), ChromosomeId::of(c.topology(), c.weights()));
+    // The wire's bytes are those hashed.
+    assert_eq!(*loa_engine::network::little_endian_bytes(c.weights()), bytes[21..]);
     // Pinned, so a change of layout or of the hash (which would strand every worker's cache
     // across versions, and mix up ids between a master and workers of different builds) is seen.
     assert_eq!(random_uniform(0).id().to_string(), pinned_id_of_random_uniform_0());
@@ -733,7 +735,8 @@ fn chromosome_ids_are_xxh3_128_of_name_and_weight_bits() {
 }
 
 fn xxh3_of(bytes: &[u8]) -> u128 {
-    // In one piece, unlike the engine's chunked hashing of a chromosome.
+    // The reference's streaming hasher given everything at once, independent of how the engine
+    // feeds it.
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(bytes);
     hasher.digest128()

@@ -181,9 +181,10 @@ enum Command {
         /// The stub workers read weights as floats, as workers before weights travelled as bytes.
         #[arg(long)]
         float_weights: bool,
-        /// How the stub workers lease: combined (each Complete carries the next lease, one call a
-        /// task) or separate (a Lease and a Complete a task, as workers before issue 14).
-        #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Combined)]
+        /// How the stub workers lease and deliver: stream (each outcome a message on one Deliver
+        /// stream, carrying the next lease), combined (each Complete call carries the next lease,
+        /// one call a task) or separate (a Lease and a Complete a task, as workers before issue 14).
+        #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Stream)]
         protocol: loa_master::cluster::Protocol,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
         /// as child processes, alternately, and the medians and best figures are compared.

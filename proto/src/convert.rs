@@ -26,7 +26,7 @@ use crate::ProtoError;
 use crate::pb;
 use loa_engine::aloa::AloaKind;
 use loa_engine::game::{Criterion, MatchSide};
-use loa_engine::network::{Chromosome, ChromosomeId, Topology};
+use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
     BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskFailure, TaskOutcome,
@@ -80,13 +80,8 @@ fn network_to_proto(
     }
     entrant.topology = chromosome.topology().name().to_owned();
     if weight_bytes {
-        // Filled in place (a plain copy on little-endian machines), not collected byte by byte.
-        let weights = chromosome.weights();
-        let mut bytes = vec![0; 4 * weights.len()];
-        for (b, w) in bytes.chunks_exact_mut(4).zip(weights) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
-        entrant.weights_le = bytes;
+        // One copy of the weights' memory on little-endian machines.
+        entrant.weights_le = little_endian_bytes(chromosome.weights()).into_owned();
     } else {
         entrant.weights = chromosome.weights().to_vec();
     }

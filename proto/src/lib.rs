@@ -6,6 +6,8 @@
 //! - [`cache`]: chromosome caching (issue 14): the bounded [`cache::Lru`] a worker keeps its
 //!   chromosomes in and the master mirrors it with, and how a worker resolves the networks a task
 //!   names by id alone.
+//! - [`codec`]: prost's gRPC codec, reserving each message's buffer whole (issue 14).
+//! - [`delivery`]: the worker's end of `Deliver`, Complete as one stream (issue 14).
 //!
 //! prost types stay at the boundary: the master and workers work with the engine's types and
 //! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the
@@ -15,7 +17,9 @@
 //! [`TaskOutcome`]: loa_engine::tasks::TaskOutcome
 
 pub mod cache;
+pub mod codec;
 pub mod convert;
+pub mod delivery;
 mod error;
 
 pub use error::ProtoError;

@@ -70,7 +70,8 @@ fn main() -> ExitCode {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };
             eprintln!(
                 "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
-                 networks {} received, {} from the cache, {} fetched; {} tasks leased with outcomes",
+                 networks {} received, {} from the cache, {} fetched; {} tasks leased with outcomes, \
+                 {} outcomes on the delivery stream",
                 r.played,
                 r.accepted,
                 r.duplicates,
@@ -79,7 +80,8 @@ fn main() -> ExitCode {
                 r.received,
                 r.cache_hits,
                 r.fetched,
-                r.leased_with_outcomes
+                r.leased_with_outcomes,
+                r.streamed
             );
             ExitCode::SUCCESS
         }

@@ -33,6 +33,10 @@ pub struct WorkerOptions {
     /// master offers it: one call a task instead of a Lease and a Complete. `false` leases with
     /// Lease calls only, as workers before it did (for tests and comparisons).
     pub complete_leases: bool,
+    /// Deliver outcomes on one `Deliver` stream (issue 14) when the master offers it: a message
+    /// each way a task instead of a `Complete` call. `false` calls `Complete`, as workers before
+    /// it did (for tests and comparisons).
+    pub delivery_stream: bool,
 }
 
 impl WorkerOptions {
@@ -54,6 +58,7 @@ impl WorkerOptions {
             chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
             announced_cache: None,
             complete_leases: true,
+            delivery_stream: true,
         }
     }
 }

@@ -31,6 +31,9 @@ pub struct WorkerReport {
     /// Tasks leased in the replies to outcomes (`Complete` carrying the next lease, issue 14);
     /// the rest came from `Lease` calls.
     pub leased_with_outcomes: u64,
+    /// Outcomes delivered as messages on a `Deliver` stream (issue 14); the rest went by
+    /// `Complete` calls.
+    pub streamed: u64,
 }
 
 /// Why a worker could not run.

@@ -45,6 +45,8 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         cache: Mutex::new(loa_proto::cache::ChromosomeCache::new(cache_capacity)),
         leasing: tokio::sync::Semaphore::new(1),
         complete_leases: AtomicBool::new(false),
+        delivery_stream: AtomicBool::new(false),
+        stream: tokio::sync::Mutex::new(None),
     });
     let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
     let beating = {

@@ -9,6 +9,11 @@
 //! is in flight, and its reply is resolved against the chromosome cache before the next is sent,
 //! so the cache meets ids in the order the master's mirror of it was fed. A delivery that finds
 //! another lease in flight sends its outcome alone rather than wait.
+//!
+//! **Outcomes on one stream** (issue 14): when the master offers `Deliver`, outcomes go as
+//! messages on one long-lived stream instead of a `Complete` call each (no HTTP/2 stream, headers
+//! and trailers a task at the master). The stream answers in order, so deliveries take turns on
+//! it; one that breaks is dropped and the next delivery opens another.
 
 use crate::client::{Backoff, Client};
 use crate::players::Leased;
@@ -17,6 +22,7 @@ use crate::{Control, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
+use loa_proto::delivery::{self, DeliveryStream};
 use loa_proto::pb;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -51,6 +57,11 @@ pub struct Session {
     pub leasing: tokio::sync::Semaphore,
     /// The master we registered with leases in Complete replies, and the options allow it.
     pub complete_leases: AtomicBool,
+    /// The master we registered with serves `Deliver`, and the options allow it.
+    pub delivery_stream: AtomicBool,
+    /// The open `Deliver` stream, if any (opened by the first delivery that needs it). Held for
+    /// a request and its answer: the stream answers in order.
+    pub stream: tokio::sync::Mutex<Option<DeliveryStream>>,
 }
 
 /// Why the session ended early.
@@ -116,6 +127,8 @@ impl Session {
                     *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner()) = lease / 3;
                     let combined = self.options.complete_leases && reply.complete_leases;
                     self.complete_leases.store(combined, Ordering::Release);
+                    let stream = self.options.delivery_stream && reply.delivery_stream;
+                    self.delivery_stream.store(stream, Ordering::Release);
                     self.worker.store(reply.worker_id, Ordering::Release);
                     self.contact();
                     self.record(|r| r.registrations += 1);
@@ -302,10 +315,9 @@ impl Session {
             let max_tasks = turn.as_ref().map_or(0, |(_, want)| *want);
             let request =
                 pb::CompleteRequest { worker_id: leased_as, task_id: id, result: Some(body.clone()), max_tasks };
-            match self.client.clone().complete(request).await {
+            match self.complete(request).await {
                 Ok(reply) => {
                     self.contact();
-                    let reply = reply.into_inner();
                     let completion = pb::Completion::try_from(reply.completion);
                     self.record(|r| match completion {
                         Ok(pb::Completion::Accepted) => r.accepted += 1,
@@ -339,6 +351,34 @@ impl Session {
                     }
                     tokio::time::sleep(backoff.pause()).await;
                 }
+            }
+        }
+    }
+
+    /// `Complete`: a message on the `Deliver` stream when the master serves it (opening the
+    /// stream if none is open), else a unary call. A broken stream is dropped, so the next
+    /// attempt opens another; its error is the call's.
+    async fn complete(&self, request: pb::CompleteRequest) -> Result<pb::CompleteReply, tonic::Status> {
+        if !self.delivery_stream.load(Ordering::Acquire) {
+            return self.client.clone().complete(request).await.map(tonic::Response::into_inner);
+        }
+        let mut stream = self.stream.lock().await;
+        let open = match &mut *stream {
+            Some(open) => open,
+            None => {
+                let (requests, outbound) = delivery::request_channel();
+                let answers = self.client.clone().deliver(outbound).await?.into_inner();
+                stream.insert(DeliveryStream::new(requests, answers))
+            }
+        };
+        match open.complete(request).await {
+            Ok(answer) => {
+                self.record(|r| r.streamed += 1);
+                answer
+            }
+            Err(broken) => {
+                *stream = None;
+                Err(broken)
             }
         }
     }

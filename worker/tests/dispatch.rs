@@ -1,9 +1,11 @@
 //! Leases riding on outcomes (issue 14): a `Complete` that asks for tasks (`max_tasks`) gets them
-//! in its reply, leased as by `Lease`. Workers that use it, older workers that call `Lease` after
-//! every `Complete`, and both together write the checkpoints of an embedded run byte for byte,
-//! every task counted once, and so does a worker meeting a master older than the call; the master
-//! refuses a malformed `max_tasks` naming it, before it records anything, and never leases to a
-//! caller it does not know or whose outcome it refuses.
+//! in its reply, leased as by `Lease`, and so does each request on a `Deliver` stream, answered
+//! in order as `Complete` would answer it. Workers that deliver on the stream, workers that call
+//! `Complete`, older workers that call `Lease` after every `Complete`, and all together write the
+//! checkpoints of an embedded run byte for byte, every task counted once, and so does a worker
+//! meeting a master older than both; the master refuses a malformed `max_tasks` naming it, before
+//! it records anything (a refusal on the stream answers that request and the stream goes on),
+//! and never leases to a caller it does not know or whose outcome it refuses.
 
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
@@ -17,37 +19,48 @@ use tonic::Code;
 mod common;
 use common::*;
 
-/// A worker on `addr` with `slots` slots that leases with its outcomes or (`combined` false) as
-/// workers before issue 14 did.
-fn worker_with(addr: std::net::SocketAddr, name: &str, slots: usize, combined: bool) -> loa_worker::WorkerHandle {
+/// How a test worker talks to the master.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Outcomes on a `Deliver` stream, each carrying the next lease (the default).
+    Stream,
+    /// A `Complete` call an outcome, carrying the next lease.
+    Combined,
+    /// A `Lease` and a `Complete` a task, as workers before issue 14.
+    Separate,
+}
+
+/// A worker on `addr` with `slots` slots that talks to the master `way`.
+fn worker_with(addr: std::net::SocketAddr, name: &str, slots: usize, way: Way) -> loa_worker::WorkerHandle {
     let mut options = WorkerOptions::new(format!("http://{addr}"));
     options.slots = slots;
     options.token = Some(TOKEN.into());
     options.name = name.into();
     options.max_backoff = Duration::from_millis(200);
-    options.complete_leases = combined;
+    options.complete_leases = way != Way::Separate;
+    options.delivery_stream = way == Way::Stream;
     spawn(options).unwrap()
 }
 
-/// A cluster run of `config` into `out` with workers `(name, slots, combined)`; their reports.
+/// A cluster run of `config` into `out` with workers `(name, slots, way)`; their reports.
 fn run_with(
     config: &loa_master::config::ExperimentConfig,
     out: &std::path::Path,
-    workers: &[(&str, usize, bool)],
+    workers: &[(&str, usize, Way)],
 ) -> Vec<WorkerReport> {
     let m = master(config, out, Duration::from_secs(5));
-    let handles: Vec<_> =
-        workers.iter().map(|&(name, slots, combined)| worker_with(m.addr, name, slots, combined)).collect();
+    let handles: Vec<_> = workers.iter().map(|&(name, slots, way)| worker_with(m.addr, name, slots, way)).collect();
     m.thread.join().unwrap();
     handles.into_iter().map(|w| w.stop().unwrap()).collect()
 }
 
-/// A master that serves as one older than issue 14's combined call (it never offers leases in
-/// `Complete` replies), running `config` into `out` in the background.
+/// A master that serves as one older than issue 14's combined call and stream (it never offers
+/// leases in `Complete` replies, nor `Deliver`), running `config` into `out` in the background.
 fn older_master(config: &loa_master::config::ExperimentConfig, out: &std::path::Path) -> Master {
     let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
     cluster.lease_time = Duration::from_secs(5);
     cluster.complete_leases = false;
+    cluster.delivery_stream = false;
     let bound = Arc::clone(&cluster.bound);
     let options = loa_master::run::RunOptions { cluster: Some(cluster), ..loa_master::run::RunOptions::embedded(0) };
     let (config, out) = (config.clone(), out.to_path_buf());
@@ -67,7 +80,7 @@ fn older_master(config: &loa_master::config::ExperimentConfig, out: &std::path::
 const TASKS: u64 = 4 * 12 + 3 * 12;
 
 #[test]
-fn combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_an_embedded_run() {
+fn stream_combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_an_embedded_run() {
     let tmp = tempfile::tempdir().unwrap();
     // Batches larger than what the workers hold ahead, so later tasks can ride on outcomes.
     let mut config = tiny(2, 1);
@@ -80,43 +93,57 @@ fn combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_an_embe
         assert!(reports.iter().all(|r| r.undelivered == 0 && r.abandoned == 0), "{reports:?}");
     };
 
-    // One single-slot worker leasing with its outcomes: after a batch's first Lease, its tasks
-    // come in Complete replies (it holds two ahead, so all but two of each batch).
+    // One single-slot worker delivering on a stream, leasing with its outcomes: after a batch's
+    // first Lease, its tasks come in the stream's answers (it holds two ahead, so all but two of
+    // each batch), and every outcome went on the stream.
+    let stream = tmp.path().join("stream");
+    let r = run_with(&config, &stream, &[("stream", 1, Way::Stream)]);
+    same_run(&reference, &stream, 2);
+    each_task_once(&r);
+    assert!(r[0].leased_with_outcomes >= TASKS / 2, "{r:?}");
+    assert_eq!(r[0].streamed, TASKS, "{r:?}");
+    // Its cache met the ids in the master's order across Lease replies and the stream's answers:
+    // nothing was fetched, and the survivors came back by id.
+    assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
+
+    // The same worker calling Complete with each outcome instead.
     let combined = tmp.path().join("combined");
-    let r = run_with(&config, &combined, &[("combined", 1, true)]);
+    let r = run_with(&config, &combined, &[("combined", 1, Way::Combined)]);
     same_run(&reference, &combined, 2);
     each_task_once(&r);
     assert!(r[0].leased_with_outcomes >= TASKS / 2, "{r:?}");
-    // Its cache met the ids in the master's order across Lease and Complete replies: nothing was
-    // fetched, and the survivors came back by id.
+    assert_eq!(r[0].streamed, 0, "{r:?}");
     assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
 
     // The same worker leasing the old way (Lease after every Complete): the same run.
     let separate = tmp.path().join("separate");
-    let r = run_with(&config, &separate, &[("separate", 1, false)]);
+    let r = run_with(&config, &separate, &[("separate", 1, Way::Separate)]);
     same_run(&reference, &separate, 2);
     each_task_once(&r);
-    assert_eq!(r[0].leased_with_outcomes, 0, "{r:?}");
+    assert_eq!((r[0].leased_with_outcomes, r[0].streamed), (0, 0), "{r:?}");
 
-    // Both kinds at once, and a two-slot worker whose outcomes come in together.
+    // All kinds at once, and a two-slot worker whose outcomes take turns on its stream.
     let mixed = tmp.path().join("mixed");
-    let r = run_with(&config, &mixed, &[("new", 1, true), ("old", 1, false), ("wide", 2, true)]);
+    let workers =
+        [("new", 1, Way::Stream), ("old", 1, Way::Separate), ("wide", 2, Way::Stream), ("call", 1, Way::Combined)];
+    let r = run_with(&config, &mixed, &workers);
     same_run(&reference, &mixed, 2);
     each_task_once(&r);
-    assert_eq!(r[1].leased_with_outcomes, 0, "{r:?}");
-    assert!(r[0].leased_with_outcomes + r[2].leased_with_outcomes > 0, "{r:?}");
+    assert_eq!((r[1].leased_with_outcomes, r[1].streamed, r[3].streamed), (0, 0, 0), "{r:?}");
+    assert!(r[0].leased_with_outcomes + r[2].leased_with_outcomes + r[3].leased_with_outcomes > 0, "{r:?}");
+    assert_eq!(r[0].streamed + r[2].streamed, r[0].accepted + r[2].accepted, "{r:?}");
     assert!(r.iter().all(|w| w.fetched == 0), "{r:?}");
 
-    // A worker that would lease with its outcomes, meeting a master older than that: it leases
-    // with Lease alone, and the run is the same.
+    // A worker that would deliver on a stream and lease with its outcomes, meeting a master
+    // older than both: it calls Complete and leases with Lease alone, and the run is the same.
     let older = tmp.path().join("older");
     let m = older_master(&config, &older);
-    let w = worker_with(m.addr, "new-on-old", 1, true);
+    let w = worker_with(m.addr, "new-on-old", 1, Way::Stream);
     m.thread.join().unwrap();
     let r = vec![w.stop().unwrap()];
     same_run(&reference, &older, 2);
     each_task_once(&r);
-    assert_eq!(r[0].leased_with_outcomes, 0, "{r:?}");
+    assert_eq!((r[0].leased_with_outcomes, r[0].streamed), (0, 0), "{r:?}");
 }
 
 /// Whether each network of a task on the wire came with its weights.
@@ -199,6 +226,86 @@ fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
     });
     assert_eq!(scheduler.stats().completed, 4);
     assert_eq!(server.counters().invalid.load(std::sync::atomic::Ordering::Relaxed), 1);
+    scheduler.close();
+    server.shutdown();
+}
+
+#[test]
+fn deliver_answers_each_outcome_in_order_as_complete_would() {
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
+    let options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    let server = cluster::serve(&scheduler, &options).unwrap();
+    let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11]];
+    scheduler.submit(games.iter().enumerate().map(|(i, g)| (i as u64, knockout(*g))).collect());
+    let outcome = |t: usize| Some(result_to_proto(&Ok(knockout(games[t]).run().unwrap())));
+    let complete = |worker_id, task_id: u64, max_tasks| pb::CompleteRequest {
+        worker_id,
+        task_id,
+        result: outcome(task_id as usize),
+        max_tasks,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        // The stream is a call like the others: a wrong token is refused when it opens.
+        let (_requests, outbound) = loa_proto::delivery::request_channel();
+        let status = raw(server.addr(), Some("wrong")).await.deliver(outbound).await.err().unwrap();
+        assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
+
+        let mut client = raw(server.addr(), Some(TOKEN)).await;
+        let register = pb::RegisterRequest { name: "a".into(), slots: 1, chromosome_cache: 4096, weight_bytes: true };
+        let reply = client.register(register).await.unwrap().into_inner();
+        assert!(reply.delivery_stream, "the master offers the stream");
+        let a = reply.worker_id;
+        let lease = pb::LeaseRequest { worker_id: a, max_tasks: 1, wait_ms: 0 };
+        assert_eq!(client.lease(lease).await.unwrap().into_inner().tasks[0].id, 0);
+        let (requests, outbound) = loa_proto::delivery::request_channel();
+        let answers = client.deliver(outbound).await.unwrap().into_inner();
+        let mut stream = loa_proto::delivery::DeliveryStream::new(requests, answers);
+
+        // A refused request is answered with Complete's status, records nothing, and the
+        // stream goes on.
+        let refused = stream.complete(complete(a, 0, 65)).await.unwrap().unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().starts_with("max_tasks: at most 64"), "{}", refused.message());
+        assert_eq!(scheduler.stats().completed, 0);
+        // The outcome, and the next two tasks leased with it (task 1 names network 1 again, so
+        // it comes by id), as Complete's reply would carry them.
+        let reply = stream.complete(complete(a, 0, 2)).await.unwrap().unwrap();
+        assert_eq!(reply.completion, pb::Completion::Accepted as i32);
+        assert_eq!(reply.tasks.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(with_weights(&reply.tasks[0]), [false, true, true, true]);
+        // The same outcome again is a duplicate; an outcome of a task a never leased is refused.
+        let reply = stream.complete(complete(a, 0, 0)).await.unwrap().unwrap();
+        assert_eq!(reply.completion, pb::Completion::Duplicate as i32);
+        let b = client
+            .register(pb::RegisterRequest { name: "b".into(), slots: 1, chromosome_cache: 0, weight_bytes: true })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        let refused = stream.complete(complete(b, 1, 1)).await.unwrap().unwrap_err();
+        assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+        // Answers stay in order after the errors.
+        for task in [1, 2] {
+            let reply = stream.complete(complete(a, task, 0)).await.unwrap().unwrap();
+            assert_eq!((reply.completion, reply.tasks.len()), (pb::Completion::Accepted as i32, 0), "task {task}");
+        }
+    });
+    assert_eq!(scheduler.stats().completed, 3);
+    assert_eq!(server.counters().invalid.load(std::sync::atomic::Ordering::Relaxed), 1);
+    scheduler.close();
+    server.shutdown();
+
+    // A master serving as one older than the stream does not offer it.
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
+    let mut older = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None);
+    older.delivery_stream = false;
+    let server = cluster::serve(&scheduler, &older).unwrap();
+    let offered = runtime.block_on(async {
+        let register = pb::RegisterRequest { name: "c".into(), slots: 1, chromosome_cache: 0, weight_bytes: true };
+        raw(server.addr(), None).await.register(register).await.unwrap().into_inner().delivery_stream
+    });
+    assert!(!offered);
     scheduler.close();
     server.shutdown();
 }

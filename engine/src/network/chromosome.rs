@@ -84,6 +84,16 @@ impl std::fmt::Display for Topology {
     }
 }
 
+/// Weights as little-endian bytes, as the wire carries them and [`ChromosomeId`] hashes them: the
+/// weights' own memory on a little-endian machine (no copy), converted on a big-endian one.
+pub fn little_endian_bytes(weights: &[f32]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        std::borrow::Cow::Borrowed(bytemuck::cast_slice(weights))
+    } else {
+        std::borrow::Cow::Owned(weights.iter().flat_map(|w| w.to_le_bytes()).collect())
+    }
+}
+
 /// A chromosome's content address (issue 14): the 128-bit XXH3 hash of its topology's name, a
 /// zero byte, and its weights' bits as little-endian bytes. Chromosomes with the same topology and
 /// weight bits have the same id on every machine, so a worker can keep chromosomes it has seen and a task can name them by id
@@ -103,14 +113,9 @@ impl ChromosomeId {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(topology.name().as_bytes());
         hasher.update(&[0]);
-        // In chunks, so the bytes need no allocation and the hasher sees long runs.
-        let mut chunk = [0u8; 1024];
-        for ws in weights.chunks(chunk.len() / 4) {
-            for (bytes, w) in chunk.chunks_exact_mut(4).zip(ws) {
-                bytes.copy_from_slice(&w.to_bits().to_le_bytes());
-            }
-            hasher.update(&chunk[..4 * ws.len()]);
-        }
+        // In one piece: the hasher then works on the weights in place, copying only what is left
+        // over at the ends (in small pieces, each update buffered and copied).
+        hasher.update(&little_endian_bytes(weights));
         ChromosomeId(hasher.digest128())
     }
 

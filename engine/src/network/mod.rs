@@ -22,7 +22,9 @@ pub mod symmetry;
 mod tanh;
 
 pub use crate::random::SplitMix64;
-pub use chromosome::{Chromosome, ChromosomeId, MAX_ABS_WEIGHT, Topology, random_uniform, weight_from_bits};
+pub use chromosome::{
+    Chromosome, ChromosomeId, MAX_ABS_WEIGHT, Topology, little_endian_bytes, random_uniform, weight_from_bits,
+};
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};

@@ -7,9 +7,10 @@
 //! how often a stub meets a network again, so the tasks follow one of three patterns
 //! ([`Reuse`]): every network new, the thesis's generations, or the same four networks throughout.
 //!
-//! The stubs lease as workers do ([`Protocol`]): by default each outcome's `Complete` carries the
-//! next lease (one call a task, issue 14); `separate` makes them call `Lease` after every
-//! `Complete`, as workers before it did.
+//! The stubs lease as workers do ([`Protocol`]): by default they deliver outcomes on one
+//! `Deliver` stream each, every outcome carrying the next lease (one message each way a task,
+//! issue 14); `combined` makes them call `Complete` once a task instead, and `separate` call
+//! `Lease` after every `Complete`, as workers before issue 14 did.
 
 use super::{ClusterOptions, serve};
 use crate::scheduler::Scheduler;
@@ -22,6 +23,7 @@ use loa_engine::tasks::{
 };
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto};
+use loa_proto::delivery::DeliveryStream;
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use std::sync::Arc;
@@ -65,6 +67,9 @@ pub struct DispatchFigures {
 /// How the stub workers lease their tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Protocol {
+    /// As `combined`, but each outcome a message on one `Deliver` stream per stub instead of a
+    /// `Complete` call (issue 14).
+    Stream,
     /// Each `Complete` asks for the next task (`CompleteRequest.max_tasks`): one call a task;
     /// `Lease` only when a reply brought none (issue 14).
     Combined,
@@ -76,6 +81,7 @@ impl Protocol {
     /// The name `--protocol` takes.
     pub fn name(self) -> &'static str {
         match self {
+            Protocol::Stream => "stream",
             Protocol::Combined => "combined",
             Protocol::Separate => "separate",
         }
@@ -144,9 +150,11 @@ impl std::fmt::Display for DispatchFigures {
             self.lease_bytes as f64 / self.tasks as f64
         )?;
         let (lease, complete, fetch) = self.calls;
+        // On a stream, outcomes are messages of one call per stub, not calls.
+        let delivered = if self.protocol == Protocol::Stream { "Deliver messages" } else { "Complete" };
         writeln!(
             f,
-            "  leasing: {}; calls: {lease} Lease, {complete} Complete, {fetch} FetchChromosomes ({:.2} a task)",
+            "  leasing: {}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
             self.protocol.name(),
             (lease + complete + fetch) as f64 / self.tasks as f64
         )?;
@@ -341,6 +349,14 @@ pub fn bench_dispatch(
                 let lease = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
                 counts.lease_calls += 1;
                 let mut leased = client.lease(lease).await?.into_inner().tasks;
+                let mut stream = match protocol {
+                    Protocol::Stream => {
+                        let (requests, outbound) = loa_proto::delivery::request_channel();
+                        let answers = client.deliver(outbound).await?.into_inner();
+                        Some(DeliveryStream::new(requests, answers))
+                    }
+                    Protocol::Combined | Protocol::Separate => None,
+                };
                 loop {
                     if leased.is_empty() {
                         return Ok::<StubCounts, tonic::Status>(counts);
@@ -377,11 +393,15 @@ pub fn bench_dispatch(
                             _ => knockout_body.clone(),
                         };
                         // A single-slot worker: the last outcome of a reply asks for the next task.
-                        let max_tasks = u32::from(protocol == Protocol::Combined && i == last);
+                        let max_tasks = u32::from(protocol != Protocol::Separate && i == last);
                         let request =
                             pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body), max_tasks };
                         counts.complete_calls += 1;
-                        next.extend(client.complete(request).await?.into_inner().tasks);
+                        let reply = match &mut stream {
+                            Some(stream) => stream.complete(request).await??,
+                            None => client.complete(request).await?.into_inner(),
+                        };
+                        next.extend(reply.tasks);
                         counts.done += 1;
                     }
                     // A reply that brought nothing (or none asked): ask Lease, as a worker's lease

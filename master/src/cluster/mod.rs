@@ -49,6 +49,9 @@ pub struct ClusterOptions {
     /// serves as a master older than that did: it never says it offers them and ignores
     /// `CompleteRequest.max_tasks` (for tests of workers meeting such a master).
     pub complete_leases: bool,
+    /// Serve `Deliver`, Complete as one stream per worker (issue 14; the default). `false` serves
+    /// as a master older than that: it never says it offers it, and a worker calls `Complete`.
+    pub delivery_stream: bool,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -85,6 +88,7 @@ impl ClusterOptions {
             bound: Arc::default(),
             tls: None,
             complete_leases: true,
+            delivery_stream: true,
         }
     }
 }
@@ -177,6 +181,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let counters = Arc::new(Counters::default());
     let mut service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
     service.complete_leases = options.complete_leases;
+    service.delivery_stream = options.delivery_stream;
     let reaper = service.clone();
     let closer = service.clone();
     let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();

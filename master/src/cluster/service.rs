@@ -24,6 +24,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 /// Longest a worker's name may be (it only shows in displays).
@@ -66,6 +67,9 @@ pub struct MasterService {
     /// Whether `Complete` leases the tasks a worker asks for with its outcome (issue 14); `false`
     /// serves as a master older than that (see [`super::ClusterOptions::complete_leases`]).
     pub complete_leases: bool,
+    /// Whether registration offers `Deliver` (issue 14); `false` serves as a master older than
+    /// that (see [`super::ClusterOptions::delivery_stream`]). The stream is served either way.
+    pub delivery_stream: bool,
 }
 
 fn session_tag() -> u64 {
@@ -90,6 +94,7 @@ impl MasterService {
             session: session_tag(),
             wires: Arc::default(),
             complete_leases: true,
+            delivery_stream: true,
         }
     }
 
@@ -183,81 +188,8 @@ impl MasterService {
         Status::invalid_argument(message)
     }
 
-    /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
-    /// queue, until the runtime stops.
-    pub async fn reap_forever(&self) {
-        let period = (self.lease_time / 4).max(Duration::from_millis(50));
-        loop {
-            tokio::time::sleep(period).await;
-            let now = Instant::now();
-            let silent: Vec<WorkerId> = self
-                .remote()
-                .iter()
-                .filter(|(_, last)| now.saturating_duration_since(**last) > self.lease_time)
-                .map(|(w, _)| *w)
-                .collect();
-            for worker in silent {
-                self.drop_worker(worker, DropReason::Silent);
-            }
-        }
-    }
-}
-
-#[tonic::async_trait]
-impl pb::master_server::Master for MasterService {
-    async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
-        let address = request.remote_addr();
-        let peer = address.map_or_else(|| "?".to_owned(), |a| a.to_string());
-        let r = request.into_inner();
-        if r.name.len() > MAX_NAME {
-            return Err(self.invalid(format!("name: longer than {MAX_NAME} bytes")));
-        }
-        if r.slots == 0 {
-            return Err(self.invalid("slots: must be at least 1".into()));
-        }
-        let worker = self.scheduler.register(format!("{} ({} slots, {peer})", r.name, r.slots));
-        if worker > 0xffff_ffff {
-            return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
-        }
-        self.remote().insert(worker, Instant::now());
-        let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
-        let mirror = (capacity > 0).then(|| Mutex::new(Mirror::new(capacity)));
-        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
-        self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
-        if let Some(address) = address {
-            self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
-        }
-        Ok(Response::new(pb::RegisterReply {
-            worker_id: (self.session << 32) | worker,
-            lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
-            complete_leases: self.complete_leases,
-        }))
-    }
-
-    async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseReply>, Status> {
-        let r = request.into_inner();
-        let worker = self.resolve(r.worker_id).ok_or_else(unknown_worker)?;
-        let max = r.max_tasks.clamp(1, MAX_LEASE) as usize;
-        // A waiting call must end well before the worker counts as silent.
-        let wait = Duration::from_millis(u64::from(r.wait_ms)).min(MAX_WAIT).min(self.lease_time / 2);
-        let deadline = Instant::now() + wait;
-        let mut pause = Duration::from_millis(2);
-        // Poll rather than block on the scheduler's condition variable: a blocked call would hold
-        // a runtime thread, and a thousand idle workers would need a thousand threads.
-        let leased = loop {
-            let leased = self.scheduler.lease(worker, max);
-            if !leased.is_empty() || self.scheduler.is_closed() || Instant::now() >= deadline {
-                break leased;
-            }
-            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
-            pause = (pause * 2).min(Duration::from_millis(50));
-        };
-        let tasks = self.to_wire(worker, &leased);
-        Ok(Response::new(pb::LeaseReply { tasks }))
-    }
-
-    async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
-        let r = request.into_inner();
+    /// `Complete`, for the unary call and for each request on a `Deliver` stream.
+    fn complete_call(&self, r: pb::CompleteRequest) -> Result<pb::CompleteReply, Status> {
         // Checked before the outcome is looked at, so a refused call changes nothing. A master
         // serving as an older one ignores the field, as those do (they cannot read it).
         let max_tasks = if self.complete_leases { r.max_tasks } else { 0 };
@@ -307,9 +239,108 @@ impl pb::master_server::Master for MasterService {
             }
         };
         let tasks = self.to_wire(worker, &leased);
-        Ok(Response::new(pb::CompleteReply { completion: completion as i32, tasks }))
+        Ok(pb::CompleteReply { completion: completion as i32, tasks })
     }
 
+    /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
+    /// queue, until the runtime stops.
+    pub async fn reap_forever(&self) {
+        let period = (self.lease_time / 4).max(Duration::from_millis(50));
+        loop {
+            tokio::time::sleep(period).await;
+            let now = Instant::now();
+            let silent: Vec<WorkerId> = self
+                .remote()
+                .iter()
+                .filter(|(_, last)| now.saturating_duration_since(**last) > self.lease_time)
+                .map(|(w, _)| *w)
+                .collect();
+            for worker in silent {
+                self.drop_worker(worker, DropReason::Silent);
+            }
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::master_server::Master for MasterService {
+    async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+        let address = request.remote_addr();
+        let peer = address.map_or_else(|| "?".to_owned(), |a| a.to_string());
+        let r = request.into_inner();
+        if r.name.len() > MAX_NAME {
+            return Err(self.invalid(format!("name: longer than {MAX_NAME} bytes")));
+        }
+        if r.slots == 0 {
+            return Err(self.invalid("slots: must be at least 1".into()));
+        }
+        let worker = self.scheduler.register(format!("{} ({} slots, {peer})", r.name, r.slots));
+        if worker > 0xffff_ffff {
+            return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
+        }
+        self.remote().insert(worker, Instant::now());
+        let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
+        let mirror = (capacity > 0).then(|| Mutex::new(Mirror::new(capacity)));
+        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
+        self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
+        if let Some(address) = address {
+            self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
+        }
+        Ok(Response::new(pb::RegisterReply {
+            worker_id: (self.session << 32) | worker,
+            lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
+            complete_leases: self.complete_leases,
+            delivery_stream: self.delivery_stream,
+        }))
+    }
+
+    async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseReply>, Status> {
+        let r = request.into_inner();
+        let worker = self.resolve(r.worker_id).ok_or_else(unknown_worker)?;
+        let max = r.max_tasks.clamp(1, MAX_LEASE) as usize;
+        // A waiting call must end well before the worker counts as silent.
+        let wait = Duration::from_millis(u64::from(r.wait_ms)).min(MAX_WAIT).min(self.lease_time / 2);
+        let deadline = Instant::now() + wait;
+        let mut pause = Duration::from_millis(2);
+        // Poll rather than block on the scheduler's condition variable: a blocked call would hold
+        // a runtime thread, and a thousand idle workers would need a thousand threads.
+        let leased = loop {
+            let leased = self.scheduler.lease(worker, max);
+            if !leased.is_empty() || self.scheduler.is_closed() || Instant::now() >= deadline {
+                break leased;
+            }
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+            pause = (pause * 2).min(Duration::from_millis(50));
+        };
+        let tasks = self.to_wire(worker, &leased);
+        Ok(Response::new(pb::LeaseReply { tasks }))
+    }
+
+    async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
+        self.complete_call(request.into_inner()).map(Response::new)
+    }
+
+    type DeliverStream = std::pin::Pin<Box<dyn Stream<Item = Result<pb::DeliverReply, Status>> + Send>>;
+
+    async fn deliver(
+        &self,
+        request: Request<tonic::Streaming<pb::CompleteRequest>>,
+    ) -> Result<Response<Self::DeliverStream>, Status> {
+        let service = self.clone();
+        // One answer per request, in order; a request that fails gets its status as an answer
+        // and the stream goes on. A broken stream (the worker or the network gone) ends it.
+        let answers = request.into_inner().map(move |request| {
+            let answer = match service.complete_call(request?) {
+                Ok(reply) => pb::deliver_reply::Answer::Reply(reply),
+                Err(status) => pb::deliver_reply::Answer::Error(pb::CallError {
+                    code: status.code() as i32,
+                    message: status.message().to_owned(),
+                }),
+            };
+            Ok(pb::DeliverReply { answer: Some(answer) })
+        });
+        Ok(Response::new(Box::pin(answers)))
+    }
     async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatReply>, Status> {
         let worker = self.resolve(request.into_inner().worker_id).ok_or_else(unknown_worker)?;
         self.scheduler.renew(worker);
