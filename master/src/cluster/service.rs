@@ -1,4 +1,6 @@
 //! The gRPC service: each call is a thin, validated wrapper around a [`Scheduler`] call.
+//! `Deliver` is `Complete` as a stream (issue 14): each request on it is answered, in order, by
+//! the same code as the unary call (`complete_call`), its refusals included.
 //!
 //! Remote workers are dropped (their leases go back to the queue, or to the backup copy's
 //! holder) as soon as the master knows they are gone: when their connection closes
