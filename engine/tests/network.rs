@@ -654,6 +654,32 @@ fn batched_evaluations_equal_single_ones_bit_for_bit() {
 }
 
 #[test]
+fn batched_evaluations_keep_the_padding_lanes_signed_zero() {
+    // Hand-worked: every hidden bias −1 and every other weight 0 (output bias −0), so each hidden
+    // unit is tanh(−1) < 0 and each product tanh(−1) · 0 = −0. The output sum adds lanes j, j + 8
+    // and j + 16 of 24, where lanes 20-23 are the padding's +0: lanes 0-3 sum to −0, lanes 4-7 to
+    // −0 + −0 + +0 = +0, and the total to +0, so the value is tanh(+0) = +0. A batched path that
+    // dropped the padding would sum 20 negative zeros and give −0.
+    let t = Topology::default();
+    let mut weights: Vec<(usize, f32)> = (0..HIDDEN).map(|h| (t.hidden_bias_index(h), -1.0)).collect();
+    weights.push((t.output_bias_index(), -0.0));
+    let network = Network::new(&sparse(&weights));
+    let pos = Position::start();
+    let acc = network.accumulator(&pos, Color::Black);
+    assert_eq!(acc.pre_activations(), [-1.0; HIDDEN]);
+    assert_eq!(network.evaluate_accumulator(&acc).to_bits(), 0.0f32.to_bits());
+    for len in 1..=9 {
+        let accs = vec![acc; len];
+        let mut values = vec![f32::NAN; len];
+        network.evaluate_accumulators(&accs, &mut values);
+        assert!(values.iter().all(|v| v.to_bits() == 0.0f32.to_bits()), "length {len}: {values:?}");
+        values.fill(f32::NAN);
+        network.evaluate_accumulators_portable(&accs, &mut values);
+        assert!(values.iter().all(|v| v.to_bits() == 0.0f32.to_bits()), "portable, length {len}: {values:?}");
+    }
+}
+
+#[test]
 fn vectorised_tanh_equals_scalar_tanh() {
     // Over arrays the compiler vectorises tanh (8 or 4 lanes, depending on the target); called
     // through an opaque function pointer it runs one value at a time. Same bits required.
