@@ -3,7 +3,7 @@
 
 use loa_engine::network::{
     Accumulator, Chromosome, ChromosomeError, HIDDEN, INPUTS, MAX_ABS_WEIGHT, Network, PlainNetwork, SplitMix64,
-    Topology, board_input_index, inputs, nonad_input_index, random_uniform, tanh, weight_from_bits,
+    Topology, board_input_index, inputs, nonad_input_index, random_uniform, tanh, tanh_unfused, weight_from_bits,
 };
 use loa_engine::search::Evaluator;
 use loa_engine::{Color, Move, Position, Square};
@@ -677,6 +677,47 @@ fn batched_evaluations_keep_the_padding_lanes_signed_zero() {
         network.evaluate_accumulators_portable(&accs, &mut values);
         assert!(values.iter().all(|v| v.to_bits() == 0.0f32.to_bits()), "portable, length {len}: {values:?}");
     }
+}
+
+/// `tanh` fuses three multiply-adds whose products are exact (on targets with FMA); its bits
+/// must be those of `tanh_unfused`, which does every step separately, for every f32 bit pattern
+/// (NaNs and infinities included). Both run over 64-lane arrays, so both are vectorised as in
+/// the batched evaluation; the sweep is split over the available threads.
+#[test]
+fn fused_tanh_equals_unfused() {
+    const CHUNK: u64 = 64;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let per_thread = (1u64 << 32) / threads / CHUNK * CHUNK;
+    let differ = |start: u64, end: u64| {
+        let mut first = None;
+        let mut count = 0u64;
+        for base in (start..end).step_by(CHUNK as usize) {
+            let xs: [f32; CHUNK as usize] = std::array::from_fn(|i| f32::from_bits((base + i as u64) as u32));
+            let fused = xs.map(tanh);
+            let unfused = xs.map(tanh_unfused);
+            for ((x, a), b) in xs.iter().zip(fused).zip(unfused) {
+                if a.to_bits() != b.to_bits() {
+                    count += 1;
+                    first.get_or_insert((x.to_bits(), a.to_bits(), b.to_bits()));
+                }
+            }
+        }
+        (count, first)
+    };
+    // Per thread: inputs that differ, and the first as (x, fused, unfused) bits.
+    type Differences = (u64, Option<(u32, u32, u32)>);
+    let results: Vec<Differences> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let end = if t + 1 == threads { 1u64 << 32 } else { (t + 1) * per_thread };
+                scope.spawn(move || differ(t * per_thread, end))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let count: u64 = results.iter().map(|r| r.0).sum();
+    let first = results.iter().find_map(|r| r.1);
+    assert_eq!(count, 0, "{count} inputs differ; first (x, fused, unfused bits): {first:x?}");
 }
 
 #[test]

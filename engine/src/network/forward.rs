@@ -275,11 +275,21 @@ impl Network {
             for x in inputs.iter_mut() {
                 *x = tanh(*x);
             }
-            // A whole group is a fixed-size copy (moves in registers); a variable-length one is a
-            // call to memcpy, which also costs the vector constants reloaded after it.
+            // Fixed-size copies only (moves in registers): a variable-length one is a call to
+            // memcpy, which also costs the vector constants reloaded after it.
             match <&mut [f32; GROUP]>::try_from(&mut *values) {
                 Ok(whole) => *whole = inputs,
-                Err(_) => values.copy_from_slice(&inputs[..values.len()]),
+                Err(_) => {
+                    // A part-filled group (the last of a node's moves): pieces of 4, 2 and 1
+                    // lanes as the length's bits say.
+                    let mut at = 0;
+                    for piece in [4, 2, 1] {
+                        if values.len() & piece != 0 {
+                            values[at..at + piece].copy_from_slice(&inputs[at..at + piece]);
+                            at += piece;
+                        }
+                    }
+                }
             }
         }
     }

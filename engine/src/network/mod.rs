@@ -28,7 +28,7 @@ pub use chromosome::{
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
-pub use tanh::tanh;
+pub use tanh::{tanh, tanh_unfused};
 
 /// Hidden units of the default topology.
 pub const HIDDEN: usize = 20;
