@@ -276,19 +276,15 @@ impl Network {
                 *x = tanh(*x);
             }
             // Fixed-size copies only (moves in registers): a variable-length one is a call to
-            // memcpy, which also costs the vector constants reloaded after it.
-            match <&mut [f32; GROUP]>::try_from(&mut *values) {
-                Ok(whole) => *whole = inputs,
-                Err(_) => {
-                    // A part-filled group (the last of a node's moves): pieces of 4, 2 and 1
-                    // lanes as the length's bits say.
-                    let mut at = 0;
-                    for piece in [4, 2, 1] {
-                        if values.len() & piece != 0 {
-                            values[at..at + piece].copy_from_slice(&inputs[at..at + piece]);
-                            at += piece;
-                        }
-                    }
+            // memcpy, which also costs the vector constants reloaded after it. A whole group is
+            // one piece of 8; a part-filled one (the last of a node's moves) pieces of 4, 2 and 1
+            // as its length's bits say.
+            const { assert!(GROUP == 8, "the pieces below cover lengths 1 to 8") };
+            let mut at = 0;
+            for piece in [8, 4, 2, 1] {
+                if values.len() & piece != 0 {
+                    values[at..at + piece].copy_from_slice(&inputs[at..at + piece]);
+                    at += piece;
                 }
             }
         }
