@@ -132,7 +132,8 @@ fn run_refuses_a_usable_run_and_needs_force_for_an_unusable_directory() {
 /// The hall of fame joins the state between an epoch's line and its checkpoint: halts around it
 /// (with a decaying learning rate and σ and weight decay, functions of the generation, and tied
 /// weights, whose first centre is projected) resume to the uninterrupted run (and the
-/// checkpoints are format 5, evolution strategies' format).
+/// checkpoints are format 6, evolution strategies' format), stepping plainly or with Adam (whose
+/// moments the checkpoints carry).
 #[test]
 fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted_run() {
     let text = "seed = 9\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
@@ -140,19 +141,26 @@ fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted
                 [selection.scheme.evolution-strategies]\nsigma = 0.1\nlearning_rate = 0.05\nopponents = 1\n\
                 hall_of_fame = 2\nfitness = \"benchmark-score\"\nlearning_rate_half_life = 1\nweight_decay = 0.5\n\
                 symmetry = \"invariant\"\nsigma_half_life = 1\n";
-    let config = ExperimentConfig::from_toml(text).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let reference = tmp.path().join("reference");
-    start(config.clone(), &reference, &RunOptions::embedded(2)).unwrap();
-    for (i, point) in [HaltPoint::AfterEpochLine(0), HaltPoint::MidGeneration(1), HaltPoint::AfterEpochLine(1)]
-        .into_iter()
-        .enumerate()
-    {
-        let run = tmp.path().join(format!("halted-{i}"));
-        let options = RunOptions { halt: Some(Halt { point, abort: false }), ..RunOptions::embedded(2) };
-        assert!(matches!(start(config.clone(), &run, &options), Err(RunError::Halted(_))), "{point}");
-        resume(&run, None, None, &RunOptions::embedded(1)).unwrap();
-        same_run(&reference, &run, 2, &point.to_string());
+    let mut sizes = Vec::new();
+    for optimizer in ["plain", "adam"] {
+        let config = ExperimentConfig::from_toml(&format!("{text}optimizer = \"{optimizer}\"\n")).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let reference = tmp.path().join("reference");
+        start(config.clone(), &reference, &RunOptions::embedded(2)).unwrap();
+        for (i, point) in [HaltPoint::AfterEpochLine(0), HaltPoint::MidGeneration(1), HaltPoint::AfterEpochLine(1)]
+            .into_iter()
+            .enumerate()
+        {
+            let run = tmp.path().join(format!("halted-{i}"));
+            let options = RunOptions { halt: Some(Halt { point, abort: false }), ..RunOptions::embedded(2) };
+            assert!(matches!(start(config.clone(), &run, &options), Err(RunError::Halted(_))), "{optimizer} {point}");
+            resume(&run, None, None, &RunOptions::embedded(1)).unwrap();
+            same_run(&reference, &run, 2, &format!("{optimizer} {point}"));
+        }
+        let latest = read(&RunDir::new(&reference).latest_checkpoint());
+        assert_eq!(latest[8..12], 6u32.to_le_bytes());
+        sizes.push(latest.len());
     }
-    assert_eq!(read(&RunDir::new(&reference).latest_checkpoint())[8..12], 5u32.to_le_bytes());
+    // Adam's checkpoint carries two moments per weight.
+    assert!(sizes[1] > sizes[0] + 2 * 2041 * 8, "{sizes:?}");
 }

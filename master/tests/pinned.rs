@@ -74,7 +74,7 @@ fn resumed_for_one_epoch(epoch_1: &std::path::Path) -> Vec<u8> {
 /// Checkpoints of the long ES run (`experiments/evolve/long-es-ladder.toml`, epochs 1 and 2)
 /// written by main at 63a23ae in format 2, before the ES settings grew (`tests/data/`): epoch 1
 /// loads with the new settings at their defaults (what that build did), and resuming it for one
-/// epoch with this build writes exactly that build's epoch 2 (in format 5).
+/// epoch with this build writes exactly that build's epoch 2 (in format 6).
 #[test]
 fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_build_ran() {
     use loa_master::checkpoint::RunState;
@@ -88,13 +88,13 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
     assert_eq!((es.learning_rate_half_life, es.weight_decay, state.config.population), (0, 0.0, 64));
     assert_eq!((state.generation, state.epoch, state.population.len()), (10, 1, 1));
     assert!(es.initial_network.is_empty());
-    // Written again it is format 5, 12 bytes longer (a 1-byte varint 0 and an 8-byte 0.0 from
+    // Written again it is format 6, 13 bytes longer (a 1-byte varint 0 and an 8-byte 0.0 from
     // format 3, an empty string's 1-byte length from format 4, the symmetry's 1-byte variant
-    // and a 1-byte varint 0 from format 5).
+    // and a 1-byte varint 0 from format 5, the optimiser's 1-byte variant from format 6).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
-    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 12);
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (2u32.to_le_bytes().to_vec(), 6u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 13);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let mut old_epoch_2 = RunState::load(&data.join("63a23ae-es-epoch-00002.ckpt")).unwrap();
@@ -108,7 +108,7 @@ fn an_evolution_strategies_checkpoint_of_format_2_loads_and_resumes_as_the_old_b
 /// fame, written by main at 48c7dde in format 3, before `initial_network` existed
 /// (`tests/data/`; the config is in the test): epoch 1 loads with that setting empty (a random
 /// start, what that build did), and resuming it for one epoch with this build writes exactly
-/// that build's epoch 2 (in format 5).
+/// that build's epoch 2 (in format 6).
 #[test]
 fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_build_ran() {
     use loa_master::checkpoint::RunState;
@@ -125,12 +125,12 @@ fn an_evolution_strategies_checkpoint_of_format_3_loads_and_resumes_as_the_old_b
     assert_eq!((es.hall_of_fame, es.learning_rate_half_life, es.weight_decay), (1, 3, 0.01));
     assert!(es.initial_network.is_empty());
     assert_eq!((state.generation, state.epoch, state.population.len(), state.memory.hall_of_fame.len()), (2, 1, 1, 2));
-    // Written again it is format 5, 3 bytes longer (an empty string's length, the symmetry's
-    // variant, the σ half-life's 0).
+    // Written again it is format 6, 4 bytes longer (an empty string's length, the symmetry's
+    // variant, the σ half-life's 0, the optimiser's variant).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
-    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (3u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 3);
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (3u32.to_le_bytes().to_vec(), 6u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 4);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let old_epoch_2 = RunState::load(&data.join("48c7dde-es-epoch-00002.ckpt")).unwrap();
@@ -158,14 +158,47 @@ fn an_evolution_strategies_checkpoint_of_format_4_loads_and_resumes_as_the_old_b
     assert_eq!((es.fixed_matches, es.learning_rate_half_life, es.weight_decay), (2, 3, 0.01));
     assert_eq!((es.initial_network.as_str(), es.symmetry, es.sigma_half_life), ("start.json", WeightTying::None, 0));
     assert_eq!((state.generation, state.epoch, state.population.len()), (2, 1, 1));
-    // Written again it is format 5, 2 bytes longer (the symmetry's variant, the σ half-life's 0).
+    // Written again it is format 6, 3 bytes longer (the symmetry's variant, the σ half-life's 0,
+    // the optimiser's variant).
     let old = std::fs::read(&old_epoch_1).unwrap();
     let new = state.encode().unwrap();
-    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (4u32.to_le_bytes().to_vec(), 5u32.to_le_bytes().to_vec()));
-    assert_eq!(new.len(), old.len() + 2);
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (4u32.to_le_bytes().to_vec(), 6u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 3);
 
     let resumed = resumed_for_one_epoch(&old_epoch_1);
     let old_epoch_2 = RunState::load(&data.join("02600be-es-epoch-00002.ckpt")).unwrap();
     assert_eq!(old_epoch_2.epoch, 2);
     assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from 02600be's");
+}
+
+/// Checkpoints of a small tied ES run with both half-lives, weight decay, a hall of fame and a
+/// fixed opponent, written by main at bbaac1f in format 5, before `optimizer` existed
+/// (`tests/data/`; seed 79, population 8, depth 1, two epochs of two generations, σ 0.1 and α
+/// 0.05 each halving every 3 generations, one drawn opponent and random:1 twice from 2-ply
+/// openings, benchmark-score fitness, a hall of fame of 1, weight decay 0.01, equivariant
+/// tying): epoch 1 loads with plain steps (what that build did), and resuming it for one epoch
+/// with this build writes exactly that build's epoch 2.
+#[test]
+fn an_evolution_strategies_checkpoint_of_format_5_loads_and_resumes_as_the_old_build_ran() {
+    use loa_engine::network::symmetry::WeightTying;
+    use loa_master::checkpoint::RunState;
+    use loa_master::config::{EsOptimizer, SelectionScheme};
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old_epoch_1 = data.join("bbaac1f-es-epoch-00001.ckpt");
+    let state = RunState::load(&old_epoch_1).unwrap();
+    let SelectionScheme::EvolutionStrategies(es) = &state.config.selection.scheme else { panic!("{:?}", state.config) };
+    assert_eq!((state.config.seed, state.config.population, es.sigma, es.learning_rate), (79, 8, 0.1, 0.05));
+    assert_eq!((es.symmetry, es.sigma_half_life, es.hall_of_fame), (WeightTying::Equivariant, 3, 1));
+    assert_eq!(es.optimizer, EsOptimizer::Plain);
+    assert_eq!((state.generation, state.epoch, state.population.len()), (2, 1, 1));
+    // Written again it is format 6, 1 byte longer (the optimiser's variant).
+    let old = std::fs::read(&old_epoch_1).unwrap();
+    let new = state.encode().unwrap();
+    assert_eq!((old[8..12].to_vec(), new[8..12].to_vec()), (5u32.to_le_bytes().to_vec(), 6u32.to_le_bytes().to_vec()));
+    assert_eq!(new.len(), old.len() + 1);
+
+    let resumed = resumed_for_one_epoch(&old_epoch_1);
+    let old_epoch_2 = RunState::load(&data.join("bbaac1f-es-epoch-00002.ckpt")).unwrap();
+    assert_eq!(old_epoch_2.epoch, 2);
+    assert!(resumed == old_epoch_2.encode().unwrap(), "epoch 2 differs from bbaac1f's");
 }

@@ -8,11 +8,12 @@
 //!
 //! Format 1 is written for the thesis's knockout scheme, so its checkpoints keep the bytes they had
 //! before format 2 existed; format 2 for (μ + λ), whose settings grew (judging options) and whose
-//! state grew ([`SchemeMemory`]); format 5 (format 2's layout) for evolution strategies, whose
-//! settings grew three times more (format 3: learning-rate half-life, weight decay; format 4: an
-//! initial network; format 5: tied weights and a σ half-life). A format-2, -3 or -4 file of
-//! evolution strategies is read as format 5 with the newer settings at their defaults, which is
-//! what the build that wrote it did ([`legacy`]); a format-1 file of (μ + λ) or evolution
+//! state grew ([`SchemeMemory`]); format 6 (format 2's layout, and for Adam's runs its moments
+//! at the end) for evolution strategies, whose settings grew four times more (format 3:
+//! learning-rate half-life, weight decay; format 4: an initial network; format 5: tied weights
+//! and a σ half-life; format 6: the optimiser). A format-2 to -5 file of evolution strategies
+//! is read as format 6 with the newer settings at their defaults, which is what the build that
+//! wrote it did ([`legacy`]); a format-1 file of (μ + λ) or evolution
 //! strategies comes from an older build and is refused, naming the format and that build.
 //!
 //! A file is written to a temporary name, fsynced, renamed over the target and
@@ -22,9 +23,10 @@
 
 mod legacy;
 
-use crate::config::{ExperimentConfig, MAX_STEP, MIN_STEP, SelectionScheme};
+use crate::config::{EsOptimizer, ExperimentConfig, MAX_STEP, MIN_STEP, SelectionScheme};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
+use crate::selection::adam::AdamState;
 use loa_engine::network::{Chromosome, ChromosomeError, Topology};
 use loa_records::EpochReport;
 use loa_records::jsonl::write_atomically;
@@ -35,10 +37,25 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
 /// The newest checkpoint format version this build writes and reads (it also writes formats 1
-/// and 2 for the schemes that keep them, and reads formats 1 to 4; see the module's
+/// and 2 for the schemes that keep them, and reads formats 1 to 5; see the module's
 /// documentation).
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER: usize = 8 + 4 + 8 + 4;
+
+/// At most this many bytes are allocated for what a checkpoint's lengths announce.
+const DECODE_LIMIT: usize = 1 << 30;
+
+/// The bincode configuration checkpoints are read with: the standard one (which writes them),
+/// with a limit on what decoding allocates, so a length misread from a damaged or mislabelled
+/// file (one whose checksum still matches) is an error, not an allocation of exabytes that
+/// aborts the process. A limit acts only on reading, so the bytes written are unchanged.
+pub(crate) fn reading() -> bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<DECODE_LIMIT>,
+> {
+    bincode::config::standard().with_limit::<DECODE_LIMIT>()
+}
 
 /// Everything needed to continue a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -76,6 +93,10 @@ pub struct SchemeMemory {
     /// without it keep the bytes they had before it existed.
     #[serde(skip)]
     pub steps: Vec<(u64, f64)>,
+    /// Adam's moments, for evolution strategies stepping with Adam: stored after the rest of
+    /// the memory for such runs only (format 6), so other runs keep their bytes.
+    #[serde(skip)]
+    pub adam: AdamState,
 }
 
 /// An individual as stored: serial, topology name and weights (no reliance on the chromosome
@@ -174,6 +195,9 @@ impl RunState {
             if !self.memory.steps.is_empty() {
                 payload.extend(bincode::serde::encode_to_vec(&self.memory.steps, standard).map_err(|e| e.to_string())?);
             }
+            if self.steps_with_adam() {
+                payload.extend(bincode::serde::encode_to_vec(&self.memory.adam, standard).map_err(|e| e.to_string())?);
+            }
         }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
@@ -184,8 +208,14 @@ impl RunState {
         Ok(out)
     }
 
+    /// Whether the run is evolution strategies stepping with Adam, whose checkpoints end with
+    /// Adam's moments.
+    fn steps_with_adam(&self) -> bool {
+        matches!(&self.config.selection.scheme, SelectionScheme::EvolutionStrategies(es) if es.optimizer == EsOptimizer::Adam)
+    }
+
     /// The format this state is written in: 1 for the knockout (whose checkpoints keep their
-    /// bytes), 5 for evolution strategies, 2 for the rest.
+    /// bytes), 6 for evolution strategies, 2 for the rest.
     pub fn format_version(&self) -> u32 {
         match self.config.selection.scheme {
             SelectionScheme::Knockout if self.memory == SchemeMemory::default() => 1,
@@ -226,10 +256,10 @@ impl RunState {
         if crc32fast::hash(payload) != crc {
             return Err(CheckpointError::Checksum(p()));
         }
-        let standard = bincode::config::standard();
+        let standard = reading();
         let upgraded;
         let (version, payload) = match version {
-            2..=4 if legacy::is_evolution_strategies(payload) => {
+            2..=5 if legacy::is_evolution_strategies(payload) => {
                 upgraded = legacy::upgrade_es(payload, version).map_err(|e| CheckpointError::Decode(p(), e))?;
                 (FORMAT_VERSION, &upgraded[..])
             }
@@ -248,7 +278,14 @@ impl RunState {
                     .map_err(|e| CheckpointError::Decode(p(), format!("scheme memory (hall of fame, ladder): {e}")))?;
             state.memory = memory;
             used += more;
-            if used < payload.len() {
+            if state.steps_with_adam() {
+                let (adam, more): (AdamState, usize) = bincode::serde::decode_from_slice(&payload[used..], standard)
+                    .map_err(|e| CheckpointError::Decode(p(), format!("Adam's moments: {e}")))?;
+                let weights = state.population.first().map_or(0, |c| c.weights.len());
+                adam.check(weights).map_err(|e| CheckpointError::Decode(p(), e))?;
+                state.memory.adam = adam;
+                used += more;
+            } else if used < payload.len() {
                 let (steps, more): (Vec<(u64, f64)>, usize) =
                     bincode::serde::decode_from_slice(&payload[used..], standard)
                         .map_err(|e| CheckpointError::Decode(p(), format!("mutation steps: {e}")))?;
@@ -319,7 +356,12 @@ mod tests {
             epoch: 0,
             serials,
             rng,
-            memory: SchemeMemory { hall_of_fame: population[..1].to_vec(), rung: 3, steps: vec![(0, 0.05), (1, 0.1)] },
+            memory: SchemeMemory {
+                hall_of_fame: population[..1].to_vec(),
+                rung: 3,
+                steps: vec![(0, 0.05), (1, 0.1)],
+                adam: AdamState::default(),
+            },
             population,
             epochs: Vec::new(),
         }
@@ -354,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn evolution_strategies_write_format_5_and_refuse_their_format_1_files_by_name() {
+    fn evolution_strategies_write_format_6_and_refuse_their_format_1_files_by_name() {
         use crate::config::EsConfig;
         use loa_engine::network::symmetry::WeightTying;
         let es = EsConfig {
@@ -369,17 +411,46 @@ mod tests {
         let mut s = state(SelectionScheme::EvolutionStrategies(es));
         s.memory.rung = 0;
         let bytes = s.encode().unwrap();
-        assert_eq!(bytes[8..12], 5u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 6u32.to_le_bytes());
         assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
         let err = RunState::decode(&rewrap(1, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("9e96a2e"), "{err}");
-        // Format-2 to format-4 files are read by splicing in the settings added since: a file
-        // that is not what its format wrote (here: already format 5's bytes) is refused, not
-        // misread.
-        for old in [2, 3, 4] {
+        // Format-2 to format-5 files are read by splicing in the settings added since: a file
+        // that is not what its format wrote (here: already format 6's bytes) is refused, not
+        // misread (format 5's splice misreads a string's length as about 8 · 10^18 bytes: the
+        // decoding limit refuses it, where its allocation aborted the process before).
+        for old in [2, 3, 4, 5] {
             let err = RunState::decode(&rewrap(old, &bytes[HEADER..]), Path::new("es.ckpt")).unwrap_err().to_string();
             assert!(err.contains("es.ckpt: cannot decode"), "format {old}: {err}");
         }
+    }
+
+    #[test]
+    fn adams_moments_round_trip_and_missing_or_corrupt_moments_are_refused_by_name() {
+        use crate::config::EsConfig;
+        let es = EsConfig { opponents: 1, optimizer: EsOptimizer::Adam, ..EsConfig::default() };
+        let mut s = state(SelectionScheme::EvolutionStrategies(es));
+        s.memory.rung = 0;
+        s.memory.steps.clear();
+        // Before the first update the moments are empty, and still written.
+        let empty = s.encode().unwrap();
+        assert_eq!(RunState::decode(&empty, Path::new("x")).unwrap(), s);
+        let gradient: Vec<f64> = (0..2041).map(|i| f64::from(i) - 1000.0).collect();
+        s.memory.adam.step(&gradient, 0.01).unwrap();
+        s.memory.adam.step(&gradient, 0.01).unwrap();
+        let bytes = s.encode().unwrap();
+        assert_eq!(bytes[8..12], 6u32.to_le_bytes());
+        // 2 × 2041 moments of 8 bytes more, and each length's varint 3 bytes instead of 1.
+        assert_eq!(bytes.len(), empty.len() + 2 * 2041 * 8 + 2 * 2);
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s);
+        // Cut off inside the moments.
+        let cut = &bytes[HEADER..bytes.len() - 100];
+        let err = RunState::decode(&rewrap(6, cut), Path::new("cut.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("cut.ckpt") && err.contains("Adam's moments"), "{err}");
+        // Moments for another network.
+        s.memory.adam.first.pop();
+        let err = RunState::decode(&s.encode().unwrap(), Path::new("odd.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("odd.ckpt") && err.contains("2040 and 2041 moments"), "{err}");
     }
 
     #[test]
@@ -391,8 +462,8 @@ mod tests {
         let payload = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
         let err = RunState::decode(&rewrap(1, &payload), Path::new("old.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 1") && err.contains("old.ckpt"), "{err}");
-        let err = RunState::decode(&rewrap(6, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("format version 6, this build reads 1 to 5"), "{err}");
+        let err = RunState::decode(&rewrap(7, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("format version 7, this build reads 1 to 6"), "{err}");
         // Format 2 without its hall of fame is cut short.
         let err = RunState::decode(&rewrap(2, &payload), Path::new("cut.ckpt")).unwrap_err().to_string();
         assert!(err.contains("scheme memory"), "{err}");

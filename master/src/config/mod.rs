@@ -12,7 +12,9 @@ use std::path::Path;
 
 mod schemes;
 
-pub use schemes::{EsConfig, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, parse_fixed};
+pub use schemes::{
+    EsConfig, EsOptimizer, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, parse_fixed,
+};
 
 /// The whole definition of a run, together with its seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -470,5 +472,20 @@ mod tests {
         // Only evolution strategies tie weights.
         let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\nsymmetry = \"invariant\"\n";
         assert!(ExperimentConfig::from_toml(mu).unwrap_err().to_string().contains("symmetry"));
+    }
+    #[test]
+    fn the_optimizer_parses_defaults_to_plain_and_a_bad_name_is_named() {
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nopponents = 1\noptimizer = \"adam\"\n";
+        let c = ExperimentConfig::from_toml(text).unwrap();
+        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
+        assert_eq!(es.optimizer, EsOptimizer::Adam);
+        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let plain = ExperimentConfig::from_toml(&text.replace("optimizer = \"adam\"\n", "")).unwrap();
+        let SelectionScheme::EvolutionStrategies(es) = &plain.selection.scheme else { panic!("{plain:?}") };
+        assert_eq!(es.optimizer, EsOptimizer::Plain);
+        let bogus = ExperimentConfig::from_toml(&text.replace("adam", "rmsprop")).unwrap_err().to_string();
+        assert!(bogus.contains("optimizer") && bogus.contains("plain") && bogus.contains("adam"), "{bogus}");
+        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\noptimizer = \"adam\"\n";
+        assert!(ExperimentConfig::from_toml(mu).unwrap_err().to_string().contains("optimizer"));
     }
 }

@@ -110,6 +110,23 @@ pub struct EsConfig {
     /// should shrink faster: a learning-rate half-life of H/2 keeps the step a constant
     /// fraction of σ. Format 5 added this setting.
     pub sigma_half_life: u32,
+    /// How the centre steps along the gradient estimate: `"plain"` (θ ← θ + α_g·g, the
+    /// default) or `"adam"` (Adam's step with α_g, as OpenAI's ES: about α_g per weight where
+    /// the estimate keeps its sign, whatever its scale; [`crate::selection::adam`]). Weight decay
+    /// stays a separate shrink by `1 − α_g λ` with either (decoupled, as in AdamW). Adam's
+    /// moments are kept in the checkpoints. Format 6 added this setting.
+    pub optimizer: EsOptimizer,
+}
+
+/// How evolution strategies turn the gradient estimate into the centre's step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EsOptimizer {
+    /// Plain gradient ascent: the step is α_g times the estimate.
+    #[default]
+    Plain,
+    /// Adam (β₁ 0.9, β₂ 0.999, ε 10⁻⁸) with step size α_g.
+    Adam,
 }
 
 impl Default for EsConfig {
@@ -131,6 +148,7 @@ impl Default for EsConfig {
             initial_network: String::new(),
             symmetry: WeightTying::None,
             sigma_half_life: 0,
+            optimizer: EsOptimizer::Plain,
         }
     }
 }

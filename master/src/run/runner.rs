@@ -181,6 +181,7 @@ impl Runner<'_> {
             hall_of_fame: state.hall_of_fame()?,
             rung: state.memory.rung as usize,
             steps: state.memory.steps.clone(),
+            adam: state.memory.adam.clone(),
         };
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
@@ -210,11 +211,12 @@ impl Runner<'_> {
             let after = self.scheduler.workers();
             record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
-        let Selected { next, tournaments, fitness, steps, .. } = selected;
+        let Selected { next, tournaments, fitness, steps, adam, .. } = selected;
         record.tournaments = tournaments;
         record.fitness = fitness;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.memory.steps = steps;
+        state.memory.adam = adam;
         if let (Some(judging), Some(points)) = (state.config.judging(), record.fitness.as_ref().and_then(|f| f.vs_rung))
             && points >= judging.promote_at
             && (state.memory.rung as usize) + 1 < judging.ladder.len()

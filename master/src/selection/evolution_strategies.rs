@@ -11,7 +11,9 @@
 //!
 //! with n the number of perturbations and α the learning rate (plain gradient ascent), optionally
 //! halving every `learning_rate_half_life` generations (and σ every `sigma_half_life`); with
-//! `weight_decay` λ the centre also moves by `−α λ θ` (L2, as OpenAI's ES). Weights are clamped to
+//! `optimizer = "adam"` the estimate `1 / (n σ) · Σᵢ (…) εᵢ` goes to [`Adam`](super::adam)
+//! instead, whose step size is α (as OpenAI's ES); with `weight_decay` λ the centre also moves
+//! by `−α λ θ` (L2, as OpenAI's ES, but decoupled from Adam's moments). Weights are clamped to
 //! the chromosome files' bound. The noise is drawn from the run's generator, so a generation is a
 //! function of the state; the stored and benchmarked population is the centre alone (the first
 //! generation takes the first individual of the initial population: the first of the random ones,
@@ -23,9 +25,10 @@
 //! them bit for bit), then draws one normal value per class, so every perturbation and every
 //! update is tied too. The centre is still stored as a whole chromosome.
 
+use super::adam::AdamState;
 use super::points::{self, Seating};
 use super::{Memory, Scheme, Selected};
-use crate::config::{EsConfig, ExperimentConfig};
+use crate::config::{EsConfig, EsOptimizer, ExperimentConfig};
 use crate::generation::individual;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
@@ -62,6 +65,8 @@ pub struct Plan {
     learning_rate: f64,
     /// This generation's σ_g.
     sigma: f64,
+    /// Adam's moments before this generation's update (empty with plain steps).
+    adam: AdamState,
 }
 
 /// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
@@ -140,6 +145,7 @@ impl Scheme for EvolutionStrategies {
                 next_serial,
                 learning_rate: self.params.learning_rate_at(generation),
                 sigma,
+                adam: memory.adam.clone(),
             },
             tasks,
         ))
@@ -150,7 +156,6 @@ impl Scheme for EvolutionStrategies {
         let means = scores.means();
         let utility = centred_ranks(&means);
         let n = plan.candidates.len() as f64;
-        let scale = plan.learning_rate / (n * plan.sigma);
         // Without weight decay the factor is exactly 1, so such runs keep their bits.
         let shrink = 1.0 - plan.learning_rate * self.params.weight_decay;
         let bound = f64::from(MAX_ABS_WEIGHT);
@@ -161,11 +166,25 @@ impl Scheme for EvolutionStrategies {
                 *s += weight * e;
             }
         }
+        let mut adam = plan.adam;
+        match self.params.optimizer {
+            EsOptimizer::Plain => {
+                // The gradient estimate is step / (n σ); α_g / (n σ) is applied as one factor,
+                // as before Adam existed, so plain runs keep their bits.
+                let scale = plan.learning_rate / (n * plan.sigma);
+                step.iter_mut().for_each(|s| *s *= scale);
+            }
+            EsOptimizer::Adam => {
+                let gradient: Vec<f64> = step.iter().map(|s| s / (n * plan.sigma)).collect();
+                // Tied weights share their noise, so their moments and steps stay equal too.
+                step = adam.step(&gradient, plan.learning_rate)?;
+            }
+        }
         let weights: Vec<f32> = plan
             .centre
             .iter()
             .zip(&step)
-            .map(|(&w, &s)| (f64::from(w) * shrink + scale * s).clamp(-bound, bound) as f32)
+            .map(|(&w, &s)| (f64::from(w) * shrink + s).clamp(-bound, bound) as f32)
             .collect();
         let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
@@ -175,6 +194,7 @@ impl Scheme for EvolutionStrategies {
             survivors_kept: 0,
             fitness: Some(scores.summary(plan.rung)),
             steps: Vec::new(),
+            adam,
         })
     }
 }
@@ -283,9 +303,43 @@ mod tests {
     }
 
     #[test]
+    fn with_adam_the_first_step_is_alpha_along_the_winners_noise_and_the_moments_are_kept() {
+        let params = EsConfig {
+            sigma: 0.05,
+            learning_rate: 0.01,
+            opponents: 1,
+            optimizer: EsOptimizer::Adam,
+            ..EsConfig::default()
+        };
+        let (scheme, plan, _) = planned(params, 1, 12);
+        let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
+        let selected = scheme.select(plan, &plus_wins()).unwrap();
+        // Adam's first step is α·m̂/√v̂ = α·g/|g|: each weight moves by α = 0.01 towards the
+        // + perturbation (the sign of its noise), however large the noise (plain steps: α / (2σ)
+        // times it).
+        let next = selected.next[0].chromosome.weights();
+        for j in [0, 17, 999, 2040] {
+            let expected = f64::from(theta[j]) + 0.01 * eps[j].signum();
+            assert!((f64::from(next[j]) - expected).abs() < 1e-6, "weight {j}: {} against {expected}", next[j]);
+        }
+        let adam = selected.adam;
+        assert_eq!((adam.updates, adam.first.len(), adam.second.len()), (1, 2041, 2041));
+        // m = (1 − β₁)·g with g = ε / (2σ).
+        assert!((adam.first[17] - 0.1 * eps[17] / 0.1).abs() < 1e-12);
+        // Plain steps keep no moments.
+        let (scheme, plan, _) = planned(EsConfig { sigma: 0.05, opponents: 1, ..EsConfig::default() }, 1, 12);
+        assert_eq!(scheme.select(plan, &plus_wins()).unwrap().adam, AdamState::default());
+    }
+
+    #[test]
     fn tied_runs_perturb_and_move_the_centre_within_the_tied_weights() {
-        for symmetry in [WeightTying::Invariant, WeightTying::Equivariant] {
-            let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, symmetry, ..EsConfig::default() };
+        for (symmetry, optimizer) in [
+            (WeightTying::Invariant, EsOptimizer::Plain),
+            (WeightTying::Equivariant, EsOptimizer::Plain),
+            (WeightTying::Equivariant, EsOptimizer::Adam),
+        ] {
+            let params =
+                EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, symmetry, optimizer, ..EsConfig::default() };
             let (scheme, plan, tasks) = planned(params, 1, 12);
             let tying = Tying::new(symmetry);
             // The random first centre is projected; perturbations stay tied, but differ from it.

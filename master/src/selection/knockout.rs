@@ -65,7 +65,7 @@ impl Scheme for Knockout {
                 matches: [semi1, semi2, last].map(match_summary),
             });
         }
-        Ok(Selected { next, tournaments, survivors_kept, fitness: None, steps: Vec::new() })
+        Ok(Selected { next, tournaments, survivors_kept, fitness: None, steps: Vec::new(), adam: Default::default() })
     }
 }
 

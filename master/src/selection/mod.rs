@@ -8,7 +8,9 @@
 //! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre,
 //!   rank-based fitness shaping.
 //! - [`points`]: judging candidates over several games (shared by the last two).
+//! - [`adam`]: the Adam optimiser, which evolution strategies can step with.
 
+pub mod adam;
 pub mod evolution_strategies;
 pub mod knockout;
 pub mod mu_plus_lambda;
@@ -21,6 +23,7 @@ pub use mu_plus_lambda::MuPlusLambda;
 use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
+use adam::AdamState;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::{FitnessSummary, TournamentRecord};
 
@@ -34,6 +37,8 @@ pub struct Memory {
     pub rung: usize,
     /// The survivors' self-adaptive mutation steps, by serial.
     pub steps: Vec<(u64, f64)>,
+    /// Adam's moments, for evolution strategies stepping with Adam (empty otherwise).
+    pub adam: AdamState,
 }
 
 /// What a generation's selection decided.
@@ -49,6 +54,8 @@ pub struct Selected {
     pub fitness: Option<FitnessSummary>,
     /// The survivors' self-adaptive mutation steps, by serial (empty without them).
     pub steps: Vec<(u64, f64)>,
+    /// Adam's moments after this generation's update (empty unless ES steps with Adam).
+    pub adam: AdamState,
 }
 
 /// A selection scheme.

@@ -134,7 +134,14 @@ impl Scheme for MuPlusLambda {
         if !steps.is_empty() {
             fitness.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
         }
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(fitness), steps })
+        Ok(Selected {
+            next,
+            tournaments: Vec::new(),
+            survivors_kept,
+            fitness: Some(fitness),
+            steps,
+            adam: Default::default(),
+        })
     }
 }
 
