@@ -186,6 +186,10 @@ enum Command {
         /// one call a task) or separate (a Lease and a Complete a task, as workers before issue 14).
         #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Stream)]
         protocol: loa_master::cluster::Protocol,
+        /// Tasks a stub worker leases at a time and whose outcomes it delivers in one
+        /// DeliverBatches message (above 1 only with --protocol stream).
+        #[arg(long, default_value_t = 1)]
+        batch: u32,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
         /// as child processes, alternately, and the medians and best figures are compared.
         #[arg(long)]
@@ -286,6 +290,7 @@ fn run(cli: Cli) -> Result<(), String> {
             chromosome_cache,
             float_weights,
             protocol,
+            batch,
             baseline,
             rounds,
             baseline_args,
@@ -317,6 +322,9 @@ fn run(cli: Cli) -> Result<(), String> {
                     baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
                 let mut mine = own.clone();
                 mine.extend(["--protocol".to_owned(), protocol.name().to_owned()]);
+                if batch > 1 {
+                    mine.extend(["--batch".to_owned(), batch.to_string()]);
+                }
                 let compared =
                     loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, &extra, &mine, rounds)?;
                 println!("{compared}");
@@ -331,6 +339,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 chromosome_cache,
                 !float_weights,
                 protocol,
+                batch,
             )?;
             println!("{figures}");
         }

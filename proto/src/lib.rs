@@ -7,7 +7,8 @@
 //!   chromosomes in and the master mirrors it with, and how a worker resolves the networks a task
 //!   names by id alone.
 //! - [`codec`]: prost's gRPC codec, reserving each message's buffer whole (issue 14).
-//! - [`delivery`]: the worker's end of `Deliver`, Complete as one stream (issue 14).
+//! - [`delivery`]: the worker's end of `Deliver` and `DeliverBatches`, Complete as one stream
+//!   (issue 14), one outcome or several a message.
 //!
 //! prost types stay at the boundary: the master and workers work with the engine's types and
 //! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the

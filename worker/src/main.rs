@@ -31,6 +31,11 @@ struct Cli {
     /// id instead of its 33 KiB of weights; the least recently used goes first. 0 keeps none.
     #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
     chromosome_cache: usize,
+    /// Outcomes to deliver together in one message (and tasks held beyond one per slot for it):
+    /// for masters serving thousands of workers. An outcome waits at most until the worker's
+    /// queue of unstarted tasks is empty. 1 delivers each as it finishes.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    batch: u32,
 }
 
 fn main() -> ExitCode {
@@ -51,6 +56,7 @@ fn main() -> ExitCode {
     options.name = cli.name.unwrap_or(options.name);
     options.give_up_after = cli.give_up_after.map(Duration::from_secs);
     options.chromosome_cache = cli.chromosome_cache;
+    options.batch = cli.batch as usize;
     let control = Control::default();
     let on_signal = control.clone();
     let installed = ctrlc::set_handler(move || {
@@ -71,7 +77,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
                  networks {} received, {} from the cache, {} fetched; {} tasks leased with outcomes, \
-                 {} outcomes on the delivery stream",
+                 {} outcomes on the delivery stream ({} in batches)",
                 r.played,
                 r.accepted,
                 r.duplicates,
@@ -81,7 +87,8 @@ fn main() -> ExitCode {
                 r.cache_hits,
                 r.fetched,
                 r.leased_with_outcomes,
-                r.streamed
+                r.streamed,
+                r.batched
             );
             ExitCode::SUCCESS
         }

@@ -37,6 +37,14 @@ pub struct WorkerOptions {
     /// each way a task instead of a `Complete` call. `false` calls `Complete`, as workers before
     /// it did (for tests and comparisons).
     pub delivery_stream: bool,
+    /// Outcomes delivered together in one `DeliverBatches` message (issue 14) when the master
+    /// offers it and `delivery_stream` is set: the worker holds this many tasks more than
+    /// `slots × ahead`, so its players keep playing while a batch is on its way, and sends its
+    /// finished outcomes when it has this many or when its queue of unstarted tasks is empty
+    /// (so an outcome waits at most for the tasks in hand). 1 (the default) delivers each
+    /// outcome as it finishes. For masters serving thousands of workers, whose cost is per
+    /// message: a batch of K costs the master about one message's work each way instead of K.
+    pub batch: usize,
 }
 
 impl WorkerOptions {
@@ -59,6 +67,7 @@ impl WorkerOptions {
             announced_cache: None,
             complete_leases: true,
             delivery_stream: true,
+            batch: 1,
         }
     }
 }

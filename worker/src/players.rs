@@ -48,6 +48,11 @@ impl Local {
         self.lock().len() + self.running.load(Ordering::Acquire)
     }
 
+    /// Tasks queued and not yet started.
+    pub fn queued(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Results played and not yet through delivery.
     pub fn unreported(&self) -> usize {
         self.unreported.load(Ordering::Acquire)

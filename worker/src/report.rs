@@ -34,6 +34,8 @@ pub struct WorkerReport {
     /// Outcomes delivered as messages on a `Deliver` stream (issue 14); the rest went by
     /// `Complete` calls.
     pub streamed: u64,
+    /// Of those, outcomes delivered in `DeliverBatches` messages of more than one (issue 14).
+    pub batched: u64,
 }
 
 /// Why a worker could not run.

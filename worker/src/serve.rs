@@ -18,6 +18,10 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
     if options.slots == 0 {
         return Err(WorkerError::Options("--slots must be at least 1".into()));
     }
+    let most = loa_proto::MAX_TASKS_PER_CALL as usize;
+    if !(1..=most).contains(&options.batch) {
+        return Err(WorkerError::Options(format!("--batch must be in 1..={most}, got {}", options.batch)));
+    }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Io)?;
     runtime.block_on(serve(options, control))
 }
@@ -46,7 +50,9 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         leasing: tokio::sync::Semaphore::new(1),
         complete_leases: AtomicBool::new(false),
         delivery_stream: AtomicBool::new(false),
+        batch_delivery: AtomicBool::new(false),
         stream: tokio::sync::Mutex::new(None),
+        batches: tokio::sync::Mutex::new(None),
     });
     let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
     let beating = {

@@ -14,6 +14,11 @@
 //! messages on one long-lived stream instead of a `Complete` call each (no HTTP/2 stream, headers
 //! and trailers a task at the master). The stream answers in order, so deliveries take turns on
 //! it; one that breaks is dropped and the next delivery opens another.
+//!
+//! **Outcomes in batches** (issue 14, `WorkerOptions::batch` above 1, when the master offers
+//! `DeliverBatches`): finished outcomes wait until there are `batch` of them or no unstarted task
+//! is left, then go in one message, the last asking for the tasks that replace them. The worker
+//! holds `batch − 1` tasks more than without, so its players play on while a batch travels.
 
 use crate::client::{Backoff, Client};
 use crate::players::Leased;
@@ -22,7 +27,7 @@ use crate::{Control, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
-use loa_proto::delivery::{self, DeliveryStream};
+use loa_proto::delivery::{self, Answer, BatchStream, DeliveryStream};
 use loa_proto::pb;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -59,9 +64,13 @@ pub struct Session {
     pub complete_leases: AtomicBool,
     /// The master we registered with serves `Deliver`, and the options allow it.
     pub delivery_stream: AtomicBool,
+    /// The master we registered with serves `DeliverBatches`, and the options ask for batches.
+    pub batch_delivery: AtomicBool,
     /// The open `Deliver` stream, if any (opened by the first delivery that needs it). Held for
     /// a request and its answer: the stream answers in order.
     pub stream: tokio::sync::Mutex<Option<DeliveryStream>>,
+    /// The open `DeliverBatches` stream, if any, as `stream`.
+    pub batches: tokio::sync::Mutex<Option<BatchStream>>,
 }
 
 /// Why the session ended early.
@@ -129,6 +138,8 @@ impl Session {
                     self.complete_leases.store(combined, Ordering::Release);
                     let stream = self.options.delivery_stream && reply.delivery_stream;
                     self.delivery_stream.store(stream, Ordering::Release);
+                    let batches = self.options.delivery_stream && self.options.batch > 1 && reply.batch_delivery;
+                    self.batch_delivery.store(batches, Ordering::Release);
                     self.worker.store(reply.worker_id, Ordering::Release);
                     self.contact();
                     self.record(|r| r.registrations += 1);
@@ -143,11 +154,21 @@ impl Session {
         }
     }
 
-    /// Keeps `slots × ahead` tasks held, so a player never waits for a round trip.
+    /// Outcomes to deliver together: `batch` when the master takes batches, else 1.
+    fn batch(&self) -> usize {
+        if self.batch_delivery.load(Ordering::Acquire) { self.options.batch } else { 1 }
+    }
+
+    /// Tasks to hold: `slots × ahead`, and `batch − 1` more while outcomes wait for a batch.
+    fn target(&self) -> usize {
+        self.options.slots * self.options.ahead.max(1) + self.batch() - 1
+    }
+
+    /// Keeps [`Session::target`] tasks held, so a player never waits for a round trip.
     pub async fn lease_loop(&self) -> Ended {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
-        let target = self.options.slots * self.options.ahead.max(1);
         loop {
+            let target = self.target();
             if self.control.stopping() {
                 return Ended::Stopped;
             }
@@ -168,7 +189,7 @@ impl Session {
             }
             // Our turn to lease; the count is taken again, since a delivery may have leased.
             let Ok(_turn) = self.leasing.acquire().await else { return Ended::Stopped };
-            let want = target.saturating_sub(self.local.held());
+            let want = target.saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
             if want == 0 {
                 continue;
             }
@@ -295,17 +316,20 @@ impl Session {
         }
         let turn = self.leasing.try_acquire().ok()?;
         // Taken with the turn held, so no other lease changes it meanwhile.
-        let target = self.options.slots * self.options.ahead.max(1);
-        let want = target.saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
+        let want = self.target().saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
         (want > 0).then_some((turn, want as u32))
     }
 
-    /// Delivers one outcome, retrying while the master is away (a restarted master still
-    /// accepts it: task ids do not change), and takes the tasks its reply leases. Gives up after
-    /// `limit` if given.
-    async fn deliver(&self, id: u64, leased_as: u64, result: &loa_engine::tasks::TaskResult, limit: Option<Instant>) {
-        let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ id);
-        let body = result_to_proto(result);
+    /// Delivers finished outcomes (one, or a batch on `DeliverBatches`), retrying while the
+    /// master is away (a restarted master still accepts them: task ids do not change), and takes
+    /// the tasks the reply leases (the last outcome asks for them). Gives up after `limit` if
+    /// given. A retry after a broken stream may deliver an outcome twice: the master counts the
+    /// second as a duplicate.
+    async fn deliver(&self, finished: &[Finished], limit: Option<Instant>) {
+        let Some(&(last_id, leased_as, _)) = finished.last() else { return };
+        let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ last_id);
+        let bodies: Vec<_> =
+            finished.iter().map(|(id, worker, result)| (*id, *worker, result_to_proto(result))).collect();
         loop {
             if self.control.killed() {
                 return;
@@ -313,40 +337,57 @@ impl Session {
             // Asked for again on every attempt: the turn is not held across a back-off.
             let turn = self.lease_with_outcome(leased_as);
             let max_tasks = turn.as_ref().map_or(0, |(_, want)| *want);
-            let request =
-                pb::CompleteRequest { worker_id: leased_as, task_id: id, result: Some(body.clone()), max_tasks };
-            match self.complete(request).await {
-                Ok(reply) => {
+            let last = bodies.len() - 1;
+            let requests = bodies
+                .iter()
+                .enumerate()
+                .map(|(i, (id, worker, body))| pb::CompleteRequest {
+                    worker_id: *worker,
+                    task_id: *id,
+                    result: Some(body.clone()),
+                    max_tasks: if i == last { max_tasks } else { 0 },
+                })
+                .collect();
+            match self.complete(requests).await {
+                Ok(answers) => {
                     self.contact();
-                    let completion = pb::Completion::try_from(reply.completion);
-                    self.record(|r| match completion {
-                        Ok(pb::Completion::Accepted) => r.accepted += 1,
-                        Ok(pb::Completion::Duplicate) => r.duplicates += 1,
-                        _ => r.unknown += 1,
-                    });
-                    if !reply.tasks.is_empty() {
-                        let leased = reply.tasks.len() as u64;
+                    let mut leased = Vec::new();
+                    for (answer, (id, ..)) in answers.into_iter().zip(&bodies) {
+                        match answer {
+                            Ok(reply) => {
+                                let completion = pb::Completion::try_from(reply.completion);
+                                self.record(|r| match completion {
+                                    Ok(pb::Completion::Accepted) => r.accepted += 1,
+                                    Ok(pb::Completion::Duplicate) => r.duplicates += 1,
+                                    _ => r.unknown += 1,
+                                });
+                                leased.extend(reply.tasks);
+                            }
+                            Err(status) => {
+                                // Our own outcome refused: a bug (or version skew) that retrying
+                                // cannot fix.
+                                eprintln!("worker: the master refused the outcome of task {id}: {}", status.message());
+                                self.record(|r| r.undelivered += 1);
+                            }
+                        }
+                    }
+                    if !leased.is_empty() {
+                        let count = leased.len() as u64;
                         // Resolved before the turn ends (it drops after this): the cache's order.
                         // An error means we are stopping or the master refuses us; the tasks'
                         // leases then lapse or go back when we leave, as with a Lease reply.
-                        if let Ok(tasks) = self.receive(leased_as, reply.tasks, &mut backoff).await {
-                            self.record(|r| r.leased_with_outcomes += leased);
+                        if let Ok(tasks) = self.receive(leased_as, leased, &mut backoff).await {
+                            self.record(|r| r.leased_with_outcomes += count);
                             self.local.push(tasks);
                         }
                     }
                     drop(turn);
                     return;
                 }
-                Err(status) if matches!(status.code(), Code::InvalidArgument | Code::PermissionDenied) => {
-                    // Our own outcome refused: a bug (or version skew) that retrying cannot fix.
-                    eprintln!("worker: the master refused the outcome of task {id}: {}", status.message());
-                    self.record(|r| r.undelivered += 1);
-                    return;
-                }
                 Err(status) => {
                     let gone = self.failed(&status).is_err();
                     if gone || limit.is_some_and(|l| Instant::now() >= l) {
-                        self.record(|r| r.undelivered += 1);
+                        self.record(|r| r.undelivered += bodies.len() as u64);
                         return;
                     }
                     tokio::time::sleep(backoff.pause()).await;
@@ -355,26 +396,62 @@ impl Session {
         }
     }
 
-    /// `Complete`: a message on the `Deliver` stream when the master serves it (opening the
-    /// stream if none is open), else a unary call. A broken stream is dropped, so the next
-    /// attempt opens another; its error is the call's.
-    async fn complete(&self, request: pb::CompleteRequest) -> Result<pb::CompleteReply, tonic::Status> {
+    /// Sends outcomes and returns each one's answer (`Complete`'s reply, or its refusal); an
+    /// error is a failure of the call or stream, worth retrying. Several go as one message on the
+    /// `DeliverBatches` stream; one goes on the `Deliver` stream when the master serves it (each
+    /// opened by the first delivery that needs it), else as a unary call. A broken stream is
+    /// dropped, so the next attempt opens another; its error is the call's.
+    async fn complete(&self, mut requests: Vec<pb::CompleteRequest>) -> Result<Vec<Answer>, tonic::Status> {
+        let refusal = |status: &tonic::Status| matches!(status.code(), Code::InvalidArgument | Code::PermissionDenied);
+        if requests.len() > 1 {
+            let count = requests.len() as u64;
+            let mut stream = self.batches.lock().await;
+            let open = match &mut *stream {
+                Some(open) => open,
+                None => {
+                    let (sender, outbound) = delivery::request_channel();
+                    let answers = self.client.clone().deliver_batches(outbound).await?.into_inner();
+                    stream.insert(BatchStream::new(sender, answers))
+                }
+            };
+            return match open.complete_all(requests).await {
+                Ok(answers) => {
+                    self.record(|r| {
+                        r.streamed += count;
+                        r.batched += count;
+                    });
+                    Ok(answers)
+                }
+                Err(broken) => {
+                    *stream = None;
+                    Err(broken)
+                }
+            };
+        }
+        let Some(request) = requests.pop() else { return Ok(Vec::new()) };
         if !self.delivery_stream.load(Ordering::Acquire) {
-            return self.client.clone().complete(request).await.map(tonic::Response::into_inner);
+            return match self.client.clone().complete(request).await {
+                Ok(reply) => Ok(vec![Ok(reply.into_inner())]),
+                Err(status) if refusal(&status) => Ok(vec![Err(status)]),
+                Err(status) => Err(status),
+            };
         }
         let mut stream = self.stream.lock().await;
         let open = match &mut *stream {
             Some(open) => open,
             None => {
-                let (requests, outbound) = delivery::request_channel();
+                let (sender, outbound) = delivery::request_channel();
                 let answers = self.client.clone().deliver(outbound).await?.into_inner();
-                stream.insert(DeliveryStream::new(requests, answers))
+                stream.insert(DeliveryStream::new(sender, answers))
             }
         };
         match open.complete(request).await {
             Ok(answer) => {
                 self.record(|r| r.streamed += 1);
-                answer
+                match answer {
+                    Err(status) if !refusal(&status) => Err(status),
+                    answer => Ok(vec![answer]),
+                }
             }
             Err(broken) => {
                 *stream = None;
@@ -383,20 +460,30 @@ impl Session {
         }
     }
 
-    /// Delivers outcomes as the players finish them, each in its own task so a slow call does
-    /// not hold up the others; ends when the players are gone, after a bounded flush.
+    /// Delivers outcomes as the players finish them, each delivery in its own task so a slow call
+    /// does not hold up the others; with batches, holds finished outcomes until there are
+    /// `batch` of them or no unstarted task is left. Ends when the players are gone, after a
+    /// bounded flush.
     pub async fn report_loop(self: Arc<Self>, mut results: UnboundedReceiver<Finished>) {
         let mut sending = tokio::task::JoinSet::new();
         let mut flush_deadline = None;
+        let mut waiting: Vec<Finished> = Vec::new();
         loop {
             tokio::select! {
                 next = results.recv() => match next {
-                    Some((id, leased_as, result)) => {
-                        let session = Arc::clone(&self);
-                        sending.spawn(async move {
-                            session.deliver(id, leased_as, &result, flush_deadline).await;
-                            session.local.reported();
-                        });
+                    Some(finished) => {
+                        waiting.push(finished);
+                        // With no unstarted task left, the next outcome may be a task's time
+                        // away (or never come): send what there is.
+                        let hold = waiting.len() < self.batch() && self.local.queued() > 0 && !self.control.stopping();
+                        if !hold {
+                            let session = Arc::clone(&self);
+                            let batch = std::mem::take(&mut waiting);
+                            sending.spawn(async move {
+                                session.deliver(&batch, flush_deadline).await;
+                                batch.iter().for_each(|_| session.local.reported());
+                            });
+                        }
                     }
                     None => break,
                 },
@@ -405,6 +492,13 @@ impl Session {
             if flush_deadline.is_none() && self.control.stopping() {
                 flush_deadline = Some(Instant::now() + FLUSH_LIMIT);
             }
+        }
+        if !waiting.is_empty() {
+            let session = Arc::clone(&self);
+            sending.spawn(async move {
+                session.deliver(&waiting, Some(Instant::now() + FLUSH_LIMIT)).await;
+                waiting.iter().for_each(|_| session.local.reported());
+            });
         }
         let limit = Instant::now() + FLUSH_LIMIT;
         while !sending.is_empty() {

@@ -5,7 +5,9 @@
 //! checkpoints of an embedded run byte for byte, every task counted once, and so does a worker
 //! meeting a master older than both; the master refuses a malformed `max_tasks` naming it, before
 //! it records anything (a refusal on the stream answers that request and the stream goes on),
-//! and never leases to a caller it does not know or whose outcome it refuses.
+//! and never leases to a caller it does not know or whose outcome it refuses. Workers that
+//! deliver their outcomes in batches (`DeliverBatches`) write the same checkpoints, and each
+//! batch is answered request by request as `Deliver` would answer them.
 
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
@@ -24,6 +26,8 @@ use common::*;
 enum Way {
     /// Outcomes on a `Deliver` stream, each carrying the next lease (the default).
     Stream,
+    /// Outcomes four at a time on a `DeliverBatches` stream.
+    Batches,
     /// A `Complete` call an outcome, carrying the next lease.
     Combined,
     /// A `Lease` and a `Complete` a task, as workers before issue 14.
@@ -38,7 +42,8 @@ fn worker_with(addr: std::net::SocketAddr, name: &str, slots: usize, way: Way) -
     options.name = name.into();
     options.max_backoff = Duration::from_millis(200);
     options.complete_leases = way != Way::Separate;
-    options.delivery_stream = way == Way::Stream;
+    options.delivery_stream = matches!(way, Way::Stream | Way::Batches);
+    options.batch = if way == Way::Batches { 4 } else { 1 };
     spawn(options).unwrap()
 }
 
@@ -61,6 +66,7 @@ fn older_master(config: &loa_master::config::ExperimentConfig, out: &std::path::
     cluster.lease_time = Duration::from_secs(5);
     cluster.complete_leases = false;
     cluster.delivery_stream = false;
+    cluster.batch_delivery = false;
     let bound = Arc::clone(&cluster.bound);
     let options = loa_master::run::RunOptions { cluster: Some(cluster), ..loa_master::run::RunOptions::embedded(0) };
     let (config, out) = (config.clone(), out.to_path_buf());
@@ -106,6 +112,16 @@ fn stream_combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_
     // nothing was fetched, and the survivors came back by id.
     assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
 
+    // The same worker delivering four outcomes a message: most went in batches (the last of each
+    // generation's tasks go alone when none is left to play), and the run is the same.
+    let batches = tmp.path().join("batches");
+    let r = run_with(&config, &batches, &[("batches", 1, Way::Batches)]);
+    same_run(&reference, &batches, 2);
+    each_task_once(&r);
+    assert_eq!(r[0].streamed, TASKS, "{r:?}");
+    assert!(r[0].batched >= TASKS / 2 && r[0].leased_with_outcomes >= TASKS / 2, "{r:?}");
+    assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
+
     // The same worker calling Complete with each outcome instead.
     let combined = tmp.path().join("combined");
     let r = run_with(&config, &combined, &[("combined", 1, Way::Combined)]);
@@ -124,26 +140,33 @@ fn stream_combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_
 
     // All kinds at once, and a two-slot worker whose outcomes take turns on its stream.
     let mixed = tmp.path().join("mixed");
-    let workers =
-        [("new", 1, Way::Stream), ("old", 1, Way::Separate), ("wide", 2, Way::Stream), ("call", 1, Way::Combined)];
+    let workers = [
+        ("new", 1, Way::Stream),
+        ("old", 1, Way::Separate),
+        ("wide", 2, Way::Stream),
+        ("call", 1, Way::Combined),
+        ("batch", 2, Way::Batches),
+    ];
     let r = run_with(&config, &mixed, &workers);
     same_run(&reference, &mixed, 2);
     each_task_once(&r);
+    assert_eq!(r[4].streamed, r[4].accepted, "{r:?}");
     assert_eq!((r[1].leased_with_outcomes, r[1].streamed, r[3].streamed), (0, 0, 0), "{r:?}");
     assert!(r[0].leased_with_outcomes + r[2].leased_with_outcomes + r[3].leased_with_outcomes > 0, "{r:?}");
     assert_eq!(r[0].streamed + r[2].streamed, r[0].accepted + r[2].accepted, "{r:?}");
+    assert_eq!(r[0].batched + r[2].batched, 0, "{r:?}");
     assert!(r.iter().all(|w| w.fetched == 0), "{r:?}");
 
     // A worker that would deliver on a stream and lease with its outcomes, meeting a master
     // older than both: it calls Complete and leases with Lease alone, and the run is the same.
     let older = tmp.path().join("older");
     let m = older_master(&config, &older);
-    let w = worker_with(m.addr, "new-on-old", 1, Way::Stream);
+    let w = worker_with(m.addr, "new-on-old", 1, Way::Batches);
     m.thread.join().unwrap();
     let r = vec![w.stop().unwrap()];
     same_run(&reference, &older, 2);
     each_task_once(&r);
-    assert_eq!((r[0].leased_with_outcomes, r[0].streamed), (0, 0), "{r:?}");
+    assert_eq!((r[0].leased_with_outcomes, r[0].streamed, r[0].batched), (0, 0, 0), "{r:?}");
 }
 
 /// Whether each network of a task on the wire came with its weights.
@@ -230,20 +253,44 @@ fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
     server.shutdown();
 }
 
-#[test]
-fn deliver_answers_each_outcome_in_order_as_complete_would() {
+/// A master with the token serving one knockout task per entry of `games` (task i plays
+/// `games[i]`), and the request completing a task with its true outcome.
+fn serving(
+    games: &[[u64; 4]],
+) -> (Arc<Scheduler>, cluster::Server, impl Fn(u64, u64, u32) -> pb::CompleteRequest + use<>) {
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
     let options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
     let server = cluster::serve(&scheduler, &options).unwrap();
-    let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11]];
     scheduler.submit(games.iter().enumerate().map(|(i, g)| (i as u64, knockout(*g))).collect());
-    let outcome = |t: usize| Some(result_to_proto(&Ok(knockout(games[t]).run().unwrap())));
-    let complete = |worker_id, task_id: u64, max_tasks| pb::CompleteRequest {
+    let outcomes: Vec<_> = games.iter().map(|g| result_to_proto(&Ok(knockout(*g).run().unwrap()))).collect();
+    let complete = move |worker_id, task_id: u64, max_tasks| pb::CompleteRequest {
         worker_id,
         task_id,
-        result: outcome(task_id as usize),
+        result: Some(outcomes[task_id as usize].clone()),
         max_tasks,
     };
+    (scheduler, server, complete)
+}
+
+/// What a master serving with options changed by `change` says to a worker registering.
+fn registered_with(change: impl FnOnce(&mut ClusterOptions)) -> pb::RegisterReply {
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
+    let mut options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None);
+    change(&mut options);
+    let server = cluster::serve(&scheduler, &options).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let reply = runtime.block_on(async {
+        let register = pb::RegisterRequest { name: "c".into(), slots: 1, chromosome_cache: 0, weight_bytes: true };
+        raw(server.addr(), None).await.register(register).await.unwrap().into_inner()
+    });
+    scheduler.close();
+    server.shutdown();
+    reply
+}
+
+#[test]
+fn deliver_answers_each_outcome_in_order_as_complete_would() {
+    let (scheduler, server, complete) = serving(&[[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11]]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         // The stream is a call like the others: a wrong token is refused when it opens.
@@ -297,15 +344,79 @@ fn deliver_answers_each_outcome_in_order_as_complete_would() {
     server.shutdown();
 
     // A master serving as one older than the stream does not offer it.
-    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
-    let mut older = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None);
-    older.delivery_stream = false;
-    let server = cluster::serve(&scheduler, &older).unwrap();
-    let offered = runtime.block_on(async {
-        let register = pb::RegisterRequest { name: "c".into(), slots: 1, chromosome_cache: 0, weight_bytes: true };
-        raw(server.addr(), None).await.register(register).await.unwrap().into_inner().delivery_stream
+    assert!(!registered_with(|older| older.delivery_stream = false).delivery_stream);
+}
+
+#[test]
+fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bounds_whole() {
+    let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15], [16, 17, 18, 19]];
+    let (scheduler, server, complete) = serving(&games);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let (_requests, outbound) = loa_proto::delivery::request_channel();
+        let status = raw(server.addr(), Some("wrong")).await.deliver_batches(outbound).await.err().unwrap();
+        assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
+
+        let mut client = raw(server.addr(), Some(TOKEN)).await;
+        let register = |name: &str| pb::RegisterRequest {
+            name: name.into(),
+            slots: 1,
+            chromosome_cache: 4096,
+            weight_bytes: true,
+        };
+        let reply = client.register(register("a")).await.unwrap().into_inner();
+        assert!(reply.batch_delivery, "the master offers batches");
+        let a = reply.worker_id;
+        let lease = pb::LeaseRequest { worker_id: a, max_tasks: 2, wait_ms: 0 };
+        let ids: Vec<u64> = client.lease(lease).await.unwrap().into_inner().tasks.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [0, 1]);
+        let (requests, outbound) = loa_proto::delivery::request_channel();
+        let answers = client.deliver_batches(outbound).await.unwrap().into_inner();
+        let mut stream = loa_proto::delivery::BatchStream::new(requests, answers);
+
+        // Over the bounds: every request refused naming them, nothing recorded, and the stream
+        // goes on. 65 outcomes, or tasks asked for in all (33 + 32 + 0 on valid outcomes).
+        let too_many: Vec<_> = (0..65).map(|_| complete(a, 0, 0)).collect();
+        let answers = stream.complete_all(too_many).await.unwrap();
+        assert_eq!(answers.len(), 65);
+        for answer in &answers {
+            let refused = answer.as_ref().unwrap_err();
+            assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+            assert!(refused.message().contains("got 65 asking for 0"), "{}", refused.message());
+        }
+        let asking = vec![complete(a, 0, 33), complete(a, 1, 32)];
+        let answers = stream.complete_all(asking).await.unwrap();
+        assert!(answers.iter().all(|a| a.as_ref().unwrap_err().message().contains("got 2 asking for 65")));
+        assert_eq!(scheduler.stats().completed, 0);
+        assert_eq!(server.counters().invalid.load(std::sync::atomic::Ordering::Relaxed), 2);
+
+        // An empty batch gets an empty answer.
+        assert!(stream.complete_all(Vec::new()).await.unwrap().is_empty());
+
+        // Each request is answered as Deliver would, in order: two outcomes (the last leasing
+        // tasks 2 and 3), a duplicate, and one refused (b never leased task 4), which does not
+        // stop the ones after it.
+        let b = client.register(register("b")).await.unwrap().into_inner().worker_id;
+        let batch = vec![complete(a, 0, 0), complete(a, 1, 2), complete(a, 0, 0), complete(b, 4, 0), complete(a, 1, 0)];
+        let answers = stream.complete_all(batch).await.unwrap();
+        let completion = |i: usize| answers[i].as_ref().unwrap().completion;
+        assert_eq!(completion(0), pb::Completion::Accepted as i32);
+        assert_eq!(completion(1), pb::Completion::Accepted as i32);
+        let leased = &answers[1].as_ref().unwrap().tasks;
+        assert_eq!(leased.iter().map(|t| t.id).collect::<Vec<_>>(), [2, 3]);
+        assert!(answers[0].as_ref().unwrap().tasks.is_empty());
+        assert_eq!(completion(2), pb::Completion::Duplicate as i32);
+        assert_eq!(answers[3].as_ref().unwrap_err().code(), Code::PermissionDenied);
+        assert_eq!(completion(4), pb::Completion::Duplicate as i32);
+        // The leases are a's: its outcomes of them count.
+        let answers = stream.complete_all(vec![complete(a, 2, 0), complete(a, 3, 0)]).await.unwrap();
+        assert!(answers.iter().all(|a| a.as_ref().unwrap().completion == pb::Completion::Accepted as i32));
     });
-    assert!(!offered);
+    assert_eq!(scheduler.stats().completed, 4);
+    assert_eq!(scheduler.stats().queued, 1);
     scheduler.close();
     server.shutdown();
+
+    // A master serving as one older than batches does not offer them.
+    assert!(!registered_with(|older| older.batch_delivery = false).batch_delivery);
 }

@@ -23,7 +23,7 @@ use loa_engine::tasks::{
 };
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto};
-use loa_proto::delivery::DeliveryStream;
+use loa_proto::delivery::{BatchStream, DeliveryStream};
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use std::sync::Arc;
@@ -36,6 +36,9 @@ pub struct DispatchFigures {
     pub tasks: usize,
     /// How the stubs leased.
     pub protocol: Protocol,
+    /// Outcomes a stub delivered in one message (tasks it leased at a time); above 1 on
+    /// `DeliverBatches`.
+    pub batch: u32,
     /// Calls the stubs made: Lease, Complete and FetchChromosomes.
     pub calls: (u64, u64, u64),
     /// Concurrent stub workers.
@@ -151,10 +154,15 @@ impl std::fmt::Display for DispatchFigures {
         )?;
         let (lease, complete, fetch) = self.calls;
         // On a stream, outcomes are messages of one call per stub, not calls.
-        let delivered = if self.protocol == Protocol::Stream { "Deliver messages" } else { "Complete" };
+        let delivered = match (self.protocol, self.batch) {
+            (Protocol::Stream, 1) => "Deliver messages",
+            (Protocol::Stream, _) => "DeliverBatches messages",
+            _ => "Complete",
+        };
+        let batch = if self.batch > 1 { format!(", {} outcomes a message", self.batch) } else { String::new() };
         writeln!(
             f,
-            "  leasing: {}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
+            "  leasing: {}{batch}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
             self.protocol.name(),
             (lease + complete + fetch) as f64 / self.tasks as f64
         )?;
@@ -294,7 +302,8 @@ struct StubCounts {
 /// instantly (each with a real outcome), after timing `samples` real tournaments at `depth`.
 /// The tasks reuse networks as `reuse` says; each stub keeps a chromosome cache of `cache` and,
 /// with `weight_bytes`, reads weights as bytes (as workers do), else as floats (older workers).
-/// The stubs lease as `protocol` says.
+/// The stubs lease as `protocol` says, `batch` tasks at a time (above 1 only on the stream,
+/// whose stubs then deliver a lease's outcomes in one `DeliverBatches` message).
 #[allow(clippy::too_many_arguments)] // each is a figure's condition, named at the one caller
 pub fn bench_dispatch(
     tasks: usize,
@@ -305,7 +314,14 @@ pub fn bench_dispatch(
     cache: usize,
     weight_bytes: bool,
     protocol: Protocol,
+    batch: u32,
 ) -> Result<DispatchFigures, String> {
+    if !(1..=crate::cluster::MAX_LEASE).contains(&batch) || (batch > 1 && protocol != Protocol::Stream) {
+        return Err(format!(
+            "--batch must be in 1..={} and above 1 only with --protocol stream",
+            crate::cluster::MAX_LEASE
+        ));
+    }
     let (tournament_seconds, outcome) = time_tournaments(samples, depth)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
     let server =
@@ -346,16 +362,23 @@ pub fn bench_dispatch(
                 let id = client.register(request).await?.into_inner().worker_id;
                 let mut chromosomes = ChromosomeCache::new(cache);
                 let mut counts = StubCounts::default();
-                let lease = pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 0 };
+                let lease = pb::LeaseRequest { worker_id: id, max_tasks: batch, wait_ms: 0 };
                 counts.lease_calls += 1;
                 let mut leased = client.lease(lease).await?.into_inner().tasks;
                 let mut stream = match protocol {
-                    Protocol::Stream => {
+                    Protocol::Stream if batch == 1 => {
                         let (requests, outbound) = loa_proto::delivery::request_channel();
                         let answers = client.deliver(outbound).await?.into_inner();
                         Some(DeliveryStream::new(requests, answers))
                     }
-                    Protocol::Combined | Protocol::Separate => None,
+                    Protocol::Stream | Protocol::Combined | Protocol::Separate => None,
+                };
+                let mut batches = if batch > 1 {
+                    let (requests, outbound) = loa_proto::delivery::request_channel();
+                    let answers = client.deliver_batches(outbound).await?.into_inner();
+                    Some(BatchStream::new(requests, answers))
+                } else {
+                    None
                 };
                 loop {
                     if leased.is_empty() {
@@ -380,6 +403,7 @@ pub fn bench_dispatch(
                     }
                     let mut next = Vec::new();
                     let last = leased.len() - 1;
+                    let mut outcomes = Vec::new();
                     for (i, mut t) in leased.into_iter().enumerate() {
                         if !resolved.complete(&mut t) {
                             return Err(tonic::Status::internal(format!("task {}: chromosomes missing", t.id)));
@@ -392,10 +416,15 @@ pub fn bench_dispatch(
                             }
                             _ => knockout_body.clone(),
                         };
-                        // A single-slot worker: the last outcome of a reply asks for the next task.
-                        let max_tasks = u32::from(protocol != Protocol::Separate && i == last);
+                        // A single-slot worker: the last outcome of a reply asks for the next task
+                        // (or batch).
+                        let max_tasks = if protocol != Protocol::Separate && i == last { batch } else { 0 };
                         let request =
                             pb::CompleteRequest { worker_id: id, task_id: t.id, result: Some(body), max_tasks };
+                        if batches.is_some() {
+                            outcomes.push(request);
+                            continue;
+                        }
                         counts.complete_calls += 1;
                         let reply = match &mut stream {
                             Some(stream) => stream.complete(request).await??,
@@ -403,6 +432,13 @@ pub fn bench_dispatch(
                         };
                         next.extend(reply.tasks);
                         counts.done += 1;
+                    }
+                    if let Some(batches) = &mut batches {
+                        counts.complete_calls += 1;
+                        for answer in batches.complete_all(outcomes).await? {
+                            next.extend(answer?.tasks);
+                            counts.done += 1;
+                        }
                     }
                     // A reply that brought nothing (or none asked): ask Lease, as a worker's lease
                     // loop does; an empty answer means the queue is done.
@@ -439,6 +475,7 @@ pub fn bench_dispatch(
     Ok(DispatchFigures {
         tasks,
         protocol,
+        batch,
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
         clients,
         seconds,

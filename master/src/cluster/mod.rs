@@ -52,6 +52,9 @@ pub struct ClusterOptions {
     /// Serve `Deliver`, Complete as one stream per worker (issue 14; the default). `false` serves
     /// as a master older than that: it never says it offers it, and a worker calls `Complete`.
     pub delivery_stream: bool,
+    /// Offer `DeliverBatches`, several outcomes a message (issue 14; the default). `false`
+    /// serves as a master older than that: it never says it offers it.
+    pub batch_delivery: bool,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -89,6 +92,7 @@ impl ClusterOptions {
             tls: None,
             complete_leases: true,
             delivery_stream: true,
+            batch_delivery: true,
         }
     }
 }
@@ -182,6 +186,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let mut service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
     service.complete_leases = options.complete_leases;
     service.delivery_stream = options.delivery_stream;
+    service.batch_delivery = options.batch_delivery;
     let reaper = service.clone();
     let closer = service.clone();
     let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();

@@ -1,6 +1,7 @@
 //! The gRPC service: each call is a thin, validated wrapper around a [`Scheduler`] call.
 //! `Deliver` is `Complete` as a stream (issue 14): each request on it is answered, in order, by
-//! the same code as the unary call (`complete_call`), its refusals included.
+//! the same code as the unary call (`complete_call`), its refusals included. `DeliverBatches`
+//! is the same with several requests a message, each answered as on `Deliver`.
 //!
 //! Remote workers are dropped (their leases go back to the queue, or to the backup copy's
 //! holder) as soon as the master knows they are gone: when their connection closes
@@ -72,12 +73,20 @@ pub struct MasterService {
     /// Whether registration offers `Deliver` (issue 14); `false` serves as a master older than
     /// that (see [`super::ClusterOptions::delivery_stream`]). The stream is served either way.
     pub delivery_stream: bool,
+    /// Whether registration offers `DeliverBatches` (issue 14); `false` serves as a master older
+    /// than that (see [`super::ClusterOptions::batch_delivery`]). It is served either way.
+    pub batch_delivery: bool,
 }
 
 fn session_tag() -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let mixed = loa_engine::random::derive_seed(u64::from(nanos), u64::from(std::process::id()));
     (mixed & 0x7fff_ffff) | 1 // never 0, so no remote id is a small number
+}
+
+/// A refusal as a stream's answer.
+fn error_answer(status: &Status) -> pb::deliver_reply::Answer {
+    pb::deliver_reply::Answer::Error(pb::CallError { code: status.code() as i32, message: status.message().to_owned() })
 }
 
 fn unknown_worker() -> Status {
@@ -97,6 +106,7 @@ impl MasterService {
             wires: Arc::default(),
             complete_leases: true,
             delivery_stream: true,
+            batch_delivery: true,
         }
     }
 
@@ -244,6 +254,32 @@ impl MasterService {
         Ok(pb::CompleteReply { completion: completion as i32, tasks })
     }
 
+    /// `Complete`'s answer on a stream: its reply, or the status it failed with.
+    fn answer(&self, request: pb::CompleteRequest) -> pb::DeliverReply {
+        let answer = match self.complete_call(request) {
+            Ok(reply) => pb::deliver_reply::Answer::Reply(reply),
+            Err(status) => error_answer(&status),
+        };
+        pb::DeliverReply { answer: Some(answer) }
+    }
+
+    /// The answers to a `DeliverBatches` message: each request's, in order, as on `Deliver`. A
+    /// batch over its bounds ([`MAX_LEASE`] requests, [`MAX_LEASE`] tasks asked for in all) has
+    /// every request refused, and changes nothing.
+    fn answer_batch(&self, batch: pb::DeliveryBatch) -> pb::DeliveryBatchReply {
+        let requests = batch.requests.len();
+        let asked: u64 = batch.requests.iter().map(|r| u64::from(r.max_tasks)).sum();
+        if requests > MAX_LEASE as usize || asked > u64::from(MAX_LEASE) {
+            let status = self.invalid(format!(
+                "a batch holds at most {MAX_LEASE} outcomes asking for at most {MAX_LEASE} tasks in all, \
+                 got {requests} asking for {asked}"
+            ));
+            let refused = pb::DeliverReply { answer: Some(error_answer(&status)) };
+            return pb::DeliveryBatchReply { answers: vec![refused; requests] };
+        }
+        pb::DeliveryBatchReply { answers: batch.requests.into_iter().map(|r| self.answer(r)).collect() }
+    }
+
     /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
     /// queue, until the runtime stops.
     pub async fn reap_forever(&self) {
@@ -293,6 +329,7 @@ impl pb::master_server::Master for MasterService {
             lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
             complete_leases: self.complete_leases,
             delivery_stream: self.delivery_stream,
+            batch_delivery: self.batch_delivery,
         }))
     }
 
@@ -331,18 +368,22 @@ impl pb::master_server::Master for MasterService {
         let service = self.clone();
         // One answer per request, in order; a request that fails gets its status as an answer
         // and the stream goes on. A broken stream (the worker or the network gone) ends it.
-        let answers = request.into_inner().map(move |request| {
-            let answer = match service.complete_call(request?) {
-                Ok(reply) => pb::deliver_reply::Answer::Reply(reply),
-                Err(status) => pb::deliver_reply::Answer::Error(pb::CallError {
-                    code: status.code() as i32,
-                    message: status.message().to_owned(),
-                }),
-            };
-            Ok(pb::DeliverReply { answer: Some(answer) })
-        });
+        let answers = request.into_inner().map(move |request| Ok(service.answer(request?)));
         Ok(Response::new(Box::pin(answers)))
     }
+
+    type DeliverBatchesStream = std::pin::Pin<Box<dyn Stream<Item = Result<pb::DeliveryBatchReply, Status>> + Send>>;
+
+    async fn deliver_batches(
+        &self,
+        request: Request<tonic::Streaming<pb::DeliveryBatch>>,
+    ) -> Result<Response<Self::DeliverBatchesStream>, Status> {
+        let service = self.clone();
+        // As Deliver, a batch a message: one reply per batch, in order.
+        let answers = request.into_inner().map(move |batch| Ok(service.answer_batch(batch?)));
+        Ok(Response::new(Box::pin(answers)))
+    }
+
     async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatReply>, Status> {
         let worker = self.resolve(request.into_inner().worker_id).ok_or_else(unknown_worker)?;
         self.scheduler.renew(worker);
