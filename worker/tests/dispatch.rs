@@ -183,20 +183,11 @@ fn with_weights(task: &pb::Task) -> Vec<bool> {
 
 #[test]
 fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
-    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
-    let server = cluster::serve(&scheduler, &ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None)).unwrap();
     let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]];
-    scheduler.submit(games.iter().enumerate().map(|(i, g)| (i as u64, knockout(*g))).collect());
-    let outcome = |t: usize| Some(result_to_proto(&Ok(knockout(games[t]).run().unwrap())));
+    let (scheduler, server, complete) = serving(None, &games);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut client = raw(server.addr(), None).await;
-        let register = |name: &str| pb::RegisterRequest {
-            name: name.into(),
-            slots: 1,
-            chromosome_cache: 4096,
-            weight_bytes: true,
-        };
         let reply = client.register(register("a")).await.unwrap().into_inner();
         assert!(reply.complete_leases, "the master offers leases with outcomes");
         let a = reply.worker_id;
@@ -205,12 +196,6 @@ fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
         assert_eq!(t0.iter().map(|t| t.id).collect::<Vec<_>>(), [0]);
 
         // More than a call may lease: refused naming the field, and nothing recorded.
-        let complete = |worker_id, task_id: u64, max_tasks| pb::CompleteRequest {
-            worker_id,
-            task_id,
-            result: outcome(task_id as usize),
-            max_tasks,
-        };
         let status = client.complete(complete(a, 0, 65)).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
         assert!(status.message().starts_with("max_tasks: at most 64"), "{}", status.message());
@@ -253,13 +238,19 @@ fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
     server.shutdown();
 }
 
-/// A master with the token serving one knockout task per entry of `games` (task i plays
+/// A single-slot worker's registration, with a chromosome cache of 4096.
+fn register(name: &str) -> pb::RegisterRequest {
+    pb::RegisterRequest { name: name.into(), slots: 1, chromosome_cache: 4096, weight_bytes: true }
+}
+
+/// A master (with `token`, if any) serving one knockout task per entry of `games` (task i plays
 /// `games[i]`), and the request completing a task with its true outcome.
 fn serving(
+    token: Option<&str>,
     games: &[[u64; 4]],
 ) -> (Arc<Scheduler>, cluster::Server, impl Fn(u64, u64, u32) -> pb::CompleteRequest + use<>) {
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
-    let options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    let options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), token.map(str::to_owned));
     let server = cluster::serve(&scheduler, &options).unwrap();
     scheduler.submit(games.iter().enumerate().map(|(i, g)| (i as u64, knockout(*g))).collect());
     let outcomes: Vec<_> = games.iter().map(|g| result_to_proto(&Ok(knockout(*g).run().unwrap()))).collect();
@@ -290,7 +281,7 @@ fn registered_with(change: impl FnOnce(&mut ClusterOptions)) -> pb::RegisterRepl
 
 #[test]
 fn deliver_answers_each_outcome_in_order_as_complete_would() {
-    let (scheduler, server, complete) = serving(&[[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11]]);
+    let (scheduler, server, complete) = serving(Some(TOKEN), &[[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11]]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         // The stream is a call like the others: a wrong token is refused when it opens.
@@ -299,8 +290,7 @@ fn deliver_answers_each_outcome_in_order_as_complete_would() {
         assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
 
         let mut client = raw(server.addr(), Some(TOKEN)).await;
-        let register = pb::RegisterRequest { name: "a".into(), slots: 1, chromosome_cache: 4096, weight_bytes: true };
-        let reply = client.register(register).await.unwrap().into_inner();
+        let reply = client.register(register("a")).await.unwrap().into_inner();
         assert!(reply.delivery_stream, "the master offers the stream");
         let a = reply.worker_id;
         let lease = pb::LeaseRequest { worker_id: a, max_tasks: 1, wait_ms: 0 };
@@ -350,7 +340,7 @@ fn deliver_answers_each_outcome_in_order_as_complete_would() {
 #[test]
 fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bounds_whole() {
     let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15], [16, 17, 18, 19]];
-    let (scheduler, server, complete) = serving(&games);
+    let (scheduler, server, complete) = serving(Some(TOKEN), &games);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let (_requests, outbound) = loa_proto::delivery::request_channel();
@@ -358,12 +348,6 @@ fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bo
         assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
 
         let mut client = raw(server.addr(), Some(TOKEN)).await;
-        let register = |name: &str| pb::RegisterRequest {
-            name: name.into(),
-            slots: 1,
-            chromosome_cache: 4096,
-            weight_bytes: true,
-        };
         let reply = client.register(register("a")).await.unwrap().into_inner();
         assert!(reply.batch_delivery, "the master offers batches");
         let a = reply.worker_id;
