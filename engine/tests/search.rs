@@ -1,7 +1,8 @@
 //! Alpha-beta against plain minimax: identical moves and values on many random positions, depths
-//! 1–3, several evaluators (one with many ties, to exercise the canonical tie-break) and every
-//! rules variant; plus hand-worked tactical positions.
+//! 1–3, several evaluators (one with many ties, to exercise the canonical tie-break; one with
+//! bounds; the network) and every rules variant; plus hand-worked tactical positions.
 
+use loa_engine::network::{Network, random_uniform};
 use loa_engine::random::RandomHeuristic;
 use loa_engine::search::{Evaluator, SearchLimits, SearchResult, WIN, alpha_beta, minimax};
 use loa_engine::{Bitboard, BothConnected, Color, Move, NoMoves, Position, Rules};
@@ -36,6 +37,37 @@ impl Evaluator for Flat {
     fn child_state(&self, _: &(), _: &Position, _: Move) {}
     fn evaluate(&self, _: &(), _: &Position) -> f32 {
         0.0
+    }
+}
+
+/// `Coarse` with bounds of its own (as the network has): a position's bounds lie from 0 to 2.25
+/// below and above its value, chosen by a hash of the position, so the search settles some
+/// leaves by them, evaluates others exactly (where they straddle alpha or beta), and meets
+/// bounds equal to the value (width 0) too.
+struct Blurred;
+
+impl Evaluator for Blurred {
+    type State = Color;
+    const PATH_INDEPENDENT: bool = true;
+    const BOUNDS: bool = true;
+    fn root_state(&self, _: &Position, pov: Color) -> Color {
+        pov
+    }
+    fn child_state(&self, pov: &Color, _: &Position, _: Move) -> Color {
+        *pov
+    }
+    fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
+        Coarse.evaluate(pov, pos)
+    }
+    fn bound_many(&self, states: &[Color], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
+        for (((pov, pos), lo), hi) in states.iter().zip(positions).zip(lo).zip(hi) {
+            let value = Coarse.evaluate(pov, pos);
+            let hash = (pos.pieces(Color::Black).0 ^ pos.pieces(Color::White).0.rotate_left(17))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                >> 60;
+            *lo = value - (hash & 3) as f32 * 0.75;
+            *hi = value + (hash >> 2) as f32 * 0.75;
+        }
     }
 }
 
@@ -85,6 +117,9 @@ proptest! {
             agree(&pos, &rules, limits, &RandomHeuristic::new(seed))?;
             agree(&pos, &rules, limits, &Coarse)?;
             agree(&pos, &rules, limits, &Flat)?;
+            agree(&pos, &rules, limits, &Blurred)?;
+            // The network: the fast path with its bounds (the evaluator of every game).
+            agree(&pos, &rules, limits, &Network::new(&random_uniform(seed)))?;
         }
     }
 }
@@ -114,7 +149,7 @@ fn alpha_beta_with_transpositions_equals_minimax() {
         }
         let plies_left = [u32::MAX, 4, 5][i as usize % 3];
         let limits = SearchLimits { depth: 5, plies_left };
-        for eval in [&RandomHeuristic::new(i) as &dyn DynEval, &Coarse] {
+        for eval in [&RandomHeuristic::new(i) as &dyn DynEval, &Coarse, &Blurred] {
             let (plain, fast) = eval.both(&p, &rules, limits);
             assert_eq!((fast.best, fast.value.to_bits()), (plain.best, plain.value.to_bits()), "{p} {limits:?}");
         }
@@ -242,4 +277,49 @@ fn alpha_beta_visits_far_fewer_nodes_at_depth_3() {
         mm += minimax(p, &rules, limits, &eval).nodes;
     }
     assert!(ab * 4 < mm, "alpha-beta {ab} nodes, minimax {mm}");
+}
+
+/// Exact network evaluations and bounded leaves, counted.
+struct Counting {
+    network: Network,
+    exact: std::cell::Cell<u64>,
+    bounded: std::cell::Cell<u64>,
+}
+
+impl Evaluator for Counting {
+    type State = <Network as Evaluator>::State;
+    const BOUNDS: bool = true;
+    fn root_state(&self, pos: &Position, pov: Color) -> Self::State {
+        self.network.root_state(pos, pov)
+    }
+    fn child_state(&self, state: &Self::State, pos: &Position, mv: Move) -> Self::State {
+        self.network.child_state(state, pos, mv)
+    }
+    fn evaluate(&self, state: &Self::State, pos: &Position) -> f32 {
+        self.exact.set(self.exact.get() + 1);
+        Evaluator::evaluate(&self.network, state, pos)
+    }
+    fn evaluate_many(&self, states: &[Self::State], positions: &[Position], values: &mut [f32]) {
+        self.exact.set(self.exact.get() + states.len() as u64);
+        self.network.evaluate_many(states, positions, values)
+    }
+    fn bound_many(&self, states: &[Self::State], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
+        self.bounded.set(self.bounded.get() + states.len() as u64);
+        self.network.bound_many(states, positions, lo, hi)
+    }
+}
+
+#[test]
+fn bounds_settle_most_network_leaves() {
+    // 3-ply searches of random networks from playout positions: most leaves are settled by
+    // their bounds, and few need the exact evaluation as well (the killers tried one at a
+    // time at the leaves' parents, and the root's first iteration, are evaluated exactly).
+    let rules = Rules::default();
+    let (mut exact, mut bounded) = (0, 0);
+    for (i, pos) in loa_engine::openings::sample_positions(60, 31).iter().enumerate() {
+        let eval = Counting { network: Network::new(&random_uniform(i as u64)), exact: 0.into(), bounded: 0.into() };
+        alpha_beta(pos, &rules, SearchLimits { depth: 3, plies_left: u32::MAX }, &eval);
+        (exact, bounded) = (exact + eval.exact.get(), bounded + eval.bounded.get());
+    }
+    assert!(bounded > 10 * exact, "{bounded} leaves bounded, {exact} evaluated exactly");
 }

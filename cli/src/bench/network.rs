@@ -8,7 +8,9 @@ use std::time::Duration;
 
 /// Evaluations per second on one thread: the plain pass, an accumulator from scratch plus the
 /// output, and an incremental update plus the output (every legal move of playout positions,
-/// as at a search's leaves), one at a time and 8 at once as the search does it. Each figure is the best of `repeats` runs.
+/// as at a search's leaves), one at a time and 8 at once as the search does it, and bounds on
+/// the values 8 at once (as the search settles most leaves). Each figure is the best of
+/// `repeats` runs.
 pub fn network_figures(repeats: u32) -> Vec<Figure> {
     let network = Network::new(&random_uniform(1));
     let positions = sample_positions(10_000, 11);
@@ -51,7 +53,25 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         }
         sum
     });
-    black_box((plain, scratch, incremental, batched));
+    // As the search settles most leaves: the same, with bounds instead of exact values
+    // (`Network::bound_accumulators`).
+    let (bounded, bounded_time) = best_of(repeats, || {
+        let mut sum = 0.0f32;
+        let mut accs = [network.accumulator(&positions[0], positions[0].side_to_move()); 8];
+        let (mut lo, mut hi) = ([0.0f32; 8], [0.0f32; 8]);
+        for (pos, acc, moves) in &parents {
+            for chunk in moves.chunks(8) {
+                for (a, &mv) in accs.iter_mut().zip(chunk) {
+                    *a = network.update(black_box(acc), pos, black_box(mv));
+                }
+                let n = chunk.len();
+                network.bound_accumulators(&accs[..n], &mut lo[..n], &mut hi[..n]);
+                sum += lo[..n].iter().sum::<f32>() + hi[..n].iter().sum::<f32>();
+            }
+        }
+        sum
+    });
+    black_box((plain, scratch, incremental, batched, bounded));
 
     let figure = |name: &str, count: usize, time: Duration| Figure {
         name: name.to_string(),
@@ -64,5 +84,6 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         figure("network, accumulator from scratch + output", positions.len(), scratch_time),
         figure("network, incremental update + output", child_count, incremental_time),
         figure("network, incremental update + output, 8 at once", child_count, batched_time),
+        figure("network, incremental update + bounds, 8 at once", child_count, bounded_time),
     ]
 }

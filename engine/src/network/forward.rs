@@ -6,6 +6,8 @@
 //! (its cell going 0.5 → 0.25). So an [`Accumulator`] is a sum of table rows, and a move changes
 //! two or three rows.
 
+mod bounds;
+
 use super::inputs::{INPUTS, encode, inputs};
 use super::{Chromosome, HIDDEN, Topology, tanh};
 use crate::search::Evaluator;
@@ -48,6 +50,8 @@ struct Tables {
     /// [`Network::evaluate_accumulators_portable`]).
     grouped_output_weights: [f32; GROUP * HIDDEN],
     output_bias: f32,
+    /// How far the output unit's input can be from its estimate ([`bounds`]).
+    value_margin: f32,
 }
 
 /// The hidden layer's pre-activations for one position and point of view; cheap to copy and
@@ -175,7 +179,7 @@ impl Network {
 
     /// The accumulator after `mv` is played in `pos_before` (legal there, or a pass, which
     /// changes no piece): the mover's row moves from `from` to `to`, a captured piece's row goes.
-    #[inline]
+    #[inline(always)]
     pub fn update(&self, acc: &Accumulator, pos_before: &Position, mv: Move) -> Accumulator {
         if mv.is_pass() {
             return *acc;
@@ -254,40 +258,43 @@ impl Network {
     #[inline(always)]
     fn evaluate_groups<const W: usize>(&self, accs: &[Accumulator], values: &mut [f32]) {
         assert_eq!(accs.len(), values.len());
-        let tables = &*self.tables;
         for (accs, values) in accs.chunks(GROUP).zip(values.chunks_mut(GROUP)) {
-            let mut hidden = [0.0f32; GROUP * HIDDEN];
-            for (packed, acc) in hidden.chunks_exact_mut(HIDDEN).zip(accs) {
-                packed.copy_from_slice(&acc.pre.0[..HIDDEN]);
-            }
-            // Only the lanes in use, rounded up to whole vectors (the rest are never read).
-            let used = (accs.len() * HIDDEN).div_ceil(W) * W;
-            let weights = &tables.grouped_output_weights[..used];
-            let (xs, _) = hidden[..used].as_chunks_mut::<W>();
-            let (vs, _) = weights.as_chunks::<W>();
-            for (x, v) in xs.iter_mut().zip(vs) {
-                *x = tanh_products(*x, *v);
-            }
-            let mut inputs = [0.0f32; GROUP];
-            for (x, products) in inputs.iter_mut().zip(hidden.as_chunks::<HIDDEN>().0) {
-                *x = packed_output_sum(tables.output_bias, products);
-            }
+            let mut inputs = self.group_output_inputs::<W>(accs, tanh_products);
             for x in inputs.iter_mut() {
                 *x = tanh(*x);
             }
-            // Fixed-size copies only (moves in registers): a variable-length one is a call to
-            // memcpy, which also costs the vector constants reloaded after it. A whole group is
-            // one piece of 8; a part-filled one (the last of a node's moves) pieces of 4, 2 and 1
-            // as its length's bits say.
-            const { assert!(GROUP == 8, "the pieces below cover lengths 1 to 8") };
-            let mut at = 0;
-            for piece in [8, 4, 2, 1] {
-                if values.len() & piece != 0 {
-                    values[at..at + piece].copy_from_slice(&inputs[at..at + piece]);
-                    at += piece;
-                }
-            }
+            copy_group(values, &inputs);
         }
+    }
+
+    /// The output unit's inputs `b + Σ_h products(a_h, V_h)` of a group of up to [`GROUP`]
+    /// accumulators (the rest of the array is unused), each summed as [`output_sum`] does: the
+    /// hidden units packed into 8 × 20 lanes, with none of the accumulators' 4 padding lanes
+    /// each, and `products` applied `W` lanes at a time (the vector width it is compiled for).
+    #[inline(always)]
+    fn group_output_inputs<const W: usize>(
+        &self,
+        accs: &[Accumulator],
+        products: impl Fn([f32; W], [f32; W]) -> [f32; W],
+    ) -> [f32; GROUP] {
+        let tables = &*self.tables;
+        let mut hidden = [0.0f32; GROUP * HIDDEN];
+        for (packed, acc) in hidden.chunks_exact_mut(HIDDEN).zip(accs) {
+            packed.copy_from_slice(&acc.pre.0[..HIDDEN]);
+        }
+        // Only the lanes in use, rounded up to whole vectors (the rest are never read).
+        let used = (accs.len() * HIDDEN).div_ceil(W) * W;
+        let weights = &tables.grouped_output_weights[..used];
+        let (xs, _) = hidden[..used].as_chunks_mut::<W>();
+        let (vs, _) = weights.as_chunks::<W>();
+        for (x, v) in xs.iter_mut().zip(vs) {
+            *x = products(*x, *v);
+        }
+        let mut inputs = [0.0f32; GROUP];
+        for (x, products) in inputs.iter_mut().zip(hidden.as_chunks::<HIDDEN>().0) {
+            *x = packed_output_sum(tables.output_bias, products);
+        }
+        inputs
     }
 
     /// The fast evaluation of `pos` from `pov` (accumulator from scratch, then the output).
@@ -298,6 +305,22 @@ impl Network {
 
 /// Accumulators evaluated together by [`Network::evaluate_accumulators`].
 const GROUP: usize = 8;
+
+/// Copies a group's first `values.len()` (at most [`GROUP`]) results into `values` in
+/// fixed-size pieces only (moves in registers): a variable-length copy is a call to memcpy,
+/// which also costs the vector constants reloaded after it. A whole group is one piece of 8; a
+/// part-filled one (the last of a node's moves) pieces of 4, 2 and 1 as its length's bits say.
+#[inline(always)]
+fn copy_group(values: &mut [f32], group: &[f32; GROUP]) {
+    const { assert!(GROUP == 8, "the pieces below cover lengths 1 to 8") };
+    let mut at = 0;
+    for piece in [8, 4, 2, 1] {
+        if values.len() & piece != 0 {
+            values[at..at + piece].copy_from_slice(&group[at..at + piece]);
+            at += piece;
+        }
+    }
+}
 
 /// `tanh(x[k]) · v[k]` lane by lane: a fixed-size array, which the compiler turns into
 /// whole-vector instructions.
@@ -404,7 +427,8 @@ fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     }
     let grouped_output_weights = std::array::from_fn(|i| output_weights.0[i % HIDDEN]);
     let output_bias = weights[topology.output_bias_index()];
-    Tables { base, own, opponent, output_weights, grouped_output_weights, output_bias }
+    let value_margin = bounds::value_margin(&output_weights.0[..HIDDEN], output_bias);
+    Tables { base, own, opponent, output_weights, grouped_output_weights, output_bias, value_margin }
 }
 
 /// The search's fast evaluator: accumulators carried down the tree, updated per move.
@@ -420,6 +444,15 @@ impl Evaluator for Network {
         self.update(state, pos, mv)
     }
 
+    /// One loop of [`Network::update`], inlined (as a call a child, it cost a leaf's parent
+    /// as much as the rest of its bookkeeping).
+    #[inline]
+    fn child_states(&self, state: &Accumulator, pos: &Position, moves: &[Move], states: &mut [Accumulator]) {
+        for (next, &mv) in states.iter_mut().zip(moves) {
+            *next = self.update(state, pos, mv);
+        }
+    }
+
     #[inline]
     fn evaluate(&self, state: &Accumulator, _pos: &Position) -> f32 {
         self.evaluate_accumulator(state)
@@ -428,6 +461,13 @@ impl Evaluator for Network {
     #[inline]
     fn evaluate_many(&self, states: &[Accumulator], _positions: &[Position], values: &mut [f32]) {
         self.evaluate_accumulators(states, values)
+    }
+
+    const BOUNDS: bool = true;
+
+    #[inline]
+    fn bound_many(&self, states: &[Accumulator], _positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
+        self.bound_accumulators(states, lo, hi)
     }
 }
 

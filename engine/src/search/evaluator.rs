@@ -50,6 +50,18 @@ pub trait Evaluator {
     /// strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`. `pos` is not terminal.
     fn evaluate(&self, state: &Self::State, pos: &Position) -> f32;
 
+    /// Whether [`Evaluator::bound_many`] is much cheaper than evaluating: then the search bounds
+    /// a leaf's value first and evaluates it exactly only where the bounds do not decide.
+    const BOUNDS: bool = false;
+
+    /// Bounds on several leaves' values: `lo[i] ≤ evaluate(&states[i], &positions[i]) ≤ hi[i]`
+    /// (equal lengths). The default gives the exact values (`lo[i] = hi[i]`).
+    #[inline]
+    fn bound_many(&self, states: &[Self::State], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
+        self.evaluate_many(states, positions, lo);
+        hi.copy_from_slice(lo);
+    }
+
     /// Evaluates several leaves at once: `values[i]` must be exactly (bit for bit)
     /// `evaluate(&states[i], &positions[i])`. The slices have equal lengths. An evaluator
     /// overrides this when it can overlap or vectorise the work; the default goes one by one.
@@ -90,5 +102,12 @@ impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     #[inline]
     fn evaluate_many(&self, states: &[Self::State], positions: &[Position], values: &mut [f32]) {
         (**self).evaluate_many(states, positions, values)
+    }
+
+    const BOUNDS: bool = E::BOUNDS;
+
+    #[inline]
+    fn bound_many(&self, states: &[Self::State], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
+        (**self).bound_many(states, positions, lo, hi)
     }
 }

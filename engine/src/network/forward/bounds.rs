@@ -1,0 +1,121 @@
+//! Cheap, guaranteed bounds on the network's evaluations, so the search can settle most leaves
+//! without the exact evaluation (whose 21 `tanh` are most of a leaf's cost).
+//!
+//! The exact value of an accumulator is `T(S)` with `S = b + Σ_h fl(T(a_h)·v_h)` summed in a
+//! fixed order, `T` being [`tanh`](super::tanh). The bound replaces each `T(a_h)` by
+//! `R(a_h)` = [`tanh_estimate`] (within `ε` = [`TANH_ESTIMATE_ERROR`] of it, on every f32) and
+//! sums the same way into `Ŝ`. Each product then differs by at most `ε·|v_h|` plus two
+//! roundings of `u·|v_h|` (`u` = 2⁻²⁴), and each sum, a tree six additions deep over
+//! `|b| + Σ|v_h|`, by at most `γ₆ = 6u / (1 − 6u)` times that, so `|S − Ŝ| ≤ Δ`, a constant of
+//! the network ([`value_margin`]). With `S_hi = fl(Ŝ + d) ≥ Ŝ + Δ` (the per-leaf `d` adds
+//! `4u·|Ŝ|` for the rounding of that sum), the true tanh increasing and `T` within
+//! [`TANH_ERROR`] (`η`) of it, `T(S) ≤ tanh(S) + η ≤ tanh(S_hi) + η ≤ T(S_hi) + 2η`; likewise
+//! below. So the bounds are `T(S ± d) ± (2η + 2u)` (the `2u` for the rounding of that last
+//! sum; `T` itself is not monotonic: it decreases 25 211 times over [0, ∞), by less than `η`),
+//! kept within [−1, 1], where `T` lies, and exactly ±1 where `S ± d` is beyond
+//! ±[`TANH_SATURATION`], from where `T` is exactly ±1. Two `T` a leaf instead of 21: the
+//! estimate's error only widens `S`'s range, which the output's flat tails mostly absorb.
+
+use super::{GROUP, Network, copy_group};
+use crate::network::Accumulator;
+use crate::network::tanh::{TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, tanh, tanh_estimate};
+
+/// The unit roundoff of f32.
+const U: f64 = 1.0 / 16_777_216.0;
+
+/// The per-leaf relative part of the margin on `S`: covers the rounding of `Ŝ ± d`.
+const RELATIVE: f32 = (4.0 * U) as f32;
+
+/// How far the bounds of the output stand from `T(S ± d)`: `2η + 2u`, rounded up.
+const OUTPUT_MARGIN: f32 = ((2.0 * TANH_ERROR as f64 + 2.0 * U) * 1.001) as f32;
+
+/// `Δ`, the most `S` and `Ŝ` can differ for a network with these output weights and bias,
+/// with a 1 % allowance, as an f32 no smaller than it.
+pub(super) fn value_margin(output_weights: &[f32], bias: f32) -> f32 {
+    let eps = f64::from(TANH_ESTIMATE_ERROR);
+    let weights: f64 = output_weights.iter().map(|v| f64::from(v.abs())).sum();
+    let gamma6 = 6.0 * U / (1.0 - 6.0 * U);
+    let terms = f64::from(bias.abs()) + weights * (1.0 + eps) * (1.0 + U);
+    let delta = (eps + 2.0 * U * (1.0 + eps)) * weights + 2.0 * gamma6 * terms;
+    // f64 → f32 rounds to nearest; the allowance keeps the result above `delta`.
+    ((delta * 1.01) + 1e-9) as f32
+}
+
+impl Network {
+    /// Bounds on the evaluations of several accumulators: `lo[i] ≤ evaluate_accumulator(accs[i])
+    /// ≤ hi[i]` (equal lengths), about 0.0015 apart for a typical network, at a fraction of
+    /// the exact evaluation's cost (see the module documentation for why they hold). Same bits
+    /// on every path, like [`Network::evaluate_accumulators`].
+    #[inline]
+    pub fn bound_accumulators(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has AVX-512F, checked just above.
+            unsafe { self.bound_accumulators_avx512(accs, lo, hi) };
+            return;
+        }
+        self.bound_accumulators_portable(accs, lo, hi);
+    }
+
+    /// [`Network::bound_accumulators`] compiled with AVX-512F enabled.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn bound_accumulators_avx512(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        self.bound_groups::<16>(accs, lo, hi);
+    }
+
+    /// [`Network::bound_accumulators`] on the build target's instructions alone (the twin the
+    /// tests compare the AVX-512 path with).
+    pub fn bound_accumulators_portable(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        self.bound_groups::<8>(accs, lo, hi);
+    }
+
+    /// The bounds of groups of up to 8 accumulators, packed as in the exact evaluation.
+    #[inline(always)]
+    fn bound_groups<const W: usize>(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        assert!(accs.len() == lo.len() && accs.len() == hi.len());
+        let tables = &*self.tables;
+        for ((accs, lo), hi) in accs.chunks(GROUP).zip(lo.chunks_mut(GROUP)).zip(hi.chunks_mut(GROUP)) {
+            let sums = self.group_output_inputs::<W>(accs, estimate_products);
+            // Both ends of every leaf's range for `S`, through the exact `tanh` (one vector
+            // with AVX-512): its error, not the estimate's, is what is left at the output,
+            // where random networks' values crowd within 1e-4 of ±1.
+            let mut ends = [0.0f32; 2 * GROUP];
+            for k in 0..GROUP {
+                let d = tables.value_margin + RELATIVE * sums[k].abs();
+                (ends[k], ends[GROUP + k]) = (sums[k] - d, sums[k] + d);
+            }
+            let limits = ends;
+            for x in ends.iter_mut() {
+                *x = tanh(*x);
+            }
+            let mut low = [0.0f32; GROUP];
+            let mut high = [0.0f32; GROUP];
+            for k in 0..GROUP {
+                (low[k], high[k]) = output_bounds([limits[k], limits[GROUP + k]], [ends[k], ends[GROUP + k]]);
+            }
+            copy_group(lo, &low);
+            copy_group(hi, &high);
+        }
+    }
+}
+
+/// The bounds of the output from the ends of `S`'s range and their `tanh`: exactly ±1 where
+/// `S` is surely saturated (a bound a hair inside ±1 could not settle a leaf against an alpha
+/// of ±1), else `T(end) ∓ OUTPUT_MARGIN` kept within [−1, 1].
+#[inline(always)]
+fn output_bounds([below, above]: [f32; 2], [t_below, t_above]: [f32; 2]) -> (f32, f32) {
+    let low = if below >= TANH_SATURATION { 1.0 } else { (t_below - OUTPUT_MARGIN).max(-1.0) };
+    let high = if above <= -TANH_SATURATION { -1.0 } else { (t_above + OUTPUT_MARGIN).min(1.0) };
+    (low, high)
+}
+
+/// `tanh_estimate(x[k]) · v[k]` lane by lane (whole-vector instructions).
+#[inline(always)]
+fn estimate_products<const W: usize>(x: [f32; W], v: [f32; W]) -> [f32; W] {
+    let mut out = [0.0f32; W];
+    for k in 0..W {
+        out[k] = tanh_estimate(x[k]) * v[k];
+    }
+    out
+}
