@@ -329,6 +329,44 @@ impl<E: Evaluator> Tree<'_, E> {
         }
     }
 
+    /// The values of the root's moves when they are leaves (the 1-ply iteration), into each
+    /// entry's score: for each, the root's value of what [`Tree::settle`] gives (the same bits
+    /// and node count), with the evaluations [`BATCH`] at a time instead of one by one (a lone
+    /// exact evaluation costs about as much as 3.6 in a batch; there is no window to bound them
+    /// against).
+    fn value_root_leaves(&mut self, pos: &Position, state: &E::State, root: &mut [(Move, f32)]) {
+        let mut children = [*pos; BATCH];
+        let mut states = [*state; BATCH];
+        for chunk in root.chunks_mut(BATCH) {
+            let mut slot = [usize::MAX; BATCH];
+            let mut pending = [Move::PASS; BATCH];
+            let mut count = 0;
+            for (i, entry) in chunk.iter_mut().enumerate() {
+                self.nodes += 1;
+                let child = pos.play(entry.0);
+                // The children have the opponent to move: their values for it, negated.
+                if let Some(end) = child.connection_end_after(entry.0, self.rules) {
+                    entry.1 = -terminal_score(end, child.side_to_move(), 1);
+                } else if 1 >= self.limits.plies_left {
+                    entry.1 = -0.0;
+                } else {
+                    (pending[count], children[count], slot[i]) = (entry.0, child, count);
+                    count += 1;
+                }
+            }
+            self.eval.child_states(state, pos, &pending[..count], &mut states[..count]);
+            let mut values = [0.0f32; BATCH];
+            self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
+            for (entry, &s) in chunk.iter_mut().zip(&slot) {
+                if s != usize::MAX {
+                    // The evaluator speaks for the root player, who moves here: `settle` gives
+                    // the child −value and the root negates it back.
+                    entry.1 = values[s];
+                }
+            }
+        }
+    }
+
     /// The rest of an alpha-beta node one ply above the leaves, `moves` in search order: the
     /// children are settled and evaluated [`BATCH`] at a time with [`Evaluator::evaluate_many`]
     /// (most leaves are children of nodes where every move must be searched, and evaluating
@@ -508,6 +546,9 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
     let last = limits.depth.max(1);
     for depth in (1..=last).filter(|&d| (last - d).is_multiple_of(2) || last == 2) {
         tree.iteration = depth;
+        if depth == 1 {
+            tree.value_root_leaves(pos, &state, &mut root);
+        }
         let (mut best, mut best_value) = (None::<Move>, f32::NEG_INFINITY);
         for entry in root.iter_mut() {
             let mv = entry.0;
@@ -517,10 +558,14 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
                 Some(b) if mv < b => best_value.next_down(),
                 _ => best_value,
             };
-            let child = pos.play(mv);
-            let v = match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
-                Ok(v) => -v,
-                Err(child_state) => -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower),
+            let v = if depth == 1 {
+                entry.1
+            } else {
+                let child = pos.play(mv);
+                match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
+                    Ok(v) => -v,
+                    Err(child_state) => -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower),
+                }
             };
             entry.1 = v;
             if v > best_value || (v == best_value && best.is_some_and(|b| mv < b)) {
