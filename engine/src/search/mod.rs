@@ -8,7 +8,10 @@
 //! Among equally valued root moves the first in canonical order is chosen. Alpha-beta orders
 //! moves for speed (iterative deepening at the root, killer moves and a history table inside)
 //! but searches each root move that precedes the current best in canonical order with a window
-//! that admits ties, so it returns exactly the move and value plain minimax returns.
+//! that admits ties, so it returns exactly the move and value plain minimax returns. With an
+//! evaluator that bounds its values cheaply ([`Evaluator::BOUNDS`], the network) most leaves are
+//! valued only as far as their parent's window needs (see `bounded_value`): the same move and
+//! value, fewer exact evaluations.
 
 mod evaluator;
 mod ordering;
