@@ -259,7 +259,7 @@ impl Network {
     fn evaluate_groups<const W: usize>(&self, accs: &[Accumulator], values: &mut [f32]) {
         assert_eq!(accs.len(), values.len());
         for (accs, values) in accs.chunks(GROUP).zip(values.chunks_mut(GROUP)) {
-            let mut inputs = self.group_output_inputs::<W>(accs, tanh_products);
+            let mut inputs = self.group_output_inputs::<W>(accs, tanh);
             for x in inputs.iter_mut() {
                 *x = tanh(*x);
             }
@@ -267,15 +267,16 @@ impl Network {
         }
     }
 
-    /// The output unit's inputs `b + Σ_h products(a_h, V_h)` of a group of up to [`GROUP`]
+    /// The output unit's inputs `b + Σ_h activation(a_h)·V_h` of a group of up to [`GROUP`]
     /// accumulators (the rest of the array is unused), each summed as [`output_sum`] does: the
     /// hidden units packed into 8 × 20 lanes, with none of the accumulators' 4 padding lanes
-    /// each, and `products` applied `W` lanes at a time (the vector width it is compiled for).
+    /// each, and the products computed `W` lanes at a time (the vector width it is compiled
+    /// for; a fixed-size array, which the compiler turns into whole-vector instructions).
     #[inline(always)]
     fn group_output_inputs<const W: usize>(
         &self,
         accs: &[Accumulator],
-        products: impl Fn([f32; W], [f32; W]) -> [f32; W],
+        activation: impl Fn(f32) -> f32,
     ) -> [f32; GROUP] {
         let tables = &*self.tables;
         let mut hidden = [0.0f32; GROUP * HIDDEN];
@@ -288,7 +289,9 @@ impl Network {
         let (xs, _) = hidden[..used].as_chunks_mut::<W>();
         let (vs, _) = weights.as_chunks::<W>();
         for (x, v) in xs.iter_mut().zip(vs) {
-            *x = products(*x, *v);
+            for k in 0..W {
+                x[k] = activation(x[k]) * v[k];
+            }
         }
         let mut inputs = [0.0f32; GROUP];
         for (x, products) in inputs.iter_mut().zip(hidden.as_chunks::<HIDDEN>().0) {
@@ -320,17 +323,6 @@ fn copy_group(values: &mut [f32], group: &[f32; GROUP]) {
             at += piece;
         }
     }
-}
-
-/// `tanh(x[k]) · v[k]` lane by lane: a fixed-size array, which the compiler turns into
-/// whole-vector instructions.
-#[inline(always)]
-fn tanh_products<const W: usize>(x: [f32; W], v: [f32; W]) -> [f32; W] {
-    let mut out = [0.0f32; W];
-    for k in 0..W {
-        out[k] = tanh(x[k]) * v[k];
-    }
-    out
 }
 
 /// `bias + Σ products` in a fixed order: lanes `j`, `j + 8` and `j + 16` added first, then a
