@@ -307,6 +307,12 @@ impl Evaluator for Counting {
         self.bounded.set(self.bounded.get() + states.len() as u64);
         self.network.bound_many(states, positions, lo, hi)
     }
+    fn key_at_most(&self, value: f32) -> f32 {
+        self.network.key_at_most(value)
+    }
+    fn key_at_least(&self, value: f32) -> f32 {
+        self.network.key_at_least(value)
+    }
 }
 
 #[test]

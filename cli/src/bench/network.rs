@@ -9,7 +9,7 @@ use std::time::Duration;
 /// Evaluations per second on one thread: the plain pass, an accumulator from scratch plus the
 /// output, and an incremental update plus the output (every legal move of playout positions,
 /// as at a search's leaves), one at a time and 8 at once as the search does it, and bounds on
-/// the values 8 at once (as the search settles most leaves). Each figure is the best of
+/// the output unit's input 8 at once (as the search settles most leaves). Each figure is the best of
 /// `repeats` runs.
 pub fn network_figures(repeats: u32) -> Vec<Figure> {
     let network = Network::new(&random_uniform(1));

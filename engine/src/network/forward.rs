@@ -205,9 +205,11 @@ impl Network {
         tanh(self.output_input(acc))
     }
 
-    /// The output unit's input `b_o + Σ_h V_h·tanh(pre_h)`, summed in a fixed order.
+    /// The output unit's input `b_o + Σ_h V_h·tanh(pre_h)`, summed in a fixed order: the
+    /// evaluation is its [`tanh`], and the search's bounds are on it
+    /// ([`Network::bound_accumulators`]).
     #[inline(always)]
-    fn output_input(&self, acc: &Accumulator) -> f32 {
+    pub fn output_input(&self, acc: &Accumulator) -> f32 {
         let tables = &*self.tables;
         // All 24 lanes: three whole vectors are cheaper than 20 lanes and a remainder.
         let mut products = [0.0f32; LANES];
@@ -457,9 +459,20 @@ impl Evaluator for Network {
 
     const BOUNDS: bool = true;
 
+    /// Bounds on the output unit's input, whose [`tanh`] the value is.
     #[inline]
     fn bound_many(&self, states: &[Accumulator], _positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
         self.bound_accumulators(states, lo, hi)
+    }
+
+    #[inline]
+    fn key_at_most(&self, value: f32) -> f32 {
+        super::tanh::inputs_at_most(value)
+    }
+
+    #[inline]
+    fn key_at_least(&self, value: f32) -> f32 {
+        super::tanh::inputs_at_least(value)
     }
 }
 

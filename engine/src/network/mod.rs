@@ -6,8 +6,9 @@
 //! - [`Network`]: the 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
 //!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
 //!   updated incrementally move by move (the fast path the search uses), and
-//!   [`Network::bound_accumulators`] bounds its values cheaply, so the search evaluates most
-//!   leaves' values only that far.
+//!   [`Network::bound_accumulators`] bounds its output unit's input cheaply, and
+//!   [`inputs_at_most`] and [`inputs_at_least`] say where `tanh` of it crosses a value, so the
+//!   search settles most leaves against its window without evaluating them.
 //! - [`symmetry`]: the board's eight symmetries and weight tyings that make an evaluation
 //!   invariant under them (fewer free parameters for evolution).
 //! - [`tanh`]: a portable tanh, so every machine computes bit-identical evaluations.
@@ -30,7 +31,10 @@ pub use chromosome::{
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
-pub use tanh::{TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, tanh, tanh_estimate, tanh_unfused};
+pub use tanh::{
+    TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, inputs_at_least, inputs_at_most, tanh, tanh_estimate,
+    tanh_unfused,
+};
 
 /// Hidden units of the default topology.
 pub const HIDDEN: usize = 20;

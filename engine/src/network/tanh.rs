@@ -12,6 +12,10 @@
 //! Maximum error against `f64::tanh` over every f32: 9.04e-8 at x ≈ 0.5726 (1.5 ulp; limit
 //! 2e-7), checked by the `tanh_every_f32` test.
 
+mod inverse;
+
+pub use inverse::{inputs_at_least, inputs_at_most};
+
 /// High part of ln 2 with 9 significant bits: `n · LN2_HI` is exact for every `n` used here.
 const LN2_HI: f32 = 0.693_359_4;
 /// ln 2 − `LN2_HI`.

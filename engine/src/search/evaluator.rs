@@ -51,15 +51,33 @@ pub trait Evaluator {
     fn evaluate(&self, state: &Self::State, pos: &Position) -> f32;
 
     /// Whether [`Evaluator::bound_many`] is much cheaper than evaluating: then the search bounds
-    /// a leaf's value first and evaluates it exactly only where the bounds do not decide.
+    /// a leaf first and evaluates it exactly only where the bounds do not decide.
     const BOUNDS: bool = false;
 
-    /// Bounds on several leaves' values: `lo[i] ≤ evaluate(&states[i], &positions[i]) ≤ hi[i]`
-    /// (equal lengths). The default gives the exact values (`lo[i] = hi[i]`).
+    /// Bounds on several leaves' *keys*: `lo[i] ≤ key ≤ hi[i]` (equal lengths). A key is a
+    /// number that tells which side of a value the leaf's value lies on through
+    /// [`Evaluator::key_at_most`] and [`Evaluator::key_at_least`], so the search compares bounds
+    /// with a window without turning them into values (a network's key is its output unit's
+    /// input, its value the `tanh` of that). The default's key is the value, given exactly
+    /// (`lo[i] = hi[i]`). An evaluator that wraps another forwards all three together.
     #[inline]
     fn bound_many(&self, states: &[Self::State], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
         self.evaluate_many(states, positions, lo);
         hi.copy_from_slice(lo);
+    }
+
+    /// A key `k` such that every leaf whose key is at most `k` has a value at most `value`:
+    /// NaN (which no comparison passes) if there is none. The default's key is the value.
+    #[inline]
+    fn key_at_most(&self, value: f32) -> f32 {
+        value
+    }
+
+    /// A key `k` such that every leaf whose key is at least `k` has a value at least `value`:
+    /// NaN if there is none. The default's key is the value.
+    #[inline]
+    fn key_at_least(&self, value: f32) -> f32 {
+        value
     }
 
     /// Evaluates several leaves at once: `values[i]` must be exactly (bit for bit)
@@ -109,5 +127,15 @@ impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     #[inline]
     fn bound_many(&self, states: &[Self::State], positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
         (**self).bound_many(states, positions, lo, hi)
+    }
+
+    #[inline]
+    fn key_at_most(&self, value: f32) -> f32 {
+        (**self).key_at_most(value)
+    }
+
+    #[inline]
+    fn key_at_least(&self, value: f32) -> f32 {
+        (**self).key_at_least(value)
     }
 }

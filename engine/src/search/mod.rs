@@ -9,8 +9,8 @@
 //! moves for speed (iterative deepening at the root, killer moves and a history table inside)
 //! but searches each root move that precedes the current best in canonical order with a window
 //! that admits ties, so it returns exactly the move and value plain minimax returns. With an
-//! evaluator that bounds its values cheaply ([`Evaluator::BOUNDS`], the network) most leaves are
-//! valued only as far as their parent's window needs (see `bounded_value`): the same move and
+//! evaluator that bounds its leaves cheaply ([`Evaluator::BOUNDS`], the network) most leaves are
+//! valued only as far as their parent's window needs (see `Tree::fails_low_key`): the same move and
 //! value, fewer exact evaluations.
 
 mod evaluator;
@@ -78,13 +78,29 @@ struct Tree<'a, E: Evaluator> {
     values: ValueTable,
     /// The depth of the current iteration of [`alpha_beta`]'s iterative deepening.
     iteration: u32,
+    /// The last answers of [`Evaluator::key_at_most`] and [`Evaluator::key_at_least`], with the
+    /// values they were asked for: sibling leaves' parents mostly share their window, and the
+    /// network's answer costs a logarithm.
+    key_cache: [(f32, f32); 2],
 }
 
 impl<'a, E: Evaluator> Tree<'a, E> {
     fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
         let (order, table) = (Ordering::new(), MoveTable::take());
         let values = if E::PATH_INDEPENDENT { ValueTable::take() } else { ValueTable::empty() };
-        Tree { rules, limits, eval, pov: pos.side_to_move(), nodes: 1, order, table, values, iteration: limits.depth }
+        let key_cache = [(f32::NAN, f32::NAN); 2];
+        Tree {
+            rules,
+            limits,
+            eval,
+            pov: pos.side_to_move(),
+            nodes: 1,
+            order,
+            table,
+            values,
+            iteration: limits.depth,
+            key_cache,
+        }
     }
 }
 
@@ -232,7 +248,11 @@ impl<E: Evaluator> Tree<'_, E> {
                 tried[k] = Move::PASS;
                 continue;
             }
-            let v = self.child_value(pos, state, mv, depth, ply, alpha, beta);
+            let v = if E::BOUNDS && depth == 1 {
+                self.lone_leaf_value(pos, state, mv, ply, alpha, beta)
+            } else {
+                self.child_value(pos, state, mv, depth, ply, alpha, beta)
+            };
             if v > best {
                 (best, best_move) = (v, mv);
                 if v > alpha {
@@ -312,6 +332,33 @@ impl<E: Evaluator> Tree<'_, E> {
         self.leaf_parent(pos, state, &moves, ply, alpha, f32::INFINITY, (f32::NEG_INFINITY, Move::PASS))
     }
 
+    /// [`Tree::child_value`] of a leaf tried on its own at a leaves' parent (the table's move
+    /// or a killer, before the moves are generated), with a bounding evaluator: its key is
+    /// bounded first and the exact value computed only if the bounds do not settle it
+    /// ([`Tree::fails_low_key`]). The killer cuts off at 88 % of the leaves' parents that try
+    /// it, and its bounds decide that with no `tanh` of the output.
+    fn lone_leaf_value(&mut self, pos: &Position, state: &E::State, mv: Move, ply: u32, alpha: f32, beta: f32) -> f32 {
+        let child = pos.play(mv);
+        // A depth above 0, so that `settle` stops short of evaluating the leaf.
+        let child_state = match self.settle(&child, mv, state, pos, 1, ply + 1) {
+            Ok(v) => return -v,
+            Err(child_state) => child_state,
+        };
+        let (mut lo, mut hi) = ([0.0f32], [0.0f32]);
+        self.eval.bound_many(std::slice::from_ref(&child_state), std::slice::from_ref(&child), &mut lo, &mut hi);
+        let for_root_player = pos.side_to_move() == self.pov;
+        let (low, high) = if for_root_player { (lo[0], hi[0]) } else { (-hi[0], -lo[0]) };
+        // The cutoff first: it settles most of these leaves, and its key is mostly cached.
+        if low >= self.cut_key(for_root_player, beta) {
+            return beta;
+        }
+        if high <= self.fails_low_key(for_root_player, alpha) {
+            return alpha;
+        }
+        let exact = self.eval.evaluate(&child_state, &child);
+        if for_root_player { exact } else { -exact }
+    }
+
     /// The value of `mv` at a node of [`Tree::alpha_beta`] (for the side to move at `pos`).
     #[inline]
     #[allow(clippy::too_many_arguments)]
@@ -378,7 +425,7 @@ impl<E: Evaluator> Tree<'_, E> {
     ///
     /// With an evaluator that bounds cheaply ([`Evaluator::BOUNDS`], the network) the batch
     /// gets bounds instead, and a child is evaluated exactly only when they do not decide
-    /// ([`bounded_value`]): about 3 % of a 3-ply network search's leaves.
+    /// ([`Tree::fails_low_key`]): about 3 % of a 3-ply network search's leaves.
     #[allow(clippy::too_many_arguments)]
     fn leaf_parent(
         &mut self,
@@ -396,6 +443,10 @@ impl<E: Evaluator> Tree<'_, E> {
         let for_root_player = pos.side_to_move() == self.pov;
         let mut children = [*pos; BATCH];
         let mut states = [*state; BATCH];
+        // With bounds: the keys that settle a leaf against the window, beta's for good, alpha's
+        // when first needed and again after alpha rises.
+        let cut_key = if E::BOUNDS { self.cut_key(for_root_player, beta) } else { f32::NAN };
+        let mut low_key = None;
         for chunk in moves.chunks(BATCH) {
             // Per child: its value if settled without the evaluator, else its slot in the batch.
             let mut settled = [0.0f32; BATCH];
@@ -416,7 +467,7 @@ impl<E: Evaluator> Tree<'_, E> {
                 }
             }
             self.eval.child_states(state, pos, &pending[..count], &mut states[..count]);
-            // Exact values, or with a bounding evaluator bounds (`values` the lower ones).
+            // Exact values, or with a bounding evaluator bounds on keys (`values` the lower ones).
             let mut values = [0.0f32; BATCH];
             let mut upper = [0.0f32; BATCH];
             if E::BOUNDS {
@@ -430,10 +481,14 @@ impl<E: Evaluator> Tree<'_, E> {
                     usize::MAX => -settled[i],
                     s if E::BOUNDS => {
                         let (low, high) = if for_root_player { (values[s], upper[s]) } else { (-upper[s], -values[s]) };
-                        bounded_value(low, high, alpha, beta, || {
+                        if high <= *low_key.get_or_insert_with(|| self.fails_low_key(for_root_player, alpha)) {
+                            alpha
+                        } else if low >= cut_key {
+                            beta
+                        } else {
                             let exact = self.eval.evaluate(&states[s], &children[s]);
                             if for_root_player { exact } else { -exact }
-                        })
+                        }
                     }
                     s if for_root_player => values[s],
                     s => -values[s],
@@ -446,30 +501,60 @@ impl<E: Evaluator> Tree<'_, E> {
                             self.order.record_cutoff(mv, ply as usize, 1);
                             return (best, best_move);
                         }
+                        low_key = None;
                     }
                 }
             }
         }
         (best, best_move)
     }
-}
 
-/// A leaf's value as its parent, searching with the window (`alpha`, `beta`), may take it,
-/// given bounds `low ≤ value ≤ high` on it: `high` if that is at or below alpha (the leaf
-/// cannot raise the parent above alpha, and fail-soft alpha-beta takes any value at or below
-/// alpha that is at least the true one), `low` if that is at or above beta (it cuts off; any
-/// value at or above beta that is at most the true one), else the `exact` value. Each leaf so
-/// keeps the contract a child's value has in fail-soft alpha-beta, so the parent's own value
-/// keeps it too, and the root's move and value are exactly those of exact values: the parent
-/// cuts off at the same child, and only the value a node returns when it fails changes.
-#[inline(always)]
-fn bounded_value(low: f32, high: f32, alpha: f32, beta: f32, exact: impl FnOnce() -> f32) -> f32 {
-    if high <= alpha {
-        high
-    } else if low >= beta {
-        low
-    } else {
-        exact()
+    /// The key at or below which a leaf's value is at most `alpha` for the side to move at its
+    /// parent, keys turned to that side: negated where it is not the root player, whose side
+    /// the evaluator speaks for, so that a higher key is better for the side to move either
+    /// way. NaN (which no comparison passes) if none is.
+    ///
+    /// With it and [`Tree::cut_key`] a leaf's parent settles a leaf from bounds on its key: a
+    /// leaf that cannot rise above alpha takes the value alpha (fail-soft alpha-beta takes any
+    /// value at or below alpha that is at least the true one), one that reaches beta takes beta
+    /// (any value at or above beta that is at most the true one). Each leaf so keeps the
+    /// contract a child's value has in fail-soft alpha-beta, so its parent's value keeps it
+    /// too, and the root's move and value are exactly those of exact values: the parent cuts
+    /// off at the same child, and only the value a node returns when it fails changes.
+    #[inline]
+    fn fails_low_key(&mut self, for_root_player: bool, alpha: f32) -> f32 {
+        if for_root_player { self.key_at_most(alpha) } else { -self.key_at_least(-alpha) }
+    }
+
+    /// The key at or above which a leaf's value is at least `beta` for the side to move at its
+    /// parent (keys turned as for [`Tree::fails_low_key`]).
+    #[inline]
+    fn cut_key(&mut self, for_root_player: bool, beta: f32) -> f32 {
+        if for_root_player { self.key_at_least(beta) } else { -self.key_at_most(-beta) }
+    }
+
+    /// [`Evaluator::key_at_most`], through the tree's cache.
+    #[inline]
+    fn key_at_most(&mut self, value: f32) -> f32 {
+        let (asked, key) = self.key_cache[0];
+        if asked.to_bits() == value.to_bits() {
+            return key;
+        }
+        let key = self.eval.key_at_most(value);
+        self.key_cache[0] = (value, key);
+        key
+    }
+
+    /// [`Evaluator::key_at_least`], through the tree's cache.
+    #[inline]
+    fn key_at_least(&mut self, value: f32) -> f32 {
+        let (asked, key) = self.key_cache[1];
+        if asked.to_bits() == value.to_bits() {
+            return key;
+        }
+        let key = self.eval.key_at_least(value);
+        self.key_cache[1] = (value, key);
+        key
     }
 }
 

@@ -1,5 +1,6 @@
-//! Cheap, guaranteed bounds on the network's evaluations, so the search can settle most leaves
-//! without the exact evaluation (whose 21 `tanh` are most of a leaf's cost).
+//! Cheap, guaranteed bounds on the network's output unit's input, so the search can settle most
+//! leaves without the exact evaluation (whose 21 `tanh` are most of a leaf's cost) and without
+//! any `tanh` of the leaf at all.
 //!
 //! The exact value of an accumulator is `T(S)` with `S = b + Σ_h fl(T(a_h)·v_h)` summed in a
 //! fixed order, `T` being [`tanh`](super::tanh). The bound replaces each `T(a_h)` by
@@ -7,27 +8,22 @@
 //! sums the same way into `Ŝ`. Each product then differs by at most `ε·|v_h|` plus two
 //! roundings of `u·|v_h|` (`u` = 2⁻²⁴), and each sum, a tree six additions deep over
 //! `|b| + Σ|v_h|`, by at most `γ₆ = 6u / (1 − 6u)` times that, so `|S − Ŝ| ≤ Δ`, a constant of
-//! the network ([`value_margin`]). With `S_hi = fl(Ŝ + d) ≥ Ŝ + Δ` (the per-leaf `d` adds
-//! `4u·|Ŝ|` for the rounding of that sum), the true tanh increasing and `T` within
-//! [`TANH_ERROR`] (`η`) of it, `T(S) ≤ tanh(S) + η ≤ tanh(S_hi) + η ≤ T(S_hi) + 2η`; likewise
-//! below. So the bounds are `T(S ± d) ± (2η + 2u)` (the `2u` for the rounding of that last
-//! sum; `T` itself is not monotonic: it decreases 25 211 times over [0, ∞), by less than `η`),
-//! kept within [−1, 1], where `T` lies, and exactly ±1 where `S ± d` is beyond
-//! ±[`TANH_SATURATION`], from where `T` is exactly ±1. Two `T` a leaf instead of 21: the
-//! estimate's error only widens `S`'s range, which the output's flat tails mostly absorb.
+//! the network ([`value_margin`]). So `fl(Ŝ − d) ≤ S ≤ fl(Ŝ + d)` where the per-leaf `d` adds
+//! `4u·|Ŝ|` to `Δ` for the rounding of those sums. The search compares these ends with the
+//! inputs where `T` crosses its window's bounds ([`inputs_at_most`](super::inputs_at_most),
+//! [`inputs_at_least`](super::inputs_at_least), computed once a window), which account for
+//! `T`'s own error and its saturation at ±1 (random networks' values crowd within 1e-4 of ±1).
+//! The estimate's error only widens `S`'s range, which the output's flat tails mostly absorb.
 
 use super::{GROUP, Network, copy_group};
 use crate::network::Accumulator;
-use crate::network::tanh::{TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, tanh, tanh_estimate};
+use crate::network::tanh::{TANH_ESTIMATE_ERROR, tanh_estimate};
 
 /// The unit roundoff of f32.
 const U: f64 = 1.0 / 16_777_216.0;
 
 /// The per-leaf relative part of the margin on `S`: covers the rounding of `Ŝ ± d`.
 const RELATIVE: f32 = (4.0 * U) as f32;
-
-/// How far the bounds of the output stand from `T(S ± d)`: `2η + 2u`, rounded up.
-const OUTPUT_MARGIN: f32 = ((2.0 * TANH_ERROR as f64 + 2.0 * U) * 1.001) as f32;
 
 /// `Δ`, the most `S` and `Ŝ` can differ for a network with these output weights and bias,
 /// with a 1 % allowance, as an f32 no smaller than it.
@@ -42,10 +38,11 @@ pub(super) fn value_margin(output_weights: &[f32], bias: f32) -> f32 {
 }
 
 impl Network {
-    /// Bounds on the evaluations of several accumulators: `lo[i] ≤ evaluate_accumulator(accs[i])
-    /// ≤ hi[i]` (equal lengths), about 0.0015 apart for a typical network, at a fraction of
-    /// the exact evaluation's cost (see the module documentation for why they hold). Same bits
-    /// on every path, like [`Network::evaluate_accumulators`].
+    /// Bounds on the output unit's input ([`Network::output_input`]) of several accumulators:
+    /// `lo[i] ≤ output_input(accs[i]) ≤ hi[i]` (equal lengths), about 0.002 apart for a
+    /// typical network, at a fraction of the exact evaluation's cost (see the module
+    /// documentation for why they hold). Same bits on every path, like
+    /// [`Network::evaluate_accumulators`].
     #[inline]
     pub fn bound_accumulators(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
@@ -77,35 +74,14 @@ impl Network {
         let tables = &*self.tables;
         for ((accs, lo), hi) in accs.chunks(GROUP).zip(lo.chunks_mut(GROUP)).zip(hi.chunks_mut(GROUP)) {
             let sums = self.group_output_inputs::<W>(accs, tanh_estimate);
-            // Both ends of every leaf's range for `S`, through the exact `tanh` (one vector
-            // with AVX-512): its error, not the estimate's, is what is left at the output,
-            // where random networks' values crowd within 1e-4 of ±1.
-            let mut ends = [0.0f32; 2 * GROUP];
-            for k in 0..GROUP {
-                let d = tables.value_margin + RELATIVE * sums[k].abs();
-                (ends[k], ends[GROUP + k]) = (sums[k] - d, sums[k] + d);
-            }
-            let limits = ends;
-            for x in ends.iter_mut() {
-                *x = tanh(*x);
-            }
             let mut low = [0.0f32; GROUP];
             let mut high = [0.0f32; GROUP];
             for k in 0..GROUP {
-                (low[k], high[k]) = output_bounds([limits[k], limits[GROUP + k]], [ends[k], ends[GROUP + k]]);
+                let d = tables.value_margin + RELATIVE * sums[k].abs();
+                (low[k], high[k]) = (sums[k] - d, sums[k] + d);
             }
             copy_group(lo, &low);
             copy_group(hi, &high);
         }
     }
-}
-
-/// The bounds of the output from the ends of `S`'s range and their `tanh`: exactly ±1 where
-/// `S` is surely saturated (a bound a hair inside ±1 could not settle a leaf against an alpha
-/// of ±1), else `T(end) ∓ OUTPUT_MARGIN` kept within [−1, 1].
-#[inline(always)]
-fn output_bounds([below, above]: [f32; 2], [t_below, t_above]: [f32; 2]) -> (f32, f32) {
-    let low = if below >= TANH_SATURATION { 1.0 } else { (t_below - OUTPUT_MARGIN).max(-1.0) };
-    let high = if above <= -TANH_SATURATION { -1.0 } else { (t_above + OUTPUT_MARGIN).min(1.0) };
-    (low, high)
 }
