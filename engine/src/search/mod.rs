@@ -652,7 +652,22 @@ pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLim
                 let child = pos.play(mv);
                 match tree.settle(&child, mv, &state, pos, depth - 1, 1) {
                     Ok(v) => -v,
-                    Err(child_state) => -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower),
+                    // After the first move, with a path-independent evaluator, a null window
+                    // first (does the move beat `lower`?) and the full one only if it does
+                    // (principal variation search at the root): the value table keeps what the
+                    // first search learnt, and ALoA(5) moves 1.06x faster. Without the table
+                    // (the network) the second search starts over, and matches were 5 % slower.
+                    Err(child_state) if best.is_none() || !E::PATH_INDEPENDENT => {
+                        -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower)
+                    }
+                    Err(child_state) => {
+                        let scout = -tree.alpha_beta(&child, &child_state, depth - 1, 1, -lower.next_up(), -lower);
+                        if scout > lower {
+                            -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower)
+                        } else {
+                            scout
+                        }
+                    }
                 }
             };
             entry.1 = v;
