@@ -6,7 +6,7 @@
 //! lowest bit yields that piece's moves in ascending to-square order, and walking pieces from the
 //! lowest square gives the canonical order of SPEC §1 with no sort.
 
-use crate::tables::{LINE, PATH};
+use crate::tables::{LINE, LINE_PATHS};
 use crate::{Bitboard, Move, MoveList, Position, Square};
 
 impl Position {
@@ -18,12 +18,12 @@ impl Position {
         let mut dest = 0u64;
         for (line, masks) in LINE.iter().enumerate() {
             // 1..=8 pieces on the line (the mover included); 8 means no move fits on the board,
-            // and `n & 7` maps it to the always-empty PATH entry 0.
+            // and `n & 7` maps it to the always-empty path entry 0.
             let n = (masks[from] & occupied).count_ones() as usize;
-            for dir in [2 * line, 2 * line + 1] {
-                let path = &PATH[dir][from];
-                let jumped = path[n - 1];
-                let target = path[n & 7] & !jumped;
+            let paths = &LINE_PATHS[from][line];
+            // The line's two directions.
+            for (jumped, reached) in paths[n - 1].into_iter().zip(paths[n & 7]) {
+                let target = reached & !jumped;
                 let open = ((jumped & enemy) == 0) as u64;
                 dest |= target & open.wrapping_neg();
             }
@@ -127,7 +127,7 @@ impl Position {
             return false;
         }
         let (dx, dy) = (i32::from(to.file()) - i32::from(from.file()), i32::from(to.rank()) - i32::from(from.rank()));
-        // The line (as in `LINE`) and the direction along it (as in `PATH`).
+        // The line (as in `LINE`) and the direction along it (as in `DIRECTIONS`).
         let (line, dir) = match (dx, dy) {
             (_, 0) => (0, usize::from(dx < 0)),
             (0, _) => (1, 2 + usize::from(dy < 0)),
@@ -138,7 +138,7 @@ impl Position {
         // A move goes exactly as many squares as there are pieces on its line, jumping no
         // enemy piece (it always stays on the board here: `to` is a square of the line).
         let n = (LINE[line][from.index()] & (own | enemy)).count_ones() as usize;
-        n == dx.abs().max(dy.abs()) as usize && PATH[dir][from.index()][n - 1] & enemy == 0
+        n == dx.abs().max(dy.abs()) as usize && LINE_PATHS[from.index()][line][n - 1][dir & 1] & enemy == 0
     }
 }
 
