@@ -210,11 +210,17 @@ impl Network {
     /// ([`Network::bound_accumulators`]).
     #[inline(always)]
     pub fn output_input(&self, acc: &Accumulator) -> f32 {
+        self.output_input_with(acc, tanh)
+    }
+
+    /// `b_o + Σ_h V_h·activation(pre_h)`, summed as [`Network::output_input`] sums.
+    #[inline(always)]
+    fn output_input_with(&self, acc: &Accumulator, activation: impl Fn(f32) -> f32) -> f32 {
         let tables = &*self.tables;
         // All 24 lanes: three whole vectors are cheaper than 20 lanes and a remainder.
         let mut products = [0.0f32; LANES];
         for ((p, pre), v) in products.iter_mut().zip(&acc.pre.0).zip(&tables.output_weights.0) {
-            *p = tanh(*pre) * v;
+            *p = activation(*pre) * v;
         }
         output_sum(tables.output_bias, &products)
     }

@@ -45,6 +45,10 @@ impl Network {
     /// [`Network::evaluate_accumulators`].
     #[inline]
     pub fn bound_accumulators(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        if let ([acc], [lo], [hi]) = (accs, &mut *lo, &mut *hi) {
+            (*lo, *hi) = self.bound_accumulator(acc);
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the processor has AVX-512F, checked just above.
@@ -65,6 +69,15 @@ impl Network {
     /// tests compare the AVX-512 path with).
     pub fn bound_accumulators_portable(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
         self.bound_groups::<8>(accs, lo, hi);
+    }
+
+    /// The bounds of one accumulator: the same bits as in a group (the same products, summed
+    /// in the same order), without packing a group for it.
+    #[inline]
+    fn bound_accumulator(&self, acc: &Accumulator) -> (f32, f32) {
+        let sum = self.output_input_with(acc, tanh_estimate);
+        let d = self.tables.value_margin + RELATIVE * sum.abs();
+        (sum - d, sum + d)
     }
 
     /// The bounds of groups of up to 8 accumulators, packed as in the exact evaluation.
