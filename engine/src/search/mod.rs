@@ -536,24 +536,24 @@ impl<E: Evaluator> Tree<'_, E> {
     /// [`Evaluator::key_at_most`], through the tree's cache.
     #[inline]
     fn key_at_most(&mut self, value: f32) -> f32 {
-        let (asked, key) = self.key_cache[0];
-        if asked.to_bits() == value.to_bits() {
-            return key;
-        }
-        let key = self.eval.key_at_most(value);
-        self.key_cache[0] = (value, key);
-        key
+        self.cached_key(0, value, E::key_at_most)
     }
 
     /// [`Evaluator::key_at_least`], through the tree's cache.
     #[inline]
     fn key_at_least(&mut self, value: f32) -> f32 {
-        let (asked, key) = self.key_cache[1];
+        self.cached_key(1, value, E::key_at_least)
+    }
+
+    /// `answer`'s key for `value`, from cache entry `slot` if that was asked for the same value.
+    #[inline(always)]
+    fn cached_key(&mut self, slot: usize, value: f32, answer: fn(&E, f32) -> f32) -> f32 {
+        let (asked, key) = self.key_cache[slot];
         if asked.to_bits() == value.to_bits() {
             return key;
         }
-        let key = self.eval.key_at_least(value);
-        self.key_cache[1] = (value, key);
+        let key = answer(self.eval, value);
+        self.key_cache[slot] = (value, key);
         key
     }
 }
