@@ -9,7 +9,7 @@ pub const MAX_PIECES: u32 = 12;
 ///
 /// A `Position` always holds at least one and at most [`MAX_PIECES`] pieces of each colour, on
 /// distinct squares; [`Position::from_pieces`] and the position-text parser check this. It knows
-/// nothing of game history (the ply counter lives in [`crate::Game`]).
+/// nothing of game history (the ply counter lives with the game, [`crate::game::play_game`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) pieces: [u64; 2],

@@ -206,7 +206,7 @@ impl Network {
     }
 
     /// The output unit's input `b_o + Σ_h V_h·tanh(pre_h)`, summed in a fixed order: the
-    /// evaluation is its [`tanh`], and the search's bounds are on it
+    /// evaluation is its [`tanh`](fn@tanh), and the search's bounds are on it
     /// ([`Network::bound_accumulators`]).
     #[inline(always)]
     pub fn output_input(&self, acc: &Accumulator) -> f32 {
@@ -478,7 +478,7 @@ impl Evaluator for Network {
 
     const BOUNDS: bool = true;
 
-    /// Bounds on the output unit's input, whose [`tanh`] the value is.
+    /// Bounds on the output unit's input, whose [`tanh`](fn@tanh) the value is.
     #[inline]
     fn bound_many(&self, states: &[Accumulator], _positions: &[Position], lo: &mut [f32], hi: &mut [f32]) {
         self.bound_accumulators(states, lo, hi)

@@ -2,7 +2,7 @@
 //!
 //! - [`Chromosome`], [`Topology`]: the weights and the shape they belong to; JSON files
 //!   (`{"topology": "board-nonad-100-20-1", "weights": [...]}`) with typed [`ChromosomeError`]s.
-//! - [`inputs`]: the 100 inputs (64 board cells, 36 nonads) from a side's point of view.
+//! - [`inputs`](fn@inputs): the 100 inputs (64 board cells, 36 nonads) from a side's point of view.
 //! - [`Network`]: the 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
 //!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
 //!   updated incrementally move by move (the fast path the search uses), and
@@ -11,7 +11,7 @@
 //!   search settles most leaves against its window without evaluating them.
 //! - [`symmetry`]: the board's eight symmetries and weight tyings that make an evaluation
 //!   invariant under them (fewer free parameters for evolution).
-//! - [`tanh`]: a portable tanh, so every machine computes bit-identical evaluations.
+//! - [`tanh`](fn@tanh): a portable tanh, so every machine computes bit-identical evaluations.
 //!
 //! Determinism: every float operation here is a plain IEEE add, multiply or divide in an order
 //! fixed by the code (no FMA, no platform `libm`), so games replay bit for bit on any x86-64.

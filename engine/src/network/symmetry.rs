@@ -6,7 +6,7 @@
 //! is too. A network of the default topology has no such prior: it must learn every pattern on
 //! every square separately. A [`Tying`] makes groups of weights equal so that the evaluation is
 //! invariant by construction, which also leaves evolution far fewer free parameters to search
-//! (2 041 → 361 or 277): each [`Tying::class`] is one free parameter.
+//! (2 041 → 361 or 277): each class of [`Tying::classes`] is one free parameter.
 //!
 //! - [`WeightTying::Invariant`]: every hidden unit is invariant. Its weights on squares of one
 //!   D4 orbit are equal (10 orbits of the 8 × 8 board, 6 of the 6 × 6 nonad centres): each unit

@@ -40,7 +40,7 @@ const C8: f32 = 1.0 / 40320.0;
 /// within 2e-7 of the true value everywhere.
 ///
 /// Where the build target has fused multiply-add, three steps whose product is exact use it
-/// (see [`tanh_steps`]); the bits are those of [`tanh_unfused`], the twin that does every step
+/// (see `tanh_steps`); the bits are those of [`tanh_unfused`], the twin that does every step
 /// with separate IEEE operations (compared on every f32 by the `fused_tanh_equals_unfused`
 /// test).
 #[inline(always)]

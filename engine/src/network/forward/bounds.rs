@@ -3,15 +3,15 @@
 //! any `tanh` of the leaf at all.
 //!
 //! The exact value of an accumulator is `T(S)` with `S = b + Σ_h fl(T(a_h)·v_h)` summed in a
-//! fixed order, `T` being [`tanh`](super::tanh). The bound replaces each `T(a_h)` by
+//! fixed order, `T` being [`tanh`](fn@crate::network::tanh). The bound replaces each `T(a_h)` by
 //! `R(a_h)` = [`tanh_estimate`] (within `ε` = [`TANH_ESTIMATE_ERROR`] of it, on every f32) and
 //! sums the same way into `Ŝ`. Each product then differs by at most `ε·|v_h|` plus two
 //! roundings of `u·|v_h|` (`u` = 2⁻²⁴), and each sum, a tree six additions deep over
 //! `|b| + Σ|v_h|`, by at most `γ₆ = 6u / (1 − 6u)` times that, so `|S − Ŝ| ≤ Δ`, a constant of
 //! the network ([`value_margin`]). So `fl(Ŝ − d) ≤ S ≤ fl(Ŝ + d)` where the per-leaf `d` adds
 //! `4u·|Ŝ|` to `Δ` for the rounding of those sums. The search compares these ends with the
-//! inputs where `T` crosses its window's bounds ([`inputs_at_most`](super::inputs_at_most),
-//! [`inputs_at_least`](super::inputs_at_least), computed once a window), which account for
+//! inputs where `T` crosses its window's bounds ([`inputs_at_most`](crate::network::inputs_at_most),
+//! [`inputs_at_least`](crate::network::inputs_at_least), computed once a window), which account for
 //! `T`'s own error and its saturation at ±1 (random networks' values crowd within 1e-4 of ±1).
 //! The estimate's error only widens `S`'s range, which the output's flat tails mostly absorb.
 
