@@ -75,23 +75,26 @@ impl Network {
     /// in the same order), without packing a group for it.
     #[inline]
     fn bound_accumulator(&self, acc: &Accumulator) -> (f32, f32) {
-        let sum = self.output_input_with(acc, tanh_estimate);
-        let d = self.tables.value_margin + RELATIVE * sum.abs();
-        (sum - d, sum + d)
+        self.input_range(self.output_input_with(acc, tanh_estimate))
+    }
+
+    /// The range `fl(Ŝ ∓ d)` that holds the exact output input, given its estimate `Ŝ`.
+    #[inline(always)]
+    fn input_range(&self, estimate: f32) -> (f32, f32) {
+        let d = self.tables.value_margin + RELATIVE * estimate.abs();
+        (estimate - d, estimate + d)
     }
 
     /// The bounds of groups of up to 8 accumulators, packed as in the exact evaluation.
     #[inline(always)]
     fn bound_groups<const W: usize>(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
         assert!(accs.len() == lo.len() && accs.len() == hi.len());
-        let tables = &*self.tables;
         for ((accs, lo), hi) in accs.chunks(GROUP).zip(lo.chunks_mut(GROUP)).zip(hi.chunks_mut(GROUP)) {
             let sums = self.group_output_inputs::<W>(accs, tanh_estimate);
             let mut low = [0.0f32; GROUP];
             let mut high = [0.0f32; GROUP];
             for k in 0..GROUP {
-                let d = tables.value_margin + RELATIVE * sums[k].abs();
-                (low[k], high[k]) = (sums[k] - d, sums[k] + d);
+                (low[k], high[k]) = self.input_range(sums[k]);
             }
             copy_group(lo, &low);
             copy_group(hi, &high);
