@@ -1,6 +1,8 @@
 //! The thesis's players (SPEC §4): alpha-beta searchers over the network, ALoA or the random
-//! heuristic. The text specs that name them on the command line (`aloa:5`, `net:3:FILE`) live in
-//! the `loa-cli` crate.
+//! heuristic. Tasks play ALoA as an [`AloaPlayer`], which remembers the results of positions it
+//! has searched (the benchmark's openings recur); the `loa` command searches every position
+//! afresh, so its matches measure search speed. The text specs that name players on the
+//! command line (`aloa:5`, `net:3:FILE`) live in the `loa-cli` crate.
 
 use crate::game::Player;
 use crate::network::Network;
@@ -45,3 +47,7 @@ impl Player for RandomPlayer {
 
 /// A network player (SPEC §4): alpha-beta over the network evaluator.
 pub type NetworkPlayer = SearchPlayer<Arc<Network>>;
+
+mod remembered;
+
+pub use remembered::AloaPlayer;

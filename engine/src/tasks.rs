@@ -10,7 +10,7 @@
 use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Criterion, GameRecord, MatchSide, Player, benchmark_score, color_in_game, play_match};
 use crate::network::{Chromosome, Network};
-use crate::players::{RandomPlayer, SearchPlayer};
+use crate::players::{AloaPlayer, RandomPlayer, SearchPlayer};
 use crate::random::derive_seed;
 use crate::{EndReason, Outcome, Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -306,7 +306,7 @@ pub fn play_benchmark(task: &BenchmarkTask) -> Result<BenchmarkOutcome, TaskErro
     let reference: Box<dyn Player> = match task.reference {
         Reference::Aloa { evaluator, depth } => {
             check_depth(depth)?;
-            Box::new(SearchPlayer { eval: Aloa::new(evaluator), depth })
+            Box::new(AloaPlayer { eval: Aloa::new(evaluator), depth })
         }
         Reference::Random { depth } => {
             check_depth(depth)?;

@@ -12,7 +12,7 @@ use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
 use crate::network::{Chromosome, Encoding, Network, random_uniform};
 use crate::openings::random_opening;
-use crate::players::{RandomPlayer, SearchPlayer};
+use crate::players::{AloaPlayer, RandomPlayer, SearchPlayer};
 use crate::random::derive_seed;
 use crate::{Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -86,7 +86,7 @@ impl FixedPlayer {
 
     fn player(&self) -> Box<dyn Player> {
         match *self {
-            FixedPlayer::Aloa { evaluator, depth } => Box::new(SearchPlayer { eval: Aloa::new(evaluator), depth }),
+            FixedPlayer::Aloa { evaluator, depth } => Box::new(AloaPlayer { eval: Aloa::new(evaluator), depth }),
             FixedPlayer::Random { depth, salt } => Box::new(RandomPlayer { depth, salt }),
             FixedPlayer::RandomAnn { depth, seed } => {
                 Box::new(SearchPlayer { eval: Arc::new(Network::new(&random_uniform(seed))), depth })
