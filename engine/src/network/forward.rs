@@ -393,35 +393,72 @@ fn packed_output_sum(bias: f32, products: &[f32; HIDDEN]) -> f32 {
     }
 }
 
+/// The inputs a lone piece changes from the empty board's, with the changes, for every square:
+/// what [`build_tables`] needs of [`encode`], which is the same for every network (computing
+/// it for each network was a tenth of building its tables).
+struct LonePieceInputs {
+    empty: [f32; INPUTS],
+    /// By square: an own piece's changes, then an opponent piece's.
+    changes: Vec<[InputChanges; 2]>,
+}
+
+/// The inputs (in input order) whose value differs from the empty board's, and by how much.
+/// A lone piece changes its board cell and its share of up to 9 nonads.
+#[derive(Clone, Copy)]
+struct InputChanges {
+    count: usize,
+    inputs: [(usize, f64); 10],
+}
+
+impl InputChanges {
+    fn between(x: &[f32; INPUTS], empty: &[f32; INPUTS]) -> InputChanges {
+        let mut changes = InputChanges { count: 0, inputs: [(0, 0.0); 10] };
+        for (i, (x, e)) in x.iter().zip(empty).enumerate() {
+            let delta = f64::from(*x) - f64::from(*e);
+            if delta != 0.0 {
+                changes.inputs[changes.count] = (i, delta);
+                changes.count += 1;
+            }
+        }
+        assert!(changes.count > 0, "a piece always changes its board input");
+        changes
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(usize, f64)> {
+        self.inputs[..self.count].iter()
+    }
+}
+
+static LONE_PIECE_INPUTS: std::sync::LazyLock<LonePieceInputs> = std::sync::LazyLock::new(|| {
+    let empty = encode(Bitboard::EMPTY, Bitboard::EMPTY);
+    let changes = Square::all()
+        .map(|sq| {
+            let alone = Bitboard::from_square(sq);
+            [encode(alone, Bitboard::EMPTY), encode(Bitboard::EMPTY, alone)].map(|x| InputChanges::between(&x, &empty))
+        })
+        .collect();
+    LonePieceInputs { empty, changes }
+});
+
 /// Precomputes the base row and the per-square rows from the weights and [`encode`], summing in
 /// f64 and rounding once so the rows are as exact as f32 allows.
 fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     let w1 = |h: usize, i: usize| f64::from(weights[topology.input_weight_index(h, i)]);
-    // Row h of W1 applied to the change of inputs from `empty` to `x`. A lone piece changes
-    // about 10 of the 100 inputs; the others contribute ±0 terms, which are skipped: adding ±0
-    // to a sum leaves it unchanged unless every term so far was zero (only then can the sign of
-    // a zero sum differ), and the piece's own board cell always changes, so each sum has a
-    // nonzero term and the rows are bit for bit those of the full sums. (A tenth of the work:
-    // building the tables was a tenth of a network game.)
-    let row = |x: &[f32; INPUTS], empty: &[f32; INPUTS]| {
-        let delta: [f64; INPUTS] = std::array::from_fn(|i| f64::from(x[i]) - f64::from(empty[i]));
-        let mut changed = [0usize; INPUTS];
-        let mut count = 0;
-        for (i, d) in delta.iter().enumerate() {
-            if *d != 0.0 {
-                changed[count] = i;
-                count += 1;
-            }
-        }
-        assert!(count > 0, "a piece always changes its board input");
+    // Row h of W1 applied to the inputs' changes. The inputs a lone piece leaves unchanged
+    // contribute ±0 terms, which are skipped: adding ±0 to a sum leaves it unchanged unless
+    // every term so far was zero (only then can the sign of a zero sum differ), and the piece's
+    // own board cell always changes, so each sum has a nonzero term and the rows are bit for
+    // bit those of the full sums. (A tenth of the work: building the tables was a tenth of a
+    // network game.)
+    let row = |changes: &InputChanges| {
         let mut lanes = Lanes::ZERO;
         for (h, lane) in lanes.0.iter_mut().take(HIDDEN).enumerate() {
-            let sum: f64 = changed[..count].iter().map(|&i| w1(h, i) * delta[i]).sum();
+            let sum: f64 = changes.iter().map(|&(i, delta)| w1(h, i) * delta).sum();
             *lane = sum as f32;
         }
         lanes
     };
-    let empty = encode(Bitboard::EMPTY, Bitboard::EMPTY);
+    let LonePieceInputs { empty, changes } = &*LONE_PIECE_INPUTS;
     let mut base = Lanes::ZERO;
     for (h, lane) in base.0.iter_mut().take(HIDDEN).enumerate() {
         let weighted: f64 = (0..INPUTS).map(|i| w1(h, i) * f64::from(empty[i])).sum();
@@ -433,10 +470,9 @@ fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     }
     let mut own = [Lanes::ZERO; 64];
     let mut opponent = [Lanes::ZERO; 64];
-    for sq in Square::all() {
-        let alone = Bitboard::from_square(sq);
-        own[sq.index()] = row(&encode(alone, Bitboard::EMPTY), &empty);
-        opponent[sq.index()] = row(&encode(Bitboard::EMPTY, alone), &empty);
+    for (sq, [own_piece, opponent_piece]) in changes.iter().enumerate() {
+        own[sq] = row(own_piece);
+        opponent[sq] = row(opponent_piece);
     }
     let grouped_output_weights = std::array::from_fn(|i| output_weights.0[i % HIDDEN]);
     let output_bias = weights[topology.output_bias_index()];
