@@ -4,7 +4,7 @@
 use loa_engine::aloa::{Aloa, AloaKind};
 use loa_engine::game::Player;
 use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
-use loa_engine::players::{RandomPlayer, SearchPlayer};
+use loa_engine::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
 use loa_engine::random::derive_seed;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
@@ -129,19 +129,16 @@ impl PlayerSpec {
                 PreparedPlayer::Fixed(Arc::new(RandomPlayer { depth: *depth, salt: *salt }))
             }
             PlayerSpec::Aloa { kind, depth } => {
-                PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: Aloa::new(*kind), depth: *depth }))
+                PreparedPlayer::Fixed(Arc::new(AloaPlayer { eval: Aloa::new(*kind), depth: *depth }))
             }
             PlayerSpec::RandomAnn { depth, seed: Some(seed) } => {
                 let net = Arc::new(Network::new(&random_uniform(*seed)));
-                PreparedPlayer::Fixed(Arc::new(SearchPlayer { eval: net, depth: *depth }))
+                PreparedPlayer::Fixed(Arc::new(RememberingPlayer::new(net, *depth)))
             }
             PlayerSpec::RandomAnn { depth, seed: None } => PreparedPlayer::FreshRandomAnn { depth: *depth },
             PlayerSpec::Net { depth, path } => {
                 let chromosome = Chromosome::read(path).map_err(|e| PlayerError::Chromosome(path.clone(), e))?;
-                PreparedPlayer::Fixed(Arc::new(SearchPlayer {
-                    eval: Arc::new(Network::new(&chromosome)),
-                    depth: *depth,
-                }))
+                PreparedPlayer::Fixed(Arc::new(RememberingPlayer::new(Arc::new(Network::new(&chromosome)), *depth)))
             }
         })
     }
@@ -154,7 +151,7 @@ impl PreparedPlayer {
             PreparedPlayer::Fixed(p) => Arc::clone(p),
             PreparedPlayer::FreshRandomAnn { depth } => {
                 let net = Arc::new(Network::new(&random_uniform(derive_seed(match_seed, 0xA11))));
-                Arc::new(SearchPlayer { eval: net, depth: *depth })
+                Arc::new(RememberingPlayer::new(net, *depth))
             }
         }
     }

@@ -1,8 +1,9 @@
 //! The thesis's players (SPEC §4): alpha-beta searchers over the network, ALoA or the random
-//! heuristic. Tasks play ALoA as an [`AloaPlayer`], which remembers the results of positions it
-//! has searched (the benchmark's openings recur); the `loa` command searches every position
-//! afresh, so its matches measure search speed. The text specs that name players on the
-//! command line (`aloa:5`, `net:3:FILE`) live in the `loa-cli` crate.
+//! heuristic. Tasks and the `loa` command play networks as [`RememberingPlayer`]s and ALoA as an
+//! [`AloaPlayer`], which remember the results of positions they have searched (games that cycle
+//! and the benchmark's openings repeat them); [`SearchPlayer`] searches every position afresh,
+//! which `loa bench` times. The text specs that name players on the command line (`aloa:5`,
+//! `net:3:FILE`) live in the `loa-cli` crate.
 
 use crate::game::Player;
 use crate::network::Network;
@@ -50,4 +51,4 @@ pub type NetworkPlayer = SearchPlayer<Arc<Network>>;
 
 mod remembered;
 
-pub use remembered::AloaPlayer;
+pub use remembered::{AloaPlayer, RememberingPlayer};

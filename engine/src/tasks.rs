@@ -10,7 +10,7 @@
 use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Criterion, GameRecord, MatchSide, Player, benchmark_score, color_in_game, play_match};
 use crate::network::{Chromosome, Network};
-use crate::players::{AloaPlayer, RandomPlayer, SearchPlayer};
+use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
 use crate::random::derive_seed;
 use crate::{EndReason, Outcome, Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -259,7 +259,7 @@ fn check_depth(depth: u32) -> Result<(), TaskError> {
 
 /// Plays a match between entrants `a` and `b` (A must have the lower serial).
 fn knockout_match(
-    players: &[SearchPlayer<Arc<Network>>],
+    players: &[RememberingPlayer<Arc<Network>>],
     a: usize,
     b: usize,
     task: &TournamentTask,
@@ -289,7 +289,7 @@ pub fn play_tournament(task: &TournamentTask) -> Result<TournamentOutcome, TaskE
     let players: Vec<_> = task
         .entrants
         .iter()
-        .map(|e| SearchPlayer { eval: Arc::new(Network::new(&e.chromosome)), depth: task.depth })
+        .map(|e| RememberingPlayer::new(Arc::new(Network::new(&e.chromosome)), task.depth))
         .collect();
     let semi1 = knockout_match(&players, by_serial[0], by_serial[1], task, 0);
     let semi2 = knockout_match(&players, by_serial[2], by_serial[3], task, 1);
@@ -302,7 +302,7 @@ pub fn play_tournament(task: &TournamentTask) -> Result<TournamentOutcome, TaskE
 /// Plays a benchmark match.
 pub fn play_benchmark(task: &BenchmarkTask) -> Result<BenchmarkOutcome, TaskError> {
     check_depth(task.depth)?;
-    let net = SearchPlayer { eval: Arc::new(Network::new(&task.entrant.chromosome)), depth: task.depth };
+    let net = RememberingPlayer::new(Arc::new(Network::new(&task.entrant.chromosome)), task.depth);
     let reference: Box<dyn Player> = match task.reference {
         Reference::Aloa { evaluator, depth } => {
             check_depth(depth)?;

@@ -111,13 +111,15 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
     figures
 }
 
-/// Search and game speed of the players: a 3-ply network move, a whole 3-ply network game and
-/// an ALoA depth-5 move, each averaged over many positions or games.
+/// Search and game speed of the players: a 3-ply network move, an ALoA depth-5 move and a whole
+/// 3-ply network game (with every position searched, and with players that remember their
+/// searches as tasks' players do), each averaged over many positions or games.
 pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
     use loa_engine::aloa::Aloa;
+    use loa_engine::game::Player;
     use loa_engine::game::play_game;
     use loa_engine::network::{Network, random_uniform};
-    use loa_engine::players::SearchPlayer;
+    use loa_engine::players::{RememberingPlayer, SearchPlayer};
     use loa_engine::search::{SearchLimits, alpha_beta};
     use loa_engine::{Rules, search::Evaluator};
     use std::sync::Arc;
@@ -150,25 +152,34 @@ pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
     search_figure("network move, 3 ply", 3, &|p| search(p, &rules, 3, &net));
     let aloa = Aloa::quad();
     search_figure("ALoA move, 5 ply", 5, &|p| search(p, &rules, 5, &aloa));
-    // Whole games between random networks (different seeds, so games differ).
-    let start = Instant::now();
-    let mut plies = 0u64;
-    for g in 0..games as u64 {
-        let black = SearchPlayer { eval: Arc::new(Network::new(&random_uniform(2 * g + 100))), depth: 3 };
-        let white = SearchPlayer { eval: Arc::new(Network::new(&random_uniform(2 * g + 101))), depth: 3 };
-        plies += u64::from(play_game(&black, &white, &rules, Position::start(), g).plies);
-    }
-    let time = start.elapsed().as_secs_f64();
-    figures.push(Figure {
-        name: "network vs network game, 3 ply".to_string(),
-        per_second: games as f64 / time,
-        unit: "games/s",
-        detail: format!(
-            "{:.1} ms per game, {:.1} plies per game, {} games",
-            time * 1e3 / games as f64,
-            plies as f64 / games as f64,
-            games
-        ),
+    // Whole games between random networks (different seeds, so games differ): once with every
+    // position searched, once with players that remember their searches, as tasks play them
+    // (random networks' games often cycle, and a cycle's positions are then not searched again;
+    // the same games either way).
+    let mut game_figure = |name: &str, player: &dyn Fn(u64) -> Box<dyn Player>| {
+        let start = Instant::now();
+        let mut plies = 0u64;
+        for g in 0..games as u64 {
+            let (black, white) = (player(2 * g + 100), player(2 * g + 101));
+            plies += u64::from(play_game(&*black, &*white, &rules, Position::start(), g).plies);
+        }
+        let time = start.elapsed().as_secs_f64();
+        figures.push(Figure {
+            name: name.to_string(),
+            per_second: games as f64 / time,
+            unit: "games/s",
+            detail: format!(
+                "{:.1} ms per game, {:.1} plies per game, {} games",
+                time * 1e3 / games as f64,
+                plies as f64 / games as f64,
+                games
+            ),
+        });
+    };
+    let network = |seed| Arc::new(Network::new(&random_uniform(seed)));
+    game_figure("network vs network game, 3 ply", &|seed| Box::new(SearchPlayer { eval: network(seed), depth: 3 }));
+    game_figure("network vs network game, 3 ply, remembering", &|seed| {
+        Box::new(RememberingPlayer::new(network(seed), 3))
     });
     figures
 }

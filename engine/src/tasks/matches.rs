@@ -12,7 +12,7 @@ use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
 use crate::network::{Chromosome, Encoding, Network, random_uniform};
 use crate::openings::random_opening;
-use crate::players::{AloaPlayer, RandomPlayer, SearchPlayer};
+use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
 use crate::random::derive_seed;
 use crate::{Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -89,12 +89,12 @@ impl FixedPlayer {
             FixedPlayer::Aloa { evaluator, depth } => Box::new(AloaPlayer { eval: Aloa::new(evaluator), depth }),
             FixedPlayer::Random { depth, salt } => Box::new(RandomPlayer { depth, salt }),
             FixedPlayer::RandomAnn { depth, seed } => {
-                Box::new(SearchPlayer { eval: Arc::new(Network::new(&random_uniform(seed))), depth })
+                Box::new(RememberingPlayer::new(Arc::new(Network::new(&random_uniform(seed))), depth))
             }
-            FixedPlayer::RandomAnnPrinted { depth, seed } => Box::new(SearchPlayer {
-                eval: Arc::new(Network::with_encoding(&random_uniform(seed), Encoding::Printed)),
+            FixedPlayer::RandomAnnPrinted { depth, seed } => Box::new(RememberingPlayer::new(
+                Arc::new(Network::with_encoding(&random_uniform(seed), Encoding::Printed)),
                 depth,
-            }),
+            )),
         }
     }
 }
@@ -398,7 +398,7 @@ pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> 
         .map(|e| -> Box<dyn Player> {
             match e {
                 MatchEntrant::Network { chromosome, .. } => {
-                    Box::new(SearchPlayer { eval: Arc::new(Network::new(chromosome)), depth: task.network_depth })
+                    Box::new(RememberingPlayer::new(Arc::new(Network::new(chromosome)), task.network_depth))
                 }
                 MatchEntrant::Fixed { player, .. } => player.player(),
             }
