@@ -15,7 +15,8 @@
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
-//! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers.
+//! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers, and the
+//!   network and ALoA players that remember the positions they have searched.
 //! - [`spec`]: the text that names a player (`aloa:5`, `net:3:FILE`), parsed.
 //! - [`tasks`]: the master's units of work: tournaments, benchmark matches and generic match
 //!   tasks (pairs or a knockout over networks and fixed players).
