@@ -7,7 +7,8 @@
 //!   do so often: throwaway counters over a 5-epoch thesis run found a quarter of the networks'
 //!   search time (26 %) spent on positions the same network had searched before, mostly from ply
 //!   40 on (at ply 60, 5 341 of 6 228 searches), and half of the searches of the start position
-//!   (each group's finalists search it again in the final).
+//!   (a player's memory lasts for its task, so it catches the finalists', who search it again
+//!   in the final, but not a survivor's of earlier generations).
 //! - [`AloaPlayer`]: ALoA, remembering for the whole process. The benchmark plays every
 //!   survivor against ALoA from the start position, so ALoA searches the same positions again
 //!   and again: its first move as Black in every game, its replies to the networks' few
