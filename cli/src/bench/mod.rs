@@ -116,7 +116,6 @@ pub fn connectivity_figures(repeats: u32) -> Vec<Figure> {
 /// searches as tasks' players do), each averaged over many positions or games.
 pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
     use loa_engine::aloa::Aloa;
-    use loa_engine::game::Player;
     use loa_engine::game::play_game;
     use loa_engine::network::{Network, random_uniform};
     use loa_engine::players::{RememberingPlayer, SearchPlayer};
@@ -156,30 +155,42 @@ pub fn player_figures(positions: usize, games: usize) -> Vec<Figure> {
     // position searched, once with players that remember their searches, as tasks play them
     // (random networks' games often cycle, and a cycle's positions are then not searched again;
     // the same games either way).
-    let mut game_figure = |name: &str, player: &dyn Fn(u64) -> Box<dyn Player>| {
+    let network = |seed| Arc::new(Network::new(&random_uniform(seed)));
+    let mut game_figure = |remembering: bool| {
         let start = Instant::now();
-        let mut plies = 0u64;
+        let (mut plies, mut searched) = (0u64, 0u64);
         for g in 0..games as u64 {
-            let (black, white) = (player(2 * g + 100), player(2 * g + 101));
-            plies += u64::from(play_game(&*black, &*white, &rules, Position::start(), g).plies);
+            let (black, white) = (network(2 * g + 100), network(2 * g + 101));
+            let game_plies = if remembering {
+                let (black, white) = (RememberingPlayer::new(black, 3), RememberingPlayer::new(white, 3));
+                let game_plies = play_game(&black, &white, &rules, Position::start(), g).plies;
+                searched += (black.remembered() + white.remembered()) as u64;
+                game_plies
+            } else {
+                let (black, white) = (SearchPlayer { eval: black, depth: 3 }, SearchPlayer { eval: white, depth: 3 });
+                let game_plies = play_game(&black, &white, &rules, Position::start(), g).plies;
+                searched += u64::from(game_plies);
+                game_plies
+            };
+            plies += u64::from(game_plies);
         }
         let time = start.elapsed().as_secs_f64();
+        let name =
+            if remembering { "network vs network game, 3 ply, remembering" } else { "network vs network game, 3 ply" };
         figures.push(Figure {
             name: name.to_string(),
             per_second: games as f64 / time,
             unit: "games/s",
             detail: format!(
-                "{:.1} ms per game, {:.1} plies per game, {} games",
+                "{:.1} ms per game, {:.1} plies per game, {:.0} % of moves searched, {} games",
                 time * 1e3 / games as f64,
                 plies as f64 / games as f64,
+                100.0 * searched as f64 / plies as f64,
                 games
             ),
         });
     };
-    let network = |seed| Arc::new(Network::new(&random_uniform(seed)));
-    game_figure("network vs network game, 3 ply", &|seed| Box::new(SearchPlayer { eval: network(seed), depth: 3 }));
-    game_figure("network vs network game, 3 ply, remembering", &|seed| {
-        Box::new(RememberingPlayer::new(network(seed), 3))
-    });
+    game_figure(false);
+    game_figure(true);
     figures
 }

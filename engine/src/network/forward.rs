@@ -403,16 +403,18 @@ struct LonePieceInputs {
 }
 
 /// The inputs (in input order) whose value differs from the empty board's, and by how much.
-/// A lone piece changes its board cell and its share of up to 9 nonads.
 #[derive(Clone, Copy)]
 struct InputChanges {
     count: usize,
-    inputs: [(usize, f64); 10],
+    inputs: [(usize, f64); MAX_CHANGES],
 }
+
+/// The most inputs a lone piece changes: its board cell and its share of up to 9 nonads.
+const MAX_CHANGES: usize = 10;
 
 impl InputChanges {
     fn between(x: &[f32; INPUTS], empty: &[f32; INPUTS]) -> InputChanges {
-        let mut changes = InputChanges { count: 0, inputs: [(0, 0.0); 10] };
+        let mut changes = InputChanges { count: 0, inputs: [(0, 0.0); MAX_CHANGES] };
         for (i, (x, e)) in x.iter().zip(empty).enumerate() {
             let delta = f64::from(*x) - f64::from(*e);
             if delta != 0.0 {

@@ -48,14 +48,10 @@ impl<E> RememberingPlayer<E> {
         RememberingPlayer { search: SearchPlayer { eval, depth }, memory: Memory::new(1 << 12) }
     }
 
-    /// The evaluator.
-    pub fn eval(&self) -> &E {
-        &self.search.eval
-    }
-
-    /// The search depth in plies.
-    pub fn depth(&self) -> u32 {
-        self.search.depth
+    /// The results it holds: the positions it has searched, until its memory first turns over
+    /// (then fewer).
+    pub fn remembered(&self) -> usize {
+        self.memory.lock().iter().map(HashMap::len).sum()
     }
 }
 
@@ -325,7 +321,7 @@ mod tests {
             let remembered = play_game(&black, &white, &rules, start, g);
             assert_eq!(remembered, plain, "game {g}");
             moves += remembered.moves.len();
-            searched += black.memory.lock()[0].len() + white.memory.lock()[0].len();
+            searched += black.remembered() + white.remembered();
         }
         assert!(searched < moves * 3 / 4, "{searched} searches for {moves} moves");
     }
