@@ -12,6 +12,8 @@
 //! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
 //! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
+//! - [`breeding`]: the variation operators and the generator they draw from, and a chromosome's
+//!   [`breeding::Origin`], from which anyone holding its parents makes it again (issue 14).
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
@@ -26,6 +28,7 @@
 
 pub mod aloa;
 mod bitboard;
+pub mod breeding;
 pub mod connect;
 pub mod game;
 pub mod movegen;

@@ -1,10 +1,11 @@
 //! Breeding (SPEC §5): the initial population, and survivors bred into knockout groups.
 
 use crate::config::ExperimentConfig;
-use crate::operators::{crossover, mutate};
+use crate::operators::{crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::network::{Chromosome, ChromosomeError, Topology};
+use loa_engine::breeding::{Origin, Step, Variation};
+use loa_engine::network::{Chromosome, ChromosomeError, ChromosomeId, Topology};
 use std::sync::Arc;
 
 /// A knockout group: one survivor, two of the population's mutants and one child, in that
@@ -23,6 +24,24 @@ pub(crate) fn individual(
     Ok(Individual { serial: serials.issue(), chromosome: Arc::new(Chromosome::new(topology, weights)?) })
 }
 
+/// An individual bred from `parents` by `steps`, which its chromosome remembers as its
+/// [`Origin`] (issue 14: a task can then carry the origin instead of the weights). An origin the
+/// engine would refuse (none does: the configuration's checks are stricter) is left out; the
+/// chromosome then travels with its weights.
+pub(crate) fn bred(
+    serials: &mut SerialCounter,
+    topology: Topology,
+    weights: Vec<f32>,
+    parents: Vec<ChromosomeId>,
+    steps: Vec<Step>,
+) -> Result<Individual, ChromosomeError> {
+    let mut chromosome = Chromosome::new(topology, weights)?;
+    if let Ok(origin) = Origin::new(parents, steps) {
+        chromosome = chromosome.with_origin(Arc::new(origin));
+    }
+    Ok(Individual { serial: serials.issue(), chromosome: Arc::new(chromosome) })
+}
+
 /// The first generation: `config.population` chromosomes with uniform weights in [-1, 1).
 pub fn initial_population(
     config: &ExperimentConfig,
@@ -32,8 +51,8 @@ pub fn initial_population(
 ) -> Result<Vec<Individual>, ChromosomeError> {
     (0..config.population)
         .map(|_| {
-            let weights = (0..topology.weight_count()).map(|_| rng.weight()).collect();
-            individual(serials, topology, weights)
+            let (weights, step) = Step::take(Variation::Random, topology.weight_count(), &[], rng);
+            bred(serials, topology, weights, Vec::new(), vec![step])
         })
         .collect()
 }
@@ -73,19 +92,21 @@ pub fn breed(
     let p = survivors.len();
     let mut mutants = Vec::with_capacity(2 * p);
     let mut children = Vec::with_capacity(p);
+    let variation = mutation(&config.mutation, generation);
     for (i, s) in survivors.iter().enumerate() {
-        let topology = s.chromosome.topology();
+        let (topology, parent) = (s.chromosome.topology(), s.chromosome.weights());
+        let length = topology.weight_count();
         for _ in 0..config.mutation.mutants_per_survivor {
-            let weights = mutate(&config.mutation, s.chromosome.weights(), generation, rng);
-            mutants.push(individual(serials, topology, weights)?);
+            let (weights, step) = Step::take(variation, length, &[parent], rng);
+            mutants.push(bred(serials, topology, weights, vec![s.chromosome.id()], vec![step])?);
         }
         let partner = {
             let j = rng.below(p - 1);
-            if j >= i { j + 1 } else { j }
+            &survivors[if j >= i { j + 1 } else { j }].chromosome
         };
-        let weights =
-            crossover(config.crossover.operator, s.chromosome.weights(), survivors[partner].chromosome.weights(), rng);
-        children.push(individual(serials, topology, weights)?);
+        let crossed = crossing(config.crossover.operator);
+        let (weights, step) = Step::take(crossed, length, &[parent, partner.weights()], rng);
+        children.push(bred(serials, topology, weights, vec![s.chromosome.id(), partner.id()], vec![step])?);
     }
     let mut order: Vec<Individual> = survivors.to_vec();
     rng.shuffle(&mut order);
@@ -100,7 +121,7 @@ pub fn breed(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn population(config: &ExperimentConfig) -> (Vec<Individual>, GaRng, SerialCounter) {
@@ -138,6 +159,51 @@ mod tests {
                     // A child starts with its parent's alleles up to the cut.
                     assert_eq!(m.chromosome.weights()[0], parent.chromosome.weights()[0]);
                 }
+            }
+        }
+    }
+
+    /// Checks that every individual of `bred` that has an origin is made again from it, bit for
+    /// bit, out of `pool` (its possible parents); returns how many had one.
+    pub(crate) fn made_again(bred: &[&Individual], pool: &[Individual]) -> usize {
+        let by_id: std::collections::HashMap<ChromosomeId, &Chromosome> =
+            pool.iter().map(|i| (i.chromosome.id(), &*i.chromosome)).collect();
+        let mut with_origin = 0;
+        for i in bred {
+            let Some(origin) = i.chromosome.origin() else { continue };
+            let parents: Vec<&Chromosome> = origin.parents().iter().map(|id| by_id[id]).collect();
+            let made = origin.make(i.chromosome.topology(), &parents).unwrap();
+            assert_eq!(made, *i.chromosome, "serial {}", i.serial);
+            assert_eq!(made.id(), i.chromosome.id());
+            with_origin += 1;
+        }
+        with_origin
+    }
+
+    #[test]
+    fn every_chromosome_bred_is_made_again_from_its_origin() {
+        use crate::config::{CrossoverOperator, MutationOperator};
+        let operators = [
+            MutationOperator::UniformReset,
+            MutationOperator::Gaussian { sigma: 0.1, decay: 0.9 },
+            MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.2 },
+        ];
+        let crossings = [CrossoverOperator::SinglePoint, CrossoverOperator::Uniform, CrossoverOperator::PerNeuron];
+        for (operator, crossing) in operators.into_iter().zip(crossings) {
+            let mut config = ExperimentConfig { population: 5, ..ExperimentConfig::default() };
+            config.mutation.operator = operator;
+            config.crossover.operator = crossing;
+            let (survivors, mut rng, mut serials) = population(&config);
+            let first: Vec<&Individual> = survivors.iter().collect();
+            assert_eq!(made_again(&first, &[]), 5, "the first generation, from nothing");
+            // Generation 3: the Gaussian step has shrunk twice, which the origin must carry.
+            let groups = breed(&survivors, &config, 3, &mut rng, &mut serials).unwrap();
+            let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g.members[1..]).collect();
+            assert_eq!(made_again(&offspring, &survivors), 15, "{operator:?}, {crossing:?}");
+            for g in &groups {
+                let (mutant, child) =
+                    (g.members[1].chromosome.origin().unwrap(), g.members[3].chromosome.origin().unwrap());
+                assert_eq!((mutant.parents().len(), child.parents().len()), (1, 2));
             }
         }
     }

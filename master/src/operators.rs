@@ -1,42 +1,47 @@
 //! The genetic operators. Each takes the generator explicitly, so a run is a function of its
 //! seed, and is an enum variant chosen by the configuration, so new operators slot in beside
-//! the thesis's.
+//! the thesis's. The configuration picks one of the engine's [`Variation`]s, which hold the one
+//! implementation (issue 14: workers apply them too, to make a chromosome again from its
+//! origin).
 
 use crate::config::{CrossoverOperator, MAX_STEP, MIN_STEP, MutationConfig, MutationOperator};
 use crate::rng::GaRng;
-use loa_engine::network::{HIDDEN, INPUTS, MAX_ABS_WEIGHT};
+use loa_engine::breeding::{self, Crossover, Variation};
 
-/// Makes a mutant's alleles from a parent's, in generation `generation` (1-based; the Gaussian
-/// operator's step shrinks with it). Alleles stay within the chromosome files' bound.
-pub fn mutate(config: &MutationConfig, parent: &[f32], generation: u64, rng: &mut GaRng) -> Vec<f32> {
+/// The variation a mutation applies in generation `generation` (1-based; the Gaussian operator's
+/// step shrinks with it). A self-adaptive operator without an individual's own step (which
+/// (μ + λ) passes to [`perturb`] itself) uses the initial one.
+pub fn mutation(config: &MutationConfig, generation: u64) -> Variation {
+    let probability = config.probability;
     match config.operator {
-        MutationOperator::UniformReset => {
-            parent.iter().map(|&allele| if rng.chance(config.probability) { rng.weight() } else { allele }).collect()
-        }
+        MutationOperator::UniformReset => Variation::UniformReset { probability },
         MutationOperator::Gaussian { sigma, decay } => {
             let steps = i32::try_from(generation.saturating_sub(1)).unwrap_or(i32::MAX);
-            perturb(parent, sigma * decay.powi(steps), config.probability, rng)
+            Variation::Gaussian { step: sigma * decay.powi(steps), probability }
         }
-        // Without an individual's own step (which (μ + λ) passes to `perturb` itself), the
-        // initial one.
-        MutationOperator::SelfAdaptive { sigma, .. } => perturb(parent, sigma, config.probability, rng),
+        MutationOperator::SelfAdaptive { sigma, .. } => Variation::Gaussian { step: sigma, probability },
     }
+}
+
+/// The variation a crossover applies.
+pub fn crossing(operator: CrossoverOperator) -> Variation {
+    Variation::Crossover(match operator {
+        CrossoverOperator::SinglePoint => Crossover::SinglePoint,
+        CrossoverOperator::Uniform => Crossover::Uniform,
+        CrossoverOperator::PerNeuron => Crossover::PerNeuron,
+    })
+}
+
+/// Makes a mutant's alleles from a parent's, in generation `generation` (see [`mutation`]).
+/// Alleles stay within the chromosome files' bound.
+pub fn mutate(config: &MutationConfig, parent: &[f32], generation: u64, rng: &mut GaRng) -> Vec<f32> {
+    mutation(config, generation).apply(parent.len(), &[parent], rng)
 }
 
 /// Adds Gaussian noise of standard deviation `step` to each allele with probability
 /// `probability` (the self-adaptive operator, once the child's step is drawn).
 pub fn perturb(parent: &[f32], step: f64, probability: f64, rng: &mut GaRng) -> Vec<f32> {
-    let bound = f64::from(MAX_ABS_WEIGHT);
-    parent
-        .iter()
-        .map(|&allele| {
-            if rng.chance(probability) {
-                (f64::from(allele) + step * rng.normal()).clamp(-bound, bound) as f32
-            } else {
-                allele
-            }
-        })
-        .collect()
+    breeding::perturb(parent, step, probability, rng)
 }
 
 /// A child's self-adaptive step: the parent's times `exp(tau · N(0, 1))`, kept in
@@ -47,37 +52,13 @@ pub fn child_step(parent: f64, tau: f64, rng: &mut GaRng) -> f64 {
 
 /// Makes a child's alleles from a survivor and its partner.
 pub fn crossover(operator: CrossoverOperator, survivor: &[f32], partner: &[f32], rng: &mut GaRng) -> Vec<f32> {
-    match operator {
-        CrossoverOperator::SinglePoint => {
-            let len = survivor.len().min(partner.len());
-            // Cut uniform in 1..len-1 (SPEC §5): both parents contribute at least one allele.
-            let cut = if len >= 2 { 1 + rng.below(len - 1) } else { len };
-            survivor[..cut].iter().chain(&partner[cut..len]).copied().collect()
-        }
-        CrossoverOperator::Uniform => {
-            survivor.iter().zip(partner).map(|(&s, &p)| if rng.below(2) == 0 { s } else { p }).collect()
-        }
-        CrossoverOperator::PerNeuron => {
-            let mut child = survivor.to_vec();
-            // The default topology's layout (SPEC §3): W1[h][i] at 100·h + i, hidden biases at
-            // 2000 + h, output weights at 2020 + h, the output bias last.
-            if child.len() == 2041 && partner.len() == 2041 {
-                for h in 0..HIDDEN {
-                    if rng.below(2) == 1 {
-                        child[INPUTS * h..INPUTS * (h + 1)].copy_from_slice(&partner[INPUTS * h..INPUTS * (h + 1)]);
-                        child[2000 + h] = partner[2000 + h];
-                        child[2020 + h] = partner[2020 + h];
-                    }
-                }
-            }
-            child
-        }
-    }
+    crossing(operator).apply(survivor.len(), &[survivor, partner], rng)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loa_engine::network::{HIDDEN, INPUTS};
 
     #[test]
     fn uniform_reset_replaces_about_p_of_the_alleles_with_fresh_values() {

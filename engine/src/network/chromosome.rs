@@ -2,7 +2,8 @@
 
 use super::error::ChromosomeError;
 use super::{HIDDEN, INPUTS};
-use std::sync::OnceLock;
+use crate::breeding::Origin;
+use std::sync::{Arc, OnceLock};
 
 /// The largest weight magnitude a chromosome may hold. Far beyond anything evolution reaches,
 /// it guarantees that no sum in the network can overflow to infinity or NaN, which would break
@@ -150,9 +151,13 @@ pub struct Chromosome {
     /// The content address, computed on first use: once per chromosome, however many tasks
     /// carry it, and never for chromosomes that never leave the process.
     id: OnceLock<ChromosomeId>,
+    /// How it was bred, if this process knows (issue 14): the master records it as it breeds, so
+    /// a task can send the chromosome as its origin. Not part of its identity, files or
+    /// checkpoints.
+    origin: Option<Arc<Origin>>,
 }
 
-// By hand, so the lazily computed id (a function of the rest) plays no part.
+// By hand, so the lazily computed id (a function of the rest) and the origin play no part.
 impl PartialEq for Chromosome {
     fn eq(&self, other: &Chromosome) -> bool {
         self.topology == other.topology && self.weights == other.weights
@@ -180,14 +185,26 @@ impl Chromosome {
                 return Err(ChromosomeError::WeightTooLarge { index, value });
             }
         }
-        Ok(Chromosome { topology, weights, id: OnceLock::new() })
+        Ok(Chromosome { topology, weights, id: OnceLock::new(), origin: None })
     }
 
     /// A chromosome whose weights are drawn uniformly from [-1, 1), one call of `next_u64` per
     /// weight in layout order (see [`weight_from_bits`]).
     pub fn random(topology: Topology, mut next_u64: impl FnMut() -> u64) -> Chromosome {
         let weights = (0..topology.weight_count()).map(|_| weight_from_bits(next_u64())).collect();
-        Chromosome { topology, weights, id: OnceLock::new() }
+        Chromosome { topology, weights, id: OnceLock::new(), origin: None }
+    }
+
+    /// The same chromosome, known to have been bred as `origin` says (which the caller vouches
+    /// for: [`Origin::make`] and the master's breeding do).
+    pub fn with_origin(mut self, origin: Arc<Origin>) -> Chromosome {
+        self.origin = Some(origin);
+        self
+    }
+
+    /// How it was bred, if known here.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.origin.as_deref()
     }
 
     /// The topology.

@@ -13,10 +13,11 @@ use super::points::{self, Seating};
 use super::{Memory, Scheme, Selected};
 use crate::config::MutationOperator;
 use crate::config::{ExperimentConfig, MuPlusLambdaConfig};
-use crate::generation::individual;
-use crate::operators::{child_step, crossover, mutate, perturb};
+use crate::generation::bred;
+use crate::operators::{child_step, crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
+use loa_engine::breeding::{Step, Variation};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 
 /// The (μ + λ) scheme with its parameters.
@@ -68,23 +69,30 @@ impl Scheme for MuPlusLambda {
             None => Vec::new(),
         };
         for (i, parent) in survivors.iter().enumerate() {
+            let (topology, own) = (parent.chromosome.topology(), parent.chromosome.weights());
+            let length = topology.weight_count();
             for _ in 0..self.params.offspring {
-                let genes = if p > 1 && rng.chance(self.params.crossover_rate) {
+                // Each step recorded (issue 14): the child's origin, crossing and then mutation.
+                let (genes, parents, mut origin) = if p > 1 && rng.chance(self.params.crossover_rate) {
                     let j = rng.below(p - 1);
-                    let partner = &survivors[if j >= i { j + 1 } else { j }];
-                    crossover(config.crossover.operator, parent.chromosome.weights(), partner.chromosome.weights(), rng)
+                    let partner = &survivors[if j >= i { j + 1 } else { j }].chromosome;
+                    let crossed = crossing(config.crossover.operator);
+                    let (genes, step) = Step::take(crossed, length, &[own, partner.weights()], rng);
+                    (genes, vec![parent.chromosome.id(), partner.id()], vec![step])
                 } else {
-                    parent.chromosome.weights().to_vec()
+                    (own.to_vec(), vec![parent.chromosome.id()], Vec::new())
                 };
-                let weights = match adaptive {
+                let variation = match adaptive {
                     Some((_, tau)) => {
                         let step = child_step(steps[i], tau, rng);
                         steps.push(step);
-                        perturb(&genes, step, config.mutation.probability, rng)
+                        Variation::Gaussian { step, probability: config.mutation.probability }
                     }
-                    None => mutate(&config.mutation, &genes, generation, rng),
+                    None => mutation(&config.mutation, generation),
                 };
-                candidates.push(individual(serials, parent.chromosome.topology(), weights).map_err(|e| e.to_string())?);
+                let (weights, step) = Step::take(variation, length, &[&genes], rng);
+                origin.push(step);
+                candidates.push(bred(serials, topology, weights, parents, origin).map_err(|e| e.to_string())?);
             }
         }
         let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
@@ -177,6 +185,23 @@ mod tests {
 
     fn game(outcome: Outcome) -> GameSummary {
         GameSummary { outcome, reason: loa_engine::EndReason::Connected, plies: 30 }
+    }
+
+    #[test]
+    fn children_are_made_again_from_their_origins() {
+        // Self-adaptive steps (drawn between the crossing and the noise) and crossing half the time.
+        let mut config = config();
+        config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3 };
+        let SelectionScheme::MuPlusLambda(mut params) = config.selection.scheme.clone() else { unreachable!() };
+        params.offspring = 4;
+        let scheme = MuPlusLambda { params };
+        let (mut rng, mut serials) = (GaRng::from_seed(5), SerialCounter::new());
+        let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let (plan, _) = scheme.plan(&parents, &Memory::default(), &config, 2, &mut rng, &mut serials).unwrap();
+        let children: Vec<&Individual> = plan.candidates[4..].iter().collect();
+        assert_eq!(crate::generation::tests::made_again(&children, &parents), 16);
+        let crossed = children.iter().filter(|c| c.chromosome.origin().is_some_and(|o| o.steps().len() == 2)).count();
+        assert!((2..=14).contains(&crossed), "{crossed} of 16 crossed, then mutated");
     }
 
     #[test]
