@@ -21,9 +21,6 @@
 //! worker plays either came with weights that hash to its id (checked) or was found under that
 //! id. Games are the same as with weights on every task, byte for byte.
 
-use crate::ProtoError;
-use crate::convert::{chromosome_from_proto, has_weights, id_from_proto, id_to_proto};
-use crate::pb;
 use loa_engine::network::{Chromosome, ChromosomeId};
 use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
@@ -127,11 +124,31 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
         Some(&self.slots[i].value)
     }
 
+    /// The value of `key`, without making it more recent (a peer reading a worker's cache must
+    /// not reorder it: the master's mirror does not see peers' reads).
+    pub fn peek(&self, key: &K) -> Option<&V> {
+        self.index.get(key).map(|&i| &self.slots[i].value)
+    }
+
+    /// The keys held, most recent first.
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        std::iter::successors((self.head != NIL).then_some(self.head), |&i| {
+            let older = self.slots[i].older;
+            (older != NIL).then_some(older)
+        })
+        .map(|i| &self.slots[i].key)
+    }
+
     /// Holds `value` under `key` as the most recent key, evicting the least recent key if full.
     /// Returns whether `key` was already held (its value is then replaced).
     pub fn insert(&mut self, key: K, value: V) -> bool {
+        self.insert_evicting(key, value).0
+    }
+
+    /// [`Lru::insert`], also returning the key it evicted, if any.
+    pub fn insert_evicting(&mut self, key: K, value: V) -> (bool, Option<K>) {
         if self.capacity == 0 {
-            return false;
+            return (false, None);
         }
         if let Some(&i) = self.index.get(&key) {
             self.slots[i].value = value;
@@ -139,22 +156,22 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
                 self.unlink(i);
                 self.push_front(i);
             }
-            return true;
+            return (true, None);
         }
-        let i = if self.slots.len() < self.capacity {
+        let (i, evicted) = if self.slots.len() < self.capacity {
             self.slots.push(Slot { key: key.clone(), value, newer: NIL, older: NIL });
-            self.slots.len() - 1
+            (self.slots.len() - 1, None)
         } else {
             // Full: the least recent slot takes the new key.
             let i = self.tail;
             self.unlink(i);
             let old = std::mem::replace(&mut self.slots[i], Slot { key: key.clone(), value, newer: NIL, older: NIL });
             self.index.remove(&old.key);
-            i
+            (i, Some(old.key))
         };
         self.push_front(i);
         self.index.insert(key, i);
-        false
+        (false, evicted)
     }
 
     /// Uses `key` as the master's mirror does: `true` (and `key` made the most recent) if it is
@@ -164,11 +181,18 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
     where
         V: Default,
     {
+        self.touch_evicting(key).0
+    }
+
+    /// [`Lru::touch`], also returning the key it evicted, if any.
+    pub fn touch_evicting(&mut self, key: K) -> (bool, Option<K>)
+    where
+        V: Default,
+    {
         if self.get(&key).is_some() {
-            return true;
+            return (true, None);
         }
-        self.insert(key, V::default());
-        false
+        self.insert_evicting(key, V::default())
     }
 }
 
@@ -203,134 +227,9 @@ pub type Mirror = Lru<ChromosomeId, (), IdHash>;
 /// A worker's chromosome cache.
 pub type ChromosomeCache = Lru<ChromosomeId, Arc<Chromosome>, IdHash>;
 
-/// What one lease reply's networks resolved to (see [`resolve_entrants`]).
-#[derive(Debug, Default)]
-pub struct Resolved {
-    /// Every chromosome the reply's tasks need that is at hand, by id: held here until the tasks
-    /// are converted, so a small cache evicting them meanwhile does not matter.
-    pub found: HashMap<ChromosomeId, Arc<Chromosome>>,
-    /// Ids named alone that the cache lacks, each once, in the order met.
-    pub missing: Vec<ChromosomeId>,
-    /// The ids of the tasks that named a missing id (each once, in order).
-    pub needing: Vec<u64>,
-    /// Networks sent as their id alone and found in the cache.
-    pub hits: u64,
-    /// Networks sent with their weights.
-    pub received: u64,
-}
+mod resolve;
 
-/// The network entrants of a task on the wire, in the order the master meets them when it
-/// builds the task (see [`crate::convert::task_to_proto_with`]).
-fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
-    match &mut task.kind {
-        Some(pb::task::Kind::Tournament(t)) => t.entrants.iter_mut().collect(),
-        Some(pb::task::Kind::Benchmark(b)) => b.entrant.iter_mut().collect(),
-        Some(pb::task::Kind::Match(m)) => m
-            .entrants
-            .iter_mut()
-            .filter_map(|e| match &mut e.kind {
-                Some(pb::match_entrant::Kind::Network(n)) => Some(n),
-                _ => None,
-            })
-            .collect(),
-        None => Vec::new(),
-    }
-}
-
-/// Resolves the networks of a lease reply's tasks, in order, against `cache`, as the master's
-/// mirror expects: a network sent with weights is validated, checked against its id and cached
-/// (and its weights moved out of the message, which then names it by id alone); a network sent
-/// as its id alone is looked up. A network whose weights do not validate is left as it is, so
-/// converting its task reports the error with its field.
-pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
-    let mut resolved = Resolved::default();
-    for task in tasks.iter_mut() {
-        let task_id = task.id;
-        for entrant in networks_mut(task) {
-            if has_weights(entrant) {
-                let sent = pb::Entrant {
-                    serial: 0,
-                    topology: std::mem::take(&mut entrant.topology),
-                    weights: std::mem::take(&mut entrant.weights),
-                    id: entrant.id,
-                    weights_le: std::mem::take(&mut entrant.weights_le),
-                };
-                match chromosome_from_proto("entrant", sent.clone()) {
-                    Ok(chromosome) => {
-                        let id = chromosome.id();
-                        let chromosome = Arc::new(chromosome);
-                        cache.insert(id, Arc::clone(&chromosome));
-                        resolved.found.insert(id, chromosome);
-                        resolved.received += 1;
-                        entrant.id = Some(id_to_proto(id));
-                    }
-                    Err(_) => {
-                        // Put back: the task's conversion names the problem.
-                        entrant.topology = sent.topology;
-                        entrant.weights = sent.weights;
-                        entrant.weights_le = sent.weights_le;
-                    }
-                }
-                continue;
-            }
-            let Some(id) = entrant.id.as_ref().map(id_from_proto) else { continue };
-            if let Some(chromosome) = cache.get(&id) {
-                resolved.found.insert(id, Arc::clone(chromosome));
-                resolved.hits += 1;
-            } else if !resolved.found.contains_key(&id) {
-                if !resolved.missing.contains(&id) {
-                    resolved.missing.push(id);
-                }
-                if resolved.needing.last() != Some(&task_id) {
-                    resolved.needing.push(task_id);
-                }
-            }
-        }
-    }
-    resolved
-}
-
-impl Resolved {
-    /// Takes the chromosomes a `FetchChromosomes` reply brought: each must validate, hash to its
-    /// id and be one that was asked for. They go into `cache` too (the master's mirror counts
-    /// them as held, having sent their ids). Returns how many were taken.
-    pub fn accept_fetched(
-        &mut self,
-        chromosomes: Vec<pb::Entrant>,
-        cache: &mut ChromosomeCache,
-    ) -> Result<usize, ProtoError> {
-        let mut taken = 0;
-        for (i, sent) in chromosomes.into_iter().enumerate() {
-            let field = format!("chromosomes[{i}]");
-            if sent.id.is_none() {
-                return Err(ProtoError::new(format!("{field}.id"), "missing"));
-            }
-            let chromosome = chromosome_from_proto(&field, sent)?;
-            let id = chromosome.id();
-            if !self.missing.contains(&id) {
-                return Err(ProtoError::new(format!("{field}.id"), format!("chromosome {id} was not asked for")));
-            }
-            let chromosome = Arc::new(chromosome);
-            cache.insert(id, Arc::clone(&chromosome));
-            self.found.insert(id, chromosome);
-            taken += 1;
-        }
-        Ok(taken)
-    }
-
-    /// Whether every network of `task` (as [`resolve_entrants`] left it) is at hand.
-    pub fn complete(&self, task: &mut pb::Task) -> bool {
-        networks_mut(task)
-            .into_iter()
-            .all(|e| has_weights(e) || e.id.as_ref().is_none_or(|id| self.found.contains_key(&id_from_proto(id))))
-    }
-
-    /// The chromosome of `id`, if at hand (the resolver for
-    /// [`crate::convert::task_from_proto_with`]).
-    pub fn chromosome(&self, id: ChromosomeId) -> Option<Arc<Chromosome>> {
-        self.found.get(&id).cloned()
-    }
-}
+pub use resolve::{Resolved, resolve_entrants};
 
 #[cfg(test)]
 mod tests;

@@ -65,18 +65,44 @@ pub fn id_from_proto(id: &pb::ChromosomeId) -> ChromosomeId {
     ChromosomeId::from_halves(id.high, id.low)
 }
 
-/// A network entrant on the wire: its id always, and its weights unless `known(id)` says the
-/// receiver has them (see [`task_to_proto_with`]), as bytes if `weight_bytes`.
+/// How a network travels to a receiver, as the sender decides from what it knows of the
+/// receiver (issue 14): the master's mirror of a worker's cache, and which peers hold what.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sending {
+    /// Its id alone: the receiver holds it.
+    Id,
+    /// Its id, topology and origin ([`Chromosome::origin`]; its weights if it has none), with
+    /// sources for the parents the receiver lacks: the receiver makes it again.
+    Origin(Vec<pb::Source>),
+    /// Its id alone, with sources to fetch it from.
+    Sources(Vec<pb::Source>),
+    /// Its id and its weights.
+    Weights,
+}
+
+/// A network entrant on the wire: its id always, and the rest as `decide` says (see
+/// [`task_to_proto_sending`]), weights as bytes if `weight_bytes`.
 fn network_to_proto(
     serial: u64,
     chromosome: &Chromosome,
-    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    decide: &mut dyn FnMut(&Chromosome) -> Sending,
     weight_bytes: bool,
 ) -> pb::Entrant {
     let id = chromosome.id();
     let mut entrant = pb::Entrant { serial, id: Some(id_to_proto(id)), ..pb::Entrant::default() };
-    if known(id) {
-        return entrant;
+    match (decide(chromosome), chromosome.origin()) {
+        (Sending::Id, _) => return entrant,
+        (Sending::Sources(sources), _) => {
+            entrant.sources = sources;
+            return entrant;
+        }
+        (Sending::Origin(sources), Some(origin)) => {
+            entrant.topology = chromosome.topology().name().to_owned();
+            entrant.origin = Some(origin_to_proto(origin));
+            entrant.sources = sources;
+            return entrant;
+        }
+        (Sending::Origin(_) | Sending::Weights, _) => {}
     }
     entrant.topology = chromosome.topology().name().to_owned();
     if weight_bytes {
@@ -95,7 +121,7 @@ pub fn has_weights(e: &pb::Entrant) -> bool {
 
 /// A chromosome with its weights, as a [`pb::FetchChromosomesReply`] carries it (serial 0).
 pub fn chromosome_to_proto(chromosome: &Chromosome, weight_bytes: bool) -> pb::Entrant {
-    network_to_proto(0, chromosome, &mut |_| false, weight_bytes)
+    network_to_proto(0, chromosome, &mut |_| Sending::Weights, weight_bytes)
 }
 
 /// An entrant index on the wire. Valid tasks and outcomes have indices below 16; an index too
@@ -107,21 +133,33 @@ fn index_to_proto(i: usize) -> u32 {
 
 /// The wire form of task `id`, every network with its weights.
 pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
-    task_to_proto_with(id, task, &mut |_| false, false)
+    task_to_proto_sending(id, task, &mut |_| Sending::Weights, false)
 }
 
 /// The wire form of task `id`, where a network whose id `known` accepts travels as its id
-/// alone. `known` is called once per network entrant, in the order the receiver meets them
-/// (tasks' entrants in order), so a caller can keep a mirror of the receiver's cache: the
-/// master's per-worker mirror (issue 14). With `weight_bytes` the weights travel as bytes
-/// (`weights_le`), for receivers that announced they read them.
+/// alone, and any other with its weights. `known` is called once per network entrant, in the
+/// order the receiver meets them (tasks' entrants in order), so a caller can keep a mirror of the
+/// receiver's cache: the master's per-worker mirror (issue 14). With `weight_bytes` the weights
+/// travel as bytes (`weights_le`), for receivers that announced they read them.
 pub fn task_to_proto_with(
     id: u64,
     task: &Task,
     known: &mut dyn FnMut(ChromosomeId) -> bool,
     weight_bytes: bool,
 ) -> pb::Task {
-    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, known, weight_bytes);
+    task_to_proto_sending(id, task, &mut |c| if known(c.id()) { Sending::Id } else { Sending::Weights }, weight_bytes)
+}
+
+/// The wire form of task `id`, each network travelling as `decide` says (issue 14: by id, by
+/// origin, from peers, or with its weights). `decide` is called once per network entrant, in
+/// the order the receiver meets them.
+pub fn task_to_proto_sending(
+    id: u64,
+    task: &Task,
+    decide: &mut dyn FnMut(&Chromosome) -> Sending,
+    weight_bytes: bool,
+) -> pb::Task {
+    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, decide, weight_bytes);
     let kind = match task {
         Task::Tournament(t) => pb::task::Kind::Tournament(pb::TournamentTask {
             entrants: t.entrants.iter().map(&mut entrant).collect(),
@@ -144,7 +182,7 @@ pub fn task_to_proto_with(
                 seed: b.seed,
             })
         }
-        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, known, weight_bytes)),
+        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, decide, weight_bytes)),
     };
     pb::Task { id, kind: Some(kind) }
 }
@@ -463,6 +501,12 @@ pub fn result_from_proto(result: Option<&pb::complete_request::Result>) -> Resul
 }
 
 mod matches;
+mod origin;
+
+pub use origin::{
+    MAX_PEER_ADDRESS, MAX_SOURCES, check_peer_address, origin_from_proto, origin_to_proto, source_to_proto,
+    sources_from_proto,
+};
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,8 @@
 //! - [`codec`]: prost's gRPC codec, reserving each message's buffer whole (issue 14).
 //! - [`delivery`]: the worker's end of `Deliver` and `DeliverBatches`, Complete as one stream
 //!   (issue 14), one outcome or several a message.
+//! - [`peers`]: workers serving each other the chromosomes they hold (issue 14), so new networks
+//!   travel as their origins and their parents come from peers rather than from the master.
 //!
 //! prost types stay at the boundary: the master and workers work with the engine's types and
 //! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the
@@ -22,6 +24,7 @@ pub mod codec;
 pub mod convert;
 pub mod delivery;
 mod error;
+pub mod peers;
 
 pub use error::ProtoError;
 
@@ -41,4 +44,10 @@ pub const TOKEN_HEADER: &str = "authorization";
 /// The metadata value carrying `token`.
 pub fn bearer(token: &str) -> String {
     format!("Bearer {token}")
+}
+
+/// Whether a presented token equals the expected one, compared in time independent of where
+/// the first difference is, so a token cannot be guessed byte by byte from response times.
+pub fn same_token(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

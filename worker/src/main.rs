@@ -36,6 +36,15 @@ struct Cli {
     /// queue of unstarted tasks is empty. 1 delivers each as it finishes.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     batch: u32,
+    /// Serve the chromosomes this worker holds to the master's other workers on this address,
+    /// e.g. 0.0.0.0:50052 (port 0: any free port), so that new networks travel as their origins
+    /// and their parents come from peers instead of the master (for large clusters).
+    #[arg(long, value_name = "ADDR:PORT")]
+    peer_listen: Option<std::net::SocketAddr>,
+    /// The host other workers reach this worker's peer service at (default: the address the
+    /// master sees this worker connect from).
+    #[arg(long, requires = "peer_listen")]
+    peer_host: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -57,6 +66,8 @@ fn main() -> ExitCode {
     options.give_up_after = cli.give_up_after.map(Duration::from_secs);
     options.chromosome_cache = cli.chromosome_cache;
     options.batch = cli.batch as usize;
+    options.peer_listen = cli.peer_listen;
+    options.peer_host = cli.peer_host;
     let control = Control::default();
     let on_signal = control.clone();
     let installed = ctrlc::set_handler(move || {
@@ -76,8 +87,9 @@ fn main() -> ExitCode {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };
             eprintln!(
                 "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
-                 networks {} received, {} from the cache, {} fetched; {} tasks leased with outcomes, \
-                 {} outcomes on the delivery stream ({} in batches)",
+                 networks {} received, {} from the cache, {} made from origins, {} fetched; chromosomes \
+                 {} from peers ({} asked of peers in vain), {} origins or sources unusable; {} tasks \
+                 leased with outcomes, {} outcomes on the delivery stream ({} in batches)",
                 r.played,
                 r.accepted,
                 r.duplicates,
@@ -85,7 +97,11 @@ fn main() -> ExitCode {
                 r.undelivered,
                 r.received,
                 r.cache_hits,
+                r.made,
                 r.fetched,
+                r.from_peers,
+                r.peer_misses,
+                r.unusable,
                 r.leased_with_outcomes,
                 r.streamed,
                 r.batched

@@ -45,6 +45,17 @@ pub struct WorkerOptions {
     /// outcome as it finishes. For masters serving thousands of workers, whose cost is per
     /// message: a batch of K costs the master about one message's work each way instead of K.
     pub batch: usize,
+    /// Take networks as their origins (issue 14): make them from their parents instead of
+    /// receiving their weights. On by default; `false` announces otherwise, as workers before it
+    /// did (for tests and comparisons).
+    pub origins: bool,
+    /// Serve the chromosomes this worker holds to other workers of its master on this address
+    /// (issue 14; port 0: any free port), so the master can name it as a source instead of
+    /// sending weights itself. `None` (the default) serves none.
+    pub peer_listen: Option<std::net::SocketAddr>,
+    /// The host other workers reach that service at; `None`: the address the master sees this
+    /// worker's connection come from.
+    pub peer_host: Option<String>,
 }
 
 impl WorkerOptions {
@@ -68,6 +79,9 @@ impl WorkerOptions {
             complete_leases: true,
             delivery_stream: true,
             batch: 1,
+            origins: true,
+            peer_listen: None,
+            peer_host: None,
         }
     }
 }

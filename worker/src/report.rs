@@ -36,6 +36,15 @@ pub struct WorkerReport {
     pub streamed: u64,
     /// Of those, outcomes delivered in `DeliverBatches` messages of more than one (issue 14).
     pub batched: u64,
+    /// Networks made from their origins (issue 14).
+    pub made: u64,
+    /// Chromosomes fetched from other workers (issue 14).
+    pub from_peers: u64,
+    /// Chromosomes asked of other workers and not got from them (issue 14).
+    pub peer_misses: u64,
+    /// Origins and sources that could not be used: malformed, or an origin that made another
+    /// chromosome than its id (those networks were fetched from the master instead).
+    pub unusable: u64,
 }
 
 /// Why a worker could not run.

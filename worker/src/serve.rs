@@ -2,6 +2,8 @@
 
 use crate::session::{Ended, Session};
 use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, players};
+use loa_proto::cache::ChromosomeCache;
+use loa_proto::peers::{PeerService, PeerToken, Peers};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -35,7 +37,13 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     let players = players::spawn(options.slots, &local, &tx, &players_stop, &control.kill).map_err(WorkerError::Io)?;
     drop(tx); // the players hold the only senders: the channel closes when they are done
     let salt = options.name.bytes().fold(0u64, |h, b| loa_engine::random::derive_seed(h, u64::from(b)));
-    let cache_capacity = options.chromosome_cache;
+    let cache = Arc::new(Mutex::new(loa_proto::cache::ChromosomeCache::new(options.chromosome_cache)));
+    let peer_token = PeerToken::default();
+    let peer_service = match options.peer_listen {
+        Some(address) => Some(serve_peers(address, &cache, &peer_token, &control).await?),
+        None => None,
+    };
+    let peer_port = peer_service.as_ref().map_or(0, |(port, _)| *port);
     let session = Arc::new(Session {
         client,
         options,
@@ -46,7 +54,10 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         last_contact: Mutex::new(Instant::now()),
         report: Mutex::default(),
         salt,
-        cache: Mutex::new(loa_proto::cache::ChromosomeCache::new(cache_capacity)),
+        cache,
+        peers: Peers::new(peer_token.clone()),
+        peer_token,
+        peer_port,
         leasing: tokio::sync::Semaphore::new(1),
         complete_leases: AtomicBool::new(false),
         delivery_stream: AtomicBool::new(false),
@@ -76,6 +87,10 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         beating.abort();
         session.leave().await;
     }
+    if let Some((_, serving)) = peer_service {
+        // Stopped with the worker (the control says so); its calls in progress are cut short.
+        serving.abort();
+    }
     let mut report = session.report.lock().unwrap_or_else(|p| p.into_inner()).clone();
     report.played = local.played.load(Ordering::Relaxed);
     report.dropped = dropped;
@@ -85,4 +100,28 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
         Ended::Stopped => Ok(report),
     }
+}
+
+/// Starts serving the chromosomes of `cache` to other workers on `address` (issue 14): the
+/// port bound, and the server's task. Fails at once, naming the address, if it cannot be bound.
+async fn serve_peers(
+    address: std::net::SocketAddr,
+    cache: &Arc<Mutex<ChromosomeCache>>,
+    token: &PeerToken,
+    control: &Control,
+) -> Result<(u16, tokio::task::JoinHandle<()>), WorkerError> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| WorkerError::Options(format!("--peer-listen {address}: {e}")))?;
+    let port = listener.local_addr().map_err(WorkerError::Io)?.port();
+    let service = PeerService::new(Arc::clone(cache), token.clone()).into_server();
+    let control = control.clone();
+    let serving = tokio::spawn(async move {
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let server = tonic::transport::Server::builder().add_service(service);
+        if let Err(e) = server.serve_with_incoming_shutdown(incoming, stopped(&control)).await {
+            eprintln!("worker: the peer service stopped: {e}");
+        }
+    });
+    Ok((port, serving))
 }

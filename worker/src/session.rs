@@ -29,6 +29,7 @@ use loa_proto::cache::{ChromosomeCache, resolve_entrants};
 use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
 use loa_proto::delivery::{self, Answer, BatchStream, DeliveryStream};
 use loa_proto::pb;
+use loa_proto::peers::{PeerToken, Peers};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,8 +57,15 @@ pub struct Session {
     pub salt: u64,
     /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only calls that lease
     /// use it (the lease loop's, and deliveries asking for tasks), one at a time under
-    /// [`Session::leasing`], reply after reply, in the order the master mirrors.
-    pub cache: Mutex<ChromosomeCache>,
+    /// [`Session::leasing`], reply after reply, in the order the master mirrors. The peer
+    /// service reads it without reordering it.
+    pub cache: Arc<Mutex<ChromosomeCache>>,
+    /// Other workers to fetch chromosomes from (issue 14), with the master's peer token.
+    pub peers: Peers,
+    /// The peer token the master gave at registration, shared with the peer service.
+    pub peer_token: PeerToken,
+    /// The port this worker's peer service listens on, 0 if it serves none.
+    pub peer_port: u16,
     /// One permit: the turn of the one call that leases (see the module docs).
     pub leasing: tokio::sync::Semaphore,
     /// The master we registered with leases in Complete replies, and the options allow it.
@@ -128,6 +136,13 @@ impl Session {
                 slots: self.options.slots as u32,
                 chromosome_cache: u32::try_from(announced).unwrap_or(u32::MAX),
                 weight_bytes: true,
+                origins: self.options.origins,
+                peer_port: u32::from(self.peer_port),
+                peer_host: if self.peer_port > 0 {
+                    self.options.peer_host.clone().unwrap_or_default()
+                } else {
+                    String::new()
+                },
             };
             match self.client.clone().register(request).await {
                 Ok(reply) => {
@@ -140,6 +155,7 @@ impl Session {
                     self.delivery_stream.store(stream, Ordering::Release);
                     let batches = self.options.delivery_stream && self.options.batch > 1 && reply.batch_delivery;
                     self.batch_delivery.store(batches, Ordering::Release);
+                    self.peer_token.set(&reply.peer_token);
                     self.worker.store(reply.worker_id, Ordering::Release);
                     self.contact();
                     self.record(|r| r.registrations += 1);
@@ -216,9 +232,11 @@ impl Session {
     }
 
     /// Turns a lease reply's tasks into tasks to play: networks named by id are found in the
-    /// cache, or fetched from the master if it lacks them (the fallback, retried while the
-    /// master is away). A task that fails validation is kept as its failure, to be reported; a
-    /// task whose chromosomes the master no longer has is dropped (its outcome is in already).
+    /// cache, those sent as origins are made from their parents (fetched from peers if the
+    /// master named some), and what is still lacking is fetched from the master (the fallback,
+    /// retried while the master is away). A task that fails validation is kept as its failure,
+    /// to be reported; a task whose chromosomes the master no longer has is dropped (its outcome
+    /// is in already).
     async fn receive(
         &self,
         worker: u64,
@@ -226,6 +244,7 @@ impl Session {
         backoff: &mut Backoff,
     ) -> Result<Vec<Leased>, Ended> {
         let mut resolved = resolve_entrants(&mut tasks, &mut self.cache.lock().unwrap_or_else(|p| p.into_inner()));
+        resolved.fetch_from_peers(&self.peers, &self.cache).await;
         let mut fetch_error = None;
         if !resolved.missing.is_empty() {
             let request = pb::FetchChromosomesRequest {
@@ -280,6 +299,10 @@ impl Session {
             r.received += resolved.received;
             r.cache_hits += resolved.hits;
             r.abandoned += abandoned;
+            r.made += resolved.made;
+            r.from_peers += resolved.from_peers;
+            r.peer_misses += resolved.peer_misses;
+            r.unusable += resolved.unusable;
         });
         Ok(leased)
     }

@@ -34,6 +34,8 @@ fn run_with_cache(
     options.max_backoff = Duration::from_millis(200);
     options.chromosome_cache = kept;
     options.announced_cache = Some(announced);
+    // Ids and weights only, as before origins (which worker/tests/origins.rs covers).
+    options.origins = false;
     let worker = spawn(options).unwrap();
     m.thread.join().unwrap();
     worker.stop().unwrap()
@@ -117,6 +119,7 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
             slots: 1,
             chromosome_cache: cache,
             weight_bytes: cache > 0,
+            ..Default::default()
         };
         let cached = client.register(register(2)).await.unwrap().into_inner().worker_id;
         // A cache of 2: task 0 with weights (keeping 3 and 4); task 1 then needs all of its own
@@ -194,7 +197,13 @@ fn a_cache_large_enough_gets_repeated_networks_by_id() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut client = raw(server.addr(), None).await;
-        let request = pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: 4096, weight_bytes: false };
+        let request = pb::RegisterRequest {
+            name: "raw".into(),
+            slots: 1,
+            chromosome_cache: 4096,
+            weight_bytes: false,
+            ..Default::default()
+        };
         let worker = client.register(request).await.unwrap().into_inner().worker_id;
         let request = pb::LeaseRequest { worker_id: worker, max_tasks: 2, wait_ms: 0 };
         let tasks = client.lease(request).await.unwrap().into_inner().tasks;

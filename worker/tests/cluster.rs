@@ -69,6 +69,7 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
                 slots: 1,
                 chromosome_cache: 0,
                 weight_bytes: false,
+                ..Default::default()
             })
             .await
             .unwrap();
@@ -132,19 +133,37 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     runtime.block_on(async {
         let mut anonymous = raw(m.addr, None).await;
         let status = anonymous
-            .register(pb::RegisterRequest { name: "x".into(), slots: 1, chromosome_cache: 0, weight_bytes: false })
+            .register(pb::RegisterRequest {
+                name: "x".into(),
+                slots: 1,
+                chromosome_cache: 0,
+                weight_bytes: false,
+                ..Default::default()
+            })
             .await
             .unwrap_err();
         assert_eq!(status.code(), Code::Unauthenticated);
 
         let mut c = raw(m.addr, Some(TOKEN)).await;
         let status = c
-            .register(pb::RegisterRequest { name: "x".into(), slots: 0, chromosome_cache: 0, weight_bytes: false })
+            .register(pb::RegisterRequest {
+                name: "x".into(),
+                slots: 0,
+                chromosome_cache: 0,
+                weight_bytes: false,
+                ..Default::default()
+            })
             .await
             .unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         let id = c
-            .register(pb::RegisterRequest { name: "raw".into(), slots: 1, chromosome_cache: 0, weight_bytes: false })
+            .register(pb::RegisterRequest {
+                name: "raw".into(),
+                slots: 1,
+                chromosome_cache: 0,
+                weight_bytes: false,
+                ..Default::default()
+            })
             .await
             .unwrap()
             .into_inner()

@@ -240,7 +240,13 @@ fn complete_leases_the_next_tasks_and_refuses_a_malformed_max_tasks() {
 
 /// A single-slot worker's registration, with a chromosome cache of 4096.
 fn register(name: &str) -> pb::RegisterRequest {
-    pb::RegisterRequest { name: name.into(), slots: 1, chromosome_cache: 4096, weight_bytes: true }
+    pb::RegisterRequest {
+        name: name.into(),
+        slots: 1,
+        chromosome_cache: 4096,
+        weight_bytes: true,
+        ..Default::default()
+    }
 }
 
 /// A master (with `token`, if any) serving one knockout task per entry of `games` (task i plays
@@ -271,7 +277,13 @@ fn registered_with(change: impl FnOnce(&mut ClusterOptions)) -> pb::RegisterRepl
     let server = cluster::serve(&scheduler, &options).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let reply = runtime.block_on(async {
-        let register = pb::RegisterRequest { name: "c".into(), slots: 1, chromosome_cache: 0, weight_bytes: true };
+        let register = pb::RegisterRequest {
+            name: "c".into(),
+            slots: 1,
+            chromosome_cache: 0,
+            weight_bytes: true,
+            ..Default::default()
+        };
         raw(server.addr(), None).await.register(register).await.unwrap().into_inner()
     });
     scheduler.close();
@@ -315,7 +327,13 @@ fn deliver_answers_each_outcome_in_order_as_complete_would() {
         let reply = stream.complete(complete(a, 0, 0)).await.unwrap().unwrap();
         assert_eq!(reply.completion, pb::Completion::Duplicate as i32);
         let b = client
-            .register(pb::RegisterRequest { name: "b".into(), slots: 1, chromosome_cache: 0, weight_bytes: true })
+            .register(pb::RegisterRequest {
+                name: "b".into(),
+                slots: 1,
+                chromosome_cache: 0,
+                weight_bytes: true,
+                ..Default::default()
+            })
             .await
             .unwrap()
             .into_inner()

@@ -102,7 +102,13 @@ fn a_hung_worker_costs_seconds_not_the_lease_time() {
     let hung = runtime.block_on(async {
         let mut c = raw(addr, Some(TOKEN)).await;
         let id = c
-            .register(pb::RegisterRequest { name: "hung".into(), slots: 1, chromosome_cache: 0, weight_bytes: false })
+            .register(pb::RegisterRequest {
+                name: "hung".into(),
+                slots: 1,
+                chromosome_cache: 0,
+                weight_bytes: false,
+                ..Default::default()
+            })
             .await
             .unwrap();
         let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
@@ -145,8 +151,13 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let (mut a, mut b) = (raw(addr, Some(TOKEN)).await, raw(addr, Some(TOKEN)).await);
-        let register =
-            |name: &str| pb::RegisterRequest { name: name.into(), slots: 1, chromosome_cache: 0, weight_bytes: false };
+        let register = |name: &str| pb::RegisterRequest {
+            name: name.into(),
+            slots: 1,
+            chromosome_cache: 0,
+            weight_bytes: false,
+            ..Default::default()
+        };
         let a_id = a.register(register("a")).await.unwrap().into_inner().worker_id;
         let b_id = b.register(register("b")).await.unwrap().into_inner().worker_id;
         let mut leased = a.lease(pb::LeaseRequest { worker_id: a_id, max_tasks: 1, wait_ms: 5000 }).await.unwrap();

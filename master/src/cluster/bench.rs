@@ -358,7 +358,13 @@ pub fn bench_dispatch(
             stubs.spawn(async move {
                 let name = format!("stub-{c}");
                 let announce = u32::try_from(cache).unwrap_or(u32::MAX);
-                let request = pb::RegisterRequest { name, slots: 1, chromosome_cache: announce, weight_bytes };
+                let request = pb::RegisterRequest {
+                    name,
+                    slots: 1,
+                    chromosome_cache: announce,
+                    weight_bytes,
+                    ..Default::default()
+                };
                 let id = client.register(request).await?.into_inner().worker_id;
                 let mut chromosomes = ChromosomeCache::new(cache);
                 let mut counts = StubCounts::default();

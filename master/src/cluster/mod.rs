@@ -7,6 +7,7 @@
 mod bench;
 mod compare;
 mod connection;
+mod directory;
 mod service;
 mod token;
 
@@ -55,6 +56,10 @@ pub struct ClusterOptions {
     /// Offer `DeliverBatches`, several outcomes a message (issue 14; the default). `false`
     /// serves as a master older than that: it never says it offers it.
     pub batch_delivery: bool,
+    /// Send networks as their origins, and name peers that hold them or their parents, to
+    /// workers that take them (issue 14; the default). `false` serves as a master older than
+    /// that: ids and weights only.
+    pub origins: bool,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -93,6 +98,7 @@ impl ClusterOptions {
             complete_leases: true,
             delivery_stream: true,
             batch_delivery: true,
+            origins: true,
         }
     }
 }
@@ -138,6 +144,10 @@ pub struct Counters {
     pub sent_by_id: AtomicU64,
     /// Networks sent to workers with their weights.
     pub sent_with_weights: AtomicU64,
+    /// Networks sent as their origins, for the worker to make (issue 14).
+    pub sent_by_origin: AtomicU64,
+    /// Networks sent by id, with peers to fetch them from (issue 14).
+    pub sent_from_peers: AtomicU64,
     /// Chromosomes workers fetched because their cache lacked an id they were sent.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
@@ -187,6 +197,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     service.complete_leases = options.complete_leases;
     service.delivery_stream = options.delivery_stream;
     service.batch_delivery = options.batch_delivery;
+    service.origins = options.origins;
     let reaper = service.clone();
     let closer = service.clone();
     let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -300,8 +311,9 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
-         {} not leased to their sender, {} failed; networks sent {} by id and {} with weights, {} \
-         fetched; {} calls refused (token), {} malformed requests, {} workers dropped{named}",
+         {} not leased to their sender, {} failed; networks sent {} by id, {} by origin, {} from \
+         peers and {} with weights, {} fetched; {} calls refused (token), {} malformed requests, {} \
+         workers dropped{named}",
         stats.completed,
         stats.re_leased,
         stats.backups,
@@ -310,6 +322,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         stats.not_leased,
         stats.failed,
         counters.sent_by_id.load(Relaxed),
+        counters.sent_by_origin.load(Relaxed),
+        counters.sent_from_peers.load(Relaxed),
         counters.sent_with_weights.load(Relaxed),
         counters.fetched.load(Relaxed),
         counters.refused.load(Relaxed),

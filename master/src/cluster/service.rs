@@ -14,13 +14,21 @@
 //! [`MAX_MIRROR`] at most) and sends a network's id alone when the mirror holds it, its weights
 //! otherwise. A worker that lacks an id anyway fetches the weights with `FetchChromosomes`, served
 //! from the open tasks that name it. Embedded workers share the tasks' `Arc`s and need none of it.
+//!
+//! **Origins and peers** (issue 14; see [`loa_proto::peers`]): a network the worker lacks goes,
+//! in this order of preference, as its origin when the mirror holds all its parents (the worker
+//! makes it), by id with peers that hold it ([`Directory`]), as its origin with peers that hold
+//! the parents the mirror lacks, and only then with its weights. Origins go only to workers that
+//! announced they make them, and peers are named only among workers that serve them.
 
+use super::directory::Directory;
 use super::{Counters, DropReason, MAX_LEASE};
 use crate::scheduler::{Completion, Scheduler, WorkerId};
-use loa_engine::network::ChromosomeId;
+use loa_engine::network::{Chromosome, ChromosomeId};
 use loa_engine::tasks::{Task, TaskOutcome};
 use loa_proto::cache::Mirror;
-use loa_proto::convert::{chromosome_to_proto, id_from_proto, result_from_proto, task_to_proto_with};
+use loa_proto::convert::task_to_proto_sending;
+use loa_proto::convert::{Sending, check_peer_address, chromosome_to_proto, id_from_proto, result_from_proto};
 use loa_proto::pb;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -47,6 +55,8 @@ struct Wire {
     mirror: Option<Mutex<Mirror>>,
     /// It reads weights as bytes (`Entrant.weights_le`).
     weight_bytes: bool,
+    /// It makes networks from their origins (`Entrant.origin`).
+    origins: bool,
 }
 
 /// The master's side of the service.
@@ -76,6 +86,28 @@ pub struct MasterService {
     /// Whether registration offers `DeliverBatches` (issue 14); `false` serves as a master older
     /// than that (see [`super::ClusterOptions::batch_delivery`]). It is served either way.
     pub batch_delivery: bool,
+    /// Whether networks go as their origins, and from peers, to workers that take them (issue
+    /// 14); `false` serves as a master older than that (see [`super::ClusterOptions::origins`]).
+    pub origins: bool,
+    /// Which serving workers hold which chromosomes. Locked after a mirror, never before.
+    directory: Arc<Mutex<Directory>>,
+    /// The token workers present to each other's `Peer` service: random, this process's own.
+    peer_token: Arc<str>,
+}
+
+/// A random token for the workers' `Peer` services (128 bits from the operating system; if it
+/// fails, from the process's randomly keyed hasher and the clock, which are still unknown to
+/// anyone outside).
+fn peer_token() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        use std::hash::BuildHasher;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let (a, b) = (std::collections::hash_map::RandomState::new(), std::collections::hash_map::RandomState::new());
+        bytes[..8].copy_from_slice(&a.hash_one(nanos).to_le_bytes());
+        bytes[8..].copy_from_slice(&b.hash_one(std::process::id()).to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn session_tag() -> u64 {
@@ -107,6 +139,9 @@ impl MasterService {
             complete_leases: true,
             delivery_stream: true,
             batch_delivery: true,
+            origins: true,
+            directory: Arc::default(),
+            peer_token: peer_token().into(),
         }
     }
 
@@ -114,48 +149,59 @@ impl MasterService {
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
     }
 
-    /// Tasks leased to `worker` as the wire carries them: a network by id alone where the mirror
-    /// of the worker's chromosome cache holds it, else with its weights in the form the worker
-    /// reads. The mirror is fed in reply order, which is the order the worker meets the ids in:
-    /// it asks for tasks with one call at a time (Lease or Complete) and resolves each reply
-    /// before its next such call.
+    /// Tasks leased to `worker` as the wire carries them: each network by id alone where the
+    /// mirror of the worker's chromosome cache holds it, else as the module docs say (by origin,
+    /// from peers, or with its weights, in the form the worker reads). The mirror is fed in reply
+    /// order, which is the order the worker meets the ids in: it asks for tasks with one call at
+    /// a time (Lease or Complete) and resolves each reply before its next such call.
     fn to_wire(&self, worker: WorkerId, leased: &[(u64, Arc<Task>)]) -> Vec<pb::Task> {
         if leased.is_empty() {
             return Vec::new();
         }
-        let (mut by_id, mut with_weights) = (0, 0);
+        let mut counts = [0u64; 4];
         let wire = self.wire(worker);
         let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
+        let origins = self.origins && wire.as_ref().is_some_and(|w| w.origins);
         let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
             Some(mirror) => {
                 // Held across the whole reply: the worker meets its ids in this order.
                 let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
-                let mut known = |id| {
-                    let held = mirror.touch(id);
-                    if held {
-                        by_id += 1
-                    } else {
-                        with_weights += 1
-                    }
-                    held
+                let mut directory = self.directory.lock().unwrap_or_else(|p| p.into_inner());
+                let mut decide = |c: &Chromosome| {
+                    let sending = sending(c, worker, origins, &mut mirror, &mut directory);
+                    counts[match sending {
+                        Sending::Id => 0,
+                        Sending::Origin(_) => 1,
+                        Sending::Sources(_) => 2,
+                        Sending::Weights => 3,
+                    }] += 1;
+                    sending
                 };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+                leased.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut decide, weight_bytes)).collect()
             }
             None => {
-                let mut known = |_| {
-                    with_weights += 1;
-                    false
+                let mut decide = |_: &Chromosome| {
+                    counts[3] += 1;
+                    Sending::Weights
                 };
-                leased.iter().map(|(id, task)| task_to_proto_with(*id, task, &mut known, weight_bytes)).collect()
+                leased.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut decide, weight_bytes)).collect()
             }
         };
+        let [by_id, by_origin, from_peers, with_weights] = counts;
         self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
+        self.counters.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
+        self.counters.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
         self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
         tasks
     }
 
     fn forget_wire(&self, worker: WorkerId) {
-        self.wires.lock().unwrap_or_else(|p| p.into_inner()).remove(&worker);
+        let wire = self.wires.lock().unwrap_or_else(|p| p.into_inner()).remove(&worker);
+        // The worker is no source any more (its mirror first, then the directory: the lock order).
+        let mirror = wire.as_ref().and_then(|w| w.mirror.as_ref());
+        let held: Vec<ChromosomeId> =
+            mirror.map(|m| m.lock().unwrap_or_else(|p| p.into_inner()).keys().copied().collect()).unwrap_or_default();
+        self.directory.lock().unwrap_or_else(|p| p.into_inner()).forget(worker, held);
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Instant>> {
@@ -300,6 +346,40 @@ impl MasterService {
     }
 }
 
+/// How network `c` goes to `worker` (see the module docs), and what that makes the worker hold:
+/// its mirror and the directory are fed as the worker will feed its cache (the parents it uses,
+/// in order, then the network).
+fn sending(c: &Chromosome, worker: WorkerId, origins: bool, mirror: &mut Mirror, directory: &mut Directory) -> Sending {
+    let id = c.id();
+    let hold = |mirror: &mut Mirror, directory: &mut Directory, key: ChromosomeId| {
+        if let (_, Some(evicted)) = mirror.touch_evicting(key) {
+            directory.evicted(evicted, worker);
+        }
+        directory.holds(key, worker);
+    };
+    if mirror.contains(&id) {
+        hold(mirror, directory, id);
+        return Sending::Id;
+    }
+    let origin = c.origin().filter(|_| origins);
+    let mut sources = Vec::new();
+    let sent = match origin {
+        Some(o) if o.parents().iter().all(|p| mirror.contains(p)) => Sending::Origin(sources),
+        _ if origins && directory.sources(id, worker, &mut sources) => Sending::Sources(sources),
+        Some(o) if o.parents().iter().all(|&p| mirror.contains(&p) || directory.sources(p, worker, &mut sources)) => {
+            Sending::Origin(sources)
+        }
+        _ => Sending::Weights,
+    };
+    if let (Sending::Origin(_), Some(o)) = (&sent, origin) {
+        for &p in o.parents() {
+            hold(mirror, directory, p);
+        }
+    }
+    hold(mirror, directory, id);
+    sent
+}
+
 #[tonic::async_trait]
 impl pb::master_server::Master for MasterService {
     async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
@@ -312,6 +392,22 @@ impl pb::master_server::Master for MasterService {
         if r.slots == 0 {
             return Err(self.invalid("slots: must be at least 1".into()));
         }
+        // Where other workers reach its Peer service, if it serves one (checked before anything
+        // is registered, so a refused call changes nothing).
+        let serving = match (r.peer_port, r.peer_host.as_str()) {
+            (0, "") => None,
+            (0, _) => return Err(self.invalid("peer_host: given without a peer_port".into())),
+            (port, _) if port > u32::from(u16::MAX) => {
+                return Err(self.invalid(format!("peer_port: {port} is not a port")));
+            }
+            (port, "") => address.map(|a| std::net::SocketAddr::new(a.ip(), port as u16).to_string()),
+            (port, host) => Some(format!("{host}:{port}")),
+        };
+        if let Some(serving) = &serving
+            && let Err(why) = check_peer_address(serving)
+        {
+            return Err(self.invalid(format!("peer_host: {why}")));
+        }
         let worker = self.scheduler.register(format!("{} ({} slots, {peer})", r.name, r.slots));
         if worker > 0xffff_ffff {
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
@@ -319,8 +415,14 @@ impl pb::master_server::Master for MasterService {
         self.remote().insert(worker, Instant::now());
         let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
         let mirror = (capacity > 0).then(|| Mutex::new(Mirror::new(capacity)));
-        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes });
+        let wire = Arc::new(Wire { mirror, weight_bytes: r.weight_bytes, origins: r.origins });
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, wire);
+        if let Some(serving) = serving
+            && self.origins
+            && capacity > 0
+        {
+            self.directory.lock().unwrap_or_else(|p| p.into_inner()).serve(worker, serving.into());
+        }
         if let Some(address) = address {
             self.peers.lock().unwrap_or_else(|p| p.into_inner()).entry(address).or_default().push(worker);
         }
@@ -330,6 +432,7 @@ impl pb::master_server::Master for MasterService {
             complete_leases: self.complete_leases,
             delivery_stream: self.delivery_stream,
             batch_delivery: self.batch_delivery,
+            peer_token: if self.origins { self.peer_token.to_string() } else { String::new() },
         }))
     }
 

@@ -19,17 +19,11 @@ impl TokenCheck {
     }
 }
 
-/// Compares in time independent of where the first difference is, so the token cannot be
-/// guessed byte by byte from response times.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 impl tonic::service::Interceptor for TokenCheck {
     fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
         let Some(expected) = &self.expected else { return Ok(request) };
         let given = request.metadata().get(loa_proto::TOKEN_HEADER).map(|v| v.as_bytes());
-        if given.is_some_and(|g| same(g, expected)) {
+        if given.is_some_and(|g| loa_proto::same_token(g, expected)) {
             return Ok(request);
         }
         let refused = self.counters.refused.fetch_add(1, Ordering::Relaxed) + 1;

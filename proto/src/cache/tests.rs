@@ -1,5 +1,6 @@
 use super::*;
-use crate::convert::{task_from_proto_with, task_to_proto_with};
+use crate::convert::{id_to_proto, task_from_proto_with, task_to_proto_with};
+use crate::pb;
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
 use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Task};
@@ -135,7 +136,8 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
 #[test]
 fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
     let mut cache = ChromosomeCache::new(8);
-    let mut resolved = Resolved { missing: vec![random_uniform(1).id()], ..Resolved::default() };
+    let mut resolved = Resolved::default();
+    resolved.missing = vec![random_uniform(1).id()];
     let other = crate::convert::chromosome_to_proto(&random_uniform(2), false);
     let err = resolved.accept_fetched(vec![other], &mut cache).unwrap_err();
     assert!(err.to_string().contains("was not asked for"), "{err}");

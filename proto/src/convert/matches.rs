@@ -2,13 +2,13 @@
 //! module's documentation for what is validated here and what only the master can check.
 
 use super::{
-    Resolve, entrant_from_proto, index_to_proto, known, match_from_proto, network_to_proto, rules_from_proto,
+    Resolve, Sending, entrant_from_proto, index_to_proto, known, match_from_proto, network_to_proto, rules_from_proto,
     rules_to_proto,
 };
 use crate::ProtoError;
 use crate::pb;
 use loa_engine::aloa::AloaKind;
-use loa_engine::network::ChromosomeId;
+use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
     Entrant, FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask,
@@ -19,12 +19,12 @@ use loa_engine::tasks::{
 
 fn match_entrant_to_proto(
     e: &MatchEntrant,
-    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    decide: &mut dyn FnMut(&Chromosome) -> Sending,
     weight_bytes: bool,
 ) -> pb::MatchEntrant {
     let kind = match e {
         MatchEntrant::Network { serial, chromosome } => {
-            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, known, weight_bytes))
+            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, decide, weight_bytes))
         }
         MatchEntrant::Fixed { serial, player } => {
             let (kind, depth, salt_or_seed) = match *player {
@@ -40,10 +40,10 @@ fn match_entrant_to_proto(
     pb::MatchEntrant { kind: Some(kind) }
 }
 
-/// The wire form of a match task (see [`super::task_to_proto_with`] for `known`).
+/// The wire form of a match task (see [`super::task_to_proto_sending`] for `decide`).
 pub(super) fn match_task_to_proto(
     m: &MatchTask,
-    known: &mut dyn FnMut(ChromosomeId) -> bool,
+    decide: &mut dyn FnMut(&Chromosome) -> Sending,
     weight_bytes: bool,
 ) -> pb::MatchTask {
     let format = match &m.format {
@@ -61,7 +61,7 @@ pub(super) fn match_task_to_proto(
         MatchFormat::Knockout { seed } => pb::match_task::Format::Knockout(pb::Knockout { seed: *seed }),
     };
     pb::MatchTask {
-        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, known, weight_bytes)).collect(),
+        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, decide, weight_bytes)).collect(),
         network_depth: m.network_depth,
         rules: Some(rules_to_proto(&m.rules)),
         format: Some(format),

@@ -1,0 +1,117 @@
+//! Origins (how a chromosome was bred) and sources (peers holding chromosomes) on the wire
+//! (issue 14). Both are hints a worker may use instead of weights; coming in, each is checked
+//! whole (counts bounded before anything is allocated for them, every step's state, variation
+//! and parameters), so [`Origin::make`] never meets a malformed origin.
+
+use super::{id_from_proto, id_to_proto, known};
+use crate::ProtoError;
+use crate::pb;
+use loa_engine::breeding::{Crossover, MAX_STEPS, Origin, Step, Variation};
+use loa_engine::network::ChromosomeId;
+
+/// Most sources one entrant names.
+pub const MAX_SOURCES: usize = 8;
+/// Longest peer address (`host:port`).
+pub const MAX_PEER_ADDRESS: usize = 300;
+
+/// The wire form of an origin.
+pub fn origin_to_proto(origin: &Origin) -> pb::Origin {
+    pb::Origin {
+        parents: origin.parents().iter().map(|&id| id_to_proto(id)).collect(),
+        steps: origin.steps().iter().map(step_to_proto).collect(),
+    }
+}
+
+fn step_to_proto(step: &Step) -> pb::BreedingStep {
+    use pb::breeding_step::Variation as V;
+    let variation = match step.variation {
+        Variation::Random => V::Random(pb::RandomAlleles {}),
+        Variation::UniformReset { probability } => V::UniformReset(pb::UniformReset { probability }),
+        Variation::Gaussian { step, probability } => V::Gaussian(pb::GaussianNoise { step, probability }),
+        Variation::Crossover(kind) => V::Crossover(match kind {
+            Crossover::SinglePoint => pb::CrossoverKind::SinglePoint,
+            Crossover::Uniform => pb::CrossoverKind::Uniform,
+            Crossover::PerNeuron => pb::CrossoverKind::PerNeuron,
+        } as i32),
+    };
+    pb::BreedingStep { state: step.state.to_vec(), variation: Some(variation) }
+}
+
+/// An origin from the wire, checked (field paths relative to the origin).
+pub fn origin_from_proto(origin: &pb::Origin) -> Result<Origin, ProtoError> {
+    if origin.parents.len() > 2 {
+        return Err(ProtoError::new("parents", format!("{} parents: an origin has at most 2", origin.parents.len())));
+    }
+    if origin.steps.is_empty() || origin.steps.len() > MAX_STEPS {
+        let n = origin.steps.len();
+        return Err(ProtoError::new("steps", format!("{n} steps: an origin has 1 to {MAX_STEPS}")));
+    }
+    let steps = origin
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| step_from_proto(s).map_err(|e| e.within(&format!("steps[{i}]"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let parents = origin.parents.iter().map(id_from_proto).collect();
+    // The engine's own checks (parent count, later steps mutations, parameters' ranges).
+    Origin::new(parents, steps).map_err(|e| ProtoError::new("", e.to_string()))
+}
+
+fn step_from_proto(step: &pb::BreedingStep) -> Result<Step, ProtoError> {
+    use pb::breeding_step::Variation as V;
+    let state: [u64; 4] = step
+        .state
+        .as_slice()
+        .try_into()
+        .map_err(|_| ProtoError::new("state", format!("{} words: the generator's state is 4", step.state.len())))?;
+    let variation = match &step.variation {
+        None => return Err(ProtoError::new("variation", "missing")),
+        Some(V::Random(_)) => Variation::Random,
+        Some(V::UniformReset(r)) => Variation::UniformReset { probability: r.probability },
+        Some(V::Gaussian(g)) => Variation::Gaussian { step: g.step, probability: g.probability },
+        Some(V::Crossover(kind)) => Variation::Crossover(match known("crossover", *kind)? {
+            pb::CrossoverKind::SinglePoint => Crossover::SinglePoint,
+            pb::CrossoverKind::Uniform => Crossover::Uniform,
+            pb::CrossoverKind::PerNeuron => Crossover::PerNeuron,
+            pb::CrossoverKind::Unspecified => return Err(ProtoError::new("crossover", "unspecified")),
+        }),
+    };
+    Ok(Step { variation, state })
+}
+
+/// The wire form of a source: chromosome `id` at the peer `peer` (`host:port`).
+pub fn source_to_proto(id: ChromosomeId, peer: &str) -> pb::Source {
+    pb::Source { id: Some(id_to_proto(id)), peer: peer.to_owned() }
+}
+
+/// Sources from the wire, checked: at most [`MAX_SOURCES`], each with an id and a peer address
+/// `host:port` of at most [`MAX_PEER_ADDRESS`] bytes (field paths relative to the entrant).
+pub fn sources_from_proto(sources: &[pb::Source]) -> Result<Vec<(ChromosomeId, String)>, ProtoError> {
+    if sources.len() > MAX_SOURCES {
+        return Err(ProtoError::new("sources", format!("{} sources: at most {MAX_SOURCES}", sources.len())));
+    }
+    sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let field = |f: &str| format!("sources[{i}].{f}");
+            let id = s.id.as_ref().ok_or_else(|| ProtoError::new(field("id"), "missing"))?;
+            check_peer_address(&s.peer).map_err(|why| ProtoError::new(field("peer"), why))?;
+            Ok((id_from_proto(id), s.peer.clone()))
+        })
+        .collect()
+}
+
+/// Why `address` is not a peer address `host:port` (at most [`MAX_PEER_ADDRESS`] bytes, a
+/// non-zero port), if it is not.
+pub fn check_peer_address(address: &str) -> Result<(), String> {
+    if address.len() > MAX_PEER_ADDRESS {
+        return Err(format!("longer than {MAX_PEER_ADDRESS} bytes"));
+    }
+    let authority: tonic::codegen::http::uri::Authority =
+        address.parse().map_err(|e| format!("{address:?} is not host:port ({e})"))?;
+    match authority.port_u16() {
+        Some(port) if port > 0 && authority.as_str() == address && !authority.host().is_empty() => Ok(()),
+        _ => Err(format!("{address:?} is not host:port with a port above 0")),
+    }
+}
