@@ -174,6 +174,10 @@ enum Command {
         /// generation) or repeat (the same four networks in every task).
         #[arg(long, value_enum, default_value_t = loa_master::cluster::Reuse::Knockout)]
         reuse: loa_master::cluster::Reuse,
+        /// Survivors a generation with --reuse knockout (a generation's tasks go out together,
+        /// each generation once the one before is done): 62 as the thesis, more for a cluster.
+        #[arg(long, default_value_t = 62)]
+        population: usize,
         /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
         /// its weights).
         #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
@@ -190,6 +194,23 @@ enum Command {
         /// DeliverBatches message (above 1 only with --protocol stream).
         #[arg(long, default_value_t = 1)]
         batch: u32,
+        /// The stub workers take networks with their weights instead of as their origins, as
+        /// workers before origins did.
+        #[arg(long)]
+        no_origins: bool,
+        /// Each stub worker serves the chromosomes it holds to the others on loopback, as workers
+        /// started with --peer-listen do: new networks then go as their origins and their
+        /// parents come from the stubs, not the master.
+        #[arg(long, conflicts_with = "no_origins")]
+        peers: bool,
+        /// Pin the master's gRPC threads to the first CPU and the stub workers to the others
+        /// (Linux, 2 CPUs or more), so the stubs' work cannot preempt the master's.
+        #[arg(long)]
+        pin: bool,
+        /// The stub workers take every network as sent, making and fetching nothing: the
+        /// master's work is the same, and the stubs keep up with it on the same machine.
+        #[arg(long)]
+        light_stubs: bool,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
         /// as child processes, alternately, and the medians and best figures are compared.
         #[arg(long)]
@@ -201,6 +222,33 @@ enum Command {
         /// build with itself leasing the old way (split at spaces).
         #[arg(long, requires = "baseline", allow_hyphen_values = true)]
         baseline_args: Option<String>,
+    },
+    /// The stub workers of bench-dispatch, which starts this in a process of its own (not for
+    /// use by hand): they work until standard input closes, then print their counts.
+    #[command(hide = true)]
+    BenchDispatchStubs {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        clients: usize,
+        #[arg(long)]
+        depth: u32,
+        #[arg(long)]
+        chromosome_cache: usize,
+        #[arg(long)]
+        float_weights: bool,
+        #[arg(long, value_enum)]
+        protocol: loa_master::cluster::Protocol,
+        #[arg(long)]
+        batch: u32,
+        #[arg(long)]
+        no_origins: bool,
+        #[arg(long)]
+        peers: bool,
+        #[arg(long)]
+        pin: bool,
+        #[arg(long)]
+        light_stubs: bool,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -287,10 +335,15 @@ fn run(cli: Cli) -> Result<(), String> {
             samples,
             depth,
             reuse,
+            population,
             chromosome_cache,
             float_weights,
             protocol,
             batch,
+            no_origins,
+            peers,
+            pin,
+            light_stubs,
             baseline,
             rounds,
             baseline_args,
@@ -325,23 +378,67 @@ fn run(cli: Cli) -> Result<(), String> {
                 if batch > 1 {
                     mine.extend(["--batch".to_owned(), batch.to_string()]);
                 }
+                if no_origins {
+                    mine.push("--no-origins".to_owned());
+                }
+                if population != 62 {
+                    mine.extend(["--population".to_owned(), population.to_string()]);
+                }
+                let flags = [(peers, "--peers"), (pin, "--pin"), (light_stubs, "--light-stubs")];
+                mine.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| (*flag).to_owned()));
                 let compared =
                     loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, &extra, &mine, rounds)?;
                 println!("{compared}");
                 return Ok(());
             }
-            let figures = loa_master::cluster::bench_dispatch(
+            let figures = loa_master::cluster::bench_dispatch(&loa_master::cluster::DispatchBench {
                 tasks,
                 clients,
                 samples,
                 depth,
                 reuse,
-                chromosome_cache,
-                !float_weights,
+                population,
+                cache: chromosome_cache,
+                weight_bytes: !float_weights,
                 protocol,
                 batch,
-            )?;
+                origins: !no_origins,
+                peers,
+                pin,
+                light: light_stubs,
+            })?;
             println!("{figures}");
+        }
+        Command::BenchDispatchStubs {
+            url,
+            clients,
+            depth,
+            chromosome_cache,
+            float_weights,
+            protocol,
+            batch,
+            no_origins,
+            peers,
+            pin,
+            light_stubs,
+        } => {
+            let bench = loa_master::cluster::DispatchBench {
+                tasks: 0,
+                clients,
+                samples: 1,
+                depth,
+                reuse: loa_master::cluster::Reuse::Repeat,
+                population: 0,
+                cache: chromosome_cache,
+                weight_bytes: !float_weights,
+                protocol,
+                batch,
+                origins: !no_origins,
+                peers,
+                pin,
+                light: light_stubs,
+            };
+            println!("{}", loa_master::cluster::run_stubs(&url, &bench)?);
         }
         Command::Experiment { config, out, flags } => {
             let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;

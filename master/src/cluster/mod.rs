@@ -11,7 +11,7 @@ mod directory;
 mod service;
 mod token;
 
-pub use bench::{DispatchFigures, Protocol, Reuse, bench_dispatch};
+pub use bench::{DispatchBench, DispatchFigures, Protocol, Reuse, bench_dispatch, run_stubs};
 pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
 
 pub use service::{MAX_MIRROR, MasterService};

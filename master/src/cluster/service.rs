@@ -42,6 +42,9 @@ use tonic::{Request, Response, Status};
 const MAX_NAME: usize = 200;
 /// Longest a lease call may wait for work.
 const MAX_WAIT: Duration = Duration::from_secs(10);
+/// How often a waiting lease call looks for a straggler's task to take a backup copy of (a
+/// task is a straggler's after 1 s at least, so this adds at most a quarter to that).
+const RECHECK: Duration = Duration::from_millis(250);
 /// The largest mirror of a worker's chromosome cache the master keeps, whatever the worker
 /// announced: about 60 bytes an id (slot and index entry), so 60 KiB per worker and 600 MiB for
 /// 10 000 workers at worst. A mirror smaller than the cache is still right: an LRU holds the last distinct ids it
@@ -442,17 +445,27 @@ impl pb::master_server::Master for MasterService {
         let max = r.max_tasks.clamp(1, MAX_LEASE) as usize;
         // A waiting call must end well before the worker counts as silent.
         let wait = Duration::from_millis(u64::from(r.wait_ms)).min(MAX_WAIT).min(self.lease_time / 2);
-        let deadline = Instant::now() + wait;
-        let mut pause = Duration::from_millis(2);
-        // Poll rather than block on the scheduler's condition variable: a blocked call would hold
-        // a runtime thread, and a thousand idle workers would need a thousand threads.
+        let deadline = tokio::time::Instant::now() + wait;
+        // Wait on the scheduler's notification rather than its condition variable (a blocked call
+        // would hold a runtime thread, and a thousand idle workers would need a thousand
+        // threads), and rather than polling (issue 14: between generations every worker waits,
+        // and ten thousand polling calls cost the master more than the tasks). It wakes the call
+        // when tasks are queued; the call also looks again every RECHECK, for a straggler's task
+        // to take a backup copy of (which nothing notifies).
         let leased = loop {
+            let arrived = self.scheduler.work_arrived().notified();
+            tokio::pin!(arrived);
+            // Registered before looking, so tasks queued in between are not missed.
+            arrived.as_mut().enable();
             let leased = self.scheduler.lease(worker, max);
-            if !leased.is_empty() || self.scheduler.is_closed() || Instant::now() >= deadline {
+            let now = tokio::time::Instant::now();
+            if !leased.is_empty() || self.scheduler.is_closed() || now >= deadline {
                 break leased;
             }
-            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
-            pause = (pause * 2).min(Duration::from_millis(50));
+            tokio::select! {
+                () = &mut arrived => {}
+                () = tokio::time::sleep_until(deadline.min(now + RECHECK)) => {}
+            }
         };
         let tasks = self.to_wire(worker, &leased);
         Ok(Response::new(pb::LeaseReply { tasks }))

@@ -184,6 +184,8 @@ pub struct Scheduler {
     state: Mutex<State>,
     /// Signalled when tasks are queued or the scheduler closes.
     work: Condvar,
+    /// The same for the gRPC service's lease calls, which wait on the async runtime.
+    work_arrived: tokio::sync::Notify,
     /// Signalled when an outcome arrives.
     outcomes: Condvar,
     lease_time: Duration,
@@ -203,6 +205,7 @@ impl Scheduler {
         Scheduler {
             state: Mutex::new(State::default()),
             work: Condvar::new(),
+            work_arrived: tokio::sync::Notify::new(),
             outcomes: Condvar::new(),
             lease_time,
             closed: AtomicBool::new(false),
@@ -212,6 +215,13 @@ impl Scheduler {
 
     fn now(&self) -> Instant {
         (self.clock)()
+    }
+
+    /// Notified (all waiters at once) when tasks are queued, leases expire or the scheduler
+    /// closes: what wakes the gRPC service's waiting lease calls (issue 14), which must not
+    /// block a runtime thread on [`Scheduler::lease_wait`]'s condition variable.
+    pub fn work_arrived(&self) -> &tokio::sync::Notify {
+        &self.work_arrived
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -264,6 +274,7 @@ impl Scheduler {
         s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
+        self.work_arrived.notify_waiters();
         info
     }
 
@@ -284,6 +295,7 @@ impl Scheduler {
         s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
+        self.work_arrived.notify_waiters();
     }
 
     /// The open task `id`, if any (to check an outcome against it).
@@ -522,10 +534,16 @@ impl Scheduler {
         s.in_flight -= expired.len();
         s.stats.in_flight = s.in_flight;
         s.stats.re_leased += expired.len() as u64;
+        let any = !expired.is_empty();
         s.queue.extend(expired);
         s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
+        // Called every tenth of a second by `collect`: the service's waiting calls wake only if
+        // there is something to lease.
+        if any {
+            self.work_arrived.notify_waiters();
+        }
     }
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids`.
@@ -592,6 +610,7 @@ impl Scheduler {
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.work.notify_all();
+        self.work_arrived.notify_waiters();
         self.outcomes.notify_all();
     }
 

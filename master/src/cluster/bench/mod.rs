@@ -1,0 +1,418 @@
+//! `master bench-dispatch`: how many tasks per second the cluster service can hand out and take
+//! back, measured with stub workers that answer at once over loopback, and so how many real
+//! workers one master can keep busy.
+//!
+//! The stubs keep a chromosome cache as real workers do (issue 14): they announce it, resolve the
+//! networks their tasks name by id, and fetch what they lack. How much the cache saves depends on
+//! how often a stub meets a network again, so the tasks follow one of three patterns
+//! ([`Reuse`]): every network new, the thesis's generations, or the same four networks throughout.
+//!
+//! The stubs lease as workers do ([`Protocol`]): by default they deliver outcomes on one
+//! `Deliver` stream each, every outcome carrying the next lease (one message each way a task,
+//! issue 14); `combined` makes them call `Complete` once a task instead, and `separate` call
+//! `Lease` after every `Complete`, as workers before issue 14 did.
+//!
+//! The stubs take networks as their origins (issue 14) unless told not to, and with `--peers`
+//! serve each other the chromosomes they hold, as workers started with `--peer-listen` do. They
+//! run in a process of their own ([`stubs`]), so that their work does not count as the
+//! master's; with `--pin` the master's gRPC threads also get a CPU of their own. The tasks are
+//! handed out as a run hands them out: a generation at a time for the thesis's pattern, whose
+//! networks are bred from the generation before.
+//!
+//! - [`workload`]: the tasks and the timed tournaments; [`stubs`]: the stub process;
+//!   [`threads`]: CPU time and pinning of threads.
+
+mod stubs;
+mod threads;
+mod workload;
+
+pub use stubs::run_stubs;
+
+use super::{ClusterOptions, serve};
+use crate::scheduler::Scheduler;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use stubs::StubCounts;
+use threads::{pin_process_except, pin_threads, threads_cpu};
+use workload::{tasks_for, time_tournaments};
+
+/// What the benchmark measured.
+#[derive(Clone, Debug)]
+pub struct DispatchFigures {
+    /// Tasks dispatched.
+    pub tasks: usize,
+    /// How the stubs leased.
+    pub protocol: Protocol,
+    /// Outcomes a stub delivered in one message (tasks it leased at a time); above 1 on
+    /// `DeliverBatches`.
+    pub batch: u32,
+    /// Calls the stubs made: Lease, Complete and FetchChromosomes.
+    pub calls: (u64, u64, u64),
+    /// Concurrent stub workers.
+    pub clients: usize,
+    /// Wall time.
+    pub seconds: f64,
+    /// CPU time of the master's gRPC threads.
+    pub master_cpu_seconds: f64,
+    /// Mean time of one real tournament at the benchmark's depth.
+    pub tournament_seconds: f64,
+    /// The depth of that tournament.
+    pub depth: u32,
+    /// How the tasks reuse networks.
+    pub reuse: Reuse,
+    /// The chromosome cache each stub announced and kept (0: none).
+    pub cache: usize,
+    /// The stubs read weights as bytes (else as floats).
+    pub weight_bytes: bool,
+    /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
+    pub lease_bytes: u64,
+    /// Networks the master sent by id alone (the stub holds them).
+    pub by_id: u64,
+    /// Networks the master sent with their weights.
+    pub with_weights: u64,
+    /// Chromosomes the stubs had to fetch.
+    pub fetched: u64,
+    /// The stubs took networks as their origins (issue 14).
+    pub origins: bool,
+    /// The stubs served their chromosomes to each other.
+    pub peers: bool,
+    /// The master's gRPC threads had a CPU of their own.
+    pub pin: bool,
+    /// The stubs took every network as sent (made and fetched nothing).
+    pub light: bool,
+    /// Networks the master sent as their origins.
+    pub by_origin: u64,
+    /// Networks the master sent by id with peers to fetch them from.
+    pub from_peers: u64,
+    /// Networks the stubs made from origins.
+    pub made: u64,
+    /// Chromosomes the stubs fetched from each other.
+    pub peer_fetched: u64,
+    /// Chromosomes asked of a stub that did not answer with them.
+    pub peer_misses: u64,
+}
+
+/// How the stub workers lease their tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    /// As `combined`, but each outcome a message on one `Deliver` stream per stub instead of a
+    /// `Complete` call (issue 14).
+    Stream,
+    /// Each `Complete` asks for the next task (`CompleteRequest.max_tasks`): one call a task;
+    /// `Lease` only when a reply brought none (issue 14).
+    Combined,
+    /// A `Lease` and a `Complete` a task, as workers before issue 14 did.
+    Separate,
+}
+
+impl Protocol {
+    /// The name `--protocol` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Stream => "stream",
+            Protocol::Combined => "combined",
+            Protocol::Separate => "separate",
+        }
+    }
+}
+
+/// How the benchmark's tasks reuse networks, which decides what a chromosome cache can save.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reuse {
+    /// Every task a knockout of four networks never seen before and without an origin (as from
+    /// files or evolution strategies): the cache's worst case.
+    Fresh,
+    /// The thesis's run (population 62 unless `--population` says otherwise, 10 generations an
+    /// epoch): each generation one knockout a survivor, of that survivor of the generation before
+    /// and three new networks bred from the survivors (two mutants and a child, with their
+    /// origins), and after every tenth generation one benchmark task a survivor against ALoA. A stub can only hold a network if it played
+    /// or fetched it before, so with many workers a cache alone saves little: new networks go as
+    /// their origins, and their parents come from the stubs that hold them (`--peers`).
+    Knockout,
+    /// The same four networks in every task, as in a match experiment of fixed networks: the
+    /// cache's best case (and the pattern of this benchmark before issue 14).
+    Repeat,
+}
+
+impl Reuse {
+    /// The name `--reuse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reuse::Fresh => "fresh",
+            Reuse::Knockout => "knockout",
+            Reuse::Repeat => "repeat",
+        }
+    }
+}
+
+impl DispatchFigures {
+    /// Tasks (each its calls' round trips) per second.
+    pub fn tasks_per_second(&self) -> f64 {
+        self.tasks as f64 / self.seconds
+    }
+    /// Master CPU per task.
+    pub fn cpu_per_task(&self) -> f64 {
+        self.master_cpu_seconds / self.tasks as f64
+    }
+    /// Single-slot workers one master core keeps busy: a slot needs a task every
+    /// `tournament_seconds`, and each costs the master `cpu_per_task`.
+    pub fn workers_per_core(&self) -> f64 {
+        self.tournament_seconds / self.cpu_per_task()
+    }
+}
+
+impl std::fmt::Display for DispatchFigures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "dispatch: {} tasks to {} stub workers in {:.2} s", self.tasks, self.clients, self.seconds)?;
+        writeln!(
+            f,
+            "  networks reused: {}; chromosome cache: {} per stub; weights as {}",
+            self.reuse.name(),
+            if self.cache == 0 { "none".to_owned() } else { self.cache.to_string() },
+            if self.weight_bytes { "bytes" } else { "floats" }
+        )?;
+        writeln!(
+            f,
+            "  networks sent: {} by id, {} with weights; {} fetched; lease payload {:.0} bytes per task",
+            self.by_id,
+            self.with_weights,
+            self.fetched,
+            self.lease_bytes as f64 / self.tasks as f64
+        )?;
+        if self.origins && self.light {
+            writeln!(
+                f,
+                "  origins: {} networks sent as their origins, {} by id from peers{}; light stubs (nothing made \
+                 or fetched)",
+                self.by_origin,
+                self.from_peers,
+                if self.peers { "" } else { "; the stubs serve no peers" }
+            )?;
+        } else if self.origins {
+            writeln!(
+                f,
+                "  origins: {} networks sent as their origins, {} by id from peers; the stubs made {}, fetched {} \
+                 chromosomes from each other ({} asked in vain){}",
+                self.by_origin,
+                self.from_peers,
+                self.made,
+                self.peer_fetched,
+                self.peer_misses,
+                if self.peers { "" } else { "; the stubs serve no peers" }
+            )?;
+        }
+        let (lease, complete, fetch) = self.calls;
+        // On a stream, outcomes are messages of one call per stub, not calls.
+        let delivered = match (self.protocol, self.batch) {
+            (Protocol::Stream, 1) => "Deliver messages",
+            (Protocol::Stream, _) => "DeliverBatches messages",
+            _ => "Complete",
+        };
+        let batch = if self.batch > 1 { format!(", {} outcomes a message", self.batch) } else { String::new() };
+        writeln!(
+            f,
+            "  leasing: {}{batch}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
+            self.protocol.name(),
+            (lease + complete + fetch) as f64 / self.tasks as f64
+        )?;
+        writeln!(f, "  {:.0} tasks/s", self.tasks_per_second())?;
+        let pinned = if self.pin { " (its gRPC threads on a CPU of their own)" } else { "" };
+        writeln!(f, "  master CPU {:.1} µs per task{pinned}", self.cpu_per_task() * 1e6)?;
+        writeln!(f, "  one {}-ply tournament: {:.1} ms", self.depth, self.tournament_seconds * 1e3)?;
+        write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
+    }
+}
+
+/// What `master bench-dispatch` runs: the workload and how the stub workers behave.
+#[derive(Clone, Debug)]
+pub struct DispatchBench {
+    /// Tasks to dispatch.
+    pub tasks: usize,
+    /// Concurrent stub workers.
+    pub clients: usize,
+    /// Real tournaments timed for the per-task time T.
+    pub samples: u32,
+    /// Their search depth.
+    pub depth: u32,
+    /// How the tasks reuse networks.
+    pub reuse: Reuse,
+    /// Survivors a generation in the thesis's pattern ([`Reuse::Knockout`]; 62 in the thesis):
+    /// the tasks of a generation, handed out together.
+    pub population: usize,
+    /// The chromosome cache each stub announces and keeps (0: none).
+    pub cache: usize,
+    /// The stubs read weights as bytes (else as floats, as older workers).
+    pub weight_bytes: bool,
+    /// How the stubs lease.
+    pub protocol: Protocol,
+    /// Tasks a stub leases at a time (above 1 only on the stream: `DeliverBatches`).
+    pub batch: u32,
+    /// The stubs take networks as their origins (issue 14), as workers do by default.
+    pub origins: bool,
+    /// Each stub serves its chromosomes to the others on loopback (`worker --peer-listen`).
+    pub peers: bool,
+    /// The master's gRPC threads on a CPU of their own (the first), the stubs on the others
+    /// (Linux, 2 CPUs or more): the stubs then cannot preempt the master, whose CPU per task is
+    /// what is measured, however much work they do (peers, origins).
+    pub pin: bool,
+    /// The stubs take every network as sent, without making or fetching anything (see
+    /// [`stubs`]): the master's work is the same, and the stubs keep up with it.
+    pub light: bool,
+}
+
+/// The arguments of `master bench-dispatch-stubs` for `bench` against the master at `url`.
+fn stub_arguments(url: &str, bench: &DispatchBench) -> Vec<String> {
+    let mut args: Vec<String> = [
+        ("--url", url.to_owned()),
+        ("--clients", bench.clients.to_string()),
+        ("--depth", bench.depth.to_string()),
+        ("--chromosome-cache", bench.cache.to_string()),
+        ("--protocol", bench.protocol.name().to_owned()),
+        ("--batch", bench.batch.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(flag, value)| [flag.to_owned(), value])
+    .collect();
+    let flags = [
+        (!bench.weight_bytes, "--float-weights"),
+        (!bench.origins, "--no-origins"),
+        (bench.peers, "--peers"),
+        (bench.pin, "--pin"),
+        (bench.light, "--light-stubs"),
+    ];
+    args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| (*flag).to_owned()));
+    args
+}
+
+/// Runs the service over loopback with `bench.clients` stub workers (in a process of their own,
+/// this binary's `bench-dispatch-stubs`) that complete `bench.tasks` tasks instantly (each with
+/// a real outcome), after timing `bench.samples` real tournaments at `bench.depth`. The tasks
+/// reuse networks as `bench.reuse` says, and go out a step at a time (see [`Reuse`]); the stubs
+/// keep a chromosome cache of `bench.cache`, resolve networks as workers do (ids, origins,
+/// peers, fetches) and lease as `bench.protocol` says, `bench.batch` tasks at a time.
+pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> {
+    let DispatchBench {
+        tasks,
+        clients,
+        samples,
+        depth,
+        reuse,
+        cache,
+        weight_bytes,
+        protocol,
+        batch,
+        origins,
+        peers,
+        pin,
+        light,
+        ..
+    } = bench.clone();
+    if !(1..=crate::cluster::MAX_LEASE).contains(&batch) || (batch > 1 && protocol != Protocol::Stream) {
+        return Err(format!(
+            "--batch must be in 1..={} and above 1 only with --protocol stream",
+            crate::cluster::MAX_LEASE
+        ));
+    }
+    if peers && (!origins || cache == 0) {
+        return Err("--peers needs origins and a chromosome cache".into());
+    }
+    if pin && std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return Err("--pin needs 2 CPUs or more".into());
+    }
+    let (tournament_seconds, _) = time_tournaments(samples, depth)?;
+    // Real tasks (2041 weights a network), so the payload is what workers really receive; their
+    // chromosomes' ids are computed on first dispatch, as in a run.
+    let steps = tasks_for(reuse, tasks, depth, bench.population)?;
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
+    let server =
+        serve(&scheduler, &ClusterOptions::new(([127, 0, 0, 1], 0).into(), None)).map_err(|e| e.to_string())?;
+    // The master's gRPC threads on the first CPU, this thread (and the stubs) on the others.
+    if pin && !(pin_process_except(0) && pin_threads("loa-rpc", 0, false)) {
+        return Err("--pin: the kernel refused to pin the threads".into());
+    }
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let child = Command::new(&me)
+        .arg("bench-dispatch-stubs")
+        .args(stub_arguments(&format!("http://{}", server.addr()), bench))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the stub workers ({}): {e}", me.display()))?;
+    let child = Mutex::new(child);
+    let exited = || child.lock().unwrap_or_else(|p| p.into_inner()).try_wait().ok().flatten().is_some();
+    // Timed from when every stub has registered.
+    let started = Instant::now();
+    while scheduler.workers().len() < clients && !exited() {
+        if started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let cpu_before = threads_cpu("loa-rpc");
+    let begun = Instant::now();
+    // A step at a time, each once the one before is done, as a run hands them out.
+    let mut next_id = 0u64;
+    for step in steps {
+        let ids: Vec<u64> = (next_id..next_id + step.len() as u64).collect();
+        next_id += step.len() as u64;
+        scheduler.submit(ids.iter().copied().zip(step).collect());
+        if scheduler.collect(&ids, exited, |_| {}).is_none() {
+            break;
+        }
+    }
+    let seconds = begun.elapsed().as_secs_f64();
+    let master_cpu_seconds = threads_cpu("loa-rpc") - cpu_before;
+    // The work is over: the stubs' standard input closes, then their waiting calls end.
+    let mut child = child.into_inner().unwrap_or_else(|p| p.into_inner());
+    drop(child.stdin.take());
+    scheduler.close();
+    let (mut out, mut err) = (String::new(), String::new());
+    if let Some(o) = child.stdout.as_mut() {
+        let _ = o.read_to_string(&mut out);
+    }
+    if let Some(e) = child.stderr.as_mut() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let counters = server.counters_handle();
+    server.shutdown();
+    if !status.success() {
+        return Err(format!("the stub workers failed ({status}): {}", err.trim()));
+    }
+    let counts =
+        out.lines().find_map(StubCounts::from_line).ok_or_else(|| format!("no counts from the stubs in {out:?}"))?;
+    if counts.done != tasks || scheduler.stats().completed != tasks as u64 {
+        return Err(format!("dispatched {} of {tasks} tasks", counts.done));
+    }
+    let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(DispatchFigures {
+        tasks,
+        protocol,
+        batch,
+        calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
+        clients,
+        seconds,
+        master_cpu_seconds,
+        tournament_seconds,
+        depth,
+        reuse,
+        cache,
+        weight_bytes,
+        lease_bytes: counts.lease_bytes,
+        by_id: sent(&counters.sent_by_id),
+        with_weights: sent(&counters.sent_with_weights),
+        fetched: counts.fetched,
+        origins,
+        peers,
+        pin,
+        light,
+        by_origin: sent(&counters.sent_by_origin),
+        from_peers: sent(&counters.sent_from_peers),
+        made: counts.made,
+        peer_fetched: counts.peer_fetched,
+        peer_misses: counts.peer_misses,
+    })
+}
