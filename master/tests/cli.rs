@@ -221,3 +221,31 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     assert!(out.contains("1 interleaved rounds") && out.contains("master CPU per task, median"), "{out}");
     assert!(out.contains("--reuse knockout --chromosome-cache 4096"), "{out}");
 }
+
+#[test]
+fn bench_dispatch_sends_new_networks_as_origins_made_from_parents_the_stubs_serve_each_other() {
+    // Ten generations of 8 knockouts: after the first (whose parents nobody holds yet), the new
+    // networks go as their origins and the stubs make them from parents they fetch from each
+    // other; the weights are the first population's and some of the first generation's.
+    let args = ["bench-dispatch", "--tasks", "80", "--clients", "4", "--samples", "1", "--depth", "1"];
+    let o = master(&[&args[..], &["--reuse", "knockout", "--population", "8", "--peers"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The number just before `before` on the line starting with `line`.
+    let number = |line: &str, before: &str| -> u64 {
+        let l = out.lines().find(|l| l.trim_start().starts_with(line)).unwrap_or_else(|| panic!("{line}: {out}"));
+        let head = l.split(before).next().unwrap_or_default();
+        head.rsplit([' ', ',']).find(|w| !w.is_empty()).and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("{out}"))
+    };
+    let (by_id, with_weights) = (number("networks sent", " by id"), number("networks sent", " with weights"));
+    let (by_origin, made) = (number("origins:", " networks sent as"), number("origins:", ", fetched"));
+    let (from_peers, peer_fetched) = (number("origins:", " by id from peers"), number("origins:", " chromosomes from"));
+    let fetched = number("networks sent", " fetched;");
+    assert_eq!(by_id + with_weights + by_origin + from_peers, 80 * 4, "{out}");
+    assert!(with_weights <= 8 + 24 && by_origin >= 9 * 24 - 8, "{out}");
+    assert!(made <= by_origin && by_origin - made <= fetched && peer_fetched > 0, "{out}");
+    // Light stubs take the networks as sent: the master sends the same way, nothing is made.
+    let o = master(&[&args[..], &["--reuse", "knockout", "--population", "8", "--peers", "--light-stubs"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && out.contains("light stubs (nothing made or fetched)"), "{out}");
+}

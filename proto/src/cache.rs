@@ -229,6 +229,8 @@ pub type ChromosomeCache = Lru<ChromosomeId, Arc<Chromosome>, IdHash>;
 
 mod resolve;
 
+#[cfg(test)]
+pub(crate) use resolve::tests as resolve_tests;
 pub use resolve::{Resolved, resolve_entrants};
 
 #[cfg(test)]

@@ -187,3 +187,6 @@ impl Peers {
         (got.into_values().collect(), misses)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -139,3 +139,47 @@ fn a_peer_nobody_can_reach_costs_fetches_not_results() {
     assert!(total(|r| r.peer_misses) > 0 && total(|r| r.fetched) > 0, "{reports:?}");
     assert_eq!(total(|r| r.unusable), 0, "{reports:?}");
 }
+
+#[test]
+fn peer_services_are_registered_checked_and_given_one_token() {
+    use loa_master::cluster::{self, ClusterOptions};
+    use loa_master::scheduler::Scheduler;
+    use loa_proto::pb;
+    use std::sync::Arc;
+    use tonic::Code;
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
+    let server = cluster::serve(&scheduler, &ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None)).unwrap();
+    let mut older = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None);
+    older.origins = false;
+    let older = cluster::serve(&scheduler, &older).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut client = raw(server.addr(), None).await;
+        let register = |port: u32, host: &str| pb::RegisterRequest {
+            name: "peer".into(),
+            slots: 1,
+            chromosome_cache: 16,
+            weight_bytes: true,
+            origins: true,
+            peer_port: port,
+            peer_host: host.into(),
+        };
+        for (port, host, field) in [
+            (0, "node-1", "peer_host: given without a peer_port"),
+            (70_000, "", "peer_port: 70000 is not a port"),
+            (5, "bad host", "peer_host: \"bad host:5\" is not host:port"),
+        ] {
+            let refused = client.register(register(port, host)).await.unwrap_err();
+            assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+            assert!(refused.message().starts_with(field), "{refused:?}");
+        }
+        assert_eq!(scheduler.workers().len(), 0, "a refused registration registers nothing");
+        // One token a master process, 128 random bits, the same for every worker.
+        let a = client.register(register(5, "")).await.unwrap().into_inner().peer_token;
+        let b = client.register(register(0, "")).await.unwrap().into_inner().peer_token;
+        assert!(a.len() == 32 && a.chars().all(|c| c.is_ascii_hexdigit()) && a == b, "{a} {b}");
+        // A master serving as one older than origins gives none.
+        let mut old = raw(older.addr(), None).await;
+        assert_eq!(old.register(register(5, "")).await.unwrap().into_inner().peer_token, "");
+    });
+}

@@ -547,3 +547,6 @@ impl pb::master_server::Master for MasterService {
         Ok(Response::new(pb::FetchChromosomesReply { chromosomes }))
     }
 }
+
+#[cfg(test)]
+mod tests;

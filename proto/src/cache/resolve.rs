@@ -320,3 +320,6 @@ impl Resolved {
         self.found.get(&id).cloned()
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -115,3 +115,84 @@ pub fn check_peer_address(address: &str) -> Result<(), String> {
         _ => Err(format!("{address:?} is not host:port with a port above 0")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loa_engine::breeding::BreedingRng;
+    use loa_engine::network::random_uniform;
+
+    fn step(variation: Variation) -> Step {
+        Step { variation, state: [1, 2, 3, 4] }
+    }
+
+    #[test]
+    fn origins_round_trip() {
+        let (a, b) = (random_uniform(1).id(), random_uniform(2).id());
+        let mut rng = BreedingRng::from_seed(3);
+        rng.next_u64();
+        let gaussian = Variation::Gaussian { step: 0.125, probability: 0.5 };
+        let origins = [
+            Origin::new(vec![], vec![step(Variation::Random)]),
+            Origin::new(
+                vec![a],
+                vec![Step { variation: Variation::UniformReset { probability: 0.15 }, state: rng.state() }],
+            ),
+            Origin::new(vec![a, b], vec![step(Variation::Crossover(Crossover::SinglePoint)), step(gaussian)]),
+            Origin::new(vec![b, a], vec![step(Variation::Crossover(Crossover::Uniform))]),
+            Origin::new(vec![a, b], vec![step(Variation::Crossover(Crossover::PerNeuron))]),
+        ];
+        for origin in origins {
+            let origin = origin.unwrap();
+            assert_eq!(origin_from_proto(&origin_to_proto(&origin)), Ok(origin));
+        }
+    }
+
+    /// The error for `o` changed by `change`: its field and problem.
+    fn refused(change: impl FnOnce(&mut pb::Origin)) -> (String, String) {
+        let a = random_uniform(1).id();
+        let mut o =
+            origin_to_proto(&Origin::new(vec![a], vec![step(Variation::UniformReset { probability: 0.2 })]).unwrap());
+        change(&mut o);
+        let e = origin_from_proto(&o).unwrap_err();
+        (e.field, e.problem)
+    }
+
+    #[test]
+    fn malformed_origins_are_refused_naming_the_field() {
+        let id = id_to_proto(random_uniform(5).id());
+        assert_eq!(refused(|o| o.parents = vec![id; 3]).0, "parents");
+        assert_eq!(refused(|o| o.steps.clear()).0, "steps");
+        assert_eq!(refused(|o| o.steps = vec![o.steps[0].clone(); 3]).0, "steps");
+        assert_eq!(refused(|o| o.steps[0].state.truncate(3)).0, "steps[0].state");
+        assert_eq!(refused(|o| o.steps[0].variation = None).0, "steps[0].variation");
+        let crossover = |kind| Some(pb::breeding_step::Variation::Crossover(kind));
+        let (field, problem) = refused(|o| o.steps[0].variation = crossover(99));
+        assert_eq!((field.as_str(), problem.as_str()), ("steps[0].crossover", "unknown value 99"));
+        assert_eq!(refused(|o| o.steps[0].variation = crossover(0)).1, "unspecified");
+        // The engine's checks, about the origin as a whole.
+        let (field, problem) = refused(|o| o.parents.push(id));
+        assert_eq!(field, "");
+        assert!(problem.contains("2 parents, but the first step takes 1"), "{problem}");
+        let nan = Some(pb::breeding_step::Variation::UniformReset(pb::UniformReset { probability: f64::NAN }));
+        assert!(refused(|o| o.steps[0].variation = nan).1.contains("probability NaN"));
+    }
+
+    #[test]
+    fn sources_are_bounded_and_name_peers_by_host_and_port() {
+        let id = random_uniform(1).id();
+        let good = ["127.0.0.1:5", "[::1]:7", "node-3.cluster:50052"];
+        let sources: Vec<pb::Source> = good.iter().map(|p| source_to_proto(id, p)).collect();
+        let back = sources_from_proto(&sources).unwrap();
+        assert_eq!(back, good.iter().map(|p| (id, (*p).to_owned())).collect::<Vec<_>>());
+        let long = format!("{}:1", "h".repeat(MAX_PEER_ADDRESS));
+        for bad in ["", "host", "host:0", "host:99999", "a b:1", "http://h:1", "h:1/x", long.as_str()] {
+            let e = sources_from_proto(&[source_to_proto(id, bad)]).unwrap_err();
+            assert_eq!(e.field, "sources[0].peer", "{bad:?}: {e}");
+        }
+        let e = sources_from_proto(&[pb::Source { id: None, peer: "h:1".into() }]).unwrap_err();
+        assert_eq!(e.field, "sources[0].id");
+        let e = sources_from_proto(&vec![source_to_proto(id, "h:1"); MAX_SOURCES + 1]).unwrap_err();
+        assert_eq!(e.field, "sources");
+    }
+}
