@@ -12,13 +12,19 @@ PORT=${PORT:-50051}
 BIN=${BIN:-$PWD/target/release}
 MASTER_HOST=${MASTER_HOST:-$(hostname -f)}
 export LOA_TOKEN=${LOA_TOKEN:-$(head -c 24 /dev/urandom | base64 | tr -d '/+=')}
+# Workers serve the chromosomes they hold to each other on PEER_PORT (PEERS=0: not at all), so
+# new networks travel as their origins and their parents come from peers, not the master.
+PEER_FLAGS=""
+if [ "${PEERS:-1}" != 0 ]; then
+  PEER_FLAGS="--peer-listen 0.0.0.0:${PEER_PORT:-50052}"
+fi
 
 pids=()
 while read -r host _; do
   case "$host" in ''|'#'*) continue ;; esac
   # The token goes through stdin, not the command line, so `ps` on the host does not show it.
   echo "$LOA_TOKEN" | ssh -o BatchMode=yes "$host" \
-    "read -r LOA_TOKEN; export LOA_TOKEN; exec '$BIN/worker' --master 'http://$MASTER_HOST:$PORT' --give-up-after 60" &
+    "read -r LOA_TOKEN; export LOA_TOKEN; exec '$BIN/worker' --master 'http://$MASTER_HOST:$PORT' --give-up-after 60 $PEER_FLAGS" &
   pids+=($!)
 done < "$HOSTS"
 "$BIN/master" run --config "$CONFIG" --out "$OUT" --listen "0.0.0.0:$PORT"

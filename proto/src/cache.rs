@@ -20,6 +20,17 @@
 //! wrong mirror costs a round trip, never a task and never a wrong game: every chromosome a
 //! worker plays either came with weights that hash to its id (checked) or was found under that
 //! id. Games are the same as with weights on every task, byte for byte.
+//!
+//! **Origins and peers** (issue 14). A network the worker lacks may come as its origin
+//! (`loa_engine::breeding::Origin`: its parents' ids and the breeding steps), which the worker
+//! makes again from the parents and checks against the id; the parents it lacks, and networks
+//! sent by id with sources, come from other workers ([`crate::peers`]). The master feeds its
+//! mirror with the parents, then the network, as the worker feeds its cache. What the worker
+//! fetches from peers goes into its cache when the fetch returns, after the rest of the reply,
+//! so near a full cache the two orders can differ: the mirror is then a little wrong, which, as
+//! above, costs a fetch. Whatever the worker cannot make or get from peers it fetches from the
+//! master. Every chromosome is still checked against its id, so games stay the same byte for
+//! byte ([`resolve_entrants`], [`Resolved::fetch_from_peers`]).
 
 use loa_engine::network::{Chromosome, ChromosomeId};
 use std::collections::HashMap;

@@ -8,6 +8,11 @@
 //! (Ctrl-C) makes it finish the tasks in hand, deliver them and leave; [`Control::kill`] drops
 //! everything at once without a word to the master, as a crashed machine would (for tests).
 //!
+//! New networks come as their origins (issue 14), which the worker makes from their parents;
+//! with `WorkerOptions::peer_listen` it also serves the chromosomes it holds to the master's
+//! other workers, which then fetch parents and survivors from it instead of from the master
+//! (`loa_proto::peers`).
+//!
 //! - [`options`]: how to run a worker ([`WorkerOptions`]).
 //! - [`serve`]: [`run`], a worker's life from connecting to leaving.
 //! - [`control`]: [`Control`] to stop it, [`spawn`] and [`WorkerHandle`] for a background worker.

@@ -114,12 +114,10 @@ async fn serve_peers(
         .await
         .map_err(|e| WorkerError::Options(format!("--peer-listen {address}: {e}")))?;
     let port = listener.local_addr().map_err(WorkerError::Io)?.port();
-    let service = PeerService::new(Arc::clone(cache), token.clone()).into_server();
+    let service = PeerService::new(Arc::clone(cache), token.clone());
     let control = control.clone();
     let serving = tokio::spawn(async move {
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        let server = tonic::transport::Server::builder().add_service(service);
-        if let Err(e) = server.serve_with_incoming_shutdown(incoming, stopped(&control)).await {
+        if let Err(e) = service.serve(listener, stopped(&control)).await {
             eprintln!("worker: the peer service stopped: {e}");
         }
     });

@@ -148,6 +148,8 @@ pub struct Counters {
     pub sent_by_origin: AtomicU64,
     /// Networks sent by id, with peers to fetch them from (issue 14).
     pub sent_from_peers: AtomicU64,
+    /// Protobuf bytes of the tasks sent (without gRPC and HTTP/2 framing).
+    pub task_bytes: AtomicU64,
     /// Chromosomes workers fetched because their cache lacked an id they were sent.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
@@ -312,8 +314,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
          {} not leased to their sender, {} failed; networks sent {} by id, {} by origin, {} from \
-         peers and {} with weights, {} fetched; {} calls refused (token), {} malformed requests, {} \
-         workers dropped{named}",
+         peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
+         malformed requests, {} workers dropped{named}",
         stats.completed,
         stats.re_leased,
         stats.backups,
@@ -326,6 +328,7 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         counters.sent_from_peers.load(Relaxed),
         counters.sent_with_weights.load(Relaxed),
         counters.fetched.load(Relaxed),
+        counters.task_bytes.load(Relaxed) / 1024,
         counters.refused.load(Relaxed),
         counters.invalid.load(Relaxed),
         drops.len()

@@ -165,7 +165,7 @@ impl MasterService {
         let wire = self.wire(worker);
         let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
         let origins = self.origins && wire.as_ref().is_some_and(|w| w.origins);
-        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
+        let tasks: Vec<pb::Task> = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
             Some(mirror) => {
                 // Held across the whole reply: the worker meets its ids in this order.
                 let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
@@ -195,6 +195,8 @@ impl MasterService {
         self.counters.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
         self.counters.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
         self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
+        let bytes: usize = tasks.iter().map(prost::Message::encoded_len).sum();
+        self.counters.task_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         tasks
     }
 
@@ -360,8 +362,8 @@ fn sending(c: &Chromosome, worker: WorkerId, origins: bool, mirror: &mut Mirror,
         }
         directory.holds(key, worker);
     };
-    if mirror.contains(&id) {
-        hold(mirror, directory, id);
+    // Held: made the most recent (one lookup); the directory has listed it since it was sent.
+    if mirror.get(&id).is_some() {
         return Sending::Id;
     }
     let origin = c.origin().filter(|_| origins);
@@ -375,8 +377,13 @@ fn sending(c: &Chromosome, worker: WorkerId, origins: bool, mirror: &mut Mirror,
         _ => Sending::Weights,
     };
     if let (Sending::Origin(_), Some(o)) = (&sent, origin) {
+        // The worker will hold the parents, but is not listed as their source: their first
+        // holders serve them (a survivor's few fetches a generation), and the directory does
+        // half the work.
         for &p in o.parents() {
-            hold(mirror, directory, p);
+            if let (_, Some(evicted)) = mirror.touch_evicting(p) {
+                directory.evicted(evicted, worker);
+            }
         }
     }
     hold(mirror, directory, id);

@@ -12,11 +12,8 @@ use tonic::Code;
 async fn serve(cache: &Arc<Mutex<ChromosomeCache>>, token: &PeerToken) -> String {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let service = PeerService::new(Arc::clone(cache), token.clone()).into_server();
-    tokio::spawn(async move {
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming).await
-    });
+    let service = PeerService::new(Arc::clone(cache), token.clone());
+    tokio::spawn(service.serve(listener, std::future::pending()));
     address
 }
 

@@ -126,15 +126,12 @@ async fn serve_peers(
     let listener =
         tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| tonic::Status::internal(e.to_string()))?;
     let port = listener.local_addr().map_err(|e| tonic::Status::internal(e.to_string()))?.port();
-    let service = PeerService::new(Arc::clone(cache), token.clone()).into_server();
+    let service = PeerService::new(Arc::clone(cache), token.clone());
     tokio::spawn(async move {
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-        let stopped = async move {
-            let _ = stop.wait_for(|s| *s).await;
-        };
-        let _ = tonic::transport::Server::builder()
-            .add_service(service)
-            .serve_with_incoming_shutdown(incoming, stopped)
+        let _ = service
+            .serve(listener, async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
             .await;
     });
     Ok(port)
