@@ -258,7 +258,7 @@ pub struct DispatchBench {
     /// what is measured, however much work they do (peers, origins).
     pub pin: bool,
     /// The stubs take every network as sent, without making or fetching anything (see
-    /// [`stubs`]): the master's work is the same, and the stubs keep up with it.
+    /// the stub process's docs): the master's work is the same, and the stubs keep up with it.
     pub light: bool,
 }
 
