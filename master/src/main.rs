@@ -178,39 +178,8 @@ enum Command {
         /// each generation once the one before is done): 62 as the thesis, more for a cluster.
         #[arg(long, default_value_t = 62)]
         population: usize,
-        /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
-        /// its weights).
-        #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
-        chromosome_cache: usize,
-        /// The stub workers read weights as floats, as workers before weights travelled as bytes.
-        #[arg(long)]
-        float_weights: bool,
-        /// How the stub workers lease and deliver: stream (each outcome a message on one Deliver
-        /// stream, carrying the next lease), combined (each Complete call carries the next lease,
-        /// one call a task) or separate (a Lease and a Complete a task, as workers before issue 14).
-        #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Stream)]
-        protocol: loa_master::cluster::Protocol,
-        /// Tasks a stub worker leases at a time and whose outcomes it delivers in one
-        /// DeliverBatches message (above 1 only with --protocol stream).
-        #[arg(long, default_value_t = 1)]
-        batch: u32,
-        /// The stub workers take networks with their weights instead of as their origins, as
-        /// workers before origins did.
-        #[arg(long)]
-        no_origins: bool,
-        /// Each stub worker serves the chromosomes it holds to the others on loopback, as workers
-        /// started with --peer-listen do: new networks then go as their origins and their
-        /// parents come from the stubs, not the master.
-        #[arg(long, conflicts_with = "no_origins")]
-        peers: bool,
-        /// Pin the master's gRPC threads to the first CPU and the stub workers to the others
-        /// (Linux, 2 CPUs or more), so the stubs' work cannot preempt the master's.
-        #[arg(long)]
-        pin: bool,
-        /// The stub workers take every network as sent, making and fetching nothing: the
-        /// master's work is the same, and the stubs keep up with it on the same machine.
-        #[arg(long)]
-        light_stubs: bool,
+        #[command(flatten)]
+        stubs: StubFlags,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
         /// as child processes, alternately, and the medians and best figures are compared.
         #[arg(long)]
@@ -233,22 +202,8 @@ enum Command {
         clients: usize,
         #[arg(long)]
         depth: u32,
-        #[arg(long)]
-        chromosome_cache: usize,
-        #[arg(long)]
-        float_weights: bool,
-        #[arg(long, value_enum)]
-        protocol: loa_master::cluster::Protocol,
-        #[arg(long)]
-        batch: u32,
-        #[arg(long)]
-        no_origins: bool,
-        #[arg(long)]
-        peers: bool,
-        #[arg(long)]
-        pin: bool,
-        #[arg(long)]
-        light_stubs: bool,
+        #[command(flatten)]
+        stubs: StubFlags,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -275,6 +230,75 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// How bench-dispatch's stub workers behave (shared by `bench-dispatch` and the stub process it
+/// starts).
+#[derive(clap::Args, Clone, Debug)]
+struct StubFlags {
+    /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
+    /// its weights).
+    #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
+    chromosome_cache: usize,
+    /// The stub workers read weights as floats, as workers before weights travelled as bytes.
+    #[arg(long)]
+    float_weights: bool,
+    /// How the stub workers lease and deliver: stream (each outcome a message on one Deliver
+    /// stream, carrying the next lease), combined (each Complete call carries the next lease,
+    /// one call a task) or separate (a Lease and a Complete a task, as workers before issue 14).
+    #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Stream)]
+    protocol: loa_master::cluster::Protocol,
+    /// Tasks a stub worker leases at a time and whose outcomes it delivers in one
+    /// DeliverBatches message (above 1 only with --protocol stream).
+    #[arg(long, default_value_t = 1)]
+    batch: u32,
+    /// The stub workers take networks with their weights instead of as their origins, as
+    /// workers before origins did.
+    #[arg(long)]
+    no_origins: bool,
+    /// Each stub worker serves the chromosomes it holds to the others on loopback, as workers
+    /// started with --peer-listen do: new networks then go as their origins and their
+    /// parents come from the stubs, not the master.
+    #[arg(long, conflicts_with = "no_origins")]
+    peers: bool,
+    /// Pin the master's gRPC threads to the first CPU and the stub workers to the others
+    /// (Linux, 2 CPUs or more), so the stubs' work cannot preempt the master's.
+    #[arg(long)]
+    pin: bool,
+    /// The stub workers take every network as sent, making and fetching nothing: the
+    /// master's work is the same, and the stubs keep up with it on the same machine.
+    #[arg(long)]
+    light_stubs: bool,
+}
+
+impl StubFlags {
+    /// The benchmark these flags and the workload describe.
+    fn bench(
+        &self,
+        tasks: usize,
+        clients: usize,
+        samples: u32,
+        depth: u32,
+        reuse: loa_master::cluster::Reuse,
+        population: usize,
+    ) -> loa_master::cluster::DispatchBench {
+        loa_master::cluster::DispatchBench {
+            tasks,
+            clients,
+            samples,
+            depth,
+            reuse,
+            population,
+            cache: self.chromosome_cache,
+            weight_bytes: !self.float_weights,
+            protocol: self.protocol,
+            batch: self.batch,
+            origins: !self.no_origins,
+            peers: self.peers,
+            pin: self.pin,
+            light: self.light_stubs,
+        }
+    }
 }
 
 fn options(flags: &RunFlags) -> Result<RunOptions, String> {
@@ -336,14 +360,7 @@ fn run(cli: Cli) -> Result<(), String> {
             depth,
             reuse,
             population,
-            chromosome_cache,
-            float_weights,
-            protocol,
-            batch,
-            no_origins,
-            peers,
-            pin,
-            light_stubs,
+            stubs,
             baseline,
             rounds,
             baseline_args,
@@ -366,78 +383,40 @@ fn run(cli: Cli) -> Result<(), String> {
                     "--reuse".to_owned(),
                     reuse.name().to_owned(),
                     "--chromosome-cache".to_owned(),
-                    chromosome_cache.to_string(),
+                    stubs.chromosome_cache.to_string(),
                 ];
-                if float_weights {
+                if stubs.float_weights {
                     own.push("--float-weights".to_owned());
                 }
                 let extra: Vec<String> =
                     baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
                 let mut mine = own.clone();
-                mine.extend(["--protocol".to_owned(), protocol.name().to_owned()]);
-                if batch > 1 {
-                    mine.extend(["--batch".to_owned(), batch.to_string()]);
-                }
-                if no_origins {
-                    mine.push("--no-origins".to_owned());
+                mine.extend(["--protocol".to_owned(), stubs.protocol.name().to_owned()]);
+                if stubs.batch > 1 {
+                    mine.extend(["--batch".to_owned(), stubs.batch.to_string()]);
                 }
                 if population != 62 {
                     mine.extend(["--population".to_owned(), population.to_string()]);
                 }
-                let flags = [(peers, "--peers"), (pin, "--pin"), (light_stubs, "--light-stubs")];
+                let flags = [
+                    (stubs.no_origins, "--no-origins"),
+                    (stubs.peers, "--peers"),
+                    (stubs.pin, "--pin"),
+                    (stubs.light_stubs, "--light-stubs"),
+                ];
                 mine.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| (*flag).to_owned()));
                 let compared =
                     loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, &extra, &mine, rounds)?;
                 println!("{compared}");
                 return Ok(());
             }
-            let figures = loa_master::cluster::bench_dispatch(&loa_master::cluster::DispatchBench {
-                tasks,
-                clients,
-                samples,
-                depth,
-                reuse,
-                population,
-                cache: chromosome_cache,
-                weight_bytes: !float_weights,
-                protocol,
-                batch,
-                origins: !no_origins,
-                peers,
-                pin,
-                light: light_stubs,
-            })?;
+            let bench = stubs.bench(tasks, clients, samples, depth, reuse, population);
+            let figures = loa_master::cluster::bench_dispatch(&bench)?;
             println!("{figures}");
         }
-        Command::BenchDispatchStubs {
-            url,
-            clients,
-            depth,
-            chromosome_cache,
-            float_weights,
-            protocol,
-            batch,
-            no_origins,
-            peers,
-            pin,
-            light_stubs,
-        } => {
-            let bench = loa_master::cluster::DispatchBench {
-                tasks: 0,
-                clients,
-                samples: 1,
-                depth,
-                reuse: loa_master::cluster::Reuse::Repeat,
-                population: 0,
-                cache: chromosome_cache,
-                weight_bytes: !float_weights,
-                protocol,
-                batch,
-                origins: !no_origins,
-                peers,
-                pin,
-                light: light_stubs,
-            };
+        Command::BenchDispatchStubs { url, clients, depth, stubs } => {
+            // The workload is the parent's: the stubs only answer what they are sent.
+            let bench = stubs.bench(0, clients, 1, depth, loa_master::cluster::Reuse::Repeat, 0);
             println!("{}", loa_master::cluster::run_stubs(&url, &bench)?);
         }
         Command::Experiment { config, out, flags } => {
