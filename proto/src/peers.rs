@@ -200,7 +200,7 @@ impl Peers {
                         answered += 1;
                     }
                 }
-                misses += (ids.len() - answered) as u64;
+                misses += ids.len().saturating_sub(answered) as u64;
             }
         }
         (got.into_values().collect(), misses)

@@ -20,6 +20,15 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
     if options.slots == 0 {
         return Err(WorkerError::Options("--slots must be at least 1".into()));
     }
+    if let Some(host) = &options.peer_host {
+        // Checked here as the master will check it, so a typo stops the worker at once with the
+        // reason, rather than have the master refuse every registration.
+        loa_proto::convert::check_peer_address(&format!("{host}:1"))
+            .map_err(|why| WorkerError::Options(format!("--peer-host {host:?}: {why}")))?;
+        if options.peer_listen.is_none() {
+            return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
+        }
+    }
     let most = loa_proto::MAX_TASKS_PER_CALL as usize;
     if !(1..=most).contains(&options.batch) {
         return Err(WorkerError::Options(format!("--batch must be in 1..={most}, got {}", options.batch)));
