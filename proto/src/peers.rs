@@ -32,8 +32,13 @@ pub const MAX_PEER_IDS: usize = 16;
 const MAX_PEER_REQUEST: usize = 64 << 10;
 /// Largest reply a peer sends or accepts (16 chromosomes of 8 KiB).
 const MAX_PEER_REPLY: usize = 1 << 20;
-/// How long a fetch from one peer may take, connecting included.
-const PEER_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a fetch from one peer may take, connecting included: on a cluster's network one
+/// takes a millisecond or so, and a worker waits for it before it can play.
+const PEER_DEADLINE: Duration = Duration::from_secs(1);
+/// How long a peer that failed a call (unreachable, refusing, timing out) is skipped: a
+/// firewalled or dead peer the master still names then costs one deadline a while, not one a
+/// task.
+const FAILED_PEER_PAUSE: Duration = Duration::from_secs(30);
 /// Most peer connections a worker keeps open; past it they are all dropped and made again as
 /// needed (a worker meets few peers a generation, but a long run meets them all).
 const MAX_CONNECTIONS: usize = 256;
@@ -121,17 +126,34 @@ impl pb::peer_server::Peer for PeerService {
     }
 }
 
-/// The client side: connections to peers, made as needed, and the token to present.
+/// The client side: connections to peers, made as needed, the token to present, and the peers
+/// skipped for a while after a failed call.
 #[derive(Debug, Default)]
 pub struct Peers {
     token: PeerToken,
     connections: Mutex<HashMap<String, PeerClient<Channel>>>,
+    /// When each peer last failed a call.
+    failed: Mutex<HashMap<String, std::time::Instant>>,
 }
 
 impl Peers {
     /// Peers called with `token`.
     pub fn new(token: PeerToken) -> Peers {
-        Peers { token, connections: Mutex::default() }
+        Peers { token, connections: Mutex::default(), failed: Mutex::default() }
+    }
+
+    /// Whether `peer` failed a call in the last [`FAILED_PEER_PAUSE`] (it is skipped meanwhile).
+    pub fn is_failing(&self, peer: &str) -> bool {
+        let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        failed.get(peer).is_some_and(|at| at.elapsed() < FAILED_PEER_PAUSE)
+    }
+
+    fn failing(&self, peer: String) {
+        let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        if failed.len() >= MAX_CONNECTIONS {
+            failed.retain(|_, at| at.elapsed() < FAILED_PEER_PAUSE);
+        }
+        failed.insert(peer, std::time::Instant::now());
     }
 
     /// A client of the peer at `address` (`host:port`), connecting lazily.
@@ -152,7 +174,8 @@ impl Peers {
 
     /// Asks peers for the chromosomes `wanted` (each with the peers that hold it, in order):
     /// every first peer at once, then the next peer of each chromosome still lacking, and so
-    /// on. Returns the chromosomes got, each checked against its id, and how many asks failed.
+    /// on, skipping peers that failed a call lately. Returns the chromosomes got, each checked
+    /// against its id, and how many asks failed (a skipped peer's included).
     pub async fn fetch(&self, wanted: &[(ChromosomeId, Vec<String>)]) -> (Vec<Arc<Chromosome>>, u64) {
         let mut got: HashMap<ChromosomeId, Arc<Chromosome>> = HashMap::new();
         let mut misses = 0;
@@ -172,7 +195,8 @@ impl Peers {
             }
             let mut calls = tokio::task::JoinSet::new();
             for (peer, ids) in asks {
-                let Some(mut client) = self.client(&peer) else {
+                let client = if self.is_failing(&peer) { None } else { self.client(&peer) };
+                let Some(mut client) = client else {
                     misses += ids.len() as u64;
                     continue;
                 };
@@ -185,11 +209,14 @@ impl Peers {
                         request.metadata_mut().insert(crate::TOKEN_HEADER, value);
                     }
                     let reply = tokio::time::timeout(PEER_DEADLINE, client.chromosomes(request)).await;
-                    (ids, reply.ok().and_then(Result::ok).map(|r| r.into_inner().chromosomes))
+                    (peer, ids, reply.ok().and_then(Result::ok).map(|r| r.into_inner().chromosomes))
                 });
             }
             while let Some(joined) = calls.join_next().await {
-                let Ok((ids, reply)) = joined else { continue };
+                let Ok((peer, ids, reply)) = joined else { continue };
+                if reply.is_none() {
+                    self.failing(peer);
+                }
                 let mut answered = 0;
                 for sent in reply.unwrap_or_default() {
                     // Only what was asked of this peer, and only what hashes to the id it claims.

@@ -97,6 +97,19 @@ async fn fetches_go_to_the_next_peer_when_one_fails_and_take_only_what_was_asked
     assert_eq!(got, expected);
     // a: the closed port; b: the wrong token, then a peer without it; the last id: nobody has it.
     assert_eq!(misses, 1 + 2 + 1);
+    // The closed port and the wrong token failed their calls: they are skipped for a while (a
+    // dead or firewalled peer costs a deadline once, not every task); a peer that only lacked
+    // something is not.
+    assert!(peers.is_failing(&closed) && peers.is_failing(&wanted[1].1[0]) && !peers.is_failing(&wanted[2].1[0]));
+    // Even once something serves there again, until the pause is over.
+    let listener = tokio::net::TcpListener::bind(&closed).await.unwrap();
+    let service = PeerService::new(cache_of(&[&a], 8), token("k"));
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    let again = vec![(a.id(), vec![closed.clone(), wanted[0].1[1].clone()])];
+    let (got, misses) = peers.fetch(&again).await;
+    assert_eq!((got.len(), misses), (1, 1), "a from the second peer, the first skipped");
+    let fresh = Peers::new(token("k"));
+    assert_eq!(fresh.fetch(&again).await.1, 0, "a new client asks the first peer, which now serves");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
