@@ -27,8 +27,9 @@ use crate::scheduler::{Completion, Scheduler, WorkerId};
 use loa_engine::network::{Chromosome, ChromosomeId};
 use loa_engine::tasks::{Task, TaskOutcome};
 use loa_proto::cache::Mirror;
-use loa_proto::convert::task_to_proto_sending;
-use loa_proto::convert::{Sending, check_peer_address, chromosome_to_proto, id_from_proto, result_from_proto};
+use loa_proto::convert::{
+    Sending, check_peer_address, chromosome_to_proto, id_from_proto, result_from_proto, task_to_proto_sending,
+};
 use loa_proto::pb;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -356,11 +357,11 @@ impl MasterService {
 /// in order, then the network).
 fn sending(c: &Chromosome, worker: WorkerId, origins: bool, mirror: &mut Mirror, directory: &mut Directory) -> Sending {
     let id = c.id();
-    let hold = |mirror: &mut Mirror, directory: &mut Directory, key: ChromosomeId| {
+    // The worker will hold `key`: the mirror says so, and forgets what that evicts.
+    let touch = |mirror: &mut Mirror, directory: &mut Directory, key: ChromosomeId| {
         if let (_, Some(evicted)) = mirror.touch_evicting(key) {
             directory.evicted(evicted, worker);
         }
-        directory.holds(key, worker);
     };
     // Held: made the most recent (one lookup); the directory has listed it since it was sent.
     if mirror.get(&id).is_some() {
@@ -381,12 +382,11 @@ fn sending(c: &Chromosome, worker: WorkerId, origins: bool, mirror: &mut Mirror,
         // holders serve them (a survivor's few fetches a generation), and the directory does
         // half the work.
         for &p in o.parents() {
-            if let (_, Some(evicted)) = mirror.touch_evicting(p) {
-                directory.evicted(evicted, worker);
-            }
+            touch(mirror, directory, p);
         }
     }
-    hold(mirror, directory, id);
+    touch(mirror, directory, id);
+    directory.holds(id, worker);
     sent
 }
 

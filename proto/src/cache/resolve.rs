@@ -5,8 +5,9 @@
 
 use super::ChromosomeCache;
 use crate::ProtoError;
-use crate::convert::sources_from_proto;
-use crate::convert::{chromosome_from_proto, has_weights, id_from_proto, id_to_proto, origin_from_proto};
+use crate::convert::{
+    chromosome_from_proto, has_weights, id_from_proto, id_to_proto, origin_from_proto, sources_from_proto,
+};
 use crate::pb;
 use crate::peers::Peers;
 use loa_engine::breeding::Origin;
@@ -108,22 +109,17 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
                 resolved.unusable += 1;
                 Vec::new()
             });
-            let origin = origin.map(|o| {
-                let topology = Topology::from_name(&entrant.topology);
-                match (origin_from_proto(&o), topology) {
-                    (Ok(origin), Some(topology)) => Some((origin, topology)),
-                    _ => {
-                        resolved.unusable += 1;
-                        None
-                    }
+            let origin = origin.and_then(|o| match (origin_from_proto(&o), Topology::from_name(&entrant.topology)) {
+                (Ok(origin), Some(topology)) => Some((origin, topology)),
+                _ => {
+                    resolved.unusable += 1;
+                    None
                 }
             });
-            if let Some(Some((origin, topology))) = origin {
+            if let Some((origin, topology)) = origin {
                 resolved.by_origin(task_id, id, origin, topology, &sources, cache);
-            } else if resolved.want(id, &sources) {
-                resolved.waiting.push(Waiting { task: task_id, id, origin: None });
-            } else if resolved.coming(id) {
-                // Made or fetched for an earlier network of this reply.
+            } else if resolved.want(id, &sources) || resolved.coming(id) {
+                // From peers, or made or fetched for an earlier network of this reply.
                 resolved.waiting.push(Waiting { task: task_id, id, origin: None });
             } else {
                 resolved.lack(task_id, id);

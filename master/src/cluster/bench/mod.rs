@@ -30,7 +30,6 @@ pub use stubs::run_stubs;
 
 use super::{ClusterOptions, serve};
 use crate::scheduler::Scheduler;
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -41,31 +40,16 @@ use workload::{tasks_for, time_tournaments};
 /// What the benchmark measured.
 #[derive(Clone, Debug)]
 pub struct DispatchFigures {
-    /// Tasks dispatched.
-    pub tasks: usize,
-    /// How the stubs leased.
-    pub protocol: Protocol,
-    /// Outcomes a stub delivered in one message (tasks it leased at a time); above 1 on
-    /// `DeliverBatches`.
-    pub batch: u32,
+    /// What was run: the workload and how the stubs behaved.
+    pub bench: DispatchBench,
     /// Calls the stubs made: Lease, Complete and FetchChromosomes.
     pub calls: (u64, u64, u64),
-    /// Concurrent stub workers.
-    pub clients: usize,
     /// Wall time.
     pub seconds: f64,
     /// CPU time of the master's gRPC threads.
     pub master_cpu_seconds: f64,
     /// Mean time of one real tournament at the benchmark's depth.
     pub tournament_seconds: f64,
-    /// The depth of that tournament.
-    pub depth: u32,
-    /// How the tasks reuse networks.
-    pub reuse: Reuse,
-    /// The chromosome cache each stub announced and kept (0: none).
-    pub cache: usize,
-    /// The stubs read weights as bytes (else as floats).
-    pub weight_bytes: bool,
     /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
     pub lease_bytes: u64,
     /// Networks the master sent by id alone (the stub holds them).
@@ -74,14 +58,6 @@ pub struct DispatchFigures {
     pub with_weights: u64,
     /// Chromosomes the stubs had to fetch.
     pub fetched: u64,
-    /// The stubs took networks as their origins (issue 14).
-    pub origins: bool,
-    /// The stubs served their chromosomes to each other.
-    pub peers: bool,
-    /// The master's gRPC threads had a CPU of their own.
-    pub pin: bool,
-    /// The stubs took every network as sent (made and fetched nothing).
-    pub light: bool,
     /// Networks the master sent as their origins.
     pub by_origin: u64,
     /// Networks the master sent by id with peers to fetch them from.
@@ -150,11 +126,11 @@ impl Reuse {
 impl DispatchFigures {
     /// Tasks (each its calls' round trips) per second.
     pub fn tasks_per_second(&self) -> f64 {
-        self.tasks as f64 / self.seconds
+        self.bench.tasks as f64 / self.seconds
     }
     /// Master CPU per task.
     pub fn cpu_per_task(&self) -> f64 {
-        self.master_cpu_seconds / self.tasks as f64
+        self.master_cpu_seconds / self.bench.tasks as f64
     }
     /// Single-slot workers one master core keeps busy: a slot needs a task every
     /// `tournament_seconds`, and each costs the master `cpu_per_task`.
@@ -165,13 +141,17 @@ impl DispatchFigures {
 
 impl std::fmt::Display for DispatchFigures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "dispatch: {} tasks to {} stub workers in {:.2} s", self.tasks, self.clients, self.seconds)?;
+        writeln!(
+            f,
+            "dispatch: {} tasks to {} stub workers in {:.2} s",
+            self.bench.tasks, self.bench.clients, self.seconds
+        )?;
         writeln!(
             f,
             "  networks reused: {}; chromosome cache: {} per stub; weights as {}",
-            self.reuse.name(),
-            if self.cache == 0 { "none".to_owned() } else { self.cache.to_string() },
-            if self.weight_bytes { "bytes" } else { "floats" }
+            self.bench.reuse.name(),
+            if self.bench.cache == 0 { "none".to_owned() } else { self.bench.cache.to_string() },
+            if self.bench.weight_bytes { "bytes" } else { "floats" }
         )?;
         writeln!(
             f,
@@ -179,18 +159,18 @@ impl std::fmt::Display for DispatchFigures {
             self.by_id,
             self.with_weights,
             self.fetched,
-            self.lease_bytes as f64 / self.tasks as f64
+            self.lease_bytes as f64 / self.bench.tasks as f64
         )?;
-        if self.origins && self.light {
+        if self.bench.origins && self.bench.light {
             writeln!(
                 f,
                 "  origins: {} networks sent as their origins, {} by id from peers{}; light stubs (nothing made \
                  or fetched)",
                 self.by_origin,
                 self.from_peers,
-                if self.peers { "" } else { "; the stubs serve no peers" }
+                if self.bench.peers { "" } else { "; the stubs serve no peers" }
             )?;
-        } else if self.origins {
+        } else if self.bench.origins {
             writeln!(
                 f,
                 "  origins: {} networks sent as their origins, {} by id from peers; the stubs made {}, fetched {} \
@@ -200,27 +180,28 @@ impl std::fmt::Display for DispatchFigures {
                 self.made,
                 self.peer_fetched,
                 self.peer_misses,
-                if self.peers { "" } else { "; the stubs serve no peers" }
+                if self.bench.peers { "" } else { "; the stubs serve no peers" }
             )?;
         }
         let (lease, complete, fetch) = self.calls;
         // On a stream, outcomes are messages of one call per stub, not calls.
-        let delivered = match (self.protocol, self.batch) {
+        let delivered = match (self.bench.protocol, self.bench.batch) {
             (Protocol::Stream, 1) => "Deliver messages",
             (Protocol::Stream, _) => "DeliverBatches messages",
             _ => "Complete",
         };
-        let batch = if self.batch > 1 { format!(", {} outcomes a message", self.batch) } else { String::new() };
+        let batch =
+            if self.bench.batch > 1 { format!(", {} outcomes a message", self.bench.batch) } else { String::new() };
         writeln!(
             f,
             "  leasing: {}{batch}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
-            self.protocol.name(),
-            (lease + complete + fetch) as f64 / self.tasks as f64
+            self.bench.protocol.name(),
+            (lease + complete + fetch) as f64 / self.bench.tasks as f64
         )?;
         writeln!(f, "  {:.0} tasks/s", self.tasks_per_second())?;
-        let pinned = if self.pin { " (its gRPC threads on a CPU of their own)" } else { "" };
+        let pinned = if self.bench.pin { " (its gRPC threads on a CPU of their own)" } else { "" };
         writeln!(f, "  master CPU {:.1} µs per task{pinned}", self.cpu_per_task() * 1e6)?;
-        writeln!(f, "  one {}-ply tournament: {:.1} ms", self.depth, self.tournament_seconds * 1e3)?;
+        writeln!(f, "  one {}-ply tournament: {:.1} ms", self.bench.depth, self.tournament_seconds * 1e3)?;
         write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
     }
 }
@@ -299,16 +280,15 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         samples,
         depth,
         reuse,
+        population,
         cache,
-        weight_bytes,
         protocol,
         batch,
         origins,
         peers,
         pin,
-        light,
         ..
-    } = bench.clone();
+    } = *bench;
     if !(1..=crate::cluster::MAX_LEASE).contains(&batch) || (batch > 1 && protocol != Protocol::Stream) {
         return Err(format!(
             "--batch must be in 1..={} and above 1 only with --protocol stream",
@@ -324,12 +304,12 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let (tournament_seconds, _) = time_tournaments(samples, depth)?;
     // Real tasks (2041 weights a network), so the payload is what workers really receive; their
     // chromosomes' ids are computed on first dispatch, as in a run.
-    let steps = tasks_for(reuse, tasks, depth, bench.population)?;
+    let steps = tasks_for(reuse, tasks, depth, population)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
     let server =
         serve(&scheduler, &ClusterOptions::new(([127, 0, 0, 1], 0).into(), None)).map_err(|e| e.to_string())?;
     // The master's gRPC threads on the first CPU, this thread (and the stubs) on the others.
-    if pin && !(pin_process_except(0) && pin_threads("loa-rpc", 0, false)) {
+    if pin && !(pin_process_except(0) && pin_threads("loa-rpc", 0)) {
         return Err("--pin: the kernel refused to pin the threads".into());
     }
     let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
@@ -369,14 +349,9 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let mut child = child.into_inner().unwrap_or_else(|p| p.into_inner());
     drop(child.stdin.take());
     scheduler.close();
-    let (mut out, mut err) = (String::new(), String::new());
-    if let Some(o) = child.stdout.as_mut() {
-        let _ = o.read_to_string(&mut out);
-    }
-    if let Some(e) = child.stderr.as_mut() {
-        let _ = e.read_to_string(&mut err);
-    }
-    let status = child.wait().map_err(|e| e.to_string())?;
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    let (status, out, err) =
+        (output.status, String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     let counters = server.counters_handle();
     server.shutdown();
     if !status.success() {
@@ -389,26 +364,15 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     }
     let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
     Ok(DispatchFigures {
-        tasks,
-        protocol,
-        batch,
+        bench: bench.clone(),
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
-        clients,
         seconds,
         master_cpu_seconds,
         tournament_seconds,
-        depth,
-        reuse,
-        cache,
-        weight_bytes,
         lease_bytes: counts.lease_bytes,
         by_id: sent(&counters.sent_by_id),
         with_weights: sent(&counters.sent_with_weights),
         fetched: counts.fetched,
-        origins,
-        peers,
-        pin,
-        light,
         by_origin: sent(&counters.sent_by_origin),
         from_peers: sent(&counters.sent_from_peers),
         made: counts.made,
