@@ -251,3 +251,98 @@ fn complete_and_lease_records_the_outcome_then_leases_as_lease_does() {
     assert_eq!(s.stats().backups, 1);
     assert_eq!(s.stats().in_flight, counted(&s));
 }
+
+#[test]
+fn a_renewal_extends_the_leases_held_then_and_never_shortens_one() {
+    let (s, clock) = manual(Duration::from_secs(10));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    s.submit(tasks(0..4));
+    // a renews before its lease on 0 is granted: the lease keeps its own deadline (t = 10 s).
+    s.renew(a);
+    advance(&clock, 2_000);
+    assert_eq!(ids(&s.lease(a, 1)), [0]);
+    assert_eq!(ids(&s.lease(b, 1)), [1]);
+    // At t = 9 s b renews (its lease on 1 now lapses at 19 s, not 12 s); a's lease on 2,
+    // granted at 10 s, lapses at its own 20 s.
+    advance(&clock, 7_000);
+    s.renew(b);
+    advance(&clock, 1_000);
+    assert_eq!(ids(&s.lease(a, 1)), [2]);
+    advance(&clock, 1_500); // t = 11.5 s
+    s.expire_leases();
+    assert_eq!(s.stats().re_leased, 0, "a's lease on 0 lapses 10 s from its grant (12 s), not from a's renewal");
+    advance(&clock, 500); // t = 12 s: 0's deadline
+    s.expire_leases();
+    assert_eq!(s.stats().re_leased, 1);
+    assert_eq!(s.stats().queued, 2, "task 0 is back, task 3 was never leased");
+    advance(&clock, 7_000); // t = 19 s: b's renewed lease lapses; a's lease on 2 (from 10 s) holds
+    s.expire_leases();
+    assert_eq!(s.stats().re_leased, 2);
+    advance(&clock, 1_000); // t = 20 s
+    s.expire_leases();
+    assert_eq!(s.stats().re_leased, 3);
+    assert_eq!(counted(&s), 0);
+}
+
+/// Whether no collect waits for anything (nothing left behind by one that returned).
+fn nothing_awaited(s: &Scheduler) -> bool {
+    s.lock().awaited.is_idle()
+}
+
+#[test]
+fn two_collects_at_once_each_get_their_own_outcomes_in_order() {
+    let s = Arc::new(Scheduler::new(Duration::from_secs(60)));
+    let w = s.register("w".into());
+    s.submit(tasks(0..200));
+    let collect = |ids: Vec<TaskId>| {
+        let s = Arc::clone(&s);
+        std::thread::spawn(move || s.collect(&ids, || false, |_| {}).expect("not stopped"))
+    };
+    let even_ids: Vec<TaskId> = (0..200).step_by(2).collect();
+    let odd_ids: Vec<TaskId> = (1..200).step_by(2).collect::<Vec<_>>().into_iter().rev().collect();
+    let (evens, odds) = (collect(even_ids.clone()), collect(odd_ids.clone()));
+    for (id, _) in s.lease(w, 200).into_iter().rev() {
+        assert_eq!(s.complete(w, id, fail(&id.to_string())), Completion::Accepted);
+    }
+    let messages = |results: Vec<TaskResult>| -> Vec<String> {
+        results.into_iter().map(|r| r.expect_err("failures stand for outcomes").to_string()).collect()
+    };
+    let expected =
+        |ids: &[TaskId]| ids.iter().map(|id| fail(&id.to_string()).unwrap_err().to_string()).collect::<Vec<_>>();
+    assert_eq!(messages(evens.join().expect("collect")), expected(&even_ids));
+    assert_eq!(messages(odds.join().expect("collect")), expected(&odd_ids));
+    assert!(nothing_awaited(&s));
+    // Outcomes in before a collect begins count too.
+    s.submit(tasks(200..203));
+    for (id, _) in s.lease(w, 3) {
+        s.complete(w, id, fail("early"));
+    }
+    assert_eq!(s.collect(&[202, 200, 201], || false, |_| {}).map(|r| r.len()), Some(3));
+    assert!(nothing_awaited(&s));
+}
+
+#[test]
+fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
+    let s = Scheduler::new(Duration::from_secs(60));
+    let w = s.register("w".into());
+    s.submit(tasks(0..3));
+    s.lease(w, 3);
+    s.complete(w, 1, fail("one"));
+    let mut ticks = Vec::new();
+    let stopped = std::cell::Cell::new(false);
+    let got = s.collect(
+        &[0, 1, 2],
+        || stopped.get(),
+        |done| {
+            ticks.push(done);
+            stopped.set(true);
+        },
+    );
+    assert!(got.is_none());
+    assert_eq!(ticks, [1], "one of three done at the first tick");
+    assert!(nothing_awaited(&s));
+    // The outcome stays for a later collect, which waits for the rest.
+    s.complete(w, 0, fail("zero"));
+    s.complete(w, 2, fail("two"));
+    assert_eq!(s.collect(&[0, 1, 2], || false, |_| {}).map(|r| r.len()), Some(3));
+}

@@ -34,7 +34,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use stubs::StubCounts;
-use threads::{pin_process_except, pin_threads, threads_cpu};
+use threads::{pin_process_except, pin_threads, this_thread_cpu, threads_cpu};
 use workload::{tasks_for, time_tournaments};
 
 /// What the benchmark measured.
@@ -48,6 +48,10 @@ pub struct DispatchFigures {
     pub seconds: f64,
     /// CPU time of the master's gRPC threads.
     pub master_cpu_seconds: f64,
+    /// CPU time of the thread that submits each step and collects its outcomes (the run's own
+    /// thread in a run: also the master's, but not part of [`DispatchFigures::cpu_per_task`],
+    /// so that figure compares with builds that did not measure it).
+    pub collector_cpu_seconds: f64,
     /// Mean time of one real tournament at the benchmark's depth.
     pub tournament_seconds: f64,
     /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
@@ -201,6 +205,11 @@ impl std::fmt::Display for DispatchFigures {
         writeln!(f, "  {:.0} tasks/s", self.tasks_per_second())?;
         let pinned = if self.bench.pin { " (its gRPC threads on a CPU of their own)" } else { "" };
         writeln!(f, "  master CPU {:.1} µs per task{pinned}", self.cpu_per_task() * 1e6)?;
+        writeln!(
+            f,
+            "  the collecting thread (a run's own): {:.2} µs per task more",
+            self.collector_cpu_seconds / self.bench.tasks as f64 * 1e6
+        )?;
         writeln!(f, "  one {}-ply tournament: {:.1} ms", self.bench.depth, self.tournament_seconds * 1e3)?;
         write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
     }
@@ -331,20 +340,26 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-    let cpu_before = threads_cpu("loa-rpc");
+    let (cpu_before, collector_before) = (threads_cpu("loa-rpc"), this_thread_cpu());
     let begun = Instant::now();
-    // A step at a time, each once the one before is done, as a run hands them out.
+    // A step at a time, each once the one before is done, as a run hands them out. The step's
+    // tasks are held here until their outcomes are in, as a run's plan holds its networks (so
+    // the scheduler's drop of a finished task frees none: freeing them on the gRPC threads was
+    // a sixth of their time, which a run does not pay there).
     let mut next_id = 0u64;
     for step in steps {
         let ids: Vec<u64> = (next_id..next_id + step.len() as u64).collect();
         next_id += step.len() as u64;
+        let held = step.clone();
         scheduler.submit(ids.iter().copied().zip(step).collect());
         if scheduler.collect(&ids, exited, |_| {}).is_none() {
             break;
         }
+        drop(held);
     }
     let seconds = begun.elapsed().as_secs_f64();
     let master_cpu_seconds = threads_cpu("loa-rpc") - cpu_before;
+    let collector_cpu_seconds = this_thread_cpu() - collector_before;
     // The work is over: the stubs' standard input closes, then their waiting calls end.
     let mut child = child.into_inner().unwrap_or_else(|p| p.into_inner());
     drop(child.stdin.take());
@@ -368,6 +383,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
         seconds,
         master_cpu_seconds,
+        collector_cpu_seconds,
         tournament_seconds,
         lease_bytes: counts.lease_bytes,
         by_id: sent(&counters.sent_by_id),

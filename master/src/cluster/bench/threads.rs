@@ -23,6 +23,12 @@ pub(super) fn threads_cpu(prefix: &str) -> f64 {
     nanos as f64 * 1e-9
 }
 
+/// CPU time of the calling thread (from `/proc/thread-self/schedstat`). Linux only; 0 elsewhere.
+pub(super) fn this_thread_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0) as f64 * 1e-9
+}
+
 /// Pins this process's threads whose name starts with `prefix` to CPU `cpu`. Linux only; false
 /// elsewhere or if the kernel refuses.
 pub(super) fn pin_threads(prefix: &str, cpu: usize) -> bool {

@@ -1,0 +1,123 @@
+//! What [`Scheduler::collect`](super::Scheduler::collect) waits for, kept so that an outcome
+//! costs the collecting thread nothing until it is the last one it waits for.
+//!
+//! Before, every accepted outcome woke the collector, which then counted its ids' outcomes and
+//! scanned every open task for lapsed leases, under the scheduler's lock: work in proportion to
+//! the tasks of a step, for every outcome, so a step of 100 000 tasks cost a quadratic amount of
+//! master time and held the lock the workers' calls need (issue 14: a master feeding 10 000
+//! workers hands out steps of tens of thousands of tasks). Now each collect has a count of its
+//! ids still without an outcome; an outcome lowers it, and only the last one wakes the
+//! collector. Its progress ticks, stop checks and lease expiry run every 100 ms, as documented.
+
+use super::TaskId;
+use std::collections::HashMap;
+
+/// A waiting collect's number.
+pub(super) type CollectId = u64;
+
+/// The ids the waiting collects wait for and how many each still waits for.
+#[derive(Default)]
+pub(super) struct Awaited {
+    /// Each id without an outcome yet, and the collect waiting for it (an id two collects wait
+    /// for at once is the later one's; the earlier sees it in its 100 ms check).
+    by_id: HashMap<TaskId, CollectId>,
+    /// Per waiting collect, its ids still without an outcome.
+    left: HashMap<CollectId, usize>,
+    next: CollectId,
+    /// Set when an outcome was the last a collect waited for; taken by whoever notifies.
+    pub(super) finished_one: bool,
+}
+
+impl Awaited {
+    /// A new collect waiting for `ids` (those for which `has_outcome` is false).
+    pub(super) fn begin(&mut self, ids: &[TaskId], has_outcome: impl Fn(&TaskId) -> bool) -> CollectId {
+        let me = self.next;
+        self.next += 1;
+        let mut left = 0;
+        for id in ids.iter().filter(|id| !has_outcome(id)) {
+            match self.by_id.insert(*id, me) {
+                // Listed twice in `ids`: counted once.
+                Some(c) if c == me => {}
+                previous => {
+                    if let Some(left) = previous.and_then(|c| self.left.get_mut(&c)) {
+                        *left -= 1;
+                    }
+                    left += 1;
+                }
+            }
+        }
+        self.left.insert(me, left);
+        me
+    }
+
+    /// `id` has an outcome: one fewer for the collect waiting for it.
+    pub(super) fn arrived(&mut self, id: TaskId) {
+        let Some(collect) = self.by_id.remove(&id) else { return };
+        if let Some(left) = self.left.get_mut(&collect) {
+            *left -= 1;
+            if *left == 0 {
+                self.finished_one = true;
+            }
+        }
+    }
+
+    /// How many of `collect`'s ids are still without an outcome, as far as the counts know.
+    pub(super) fn left(&self, collect: CollectId) -> usize {
+        self.left.get(&collect).copied().unwrap_or(0)
+    }
+
+    /// Whether no collect waits for anything.
+    #[cfg(test)]
+    pub(super) fn is_idle(&self) -> bool {
+        self.by_id.is_empty() && self.left.is_empty()
+    }
+
+    /// `collect` is over: its ids are no longer waited for.
+    pub(super) fn end(&mut self, collect: CollectId, ids: &[TaskId]) {
+        if self.left.remove(&collect).is_some_and(|left| left > 0) {
+            for id in ids {
+                if self.by_id.get(id) == Some(&collect) {
+                    self.by_id.remove(id);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_each_id_once_and_flags_the_last() {
+        let mut a = Awaited::default();
+        let c = a.begin(&[1, 2, 2, 3], |id| *id == 3);
+        assert_eq!(a.left(c), 2, "3 has its outcome already, 2 is listed twice");
+        a.arrived(2);
+        a.arrived(2);
+        a.arrived(9);
+        assert_eq!(a.left(c), 1);
+        assert!(!a.finished_one);
+        a.arrived(1);
+        assert_eq!(a.left(c), 0);
+        assert!(a.finished_one);
+        a.end(c, &[1, 2, 3]);
+        assert!(a.by_id.is_empty() && a.left.is_empty());
+    }
+
+    #[test]
+    fn an_id_two_collects_wait_for_is_the_later_ones() {
+        let mut a = Awaited::default();
+        let first = a.begin(&[1, 2], |_| false);
+        let second = a.begin(&[2, 3], |_| false);
+        assert_eq!((a.left(first), a.left(second)), (1, 2));
+        a.arrived(2);
+        assert_eq!((a.left(first), a.left(second)), (1, 1));
+        // The first stops before its last outcome: its ids are forgotten, not the second's.
+        a.end(first, &[1, 2]);
+        assert!(!a.by_id.contains_key(&1));
+        a.arrived(3);
+        assert_eq!(a.left(second), 0);
+        assert!(a.finished_one);
+    }
+}
