@@ -32,7 +32,7 @@
 //! batch completed there is no median and no straggler.
 
 use loa_engine::tasks::{Task, TaskResult};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,9 +40,11 @@ use std::time::{Duration, Instant};
 mod awaited;
 mod embedded;
 mod straggler;
+mod task_id_hash;
 
 pub use embedded::spawn_embedded_workers;
 pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
+use task_id_hash::TaskIdHash;
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -116,10 +118,14 @@ struct Entry {
 #[derive(Default)]
 struct State {
     queue: VecDeque<TaskId>,
-    open: HashMap<TaskId, Entry>,
-    done: HashMap<TaskId, TaskResult>,
-    /// Ids whose outcome was accepted, kept to tell duplicates from unknown ids.
-    finished: std::collections::HashSet<TaskId>,
+    open: HashMap<TaskId, Entry, TaskIdHash>,
+    done: HashMap<TaskId, TaskResult, TaskIdHash>,
+    /// Ids whose outcome was accepted since the last submit, and in the step before (both kept
+    /// to tell a late duplicate from an unknown id). Older ids are forgotten: kept for the whole
+    /// run, the set grew by every task (gigabytes an hour at 10 000 workers); a duplicate of a
+    /// step two submits back counts as unknown, which changes a counter and nothing else.
+    finished: HashSet<TaskId, TaskIdHash>,
+    finished_before: HashSet<TaskId, TaskIdHash>,
     workers: HashMap<WorkerId, WorkerInfo>,
     next_worker: WorkerId,
     /// Open tasks with at least one lease, kept up to date on every change of a task's leases
@@ -290,12 +296,13 @@ impl Scheduler {
         let mut s = self.lock();
         // A new batch: task times of the previous one say nothing about these tasks.
         s.batch_durations.clear();
+        s.finished_before = std::mem::take(&mut s.finished);
         s.backup_scan_at = None;
         for (id, task) in tasks {
             if s.open.contains_key(&id) || s.done.contains_key(&id) {
                 continue;
             }
-            s.finished.remove(&id);
+            s.finished_before.remove(&id);
             s.open.insert(id, Entry { task: Arc::new(task), leases: Vec::new(), holders: Vec::new() });
             s.queue.push_back(id);
         }
@@ -491,7 +498,7 @@ impl Scheduler {
             return Completion::NotLeased;
         }
         let Some(entry) = s.open.remove(&id) else {
-            let verdict = if s.finished.contains(&id) || s.done.contains_key(&id) {
+            let verdict = if s.finished.contains(&id) || s.finished_before.contains(&id) || s.done.contains_key(&id) {
                 s.stats.duplicates += 1;
                 Completion::Duplicate
             } else {

@@ -346,3 +346,28 @@ fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
     s.complete(w, 2, fail("two"));
     assert_eq!(s.collect(&[0, 1, 2], || false, |_| {}).map(|r| r.len()), Some(3));
 }
+
+#[test]
+fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
+    let s = Scheduler::new(Duration::from_secs(60));
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let mut step = |ids: std::ops::Range<TaskId>| {
+        s.submit(tasks(ids.clone()));
+        let leased = s.lease(a, ids.clone().count());
+        for (id, _) in &leased {
+            s.complete(a, *id, fail("x"));
+        }
+        s.collect(&ids.collect::<Vec<_>>(), || false, |_| {}).expect("collected");
+    };
+    step(0..2);
+    // b held no lease: an id it names is checked only once it is not open.
+    assert_eq!(s.complete(b, 1, fail("late")), Completion::Duplicate, "the step just done");
+    step(10..12);
+    assert_eq!(s.complete(b, 1, fail("late")), Completion::Duplicate, "the step before");
+    assert_eq!(s.complete(b, 11, fail("late")), Completion::Duplicate);
+    step(20..22);
+    assert_eq!(s.complete(b, 1, fail("late")), Completion::Unknown, "two steps back: forgotten");
+    assert_eq!(s.complete(b, 11, fail("late")), Completion::Duplicate);
+    assert_eq!(s.stats().duplicates, 4);
+    assert_eq!(s.stats().unknown, 1);
+}
