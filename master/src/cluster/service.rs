@@ -261,36 +261,36 @@ impl MasterService {
             return Err(self.invalid(format!("max_tasks: at most {MAX_LEASE} tasks a call, got {}", r.max_tasks)));
         }
         // The outcome must decode, validate, and fit the task it answers (the wire cannot tell
-        // the last: outcomes travel without their task).
-        let checked = result_from_proto(r.result.as_ref()).map_err(|e| e.to_string()).and_then(|outcome| {
-            match (self.scheduler.task(r.task_id).as_deref(), &outcome) {
-                (Some(Task::Match(task)), Ok(TaskOutcome::Match(m))) => {
-                    task.check_outcome(m).map_err(|e| format!("outcome of task {}: {e}", r.task_id))?;
-                }
-                (Some(Task::Match(_)), Ok(_)) => {
-                    return Err(format!("outcome of task {}: not a match outcome", r.task_id));
-                }
-                _ => {}
+        // the last: outcomes travel without their task; checked with the task still open, under
+        // the lock that records the outcome).
+        let fits = |task: &Task, outcome: &loa_engine::tasks::TaskResult| match (task, outcome) {
+            (Task::Match(task), Ok(TaskOutcome::Match(m))) => {
+                task.check_outcome(m).map_err(|e| format!("outcome of task {}: {e}", r.task_id))
             }
-            Ok(outcome)
+            (Task::Match(_), Ok(_)) => Err(format!("outcome of task {}: not a match outcome", r.task_id)),
+            _ => Ok(()),
+        };
+        // An outcome from a worker this process does not know (e.g. leased from the master before
+        // a restart) is still the outcome of that task id: accept it on behalf of nobody. The
+        // worker's next lease rides on its outcome (issue 14): the scheduler leases as Lease
+        // would without waiting, and only to a worker it knows.
+        let worker = self.resolve(r.worker_id);
+        let recorded = result_from_proto(r.result.as_ref()).map_err(|e| e.to_string()).and_then(|outcome| {
+            let on_behalf_of = worker.unwrap_or(WorkerId::MAX);
+            self.scheduler.complete_checked_and_lease(on_behalf_of, r.task_id, outcome, max_tasks as usize, fits)
         });
-        let outcome = match checked {
-            Ok(outcome) => outcome,
+        let (completion, leased) = match recorded {
+            Ok(recorded) => recorded,
             Err(e) => {
                 // A worker that sends garbage cannot be trusted with its other tasks either:
                 // drop it, so its leases go back to the queue (it may register again).
-                if let Some(worker) = self.resolve(r.worker_id) {
+                if let Some(worker) = worker {
                     self.drop_worker(worker, DropReason::MalformedOutcome);
                 }
                 return Err(self.invalid(e));
             }
         };
-        // An outcome from a worker this process does not know (e.g. leased from the master before
-        // a restart) is still the outcome of that task id: accept it on behalf of nobody.
-        let worker = self.resolve(r.worker_id).unwrap_or(WorkerId::MAX);
-        // The worker's next lease rides on its outcome (issue 14): the scheduler leases as Lease
-        // would without waiting, and only to a worker it knows.
-        let (completion, leased) = self.scheduler.complete_and_lease(worker, r.task_id, outcome, max_tasks as usize);
+        let worker = worker.unwrap_or(WorkerId::MAX);
         let completion = match completion {
             Completion::Accepted => pb::Completion::Accepted,
             Completion::Duplicate => pb::Completion::Duplicate,

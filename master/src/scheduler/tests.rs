@@ -351,7 +351,7 @@ fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
 fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
     let s = Scheduler::new(Duration::from_secs(60));
     let (a, b) = (s.register("a".into()), s.register("b".into()));
-    let mut step = |ids: std::ops::Range<TaskId>| {
+    let step = |ids: std::ops::Range<TaskId>| {
         s.submit(tasks(ids.clone()));
         let leased = s.lease(a, ids.clone().count());
         for (id, _) in &leased {
@@ -370,4 +370,30 @@ fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
     assert_eq!(s.complete(b, 11, fail("late")), Completion::Duplicate);
     assert_eq!(s.stats().duplicates, 4);
     assert_eq!(s.stats().unknown, 1);
+}
+
+#[test]
+fn an_outcome_that_fails_its_check_changes_nothing() {
+    let s = Scheduler::new(Duration::from_secs(60));
+    let a = s.register("a".into());
+    s.submit(tasks(0..3));
+    assert_eq!(ids(&s.lease(a, 1)), [0]);
+    let refuse = |_: &Task, _: &TaskResult| Err("does not fit");
+    assert_eq!(s.complete_checked_and_lease(a, 0, fail("x"), 2, refuse).err(), Some("does not fit"));
+    assert_eq!(s.stats().completed, 0);
+    assert_eq!(s.stats().queued, 2, "nothing leased either");
+    assert_eq!(counted(&s), 1, "the lease stands");
+    // Checked against the open task; a task no longer open is not checked (its outcome is a
+    // duplicate whatever it holds).
+    let mut seen = Vec::new();
+    let (completion, leased) = s
+        .complete_checked_and_lease(a, 0, fail("x"), 2, |task, _| {
+            seen.push(matches!(task, Task::Tournament(_)));
+            Ok::<(), ()>(())
+        })
+        .expect("accepted");
+    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![1, 2]));
+    assert_eq!(seen, [true]);
+    let again = s.complete_checked_and_lease(a, 0, fail("x"), 0, refuse).map(|(c, _)| c);
+    assert_eq!(again, Ok(Completion::Duplicate));
 }
