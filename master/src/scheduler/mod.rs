@@ -32,6 +32,7 @@
 //! batch completed there is no median and no straggler.
 
 use loa_engine::tasks::{Task, TaskResult};
+use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -111,10 +112,10 @@ struct Lease {
 struct Entry {
     task: Arc<Task>,
     /// Current leases: a re-leased task may be played by two workers; the first outcome wins.
-    leases: Vec<Lease>,
+    leases: SmallVec<[Lease; MAX_COPIES]>,
     /// Every worker that ever held a lease on it (a lease that lapsed still lets its late
     /// outcome count).
-    holders: Vec<WorkerId>,
+    holders: SmallVec<[WorkerId; 2]>,
 }
 
 #[derive(Default)]
@@ -299,13 +300,18 @@ impl Scheduler {
         // A new batch: task times of the previous one say nothing about these tasks.
         s.batch_durations.clear();
         s.finished_before = std::mem::take(&mut s.finished);
+        // Room for every outcome of the step now, on the submitting thread, rather than tables
+        // grown (rehashed, their pages faulted in) under the lock while outcomes arrive.
+        s.done.reserve(tasks.len());
+        s.finished.reserve(tasks.len());
+        s.open.reserve(tasks.len());
         s.backup_scan_at = None;
         for (id, task) in tasks {
             if s.open.contains_key(&id) || s.done.contains_key(&id) {
                 continue;
             }
             s.finished_before.remove(&id);
-            s.open.insert(id, Entry { task: Arc::new(task), leases: Vec::new(), holders: Vec::new() });
+            s.open.insert(id, Entry { task: Arc::new(task), leases: SmallVec::new(), holders: SmallVec::new() });
             s.queue.push_back(id);
         }
         s.stats.queued = s.queue.len();
@@ -455,9 +461,10 @@ impl Scheduler {
     /// Records an outcome (or a failure) for task `id` from `worker`.
     pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
         let mut s = self.lock();
-        let completion = self.complete_locked(&mut s, worker, id, outcome);
+        let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome);
         let last = std::mem::take(&mut s.awaited.finished_one);
         drop(s);
+        drop(entry);
         if last {
             self.outcomes.notify_all();
         }
@@ -497,7 +504,7 @@ impl Scheduler {
         if let Some(entry) = s.open.get(&id) {
             check(&entry.task, &outcome)?;
         }
-        let completion = self.complete_locked(&mut s, worker, id, outcome);
+        let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome);
         let leased = if max > 0 && completion != Completion::NotLeased && s.workers.contains_key(&worker) {
             self.lease_locked(&mut s, worker, max)
         } else {
@@ -505,20 +512,29 @@ impl Scheduler {
         };
         let last = std::mem::take(&mut s.awaited.finished_one);
         drop(s);
+        drop(entry);
         if last {
             self.outcomes.notify_all();
         }
         Ok((completion, leased))
     }
 
-    fn complete_locked(&self, s: &mut State, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
+    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
+    /// the caller to drop once the lock is released (its task and leases freed off the lock).
+    fn complete_locked(
+        &self,
+        s: &mut State,
+        worker: WorkerId,
+        id: TaskId,
+        outcome: TaskResult,
+    ) -> (Completion, Option<Entry>) {
         let registered = s.workers.contains_key(&worker);
         if let Some(entry) = s.open.get(&id)
             && registered
             && !entry.holders.contains(&worker)
         {
             s.stats.not_leased += 1;
-            return Completion::NotLeased;
+            return (Completion::NotLeased, None);
         }
         let Some(entry) = s.open.remove(&id) else {
             let verdict = if s.finished.contains(&id) || s.finished_before.contains(&id) || s.done.contains_key(&id) {
@@ -528,7 +544,7 @@ impl Scheduler {
                 s.stats.unknown += 1;
                 Completion::Unknown
             };
-            return verdict;
+            return (verdict, None);
         };
         let now = self.now();
         if !entry.leases.is_empty() {
@@ -553,7 +569,7 @@ impl Scheduler {
             w.last_seen = now;
         }
         s.stats.in_flight = s.in_flight;
-        Completion::Accepted
+        (Completion::Accepted, Some(entry))
     }
 
     /// Puts tasks whose every lease has passed its deadline back in the queue.
