@@ -19,6 +19,7 @@
 //! [`Task`]: loa_engine::tasks::Task
 //! [`TaskOutcome`]: loa_engine::tasks::TaskOutcome
 
+pub mod accept;
 pub mod cache;
 pub mod codec;
 pub mod convert;

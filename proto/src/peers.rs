@@ -89,7 +89,9 @@ impl PeerService {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()>,
     ) -> Result<(), tonic::transport::Error> {
-        let incoming = tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |c| {
+        crate::accept::raise_open_files_limit();
+        let accepting = crate::accept::Accepting::new(listener, Default::default(), "worker's peer service");
+        let incoming = tokio_stream::StreamExt::map(accepting, |c| {
             c.inspect(|stream| {
                 let _ = stream.set_nodelay(true);
             })

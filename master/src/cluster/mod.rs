@@ -150,6 +150,8 @@ pub struct Counters {
     pub sent_from_peers: AtomicU64,
     /// Protobuf bytes of the tasks sent (without gRPC and HTTP/2 framing).
     pub task_bytes: AtomicU64,
+    /// Connections that could not be accepted for want of file descriptors (or kernel memory).
+    pub accept_failures: Arc<AtomicU64>,
     /// Chromosomes workers fetched because their cache lacked an id they were sent.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
@@ -170,6 +172,8 @@ impl Counters {
 /// A running gRPC server.
 pub struct Server {
     addr: SocketAddr,
+    /// The open-files limit in force once serving began (raised to the hard limit).
+    open_files: Option<u64>,
     counters: Arc<Counters>,
     stop: tokio::sync::watch::Sender<bool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -192,6 +196,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let listener = std::net::TcpListener::bind(options.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
+    let open_files = loa_proto::accept::raise_open_files_limit();
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
@@ -202,6 +207,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     service.origins = options.origins;
     let reaper = service.clone();
     let closer = service.clone();
+    let accepting = Arc::clone(&counters.accept_failures);
     let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();
     let grpc = MasterServer::new(service)
         .max_decoding_message_size(MAX_REQUEST_BYTES)
@@ -220,10 +226,10 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
                     closer.connection_closed(peer);
                 }
             });
-            let incoming =
-                tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), move |c| {
-                    c.map(|stream| connection::TrackedStream::new(stream, closed_tx.clone()))
-                });
+            let incoming = tokio_stream::StreamExt::map(
+                loa_proto::accept::Accepting::new(listener, accepting, "master"),
+                move |c| c.map(|stream| connection::TrackedStream::new(stream, closed_tx.clone())),
+            );
             let mut signal = stopped.clone();
             let server = builder
                 .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check))
@@ -248,13 +254,19 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
         // Dropping the runtime here cancels what is left (e.g. calls stuck on a dead peer).
     })?;
     let _ = options.bound.set(addr);
-    Ok(Server { addr, counters, stop, thread: Some(thread) })
+    Ok(Server { addr, counters, stop, thread: Some(thread), open_files })
 }
 
 impl Server {
     /// The address the server listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The process's open-files limit once serving began (each worker holds a connection), if
+    /// it could be read.
+    pub fn open_files(&self) -> Option<u64> {
+        self.open_files
     }
 
     /// The service's counters.
@@ -315,7 +327,7 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
          {} not leased to their sender, {} failed; networks sent {} by id, {} by origin, {} from \
          peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
-         malformed requests, {} workers dropped{named}",
+         malformed requests, {} connections not accepted (out of file descriptors), {} workers dropped{named}",
         stats.completed,
         stats.re_leased,
         stats.backups,
@@ -331,6 +343,7 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         counters.task_bytes.load(Relaxed) / 1024,
         counters.refused.load(Relaxed),
         counters.invalid.load(Relaxed),
+        counters.accept_failures.load(Relaxed),
         drops.len()
     )
 }

@@ -38,8 +38,9 @@ pub enum RunEvent<'a> {
         /// Generations per epoch.
         generations_per_epoch: u32,
     },
-    /// The cluster service listens on this address.
-    Serving(SocketAddr),
+    /// The cluster service listens on this address, with this open-files limit (each worker
+    /// holds a connection; `None` where it cannot be read).
+    Serving(SocketAddr, Option<u64>),
     /// A step's tasks were submitted.
     StepStarted {
         /// The step.
@@ -164,7 +165,10 @@ impl Subscriber for RunLog {
             RunEvent::Started { generation, epoch, target, .. } => {
                 format!("run at generation {generation} epoch {epoch}, target {target} epochs")
             }
-            RunEvent::Serving(addr) => format!("serving workers on {addr}"),
+            RunEvent::Serving(addr, open_files) => {
+                let limit = open_files.map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
+                format!("serving workers on {addr}{limit}")
+            }
             RunEvent::GenerationDone(r) => {
                 let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
                     let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));

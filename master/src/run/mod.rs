@@ -193,7 +193,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         Some(c) => {
             let server = crate::cluster::serve(&scheduler, c)
                 .map_err(|e| RunError::Cluster(format!("cannot serve on {}: {e}", c.listen)))?;
-            log.notify(&RunEvent::Serving(server.addr()))?;
+            log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
             Some(server)
         }
         None => None,

@@ -1,0 +1,182 @@
+//! Accepting connections when there may be thousands of callers (issue 14): enough file
+//! descriptors for them, and no busy loop when they run out. Used by the master's service and
+//! by the workers' peer service.
+//!
+//! Each worker holds one connection, so a master for 10 000 workers needs about as many open
+//! files, where Linux's usual soft limit is 1 024; a worker serving peers may be asked by
+//! hundreds. Both raise their soft limit to the hard one when they start serving (as Go's
+//! runtime and most servers do), and the master says so in the run log.
+//!
+//! Should the descriptors still run out, `accept` fails at once with `EMFILE` for as long as a
+//! connection waits in the backlog; tonic logs such an error and asks for the next connection
+//! straight away, so the server spun a core on failed `accept` calls until some connection
+//! closed. [`Accepting`] pauses [`PAUSE`] after such a failure instead, counts it, and says
+//! why on standard error the first time.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+use tokio_stream::Stream;
+
+/// How long accepting pauses after running out of descriptors (or kernel memory).
+pub const PAUSE: Duration = Duration::from_millis(100);
+
+/// What accepting takes connections from: a TCP listener, or a stand-in in tests.
+pub trait Accept {
+    /// The accepted connection.
+    type Connection;
+    /// Polls for the next connection, as [`tokio::net::TcpListener::poll_accept`] does.
+    fn poll_accept(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Self::Connection>>;
+}
+
+impl Accept for tokio::net::TcpListener {
+    type Connection = tokio::net::TcpStream;
+
+    fn poll_accept(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<tokio::net::TcpStream>> {
+        tokio::net::TcpListener::poll_accept(self, cx).map_ok(|(stream, _)| stream)
+    }
+}
+
+/// The connections of `A`, pausing after a failure for want of resources; other failures (a
+/// connection reset before it was accepted, say) are passed on, and tonic goes on after them.
+pub struct Accepting<A> {
+    source: A,
+    pause: Option<Pin<Box<tokio::time::Sleep>>>,
+    failures: Arc<AtomicU64>,
+    who: &'static str,
+}
+
+impl<A: Accept> Accepting<A> {
+    /// Accepts from `source`, counting failures for want of resources in `failures`; `who`
+    /// names the server in the message (e.g. "master").
+    pub fn new(source: A, failures: Arc<AtomicU64>, who: &'static str) -> Accepting<A> {
+        Accepting { source, pause: None, failures, who }
+    }
+}
+
+/// Whether `e` says the process or system ran out of something, rather than that one
+/// connection failed: then the next `accept` fails the same way until something is freed.
+fn out_of_resources(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM))
+    }
+    #[cfg(not(unix))]
+    {
+        e.kind() == io::ErrorKind::OutOfMemory
+    }
+}
+
+impl<A: Accept + Unpin> Stream for Accepting<A> {
+    type Item = io::Result<A::Connection>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            if let Some(pause) = self.pause.as_mut() {
+                ready!(pause.as_mut().poll(cx));
+                self.pause = None;
+            }
+            match ready!(self.source.poll_accept(cx)) {
+                Err(e) if out_of_resources(&e) => {
+                    if self.failures.fetch_add(1, Ordering::Relaxed) == 0 {
+                        eprintln!(
+                            "{}: cannot accept a connection ({e}); pausing {} ms after each such failure \
+                             (raise the open-files limit, ulimit -n, for more connections)",
+                            self.who,
+                            PAUSE.as_millis()
+                        );
+                    }
+                    self.pause = Some(Box::pin(tokio::time::sleep(PAUSE)));
+                }
+                other => return Poll::Ready(Some(other)),
+            }
+        }
+    }
+}
+
+/// Raises this process's soft limit on open files to its hard limit; returns the soft limit
+/// now in force (`None` where it cannot be read).
+pub fn raise_open_files_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes the struct it is given, which lives on this stack frame.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return None;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            // SAFETY: setrlimit reads the struct it is given; raising the soft limit up to the
+            // hard one needs no privilege, and a refusal leaves the limit as it was.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        #[allow(clippy::unnecessary_cast, reason = "rlim_t is u64 on Linux, not on every unix")]
+        Some(limit.rlim_cur as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use tokio_stream::StreamExt;
+
+    /// Connections numbered in order, and failures, as scripted.
+    struct Script(VecDeque<io::Result<u32>>, Arc<AtomicU64>);
+
+    impl Accept for Script {
+        type Connection = u32;
+        fn poll_accept(&mut self, _: &mut Context<'_>) -> Poll<io::Result<u32>> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            match self.0.pop_front() {
+                Some(next) => Poll::Ready(next),
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    fn os(code: i32) -> io::Result<u32> {
+        Err(io::Error::from_raw_os_error(code))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn out_of_descriptors_pauses_and_a_lost_connection_does_not() {
+        let script = VecDeque::from([Ok(1), os(libc::EMFILE), os(libc::EMFILE), os(libc::ECONNABORTED), Ok(2)]);
+        let (polls, failures) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let mut accepting = Accepting::new(Script(script, Arc::clone(&polls)), Arc::clone(&failures), "test");
+        let begun = tokio::time::Instant::now();
+        assert_eq!(accepting.next().await.map(|c| c.ok()), Some(Some(1)));
+        assert_eq!(begun.elapsed(), Duration::ZERO);
+        // Two EMFILEs: a pause after each, and one poll of the listener each.
+        let aborted = accepting.next().await.expect("a connection or an error");
+        assert_eq!(aborted.err().and_then(|e| e.raw_os_error()), Some(libc::ECONNABORTED));
+        assert_eq!(begun.elapsed(), 2 * PAUSE);
+        assert_eq!(polls.load(Ordering::Relaxed), 4);
+        assert_eq!(failures.load(Ordering::Relaxed), 2);
+        assert_eq!(accepting.next().await.map(|c| c.ok()), Some(Some(2)));
+        assert_eq!(begun.elapsed(), 2 * PAUSE, "no pause after a lost connection");
+    }
+
+    #[test]
+    fn the_soft_limit_is_raised_to_the_hard_one() {
+        let now = raise_open_files_limit().expect("readable on unix");
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: as in raise_open_files_limit.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        assert_eq!(now, limit.rlim_cur, "the limit in force is the one reported");
+        // An unlimited hard limit is more than Linux lets a process have: left as it was.
+        if limit.rlim_max != libc::RLIM_INFINITY {
+            assert_eq!(limit.rlim_cur, limit.rlim_max);
+        }
+    }
+}
