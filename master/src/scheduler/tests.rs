@@ -397,3 +397,26 @@ fn an_outcome_that_fails_its_check_changes_nothing() {
     let again = s.complete_checked_and_lease(a, 0, fail("x"), 0, refuse).map(|(c, _)| c);
     assert_eq!(again, Ok(Completion::Duplicate));
 }
+
+#[test]
+fn queued_tasks_wake_one_waiting_lease_call_each_and_closing_wakes_all() {
+    use std::future::Future;
+    let s = Scheduler::new(Duration::from_secs(60));
+    let mut waiting: Vec<_> = (0..10).map(|_| Box::pin(s.work_arrived().notified())).collect();
+    for w in &mut waiting {
+        w.as_mut().enable();
+    }
+    let woken = |waiting: &mut [std::pin::Pin<Box<tokio::sync::futures::Notified<'_>>>]| -> Vec<bool> {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        waiting.iter_mut().map(|w| w.as_mut().poll(&mut cx).is_ready()).collect()
+    };
+    s.submit(tasks(0..2));
+    // The two that waited longest, and only they.
+    let ready = woken(&mut waiting);
+    assert_eq!(ready, [true, true, false, false, false, false, false, false, false, false]);
+    // Tasks already open add nothing to wake for.
+    s.submit(tasks(0..2));
+    assert_eq!(woken(&mut waiting).iter().filter(|&&r| r).count(), 2);
+    s.close();
+    assert!(woken(&mut waiting).iter().all(|&r| r));
+}
