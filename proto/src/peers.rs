@@ -144,7 +144,7 @@ impl Peers {
         Peers { token, connections: Mutex::default(), failed: Mutex::default() }
     }
 
-    /// Whether `peer` failed a call in the last [`FAILED_PEER_PAUSE`] (it is skipped meanwhile).
+    /// Whether `peer` failed a call in the last `FAILED_PEER_PAUSE` (it is skipped meanwhile).
     pub fn is_failing(&self, peer: &str) -> bool {
         let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
         failed.get(peer).is_some_and(|at| at.elapsed() < FAILED_PEER_PAUSE)

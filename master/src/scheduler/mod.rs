@@ -233,7 +233,7 @@ impl Scheduler {
     }
 
     /// Notified when tasks are queued or leases expire (one waiter a task, see
-    /// [`Scheduler::announce`]) and when the scheduler closes (every waiter): what wakes the gRPC
+    /// `Scheduler::announce`) and when the scheduler closes (every waiter): what wakes the gRPC
     /// service's waiting lease calls (issue 14), which must not block a runtime thread on
     /// [`Scheduler::lease_wait`]'s condition variable.
     pub fn work_arrived(&self) -> &tokio::sync::Notify {
