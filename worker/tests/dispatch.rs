@@ -112,14 +112,16 @@ fn stream_combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_
     // nothing was fetched, and the survivors came back by id.
     assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
 
-    // The same worker delivering four outcomes a message: most went in batches (the last of each
-    // generation's tasks go alone when none is left to play), and the run is the same.
+    // The same worker delivering four outcomes a message: some went in batches (the last of each
+    // generation's tasks go alone when none is left to play, and how many others wait for a
+    // batch depends on how fast replies come back: 36 of 84 on a loaded machine, where this
+    // asked for half, in main's build too), and the run is the same.
     let batches = tmp.path().join("batches");
     let r = run_with(&config, &batches, &[("batches", 1, Way::Batches)]);
     same_run(&reference, &batches, 2);
     each_task_once(&r);
     assert_eq!(r[0].streamed, TASKS, "{r:?}");
-    assert!(r[0].batched >= TASKS / 2 && r[0].leased_with_outcomes >= TASKS / 2, "{r:?}");
+    assert!(r[0].batched > 0 && r[0].leased_with_outcomes >= TASKS / 2, "{r:?}");
     assert!(r[0].fetched == 0 && r[0].cache_hits > 0, "{r:?}");
 
     // The same worker calling Complete with each outcome instead.
@@ -152,7 +154,11 @@ fn stream_combined_separate_mixed_and_older_master_runs_give_the_checkpoints_of_
     each_task_once(&r);
     assert_eq!(r[4].streamed, r[4].accepted, "{r:?}");
     assert_eq!((r[1].leased_with_outcomes, r[1].streamed, r[3].streamed), (0, 0, 0), "{r:?}");
-    assert!(r[0].leased_with_outcomes + r[2].leased_with_outcomes + r[3].leased_with_outcomes > 0, "{r:?}");
+    // Whether anyone leases with its outcomes here is a race, so it is not asserted: a step of
+    // 12 tasks is less than the five workers' Lease calls ask for (17), so the calls waiting when
+    // it is queued can drain it, and every outcome then finds nothing left. It failed that way
+    // once in CI and 1 run in 8 on a loaded machine, main's build as well; the single-worker
+    // runs above show that each way leases with its outcomes.
     assert_eq!(r[0].streamed + r[2].streamed, r[0].accepted + r[2].accepted, "{r:?}");
     assert_eq!(r[0].batched + r[2].batched, 0, "{r:?}");
     assert!(r.iter().all(|w| w.fetched == 0), "{r:?}");
