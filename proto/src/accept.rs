@@ -169,9 +169,18 @@ mod tests {
 
     #[test]
     fn the_soft_limit_is_raised_to_the_hard_one() {
-        let now = raise_open_files_limit().expect("readable on unix");
         let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
         // SAFETY: as in raise_open_files_limit.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        // One below the hard limit first (harmless to the tests running beside this one), so
+        // the raise has something to do even where soft and hard limits are equal.
+        if limit.rlim_max != libc::RLIM_INFINITY && limit.rlim_cur == limit.rlim_max {
+            let lowered = libc::rlimit { rlim_cur: limit.rlim_max - 1, rlim_max: limit.rlim_max };
+            // SAFETY: as in raise_open_files_limit; lowering the soft limit needs no privilege.
+            assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lowered) }, 0);
+        }
+        let now = raise_open_files_limit().expect("readable on unix");
+        // SAFETY: as above.
         assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
         assert_eq!(now, limit.rlim_cur, "the limit in force is the one reported");
         // An unlimited hard limit is more than Linux lets a process have: left as it was.

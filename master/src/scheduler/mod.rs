@@ -477,15 +477,8 @@ impl Scheduler {
 
     /// Records an outcome (or a failure) for task `id` from `worker`.
     pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
-        let mut s = self.lock();
-        let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome);
-        let last = std::mem::take(&mut s.awaited.finished_one);
-        drop(s);
-        drop(entry);
-        if last {
-            self.outcomes.notify_all();
-        }
-        completion
+        // Leasing nothing after it: the same lock, bookkeeping and wake-up.
+        self.complete_and_lease(worker, id, outcome, 0).0
     }
 
     /// Records an outcome as [`Scheduler::complete`] does and then, unless it was refused
