@@ -23,13 +23,10 @@
 
 use super::directory::Directory;
 use super::{Counters, DropReason, MAX_LEASE};
-use crate::scheduler::{Completion, Scheduler, WorkerId};
+use crate::scheduler::{Leased, Scheduler, WorkerId};
 use loa_engine::network::{Chromosome, ChromosomeId};
-use loa_engine::tasks::{Task, TaskOutcome};
 use loa_proto::cache::Mirror;
-use loa_proto::convert::{
-    Sending, check_peer_address, chromosome_to_proto, id_from_proto, result_from_proto, task_to_proto_sending,
-};
+use loa_proto::convert::{Sending, check_peer_address, chromosome_to_proto, id_from_proto, task_to_proto_sending};
 use loa_proto::pb;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -120,11 +117,6 @@ fn session_tag() -> u64 {
     (mixed & 0x7fff_ffff) | 1 // never 0, so no remote id is a small number
 }
 
-/// A refusal as a stream's answer.
-fn error_answer(status: &Status) -> pb::deliver_reply::Answer {
-    pb::deliver_reply::Answer::Error(pb::CallError { code: status.code() as i32, message: status.message().to_owned() })
-}
-
 fn unknown_worker() -> Status {
     Status::not_found("unknown worker: re-register")
 }
@@ -153,25 +145,32 @@ impl MasterService {
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
     }
 
-    /// Tasks leased to `worker` as the wire carries them: each network by id alone where the
-    /// mirror of the worker's chromosome cache holds it, else as the module docs say (by origin,
-    /// from peers, or with its weights, in the form the worker reads). The mirror is fed in reply
-    /// order, which is the order the worker meets the ids in: it asks for tasks with one call at
-    /// a time (Lease or Complete) and resolves each reply before its next such call.
-    fn to_wire(&self, worker: WorkerId, leased: &[(u64, Arc<Task>)]) -> Vec<pb::Task> {
-        if leased.is_empty() {
-            return Vec::new();
+    /// Tasks leased to `worker` as the wire carries them, for each list of `leased` (a reply's):
+    /// each network by id alone where the mirror of the worker's chromosome cache holds it, else
+    /// as the module docs say (by origin, from peers, or with its weights, in the form the worker
+    /// reads). The mirror is fed in reply order, which is the order the worker meets the ids in:
+    /// it asks for tasks with one call or message at a time (Lease, Complete, a batch) and
+    /// resolves each reply before its next. The mirror is locked once for all the lists.
+    fn to_wire_each(&self, worker: WorkerId, leased: &[&[Leased]]) -> Vec<Vec<pb::Task>> {
+        if leased.iter().all(|l| l.is_empty()) {
+            return leased.iter().map(|_| Vec::new()).collect();
         }
         let mut counts = [0u64; 4];
         let wire = self.wire(worker);
         let weight_bytes = wire.as_ref().is_some_and(|w| w.weight_bytes);
         let origins = self.origins && wire.as_ref().is_some_and(|w| w.origins);
-        let tasks: Vec<pb::Task> = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
+        let encode = |decide: &mut dyn FnMut(&Chromosome) -> Sending| -> Vec<Vec<pb::Task>> {
+            let each = |list: &&[Leased]| {
+                list.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut *decide, weight_bytes)).collect()
+            };
+            leased.iter().map(each).collect()
+        };
+        let tasks = match wire.as_ref().and_then(|w| w.mirror.as_ref()) {
             Some(mirror) => {
                 // Held across the whole reply: the worker meets its ids in this order.
                 let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
                 let mut directory = self.directory.lock().unwrap_or_else(|p| p.into_inner());
-                let mut decide = |c: &Chromosome| {
+                encode(&mut |c: &Chromosome| {
                     let sending = sending(c, worker, origins, &mut mirror, &mut directory);
                     counts[match sending {
                         Sending::Id => 0,
@@ -180,23 +179,19 @@ impl MasterService {
                         Sending::Weights => 3,
                     }] += 1;
                     sending
-                };
-                leased.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut decide, weight_bytes)).collect()
+                })
             }
-            None => {
-                let mut decide = |_: &Chromosome| {
-                    counts[3] += 1;
-                    Sending::Weights
-                };
-                leased.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut decide, weight_bytes)).collect()
-            }
+            None => encode(&mut |_: &Chromosome| {
+                counts[3] += 1;
+                Sending::Weights
+            }),
         };
         let [by_id, by_origin, from_peers, with_weights] = counts;
         self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
         self.counters.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
         self.counters.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
         self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
-        let bytes: usize = tasks.iter().map(prost::Message::encoded_len).sum();
+        let bytes: usize = tasks.iter().flatten().map(prost::Message::encoded_len).sum();
         self.counters.task_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         tasks
     }
@@ -250,86 +245,6 @@ impl MasterService {
     fn invalid(&self, message: String) -> Status {
         self.counters.invalid.fetch_add(1, Ordering::Relaxed);
         Status::invalid_argument(message)
-    }
-
-    /// `Complete`, for the unary call and for each request on a `Deliver` stream.
-    fn complete_call(&self, r: pb::CompleteRequest) -> Result<pb::CompleteReply, Status> {
-        // Checked before the outcome is looked at, so a refused call changes nothing. A master
-        // serving as an older one ignores the field, as those do (they cannot read it).
-        let max_tasks = if self.complete_leases { r.max_tasks } else { 0 };
-        if max_tasks > MAX_LEASE {
-            return Err(self.invalid(format!("max_tasks: at most {MAX_LEASE} tasks a call, got {}", r.max_tasks)));
-        }
-        // The outcome must decode, validate, and fit the task it answers (the wire cannot tell
-        // the last: outcomes travel without their task; checked with the task still open, under
-        // the lock that records the outcome).
-        let fits = |task: &Task, outcome: &loa_engine::tasks::TaskResult| match (task, outcome) {
-            (Task::Match(task), Ok(TaskOutcome::Match(m))) => {
-                task.check_outcome(m).map_err(|e| format!("outcome of task {}: {e}", r.task_id))
-            }
-            (Task::Match(_), Ok(_)) => Err(format!("outcome of task {}: not a match outcome", r.task_id)),
-            _ => Ok(()),
-        };
-        // An outcome from a worker this process does not know (e.g. leased from the master before
-        // a restart) is still the outcome of that task id: accept it on behalf of nobody. The
-        // worker's next lease rides on its outcome (issue 14): the scheduler leases as Lease
-        // would without waiting, and only to a worker it knows.
-        let worker = self.resolve(r.worker_id);
-        let recorded = result_from_proto(r.result.as_ref()).map_err(|e| e.to_string()).and_then(|outcome| {
-            let on_behalf_of = worker.unwrap_or(WorkerId::MAX);
-            self.scheduler.complete_checked_and_lease(on_behalf_of, r.task_id, outcome, max_tasks as usize, fits)
-        });
-        let (completion, leased) = match recorded {
-            Ok(recorded) => recorded,
-            Err(e) => {
-                // A worker that sends garbage cannot be trusted with its other tasks either:
-                // drop it, so its leases go back to the queue (it may register again).
-                if let Some(worker) = worker {
-                    self.drop_worker(worker, DropReason::MalformedOutcome);
-                }
-                return Err(self.invalid(e));
-            }
-        };
-        let worker = worker.unwrap_or(WorkerId::MAX);
-        let completion = match completion {
-            Completion::Accepted => pb::Completion::Accepted,
-            Completion::Duplicate => pb::Completion::Duplicate,
-            Completion::Unknown => pb::Completion::Unknown,
-            Completion::NotLeased => {
-                return Err(Status::permission_denied(format!(
-                    "task {} is not leased to this worker: outcome refused",
-                    r.task_id
-                )));
-            }
-        };
-        let tasks = self.to_wire(worker, &leased);
-        Ok(pb::CompleteReply { completion: completion as i32, tasks })
-    }
-
-    /// `Complete`'s answer on a stream: its reply, or the status it failed with.
-    fn answer(&self, request: pb::CompleteRequest) -> pb::DeliverReply {
-        let answer = match self.complete_call(request) {
-            Ok(reply) => pb::deliver_reply::Answer::Reply(reply),
-            Err(status) => error_answer(&status),
-        };
-        pb::DeliverReply { answer: Some(answer) }
-    }
-
-    /// The answers to a `DeliverBatches` message: each request's, in order, as on `Deliver`. A
-    /// batch over its bounds ([`MAX_LEASE`] requests, [`MAX_LEASE`] tasks asked for in all) has
-    /// every request refused, and changes nothing.
-    fn answer_batch(&self, batch: pb::DeliveryBatch) -> pb::DeliveryBatchReply {
-        let requests = batch.requests.len();
-        let asked: u64 = batch.requests.iter().map(|r| u64::from(r.max_tasks)).sum();
-        if requests > MAX_LEASE as usize || asked > u64::from(MAX_LEASE) {
-            let status = self.invalid(format!(
-                "a batch holds at most {MAX_LEASE} outcomes asking for at most {MAX_LEASE} tasks in all, \
-                 got {requests} asking for {asked}"
-            ));
-            let refused = pb::DeliverReply { answer: Some(error_answer(&status)) };
-            return pb::DeliveryBatchReply { answers: vec![refused; requests] };
-        }
-        pb::DeliveryBatchReply { answers: batch.requests.into_iter().map(|r| self.answer(r)).collect() }
     }
 
     /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
@@ -474,12 +389,13 @@ impl pb::master_server::Master for MasterService {
                 () = tokio::time::sleep_until(deadline.min(now + RECHECK)) => {}
             }
         };
-        let tasks = self.to_wire(worker, &leased);
+        let tasks = self.to_wire_each(worker, &[&leased]).into_iter().flatten().collect();
         Ok(Response::new(pb::LeaseReply { tasks }))
     }
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
-        self.complete_call(request.into_inner()).map(Response::new)
+        let answer = self.answer_requests(vec![request.into_inner()]).pop();
+        answer.unwrap_or_else(|| Err(Status::internal("no answer"))).map(Response::new)
     }
 
     type DeliverStream = std::pin::Pin<Box<dyn Stream<Item = Result<pb::DeliverReply, Status>> + Send>>;
@@ -555,5 +471,6 @@ impl pb::master_server::Master for MasterService {
     }
 }
 
+mod complete;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@
 //! ids still without an outcome; an outcome lowers it, and only the last one wakes the
 //! collector. Its progress ticks, stop checks and lease expiry run every 100 ms, as documented.
 
-use super::{TaskId, TaskIdHash};
+use super::{IdHash, TaskId};
 use std::collections::HashMap;
 
 /// A waiting collect's number.
@@ -20,7 +20,7 @@ pub(super) type CollectId = u64;
 pub(super) struct Awaited {
     /// Each id without an outcome yet, and the collect waiting for it (an id two collects wait
     /// for at once is the later one's; the earlier sees it in its 100 ms check).
-    by_id: HashMap<TaskId, CollectId, TaskIdHash>,
+    by_id: HashMap<TaskId, CollectId, IdHash>,
     /// Per waiting collect, its ids still without an outcome.
     left: HashMap<CollectId, usize>,
     next: CollectId,

@@ -41,12 +41,12 @@ use std::time::{Duration, Instant};
 
 mod awaited;
 mod embedded;
+mod id_hash;
 mod straggler;
-mod task_id_hash;
 
 pub use embedded::spawn_embedded_workers;
+use id_hash::IdHash;
 pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
-use task_id_hash::TaskIdHash;
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -54,6 +54,20 @@ pub type TaskId = u64;
 pub type WorkerId = u64;
 /// A task leased to a worker, with its id.
 pub type Leased = (TaskId, Arc<Task>);
+
+/// What a delivered outcome got: what happened to it, and the tasks leased after it.
+pub type Answer = (Completion, Vec<Leased>);
+
+/// An outcome for [`Scheduler::complete_each`]: the task's id, its outcome, and how many tasks
+/// to lease to the worker after it (as [`Scheduler::complete_and_lease`]'s `max`).
+pub struct Delivery {
+    /// The task the outcome is for.
+    pub id: TaskId,
+    /// Its outcome, or why it could not be played.
+    pub outcome: TaskResult,
+    /// Tasks to lease after it (0: none).
+    pub max: usize,
+}
 
 /// What happened to a submitted outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,15 +136,15 @@ struct Entry {
 #[derive(Default)]
 struct State {
     queue: VecDeque<TaskId>,
-    open: HashMap<TaskId, Entry, TaskIdHash>,
-    done: HashMap<TaskId, TaskResult, TaskIdHash>,
+    open: HashMap<TaskId, Entry, IdHash>,
+    done: HashMap<TaskId, TaskResult, IdHash>,
     /// Ids whose outcome was accepted since the last submit, and in the step before (both kept
     /// to tell a late duplicate from an unknown id). Older ids are forgotten: kept for the whole
     /// run, the set grew by every task (gigabytes an hour at 10 000 workers); a duplicate of a
     /// step two submits back counts as unknown, which changes a counter and nothing else.
-    finished: HashSet<TaskId, TaskIdHash>,
-    finished_before: HashSet<TaskId, TaskIdHash>,
-    workers: HashMap<WorkerId, WorkerInfo>,
+    finished: HashSet<TaskId, IdHash>,
+    finished_before: HashSet<TaskId, IdHash>,
+    workers: HashMap<WorkerId, WorkerInfo, IdHash>,
     next_worker: WorkerId,
     /// Open tasks with at least one lease, kept up to date on every change of a task's leases
     /// (so no call has to count them by scanning every open task).
@@ -146,7 +160,7 @@ struct State {
     awaited: awaited::Awaited,
     /// When each worker last renewed its leases (a heartbeat): a lease lapses at its own
     /// deadline or `lease_time` after this, whichever is later.
-    renewed: HashMap<WorkerId, Instant>,
+    renewed: HashMap<WorkerId, Instant, IdHash>,
 }
 
 impl State {
@@ -345,11 +359,11 @@ impl Scheduler {
     /// Leases up to `max` queued tasks to `worker`, without waiting.
     pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<(TaskId, Arc<Task>)> {
         let mut s = self.lock();
-        self.lease_locked(&mut s, worker, max)
+        let now = self.now();
+        self.lease_locked(&mut s, worker, max, now)
     }
 
-    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize) -> Vec<(TaskId, Arc<Task>)> {
-        let now = self.now();
+    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<(TaskId, Arc<Task>)> {
         if let Some(w) = s.workers.get_mut(&worker) {
             w.last_seen = now;
         }
@@ -447,7 +461,8 @@ impl Scheduler {
                 return Vec::new();
             }
             // Also with an empty queue: the worker may take a backup copy of a straggling task.
-            let leased = self.lease_locked(&mut s, worker, max);
+            let now = self.now();
+            let leased = self.lease_locked(&mut s, worker, max, now);
             if !leased.is_empty() {
                 return leased;
             }
@@ -509,24 +524,88 @@ impl Scheduler {
         outcome: TaskResult,
         max: usize,
         check: impl FnOnce(&Task, &TaskResult) -> Result<(), E>,
-    ) -> Result<(Completion, Vec<Leased>), E> {
+    ) -> Result<Answer, E> {
         let mut s = self.lock();
-        if let Some(entry) = s.open.get(&id) {
-            check(&entry.task, &outcome)?;
+        let now = self.now();
+        let registered = s.workers.contains_key(&worker);
+        let delivery = Delivery { id, outcome, max };
+        let answer =
+            self.deliver_locked(&mut s, worker, registered, delivery, now, |_, task, outcome| check(task, outcome));
+        let (answer, entry) = match answer {
+            Ok((answer, entry)) => (Ok(answer), entry),
+            Err(e) => (Err(e), None),
+        };
+        self.release(s, entry);
+        answer
+    }
+
+    /// [`Scheduler::complete_checked_and_lease`] for each delivery in turn, as that many calls
+    /// would, but under one lock and with one reading of the clock: a worker's batch of outcomes
+    /// (`DeliverBatches`, issue 14) costs the scheduler one lock, not one an outcome. Stops at
+    /// the first delivery `check` refuses (it is given the delivery's id, its open task and its
+    /// outcome): returns the answers to the deliveries before it and its error, and leaves the
+    /// deliveries after it in `deliveries`.
+    pub fn complete_each<E>(
+        &self,
+        worker: WorkerId,
+        deliveries: &mut impl Iterator<Item = Delivery>,
+        mut check: impl FnMut(TaskId, &Task, &TaskResult) -> Result<(), E>,
+    ) -> (Vec<Answer>, Option<E>) {
+        let mut answers = Vec::with_capacity(deliveries.size_hint().0);
+        let mut finished: SmallVec<[Entry; 8]> = SmallVec::new();
+        let mut refused = None;
+        let mut s = self.lock();
+        let now = self.now();
+        let registered = s.workers.contains_key(&worker);
+        for delivery in deliveries {
+            match self.deliver_locked(&mut s, worker, registered, delivery, now, &mut check) {
+                Ok((answer, entry)) => {
+                    answers.push(answer);
+                    finished.extend(entry);
+                }
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
         }
-        let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome);
-        let leased = if max > 0 && completion != Completion::NotLeased && s.workers.contains_key(&worker) {
-            self.lease_locked(&mut s, worker, max)
+        self.release(s, finished);
+        (answers, refused)
+    }
+
+    /// One delivery under the lock: checked, recorded, and the tasks leased after it (only to a
+    /// registered worker whose outcome was not refused). Returns the answer and the completed
+    /// task's entry, for the caller to drop once the lock is released.
+    fn deliver_locked<E>(
+        &self,
+        s: &mut State,
+        worker: WorkerId,
+        registered: bool,
+        Delivery { id, outcome, max }: Delivery,
+        now: Instant,
+        check: impl FnOnce(TaskId, &Task, &TaskResult) -> Result<(), E>,
+    ) -> Result<(Answer, Option<Entry>), E> {
+        if let Some(entry) = s.open.get(&id) {
+            check(id, &entry.task, &outcome)?;
+        }
+        let (completion, entry) = self.complete_locked(s, worker, id, outcome, now);
+        let leased = if max > 0 && completion != Completion::NotLeased && registered {
+            self.lease_locked(s, worker, max, now)
         } else {
             Vec::new()
         };
+        Ok(((completion, leased), entry))
+    }
+
+    /// Releases the lock after outcomes were recorded, then drops what they freed (tasks, leases:
+    /// off the lock) and wakes the collects if one's last outcome came.
+    fn release(&self, mut s: MutexGuard<'_, State>, freed: impl Sized) {
         let last = std::mem::take(&mut s.awaited.finished_one);
         drop(s);
-        drop(entry);
+        drop(freed);
         if last {
             self.outcomes.notify_all();
         }
-        Ok((completion, leased))
     }
 
     /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
@@ -537,6 +616,7 @@ impl Scheduler {
         worker: WorkerId,
         id: TaskId,
         outcome: TaskResult,
+        now: Instant,
     ) -> (Completion, Option<Entry>) {
         let registered = s.workers.contains_key(&worker);
         if let Some(entry) = s.open.get(&id)
@@ -556,7 +636,6 @@ impl Scheduler {
             };
             return (verdict, None);
         };
-        let now = self.now();
         if !entry.leases.is_empty() {
             s.in_flight -= 1;
         }

@@ -253,6 +253,29 @@ fn complete_and_lease_records_the_outcome_then_leases_as_lease_does() {
 }
 
 #[test]
+fn complete_each_answers_in_turn_and_stops_at_the_first_refused() {
+    let (s, _) = manual(Duration::from_secs(10));
+    let a = s.register("a".into());
+    s.submit(tasks(0..8));
+    assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
+    let delivery = |id, max| Delivery { id, outcome: fail(&id.to_string()), max };
+    // 0 accepted and leasing 3; 0 again a duplicate leasing 4; 2 refused by the check; 1 left.
+    let mut deliveries = vec![delivery(0, 1), delivery(0, 1), delivery(2, 1), delivery(1, 1)].into_iter();
+    let (answers, refused) =
+        s.complete_each(a, &mut deliveries, |id, _, _| if id == 2 { Err(format!("task {id}")) } else { Ok(()) });
+    let answers: Vec<_> = answers.into_iter().map(|(c, leased)| (c, ids(&leased))).collect();
+    assert_eq!(answers, [(Completion::Accepted, vec![3]), (Completion::Duplicate, vec![4])]);
+    assert_eq!(refused.as_deref(), Some("task 2"));
+    assert_eq!(deliveries.map(|d| d.id).collect::<Vec<_>>(), [1], "the rest stays to be delivered");
+    // The refused outcome changed nothing: 2 is still open and a's, and its outcome counts.
+    assert_eq!((s.stats().completed, s.stats().in_flight, counted(&s)), (1, 4, 4));
+    assert_eq!(s.complete(a, 2, fail("2")), Completion::Accepted);
+    // An empty run answers nothing and refuses nothing.
+    let (answers, refused) = s.complete_each(a, &mut std::iter::empty(), |_, _, _| Err(()));
+    assert!(answers.is_empty() && refused.is_none());
+}
+
+#[test]
 fn a_renewal_extends_the_leases_held_then_and_never_shortens_one() {
     let (s, clock) = manual(Duration::from_secs(10));
     let (a, b) = (s.register("a".into()), s.register("b".into()));
