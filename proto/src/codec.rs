@@ -1,19 +1,31 @@
-//! The gRPC codec: prost's, except that each message's buffer is reserved whole before it is
-//! encoded (issue 14).
+//! The gRPC codec: prost's, with each message written and read through a contiguous slice
+//! rather than field by field through tonic's buffers (issue 14).
 //!
-//! tonic encodes into a buffer of 8 KiB that grows as the message is written, and each growth
-//! copies what is already there: a lease of a knockout (three networks of 8 KiB) was copied about
-//! twice over on its way into the buffer. Reserving the message's encoded length first (a walk
-//! over its fields, without copying) leaves one copy, the encoding itself. Decoding is prost's.
+//! - **Encoding.** tonic encodes into a buffer of 8 KiB that grows as the message is written, and
+//!   each growth copies what is already there: a lease of a knockout (three networks of 8 KiB)
+//!   was copied about twice over on its way into the buffer. So the buffer is reserved whole
+//!   first. And every field written into tonic's buffer is a call through it to `BytesMut`
+//!   (not inlined): a batch reply of 64 tasks of ids is some 3 000 small writes, which were a
+//!   fifth of the master's time a task (`perf`, `bench-dispatch --batch 64 --reuse repeat`).
+//!   So a message up to [`CONTIGUOUS_LIMIT`] is encoded into a `Vec` (whose writes inline) and
+//!   copied in once; a larger one, mostly weights, goes straight in as before (its copy would
+//!   cost more than its fields' calls).
+//! - **Decoding.** A message arrives whole in one `BytesMut`, so it is decoded from that slice,
+//!   whose reads inline, rather than through tonic's buffer (each read a call to `BytesMut`'s
+//!   `advance`, also a fifth of the master's time a task).
 
 use prost::Message;
+use prost::bytes::{Buf, BufMut};
 use std::marker::PhantomData;
 use tonic::Status;
-use tonic::codec::{Codec, EncodeBuf, Encoder};
-use tonic_prost::ProstDecoder;
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// [`tonic_prost::ProstCodec`] with a [`ReservingEncoder`]; the generated client and server use
-/// it for every call (`codec_path` in `build.rs`).
+/// Largest message encoded into a `Vec` first (bytes): above, the extra copy costs more than it
+/// saves.
+pub const CONTIGUOUS_LIMIT: usize = 64 * 1024;
+
+/// Prost's codec with a [`ContiguousEncoder`] and a [`ContiguousDecoder`]; the generated client
+/// and server use it for every call (`codec_path` in `build.rs`).
 pub struct ReservingCodec<T, U>(PhantomData<(T, U)>);
 
 impl<T, U> Default for ReservingCodec<T, U> {
@@ -35,27 +47,114 @@ where
 {
     type Encode = T;
     type Decode = U;
-    type Encoder = ReservingEncoder<T>;
-    type Decoder = ProstDecoder<U>;
+    type Encoder = ContiguousEncoder<T>;
+    type Decoder = ContiguousDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        ReservingEncoder(PhantomData)
+        ContiguousEncoder(PhantomData)
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        ProstDecoder::default()
+        ContiguousDecoder(PhantomData)
     }
 }
 
-/// Encodes a message with prost into a buffer first reserved to the message's encoded length.
-pub struct ReservingEncoder<T>(PhantomData<T>);
+/// Encodes a message with prost: up to [`CONTIGUOUS_LIMIT`] into a `Vec` copied in once, larger
+/// ones straight into the buffer, first reserved to the message's encoded length.
+pub struct ContiguousEncoder<T>(PhantomData<T>);
 
-impl<T: Message> Encoder for ReservingEncoder<T> {
+impl<T: Message> Encoder for ContiguousEncoder<T> {
     type Item = T;
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
         buf.reserve(item.encoded_len());
+        encode_into(&item, buf)
+    }
+}
+
+/// `item`'s encoding, appended to `buf`: through a `Vec` up to [`CONTIGUOUS_LIMIT`] bytes.
+fn encode_into(item: &impl Message, buf: &mut impl BufMut) -> Result<(), Status> {
+    let len = item.encoded_len();
+    if len <= CONTIGUOUS_LIMIT {
+        let mut bytes = Vec::with_capacity(len);
+        item.encode_raw(&mut bytes);
+        buf.put_slice(&bytes);
+        Ok(())
+    } else {
         item.encode(buf).map_err(|e| Status::internal(format!("encoding: {e}")))
+    }
+}
+
+/// The message that is all of `buf`, read from its first chunk if that holds all of it.
+fn decode_from<U: Message + Default>(buf: &mut impl Buf) -> Result<U, Status> {
+    let len = buf.remaining();
+    let decoded = if buf.chunk().len() == len {
+        let decoded = U::decode(buf.chunk());
+        buf.advance(len);
+        decoded
+    } else {
+        U::decode(buf)
+    };
+    // As tonic's prost codec: a message that does not parse is INTERNAL.
+    decoded.map_err(|e| Status::internal(e.to_string()))
+}
+
+/// Decodes a message with prost from the contiguous slice it arrived in (through tonic's
+/// buffer only if it ever arrives in pieces).
+pub struct ContiguousDecoder<U>(PhantomData<U>);
+
+impl<U: Message + Default> Decoder for ContiguousDecoder<U> {
+    type Item = U;
+    type Error = Status;
+
+    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
+        decode_from(buf).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pb;
+    use prost::bytes::{Bytes, BytesMut};
+
+    /// `message` encoded as the codec does, then decoded from the buffer in `pieces` parts.
+    fn round_trip<M: Message + Default>(message: &M, pieces: usize) -> M {
+        let mut buf = BytesMut::new();
+        encode_into(message, &mut buf).map_err(|e| e.to_string()).unwrap();
+        assert_eq!(&buf[..], &message.encode_to_vec()[..], "prost's encoding, byte for byte");
+        let bytes = buf.freeze();
+        let step = bytes.len().div_ceil(pieces).max(1);
+        let parts: Vec<Bytes> =
+            (0..bytes.len()).step_by(step).map(|at| bytes.slice(at..(at + step).min(bytes.len()))).collect();
+        let mut chained: Box<dyn Buf> = Box::new(Bytes::new());
+        for part in parts {
+            chained = Box::new(chained.chain(part));
+        }
+        let decoded = decode_from::<M>(&mut chained).map_err(|e| e.to_string()).unwrap();
+        assert_eq!(chained.remaining(), 0, "the whole message read");
+        decoded
+    }
+
+    #[test]
+    fn messages_small_and_large_come_back_as_sent_whole_or_in_pieces() {
+        let small = pb::LeaseRequest { worker_id: (7 << 32) | 3, max_tasks: 64, wait_ms: 250 };
+        // Large: 100 KiB of weights, straight into the buffer.
+        let weights: Vec<u8> = (0..100 * 1024).map(|i| (i * 31 % 251) as u8).collect();
+        let large = pb::Entrant { serial: 9, topology: "t".into(), weights_le: weights, ..Default::default() };
+        assert!(large.encoded_len() > CONTIGUOUS_LIMIT && small.encoded_len() < CONTIGUOUS_LIMIT);
+        for pieces in [1, 3] {
+            assert_eq!(round_trip(&small, pieces), small);
+            assert_eq!(round_trip(&large, pieces), large);
+        }
+    }
+
+    #[test]
+    fn a_message_that_does_not_parse_is_refused_as_internal() {
+        // Field 1 of LeaseReply (a task) claiming 16 bytes where 1 follows.
+        let mut whole = Bytes::from_static(&[0x0a, 0x10, 0x01]);
+        let refused = decode_from::<pb::LeaseReply>(&mut whole).err().map(|s| s.code());
+        assert_eq!(refused, Some(tonic::Code::Internal));
     }
 }
