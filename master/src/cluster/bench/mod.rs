@@ -20,8 +20,10 @@
 //! networks are bred from the generation before.
 //!
 //! - [`workload`]: the tasks and the timed tournaments; [`stubs`]: the stub process;
-//!   [`threads`]: CPU time and pinning of threads.
+//!   [`threads`]: CPU time and pinning of threads; [`scheduler`]: the scheduler's share, timed
+//!   alone.
 
+mod scheduler;
 mod stubs;
 mod threads;
 mod workload;
@@ -54,6 +56,12 @@ pub struct DispatchFigures {
     pub collector_cpu_seconds: f64,
     /// Mean time of one real tournament at the benchmark's depth.
     pub tournament_seconds: f64,
+    /// The scheduler's own time a task, timed alone on one thread after the run (its calls for
+    /// steps of the run's mean size, leased and delivered in the stubs' batches): the part of
+    /// [`DispatchFigures::cpu_per_task`] that no protocol change can remove.
+    pub scheduler_seconds_per_task: f64,
+    /// The mean step size (tasks handed out together).
+    pub step_size: usize,
     /// Protobuf bytes of the lease replies' tasks (without HTTP/2 framing).
     pub lease_bytes: u64,
     /// Networks the master sent by id alone (the stub holds them).
@@ -210,6 +218,12 @@ impl std::fmt::Display for DispatchFigures {
             "  the collecting thread (a run's own): {:.2} µs per task more",
             self.collector_cpu_seconds / self.bench.tasks as f64 * 1e6
         )?;
+        writeln!(
+            f,
+            "  the scheduler alone (timed after, one thread, steps of {} tasks): {:.2} µs per task",
+            self.step_size,
+            self.scheduler_seconds_per_task * 1e6
+        )?;
         writeln!(f, "  one {}-ply tournament: {:.1} ms", self.bench.depth, self.tournament_seconds * 1e3)?;
         write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
     }
@@ -347,6 +361,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     // the scheduler's drop of a finished task frees none: freeing them on the gRPC threads was
     // a sixth of their time, which a run does not pay there).
     let mut next_id = 0u64;
+    let step_size = tasks / steps.len().max(1);
     for step in steps {
         let ids: Vec<u64> = (next_id..next_id + step.len() as u64).collect();
         next_id += step.len() as u64;
@@ -378,6 +393,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         return Err(format!("dispatched {} of {tasks} tasks", counts.done));
     }
     let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    let scheduler_seconds_per_task = scheduler::scheduler_seconds_per_task(step_size, clients, batch as usize);
     Ok(DispatchFigures {
         bench: bench.clone(),
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
@@ -385,6 +401,8 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         master_cpu_seconds,
         collector_cpu_seconds,
         tournament_seconds,
+        scheduler_seconds_per_task,
+        step_size,
         lease_bytes: counts.lease_bytes,
         by_id: sent(&counters.sent_by_id),
         with_weights: sent(&counters.sent_with_weights),
