@@ -9,12 +9,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-
-/// mimalloc instead of glibc's malloc (issue 14): the cluster service allocates and frees many
-/// small protobuf messages a task, and glibc consolidated its free lists on every reply buffer of
-/// a kilobyte or more (`malloc_consolidate`, several per cent of the gRPC threads).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
