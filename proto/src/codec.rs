@@ -7,9 +7,10 @@
 //!   first. And every field written into tonic's buffer is a call through it to `BytesMut`
 //!   (not inlined): a batch reply of 64 tasks of ids is some 3 000 small writes, which were a
 //!   fifth of the master's time a task (`perf`, `bench-dispatch --batch 64 --reuse repeat`).
-//!   So a message up to [`CONTIGUOUS_LIMIT`] is encoded into a `Vec` (whose writes inline) and
-//!   copied in once; a larger one, mostly weights, goes straight in as before (its copy would
-//!   cost more than its fields' calls).
+//!   So a message up to [`CONTIGUOUS_LIMIT`] is encoded into a buffer of the thread's own (whose
+//!   writes inline, and which is kept, so no message allocates) and copied in once. A larger
+//!   one, mostly the weights of two networks or more, goes straight in as before: a few large
+//!   fields, whose copy would cost more than their calls.
 //! - **Decoding.** A message arrives whole in one `BytesMut`, so it is decoded from that slice,
 //!   whose reads inline, rather than through tonic's buffer (each read a call to `BytesMut`'s
 //!   `advance`, also a fifth of the master's time a task).
@@ -20,9 +21,9 @@ use std::marker::PhantomData;
 use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// Largest message encoded into a `Vec` first (bytes): above, the extra copy costs more than it
-/// saves.
-pub const CONTIGUOUS_LIMIT: usize = 64 * 1024;
+/// Largest message encoded into the thread's buffer first (bytes): a reply of 64 tasks of ids
+/// (about 10 KiB) goes through it, one with the weights of two networks (16.4 KiB) does not.
+pub const CONTIGUOUS_LIMIT: usize = 16 * 1024;
 
 /// Prost's codec with a [`ContiguousEncoder`] and a [`ContiguousDecoder`]; the generated client
 /// and server use it for every call (`codec_path` in `build.rs`).
@@ -59,8 +60,9 @@ where
     }
 }
 
-/// Encodes a message with prost: up to [`CONTIGUOUS_LIMIT`] into a `Vec` copied in once, larger
-/// ones straight into the buffer, first reserved to the message's encoded length.
+/// Encodes a message with prost: up to [`CONTIGUOUS_LIMIT`] into the thread's buffer, copied in
+/// once; larger ones straight into tonic's buffer. Either way that is first reserved to the
+/// message's encoded length.
 pub struct ContiguousEncoder<T>(PhantomData<T>);
 
 impl<T: Message> Encoder for ContiguousEncoder<T> {
@@ -73,17 +75,31 @@ impl<T: Message> Encoder for ContiguousEncoder<T> {
     }
 }
 
-/// `item`'s encoding, appended to `buf`: through a `Vec` up to [`CONTIGUOUS_LIMIT`] bytes.
+thread_local! {
+    /// Each thread's buffer for messages up to [`CONTIGUOUS_LIMIT`], kept between messages: a
+    /// fresh one a message cost an allocation of kilobytes, which glibc's malloc pays with a
+    /// consolidation of its free lists.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `item`'s encoding, appended to `buf`: through this thread's scratch buffer up to
+/// [`CONTIGUOUS_LIMIT`] bytes.
 fn encode_into(item: &impl Message, buf: &mut impl BufMut) -> Result<(), Status> {
     let len = item.encoded_len();
-    if len <= CONTIGUOUS_LIMIT {
-        let mut bytes = Vec::with_capacity(len);
-        item.encode_raw(&mut bytes);
-        buf.put_slice(&bytes);
-        Ok(())
-    } else {
-        item.encode(buf).map_err(|e| Status::internal(format!("encoding: {e}")))
+    let through_scratch = len <= CONTIGUOUS_LIMIT
+        && SCRATCH.with(|scratch| {
+            // Busy only if an encoding on this thread encoded another message (none does).
+            let Ok(mut bytes) = scratch.try_borrow_mut() else { return false };
+            bytes.clear();
+            bytes.reserve(len);
+            item.encode_raw(&mut *bytes);
+            buf.put_slice(&bytes);
+            true
+        });
+    if through_scratch {
+        return Ok(());
     }
+    item.encode(buf).map_err(|e| Status::internal(format!("encoding: {e}")))
 }
 
 /// The message that is all of `buf`, read from its first chunk if that holds all of it.
@@ -143,8 +159,13 @@ mod tests {
         // Large: 100 KiB of weights, straight into the buffer.
         let weights: Vec<u8> = (0..100 * 1024).map(|i| (i * 31 % 251) as u8).collect();
         let large = pb::Entrant { serial: 9, topology: "t".into(), weights_le: weights, ..Default::default() };
-        assert!(large.encoded_len() > CONTIGUOUS_LIMIT && small.encoded_len() < CONTIGUOUS_LIMIT);
+        // Medium: 10 KiB, through the thread's buffer after the small one (which it must not
+        // carry along: the buffer is reused).
+        let medium = pb::Entrant { weights_le: large.weights_le[..10 * 1024].to_vec(), ..large.clone() };
+        assert!(large.encoded_len() > CONTIGUOUS_LIMIT && medium.encoded_len() < CONTIGUOUS_LIMIT);
         for pieces in [1, 3] {
+            assert_eq!(round_trip(&small, pieces), small);
+            assert_eq!(round_trip(&medium, pieces), medium);
             assert_eq!(round_trip(&small, pieces), small);
             assert_eq!(round_trip(&large, pieces), large);
         }
