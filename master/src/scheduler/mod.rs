@@ -367,7 +367,9 @@ impl Scheduler {
         if let Some(w) = s.workers.get_mut(&worker) {
             w.last_seen = now;
         }
-        let mut out = Vec::new();
+        // Sized at once: grown from empty, a lease of 64 reallocated five times (an eighth of
+        // this function's time in `bench-dispatch --batch 64`).
+        let mut out = Vec::with_capacity(max.min(s.queue.len()).max(1));
         let mut newly_in_flight = 0;
         while out.len() < max {
             let Some(id) = s.queue.pop_front() else { break };
