@@ -7,6 +7,12 @@
 //! hundreds. Both raise their soft limit to the hard one when they start serving (as Go's
 //! runtime and most servers do), and the master says so in the run log.
 //!
+//! **The backlog.** Rust's standard library listens with a backlog of 128 connections, so when
+//! thousands of workers connect at once (a run starting, a master restarted) the rest of their
+//! connection attempts were dropped by the kernel, to be retried seconds later, or refused: 10 000
+//! stub workers of `master bench-dispatch` failed with broken pipes. [`widen_backlog`] asks for
+//! [`BACKLOG`], which the kernel caps at `net.core.somaxconn` (4 096 on recent Linux).
+//!
 //! Should the descriptors still run out, `accept` fails at once with `EMFILE` for as long as a
 //! connection waits in the backlog; tonic logs such an error and asks for the next connection
 //! straight away, so the server spun a core on failed `accept` calls until some connection
@@ -98,6 +104,17 @@ impl<A: Accept + Unpin> Stream for Accepting<A> {
     }
 }
 
+/// The listen backlog asked for by [`widen_backlog`]; the kernel caps it at its maximum
+/// (`net.core.somaxconn` on Linux).
+pub const BACKLOG: i32 = 65_535;
+
+/// Listens on `listener` (already listening, as `bind` leaves it) with a backlog of [`BACKLOG`]
+/// connections instead of the standard library's 128 (see the module docs). Listening again
+/// only changes the backlog.
+pub fn widen_backlog(listener: &std::net::TcpListener) -> io::Result<()> {
+    socket2::SockRef::from(listener).listen(BACKLOG)
+}
+
 /// Raises this process's soft limit on open files to its hard limit; returns the soft limit
 /// now in force (`None` where it cannot be read).
 pub fn raise_open_files_limit() -> Option<u64> {
@@ -187,5 +204,27 @@ mod tests {
         if limit.rlim_max != libc::RLIM_INFINITY {
             assert_eq!(limit.rlim_cur, limit.rlim_max);
         }
+    }
+
+    #[test]
+    fn a_widened_backlog_holds_hundreds_of_connections_waiting_at_once() {
+        // 400 connections before any is accepted: with the standard library's 128 the kernel
+        // drops the handshakes past the 129th (their connects time out); widened, all wait.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        widen_backlog(&listener).unwrap();
+        let address = listener.local_addr().unwrap();
+        let somaxconn =
+            std::fs::read_to_string("/proc/sys/net/core/somaxconn").ok().and_then(|s| s.trim().parse().ok());
+        let wanted = somaxconn.unwrap_or(4096usize).min(400);
+        // Up to the first that times out (on loopback a connect that waits is a dropped one).
+        let connected: Vec<_> = (0..wanted)
+            .map_while(|_| std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).ok())
+            .collect();
+        listener.set_nonblocking(true).unwrap();
+        let mut accepted = 0;
+        while listener.accept().is_ok() {
+            accepted += 1;
+        }
+        assert_eq!((connected.len(), accepted), (wanted, wanted));
     }
 }

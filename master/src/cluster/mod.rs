@@ -194,6 +194,8 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
             .map_err(|e| std::io::Error::other(format!("TLS certificate or key: {}", error_chain(&e))))?;
     }
     let listener = std::net::TcpListener::bind(options.listen)?;
+    // Thousands of workers connect at once when a run starts or the master restarts.
+    loa_proto::accept::widen_backlog(&listener)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let open_files = loa_proto::accept::raise_open_files_limit();
