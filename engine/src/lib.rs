@@ -57,7 +57,9 @@ pub use square::{Color, Square};
 
 /// Restores the default action for SIGPIPE, which Rust programs ignore: then a command whose
 /// output goes to a pipe that closes early (`loa moves ... | head -1`) ends quietly, as Unix
-/// tools do, instead of panicking in `println!`. Call it first thing in `main`.
+/// tools do, instead of panicking in `println!`. Call it first thing in `main`, and only in a
+/// program that does not talk over sockets: writes to a socket whose peer went away (hyper's
+/// `writev`) then kill the process instead of failing with EPIPE.
 pub fn restore_sigpipe() {
     #[cfg(unix)]
     // SAFETY: setting a signal's disposition to SIG_DFL at start-up, before any thread exists,

@@ -442,8 +442,14 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    loa_engine::restore_sigpipe();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    // Only for a command that just prints: a master serving workers or a dashboard must get
+    // EPIPE from a socket whose peer went away, not be killed by SIGPIPE (hyper writes with
+    // writev, which raises it; 5 000 stub workers connecting at once died of it).
+    if matches!(cli.command, Command::Export { .. }) {
+        loa_engine::restore_sigpipe();
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("master: error: {message}");

@@ -48,7 +48,8 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    loa_engine::restore_sigpipe();
+    // SIGPIPE stays ignored, as Rust sets it: a worker talks to its master and peers over
+    // sockets, and one whose peer went away must get EPIPE (a retry), not be killed.
     let cli = Cli::parse();
     let mut options = WorkerOptions::new(cli.master);
     options.slots = cli.slots.unwrap_or(options.slots);

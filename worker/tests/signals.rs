@@ -1,0 +1,34 @@
+//! A worker keeps SIGPIPE ignored (issue 14): it talks to its master and peers over sockets,
+//! whose writes (hyper's `writev`) raise SIGPIPE when the other side has gone; with the
+//! signal's default action that killed the worker instead of failing the call, which it retries.
+
+#![cfg(target_os = "linux")]
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_worker_ignores_sigpipe() {
+    // A "master" that only accepts: the worker connecting means its main has set up signals.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let mut worker = Command::new(env!("CARGO_BIN_EXE_worker"))
+        .args(["--master", &url, "--slots", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the worker");
+    listener.set_nonblocking(true).unwrap();
+    let started = Instant::now();
+    while listener.accept().is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the worker never connected");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", worker.id())).unwrap();
+    worker.kill().unwrap();
+    worker.wait().unwrap();
+    let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:")).expect("a SigIgn line").trim();
+    // SIGPIPE is signal 13: bit 12 of the mask.
+    let ignored = u64::from_str_radix(mask, 16).unwrap() & (1 << 12) != 0;
+    assert!(ignored, "the worker takes SIGPIPE's default action: SigIgn {mask}");
+}
