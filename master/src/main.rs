@@ -269,6 +269,11 @@ struct StubFlags {
     /// master's work is the same, and the stubs keep up with it on the same machine.
     #[arg(long)]
     light_stubs: bool,
+    /// TCP connections the stub workers share, in turn (each an HTTP/2 connection carrying its
+    /// stubs' calls as streams). Real workers have one each (--connections equal to --clients);
+    /// 1, the default, is how this benchmark ran before the flag.
+    #[arg(long, default_value_t = 1)]
+    connections: usize,
 }
 
 impl StubFlags {
@@ -297,6 +302,7 @@ impl StubFlags {
             peers: self.peers,
             pin: self.pin,
             light: self.light_stubs,
+            connections: self.connections,
         }
     }
 }
@@ -387,6 +393,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 ];
                 if stubs.float_weights {
                     own.push("--float-weights".to_owned());
+                }
+                // To both builds, if the baseline has the flag (older ones ran one connection).
+                if stubs.connections != 1 {
+                    own.extend(["--connections".to_owned(), stubs.connections.to_string()]);
                 }
                 let extra: Vec<String> =
                     baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();

@@ -212,6 +212,12 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("networks sent: 232 by id, 8 with weights; 0 fetched"), "{out}");
+    assert!(out.contains("2 stub workers over 1 connection in"), "{out}");
+    // A connection each, as real workers have: the same networks sent.
+    let o = master(&["bench-dispatch", "--tasks", "60", "--clients", "2", "--connections", "2", "--samples", "1"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("2 stub workers over 2 connections in"), "{out}");
     // Side by side with itself (as with main's binary): one round, both figures, the ratios.
     let me = env!("CARGO_BIN_EXE_master");
     let args = ["bench-dispatch", "--tasks", "40", "--clients", "2", "--samples", "1", "--depth", "1"];

@@ -184,18 +184,21 @@ pub fn run_stubs(url: &str, bench: &DispatchBench) -> Result<String, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let counts: Result<StubCounts, String> = runtime.block_on(async {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
+        let endpoint = tonic::transport::Endpoint::from_shared(url.to_owned())
             .map_err(|e| e.to_string())?
             .initial_stream_window_size(1 << 20)
-            .initial_connection_window_size(8 << 20)
-            .connect()
-            .await
-            .map_err(|e| e.to_string())?;
+            .initial_connection_window_size(8 << 20);
+        // One after another, as workers joining do, rather than thousands of handshakes at once.
+        let mut channels = Vec::with_capacity(shared.bench.connections.max(1));
+        for _ in 0..shared.bench.connections.clamp(1, shared.bench.clients.max(1)) {
+            channels.push(endpoint.connect().await.map_err(|e| e.to_string())?);
+        }
         // The stubs' peer services stop once every stub is done, so none misses a late fetch.
         let (stop_peers, peers_stopped) = tokio::sync::watch::channel(false);
         let mut stubs = tokio::task::JoinSet::new();
         for c in 0..shared.bench.clients {
-            let client = MasterClient::new(channel.clone()).max_decoding_message_size(32 << 20);
+            let channel = channels[c % channels.len()].clone();
+            let client = MasterClient::new(channel).max_decoding_message_size(32 << 20);
             stubs.spawn(stub(c, client, Arc::clone(&shared), peers_stopped.clone()));
         }
         let mut total = StubCounts::default();
