@@ -56,7 +56,8 @@ impl MasterService {
                 }
             });
             let (recorded, refused) = self.scheduler.complete_each(on_behalf_of, &mut outcomes, fits);
-            let mut failure = refused.map(|e| (places[recorded.len()].0, e));
+            // The refused outcome is the one after those recorded.
+            let mut failure = refused.and_then(|e| places.get(recorded.len()).map(|&(i, _)| (i, e)));
             if failure.is_none()
                 && let Some((i, _, Read::Malformed(e))) =
                     read.next_if(|(_, w, r)| *w == wire_id && matches!(r, Read::Malformed(_)))
