@@ -1,7 +1,8 @@
 //! The gRPC service: each call is a thin, validated wrapper around a [`Scheduler`] call.
 //! `Deliver` is `Complete` as a stream (issue 14): each request on it is answered, in order, by
-//! the same code as the unary call (`complete_call`), its refusals included. `DeliverBatches`
-//! is the same with several requests a message, each answered as on `Deliver`.
+//! the same code as the unary call, its refusals included. `DeliverBatches` is the same with
+//! several requests a message, each answered as on `Deliver`; that code is in [`complete`],
+//! which answers a worker's run of outcomes under one scheduler lock.
 //!
 //! Remote workers are dropped (their leases go back to the queue, or to the backup copy's
 //! holder) as soon as the master knows they are gone: when their connection closes
