@@ -42,10 +42,14 @@ use std::time::{Duration, Instant};
 mod awaited;
 mod embedded;
 mod id_hash;
+mod lease_log;
+mod median;
 mod straggler;
 
 pub use embedded::spawn_embedded_workers;
 use id_hash::IdHash;
+use lease_log::LeaseLog;
+use median::SampledMedian;
 pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
 
 /// A task's id, unique within a run.
@@ -115,13 +119,14 @@ pub struct SchedulerStats {
     pub stragglers: usize,
 }
 
-/// One lease of a task.
+/// One lease of a task. It lapses `lease_time` after `since` unless renewed (no deadline is
+/// kept: it is the same for every lease, and 16 bytes fewer keep a task's entry smaller).
 struct Lease {
     worker: WorkerId,
-    /// When it was granted (for task durations and lease ages).
+    /// When it was granted (for task durations, lease ages and its deadline).
     since: Instant,
-    /// When it lapses unless renewed.
-    deadline: Instant,
+    /// Its number in its worker's [`LeaseLog`].
+    seq: u64,
 }
 
 struct Entry {
@@ -149,8 +154,11 @@ struct State {
     /// Open tasks with at least one lease, kept up to date on every change of a task's leases
     /// (so no call has to count them by scanning every open task).
     in_flight: usize,
-    /// Lease-to-outcome times of the tasks completed since the last submit (the current batch).
-    batch_durations: Vec<Duration>,
+    /// Lease-to-outcome times of the tasks completed since the last submit (the current batch),
+    /// kept as a bounded sample so that their median is cheap to ask (every progress tick asks).
+    batch_durations: SampledMedian,
+    /// Each worker's leases in the order granted, so its oldest open lease is found at once.
+    lease_log: HashMap<WorkerId, LeaseLog, IdHash>,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
     backup_candidates: Vec<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
@@ -166,23 +174,21 @@ struct State {
 impl State {
     /// The median of the current batch's task times, if any completed.
     fn median(&self) -> Option<Duration> {
-        if self.batch_durations.is_empty() {
-            return None;
-        }
-        let mut d = self.batch_durations.clone();
-        let mid = (d.len() - 1) / 2;
-        Some(*d.select_nth_unstable(mid).1)
+        self.batch_durations.median()
     }
 
     /// The age at `now` of each worker's oldest open lease.
     fn oldest_leases(&self, now: Instant) -> HashMap<WorkerId, Duration> {
-        let mut oldest: HashMap<WorkerId, Duration> = HashMap::new();
-        for lease in self.open.values().flat_map(|e| &e.leases) {
-            let age = now.saturating_duration_since(lease.since);
-            let slot = oldest.entry(lease.worker).or_default();
-            *slot = (*slot).max(age);
+        let ages =
+            self.lease_log.iter().filter_map(|(&w, log)| Some((w, now.saturating_duration_since(log.oldest()?))));
+        ages.collect()
+    }
+
+    /// Marks `lease` ended in its worker's log.
+    fn ended(lease_log: &mut HashMap<WorkerId, LeaseLog, IdHash>, lease: &Lease) {
+        if let Some(log) = lease_log.get_mut(&lease.worker) {
+            log.end(lease.seq);
         }
-        oldest
     }
 }
 
@@ -299,6 +305,7 @@ impl Scheduler {
         let mut s = self.lock();
         let info = s.workers.remove(&worker);
         s.renewed.remove(&worker);
+        s.lease_log.remove(&worker);
         s.stats.workers = s.workers.len();
         let mut returned = Vec::new();
         for (&id, entry) in s.open.iter_mut() {
@@ -371,14 +378,16 @@ impl Scheduler {
         // this function's time in `bench-dispatch --batch 64`).
         let mut out = Vec::with_capacity(max.min(s.queue.len()).max(1));
         let mut newly_in_flight = 0;
+        let State { queue, open, lease_log, .. } = &mut *s;
+        let log = lease_log.entry(worker).or_default();
         while out.len() < max {
-            let Some(id) = s.queue.pop_front() else { break };
+            let Some(id) = queue.pop_front() else { break };
             // Skip ids that finished while queued (a re-leased task whose first lease delivered).
-            if let Some(entry) = s.open.get_mut(&id) {
+            if let Some(entry) = open.get_mut(&id) {
                 if entry.leases.is_empty() {
                     newly_in_flight += 1;
                 }
-                entry.leases.push(Lease { worker, since: now, deadline: now + self.lease_time });
+                entry.leases.push(Lease { worker, since: now, seq: log.grant(now) });
                 if !entry.holders.contains(&worker) {
                     entry.holders.push(worker);
                 }
@@ -428,27 +437,29 @@ impl Scheduler {
         }
         let mut given = 0;
         let mut i = 0;
-        while given < max && i < s.backup_candidates.len() {
-            let id = s.backup_candidates[i];
-            let Some(entry) = s.open.get_mut(&id) else {
-                s.backup_candidates.remove(i);
+        let State { open, lease_log, backup_candidates, stats, .. } = s;
+        while given < max && i < backup_candidates.len() {
+            let id = backup_candidates[i];
+            let Some(entry) = open.get_mut(&id) else {
+                backup_candidates.remove(i);
                 continue;
             };
             if entry.leases.is_empty() || entry.leases.len() >= MAX_COPIES {
-                s.backup_candidates.remove(i);
+                backup_candidates.remove(i);
                 continue;
             }
             if entry.leases.iter().any(|l| l.worker == worker) {
                 i += 1;
                 continue;
             }
-            entry.leases.push(Lease { worker, since: now, deadline: now + self.lease_time });
+            let seq = lease_log.entry(worker).or_default().grant(now);
+            entry.leases.push(Lease { worker, since: now, seq });
             if !entry.holders.contains(&worker) {
                 entry.holders.push(worker);
             }
             out.push((id, Arc::clone(&entry.task)));
-            s.backup_candidates.remove(i);
-            s.stats.backups += 1;
+            backup_candidates.remove(i);
+            stats.backups += 1;
             given += 1;
         }
     }
@@ -644,6 +655,9 @@ impl Scheduler {
         // The task's time is from this worker's lease (a late outcome of an expired lease has
         // none, and an outcome on behalf of nobody after a restart neither: no time recorded).
         let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
+        for lease in &entry.leases {
+            State::ended(&mut s.lease_log, lease);
+        }
         if let Some(took) = took {
             s.batch_durations.push(took);
         }
@@ -668,15 +682,18 @@ impl Scheduler {
         let mut s = self.lock();
         let now = self.now();
         let mut expired = Vec::new();
-        let State { open, renewed, .. } = &mut *s;
+        let State { open, renewed, lease_log, .. } = &mut *s;
         let lapsed = |l: &Lease| {
-            let renewed_until = renewed.get(&l.worker).map(|&at| at + self.lease_time);
-            l.deadline.max(renewed_until.unwrap_or(l.deadline)) <= now
+            // The later of its own deadline and its worker's last renewal plus the lease time.
+            let from = renewed.get(&l.worker).map_or(l.since, |&at| at.max(l.since));
+            from + self.lease_time <= now
         };
         for (&id, entry) in open.iter_mut() {
             if !entry.leases.is_empty() && entry.leases.iter().all(lapsed) {
                 // The task stays open: if the late worker still delivers first, its outcome counts.
-                entry.leases.clear();
+                for lease in entry.leases.drain(..) {
+                    State::ended(lease_log, &lease);
+                }
                 expired.push(id);
             }
         }
@@ -735,14 +752,14 @@ impl Scheduler {
         }
     }
 
-    /// Current counters. Counting stragglers looks at every open lease: call it a few times a
-    /// second, not per task.
+    /// Current counters. Counting stragglers looks at each worker's oldest open lease (none
+    /// before a task of the batch completed): call it a few times a second, not per task.
     pub fn stats(&self) -> SchedulerStats {
         let s = self.lock();
-        let median = s.median();
-        let oldest = s.oldest_leases(self.now());
-        let stragglers =
-            s.workers.keys().filter(|w| oldest.get(w).is_some_and(|age| is_straggler(*age, median))).count();
+        let (median, now) = (s.median(), self.now());
+        let oldest = |w: &WorkerId| s.lease_log.get(w).and_then(LeaseLog::oldest);
+        let straggles = |since: Instant| is_straggler(now.saturating_duration_since(since), median);
+        let stragglers = s.workers.keys().filter(|w| oldest(w).is_some_and(straggles)).count();
         SchedulerStats { stragglers, ..s.stats.clone() }
     }
 

@@ -443,3 +443,64 @@ fn queued_tasks_wake_one_waiting_lease_call_each_and_closing_wakes_all() {
     s.close();
     assert!(woken(&mut waiting).iter().all(|&r| r));
 }
+
+/// Each worker's oldest open lease the slow way: a scan of every open task's leases.
+fn oldest_by_scan(s: &Scheduler, now: Instant) -> HashMap<WorkerId, Duration> {
+    let mut oldest: HashMap<WorkerId, Duration> = HashMap::new();
+    for lease in s.lock().open.values().flat_map(|e| &e.leases) {
+        let age = now.saturating_duration_since(lease.since);
+        let slot = oldest.entry(lease.worker).or_default();
+        *slot = (*slot).max(age);
+    }
+    oldest
+}
+
+#[test]
+fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
+    let (s, clock) = manual(Duration::from_secs(10));
+    let now = |s: &Scheduler| s.now();
+    let check = |s: &Scheduler, when: &str| {
+        let kept = s.lock().oldest_leases(s.now());
+        assert_eq!(kept, oldest_by_scan(s, s.now()), "{when}");
+    };
+    let (a, b, c) = (s.register("a".into()), s.register("b".into()), s.register("c".into()));
+    s.submit(tasks(0..12));
+    assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
+    advance(&clock, 100);
+    assert_eq!(ids(&s.lease(b, 3)), [3, 4, 5]);
+    advance(&clock, 100);
+    check(&s, "leased");
+    // Out of order: a's newest, then b's oldest.
+    s.complete(a, 2, fail("x"));
+    s.complete(b, 3, fail("x"));
+    check(&s, "completed out of order");
+    advance(&clock, 100);
+    assert_eq!(ids(&s.lease(c, 2)), [6, 7]);
+    s.complete(a, 0, fail("x"));
+    check(&s, "a's oldest done");
+    // Everything lapses: the tasks go back to the queue, and nobody holds anything (asked of
+    // the scan only, so the logs still hold the lapsed leases when some are granted again).
+    advance(&clock, 20_000);
+    s.expire_leases();
+    assert!(oldest_by_scan(&s, now(&s)).is_empty());
+    // Leased again (the lapsed ones after the rest: a gets its own task 1 back, granted anew),
+    // then b leaves with its leases.
+    let by_b = ids(&s.lease(b, 2));
+    advance(&clock, 50);
+    let by_a = ids(&s.lease(a, 20));
+    assert_eq!(by_b.len() + by_a.len(), 9);
+    check(&s, "leased again");
+    s.unregister(b);
+    check(&s, "b gone");
+    for &id in &by_a[..4] {
+        s.complete(a, id, fail("x"));
+    }
+    advance(&clock, 5_000);
+    check(&s, "a's first four done");
+    // c takes b's two tasks, back in the queue, and then, the queue empty, a backup copy of
+    // one of a's straggling leases.
+    assert_eq!(s.lease(c, 3).len(), 3);
+    assert_eq!(s.stats().backups, 1);
+    check(&s, "a backup copy");
+    assert_eq!(s.stats().in_flight, counted(&s));
+}
