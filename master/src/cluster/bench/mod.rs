@@ -62,6 +62,9 @@ pub struct DispatchFigures {
     pub scheduler_seconds_per_task: f64,
     /// The mean step size (tasks handed out together).
     pub step_size: usize,
+    /// Milliseconds a call of the scheduler's counters takes (what every progress tick asks,
+    /// twice) with the run's stubs holding a step of its mean size, half of it done.
+    pub stats_milliseconds: f64,
     /// Backup copies of straggling tasks the master handed out (see the scheduler).
     pub backups: u64,
     /// The connections the stubs registered over, as the master saw them (their peer
@@ -235,6 +238,11 @@ impl std::fmt::Display for DispatchFigures {
             "  the scheduler alone (timed after, one thread, steps of {} tasks): {:.2} µs per task",
             self.step_size,
             self.scheduler_seconds_per_task * 1e6
+        )?;
+        writeln!(
+            f,
+            "  the scheduler's counters (each progress tick asks twice): {:.2} ms a call, {} workers holding {} tasks, half done",
+            self.stats_milliseconds, self.bench.clients, self.step_size
         )?;
         writeln!(f, "  one {}-ply tournament: {:.1} ms", self.bench.depth, self.tournament_seconds * 1e3)?;
         write!(f, "  => one master core keeps about {:.0} single-slot workers busy", self.workers_per_core())
@@ -421,6 +429,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     }
     let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
     let scheduler_seconds_per_task = scheduler::scheduler_seconds_per_task(step_size, clients, batch as usize);
+    let stats_milliseconds = scheduler::stats_milliseconds(step_size, clients);
     Ok(DispatchFigures {
         bench: bench.clone(),
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
@@ -430,6 +439,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         tournament_seconds,
         scheduler_seconds_per_task,
         step_size,
+        stats_milliseconds,
         backups: stats.backups,
         connections_seen,
         lease_bytes: counts.lease_bytes,

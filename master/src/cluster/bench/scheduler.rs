@@ -45,3 +45,27 @@ pub fn scheduler_seconds_per_task(tasks: usize, workers: usize, batch: usize) ->
     }
     spent.as_secs_f64() / (STEPS as f64 * tasks.max(1) as f64)
 }
+
+/// Milliseconds a call of the scheduler's counters ([`Scheduler::stats`], with its straggler
+/// count: what every progress tick asks) takes with `workers` workers holding `tasks` tasks, of
+/// which half have been completed (so the batch has a median and every worker an oldest lease).
+pub fn stats_milliseconds(tasks: usize, workers: usize) -> f64 {
+    let scheduler = Scheduler::new(Duration::from_secs(3600));
+    let workers: Vec<_> = (0..workers.max(1)).map(|i| scheduler.register(format!("stub {i}"))).collect();
+    let task = Task::Tournament(TournamentTask { entrants: Vec::new(), rules: Default::default(), depth: 1, seed: 0 });
+    scheduler.submit((0..tasks as u64).map(|i| (i, task.clone())).collect());
+    let each = tasks.div_ceil(workers.len());
+    let held: Vec<Vec<TaskId>> =
+        workers.iter().map(|&w| scheduler.lease(w, each).into_iter().map(|(id, _)| id).collect()).collect();
+    for (&worker, held) in workers.iter().zip(&held) {
+        for &id in held.iter().step_by(2) {
+            scheduler.complete(worker, id, Err(TaskFailure::Reported(String::new())));
+        }
+    }
+    let calls = 10;
+    let start = Instant::now();
+    for _ in 0..calls {
+        std::hint::black_box(scheduler.stats());
+    }
+    start.elapsed().as_secs_f64() * 1e3 / f64::from(calls)
+}
