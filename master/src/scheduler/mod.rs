@@ -14,7 +14,7 @@
 //!
 //! **Backup tasks** (as MapReduce does for stragglers): when the queue is empty, a worker asking
 //! for work is given a copy of the oldest open task whose only lease is held by another worker
-//! and is older than the straggler threshold (see [`straggler`]). The first outcome wins, as for
+//! and is older than the straggler threshold (see [`is_straggler`]). The first outcome wins, as for
 //! any re-leased task, so a dead or slow worker costs the threshold (seconds), not the lease
 //! time. A task has at most [`MAX_COPIES`] leases at once.
 //!
