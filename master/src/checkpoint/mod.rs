@@ -13,7 +13,7 @@
 //! learning-rate half-life, weight decay; format 4: an initial network; format 5: tied weights
 //! and a σ half-life; format 6: the optimiser). A format-2 to -5 file of evolution strategies
 //! is read as format 6 with the newer settings at their defaults, which is what the build that
-//! wrote it did ([`legacy`]); a format-1 file of (μ + λ) or evolution
+//! wrote it did (`legacy`); a format-1 file of (μ + λ) or evolution
 //! strategies comes from an older build and is refused, naming the format and that build.
 //!
 //! A file is written to a temporary name, fsynced, renamed over the target and
