@@ -395,8 +395,7 @@ impl pb::master_server::Master for MasterService {
     }
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
-        let answer = self.answer_requests(vec![request.into_inner()]).pop();
-        answer.unwrap_or_else(|| Err(Status::internal("no answer"))).map(Response::new)
+        self.answer_one(request.into_inner()).map(Response::new)
     }
 
     type DeliverStream = std::pin::Pin<Box<dyn Stream<Item = Result<pb::DeliverReply, Status>> + Send>>;

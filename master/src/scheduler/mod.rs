@@ -177,10 +177,15 @@ impl State {
         self.batch_durations.median()
     }
 
+    /// When `worker`'s oldest open lease was granted.
+    fn oldest_lease(&self, worker: WorkerId) -> Option<Instant> {
+        self.lease_log.get(&worker).and_then(LeaseLog::oldest)
+    }
+
     /// The age at `now` of each worker's oldest open lease.
     fn oldest_leases(&self, now: Instant) -> HashMap<WorkerId, Duration> {
         let ages =
-            self.lease_log.iter().filter_map(|(&w, log)| Some((w, now.saturating_duration_since(log.oldest()?))));
+            self.lease_log.keys().filter_map(|&w| Some((w, now.saturating_duration_since(self.oldest_lease(w)?))));
         ages.collect()
     }
 
@@ -757,9 +762,8 @@ impl Scheduler {
     pub fn stats(&self) -> SchedulerStats {
         let s = self.lock();
         let (median, now) = (s.median(), self.now());
-        let oldest = |w: &WorkerId| s.lease_log.get(w).and_then(LeaseLog::oldest);
         let straggles = |since: Instant| is_straggler(now.saturating_duration_since(since), median);
-        let stragglers = s.workers.keys().filter(|w| oldest(w).is_some_and(straggles)).count();
+        let stragglers = s.workers.keys().filter(|&&w| s.oldest_lease(w).is_some_and(straggles)).count();
         SchedulerStats { stragglers, ..s.stats.clone() }
     }
 

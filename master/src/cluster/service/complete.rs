@@ -98,10 +98,14 @@ impl MasterService {
         (r.worker_id, read)
     }
 
+    /// One request's answer: what the unary `Complete` returns.
+    pub(super) fn answer_one(&self, request: pb::CompleteRequest) -> Result<pb::CompleteReply, Status> {
+        self.answer_requests(vec![request]).pop().unwrap_or_else(|| Err(Status::internal("no answer")))
+    }
+
     /// `Complete`'s answer on a stream: its reply, or the status it failed with.
     pub(super) fn answer(&self, request: pb::CompleteRequest) -> pb::DeliverReply {
-        let answer = self.answer_requests(vec![request]).pop().unwrap_or_else(|| Err(Status::internal("no answer")));
-        deliver_reply(answer)
+        deliver_reply(self.answer_one(request))
     }
 
     /// The answers to a `DeliverBatches` message: each request's, in order, as on `Deliver`. A
