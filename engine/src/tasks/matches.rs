@@ -427,19 +427,34 @@ fn bracket<E>(
     mut play: impl FnMut(usize, usize, usize) -> Result<usize, E>,
 ) -> Result<usize, E> {
     let serial = |i: usize| entrants.get(i).map_or(u64::MAX, MatchEntrant::serial);
-    let mut round: Vec<usize> = (0..entrants.len()).collect();
+    // On the stack for every valid task (the master checks each outcome with this, issue 14:
+    // three allocations a task were a tenth of its gRPC threads' allocations); the heap only for
+    // an entrant list too long to be valid.
+    let mut on_stack = [0usize; MAX_ENTRANTS];
+    let mut on_heap = Vec::new();
+    let round: &mut [usize] = match on_stack.get_mut(..entrants.len()) {
+        Some(round) => round,
+        None => {
+            on_heap.resize(entrants.len(), 0);
+            &mut on_heap
+        }
+    };
+    for (i, r) in round.iter_mut().enumerate() {
+        *r = i;
+    }
+    // Stable, as before (and without allocating for so few).
     round.sort_by_key(|&i| serial(i));
-    let mut k = 0;
-    while round.len() > 1 {
-        let mut winners = Vec::with_capacity(round.len() / 2);
-        // A valid knockout has a power of two entrants, so every round pairs them all.
-        for pair in round.chunks_exact(2) {
-            let &[x, y] = pair else { continue };
+    let (mut len, mut k) = (round.len(), 0);
+    while len > 1 {
+        // A valid knockout has a power of two entrants, so every round pairs them all. Winner
+        // `w` goes to place `w`, whose pair (places 2w and 2w + 1) has been read.
+        for w in 0..len / 2 {
+            let (x, y) = (round[2 * w], round[2 * w + 1]);
             let (a, b) = if serial(x) < serial(y) { (x, y) } else { (y, x) };
-            winners.push(play(k, a, b)?);
+            round[w] = play(k, a, b)?;
             k += 1;
         }
-        round = winners;
+        len /= 2;
     }
     Ok(k)
 }
