@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
@@ -178,6 +179,11 @@ enum Command {
         /// each generation once the one before is done): 62 as the thesis, more for a cluster.
         #[arg(long, default_value_t = 62)]
         population: usize,
+        /// With --reuse repeat or fresh: hand the tasks out in this many equal steps, each once
+        /// the one before is done, as a run hands out generation after generation (a step's
+        /// tables and buffers are then reused, as in a long run); 1: all at once.
+        #[arg(long, default_value_t = 1)]
+        steps: usize,
         #[command(flatten)]
         stubs: StubFlags,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
@@ -277,23 +283,17 @@ struct StubFlags {
 }
 
 impl StubFlags {
-    /// The benchmark these flags and the workload describe.
-    fn bench(
-        &self,
-        tasks: usize,
-        clients: usize,
-        samples: u32,
-        depth: u32,
-        reuse: loa_master::cluster::Reuse,
-        population: usize,
-    ) -> loa_master::cluster::DispatchBench {
+    /// The benchmark these flags describe for `clients` stubs at `depth`, with an empty workload:
+    /// the stub process's, which answers what it is sent (the parent sets its own).
+    fn bench(&self, clients: usize, depth: u32) -> loa_master::cluster::DispatchBench {
         loa_master::cluster::DispatchBench {
-            tasks,
+            tasks: 0,
             clients,
-            samples,
+            samples: 1,
             depth,
-            reuse,
-            population,
+            reuse: loa_master::cluster::Reuse::Repeat,
+            population: 0,
+            steps: 1,
             cache: self.chromosome_cache,
             weight_bytes: !self.float_weights,
             protocol: self.protocol,
@@ -366,6 +366,7 @@ fn run(cli: Cli) -> Result<(), String> {
             depth,
             reuse,
             population,
+            steps,
             stubs,
             baseline,
             rounds,
@@ -398,6 +399,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 if stubs.connections != 1 {
                     own.extend(["--connections".to_owned(), stubs.connections.to_string()]);
                 }
+                // Likewise (a baseline without the flag runs one step: the header says so).
+                if steps != 1 {
+                    own.extend(["--steps".to_owned(), steps.to_string()]);
+                }
                 let extra: Vec<String> =
                     baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
                 let mut mine = own.clone();
@@ -420,13 +425,20 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{compared}");
                 return Ok(());
             }
-            let bench = stubs.bench(tasks, clients, samples, depth, reuse, population);
+            let bench = loa_master::cluster::DispatchBench {
+                tasks,
+                samples,
+                reuse,
+                population,
+                steps,
+                ..stubs.bench(clients, depth)
+            };
             let figures = loa_master::cluster::bench_dispatch(&bench)?;
             println!("{figures}");
         }
         Command::BenchDispatchStubs { url, clients, depth, stubs } => {
             // The workload is the parent's: the stubs only answer what they are sent.
-            let bench = stubs.bench(0, clients, 1, depth, loa_master::cluster::Reuse::Repeat, 0);
+            let bench = stubs.bench(clients, depth);
             println!("{}", loa_master::cluster::run_stubs(&url, &bench)?);
         }
         Command::Experiment { config, out, flags } => {

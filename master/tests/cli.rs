@@ -218,6 +218,19 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("2 stub workers over 2 connections in"), "{out}");
+    // In three steps, one after another: every task dispatched, the networks cached across steps.
+    let args = ["bench-dispatch", "--tasks", "61", "--clients", "2", "--samples", "1", "--depth", "1"];
+    let o = master(&[&args[..], &["--reuse", "repeat", "--steps", "3"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("dispatch: 61 tasks in 3 steps to 2 stub workers"), "{out}");
+    assert!(out.contains("networks sent: 236 by id, 8 with weights; 0 fetched"), "{out}");
+    for (steps, why) in [("0", "--steps must be in 1..=61"), ("62", "--steps must be in 1..=61")] {
+        let o = master(&[&args[..], &["--reuse", "repeat", "--steps", steps]].concat());
+        assert!(!o.status.success() && stderr(&o).contains(why), "{}", stderr(&o));
+    }
+    let o = master(&[&args[..], &["--reuse", "knockout", "--steps", "2"]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("steps are its generations"), "{}", stderr(&o));
     // Side by side with itself (as with main's binary): one round, both figures, the ratios.
     let me = env!("CARGO_BIN_EXE_master");
     let args = ["bench-dispatch", "--tasks", "40", "--clients", "2", "--samples", "1", "--depth", "1"];

@@ -163,8 +163,9 @@ impl std::fmt::Display for DispatchFigures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "dispatch: {} tasks to {} stub workers over {} connection{} in {:.2} s",
+            "dispatch: {} tasks{} to {} stub workers over {} connection{} in {:.2} s",
             self.bench.tasks,
+            if self.bench.steps > 1 { format!(" in {} steps", self.bench.steps) } else { String::new() },
             self.bench.clients,
             self.connections_seen,
             if self.connections_seen == 1 { "" } else { "s" },
@@ -265,6 +266,9 @@ pub struct DispatchBench {
     /// Survivors a generation in the thesis's pattern ([`Reuse::Knockout`]; 62 in the thesis):
     /// the tasks of a generation, handed out together.
     pub population: usize,
+    /// Steps the repeat and fresh workloads go out in, each once the one before is done (the
+    /// knockout workload's steps are its generations, so it takes 1).
+    pub steps: usize,
     /// The chromosome cache each stub announces and keeps (0: none).
     pub cache: usize,
     /// The stubs read weights as bytes (else as floats, as older workers).
@@ -328,6 +332,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         depth,
         reuse,
         population,
+        steps,
         cache,
         protocol,
         batch,
@@ -351,7 +356,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let (tournament_seconds, _) = time_tournaments(samples, depth)?;
     // Real tasks (2041 weights a network), so the payload is what workers really receive; their
     // chromosomes' ids are computed on first dispatch, as in a run.
-    let steps = tasks_for(reuse, tasks, depth, population)?;
+    let steps = tasks_for(reuse, tasks, depth, population, steps)?;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
     let server =
         serve(&scheduler, &ClusterOptions::new(([127, 0, 0, 1], 0).into(), None)).map_err(|e| e.to_string())?;

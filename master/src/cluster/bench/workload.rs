@@ -35,11 +35,25 @@ pub(super) fn time_tournaments(samples: u32, depth: u32) -> Result<(f64, TaskOut
     Ok((begun.elapsed().as_secs_f64() / f64::from(samples.max(1)), outcome))
 }
 
-/// The tasks of the benchmark, by `reuse` (see [`Reuse`]).
 /// The tasks of the benchmark, by `reuse` (see [`Reuse`]), in the steps the master hands them
-/// out in: all at once, or, for the thesis's run, a generation (or a benchmark) at a time, each
-/// after the one before is done, as a run does (its networks are bred from the one before).
-pub(super) fn tasks_for(reuse: Reuse, count: usize, depth: u32, population: usize) -> Result<Vec<Vec<Task>>, String> {
+/// out in, each after the one before is done, as a run does: `steps` equal steps (the last
+/// takes the remainder), or, for the thesis's run, a generation (or a benchmark) at a time (its
+/// networks are bred from the one before).
+pub(super) fn tasks_for(
+    reuse: Reuse,
+    count: usize,
+    depth: u32,
+    population: usize,
+    steps: usize,
+) -> Result<Vec<Vec<Task>>, String> {
+    if steps == 0 || steps > count {
+        return Err(format!("--steps must be in 1..={count} (the tasks)"));
+    }
+    if steps > 1 && reuse == Reuse::Knockout {
+        return Err("--steps: the knockout workload's steps are its generations".into());
+    }
+    // Step k's task count: the steps equal, the last with the remainder.
+    let step_size = |k: usize| if k + 1 == steps { count - count / steps * k } else { count / steps };
     let knockout = |entrants: Vec<(u64, Arc<Chromosome>)>, seed: u64| {
         Task::Match(MatchTask {
             entrants: entrants
@@ -59,21 +73,22 @@ pub(super) fn tasks_for(reuse: Reuse, count: usize, depth: u32, population: usiz
     match reuse {
         Reuse::Repeat => {
             let task = tournament(0, depth);
-            Ok(vec![vec![task; count]])
+            Ok((0..steps).map(|k| vec![task.clone(); step_size(k)]).collect())
         }
-        Reuse::Fresh => Ok(vec![
-            (0..count)
-                .map(|t| {
-                    let networks: Vec<_> = (0..4)
-                        .map(|_| {
-                            let s = serial();
-                            (s, Arc::new(random_uniform(derive_seed(0xBE, s))))
-                        })
-                        .collect();
-                    knockout(networks, t as u64)
-                })
-                .collect(),
-        ]),
+        Reuse::Fresh => {
+            let mut next_seed = 0u64;
+            let mut fresh = |_| {
+                let networks: Vec<_> = (0..4)
+                    .map(|_| {
+                        let s = serial();
+                        (s, Arc::new(random_uniform(derive_seed(0xBE, s))))
+                    })
+                    .collect();
+                next_seed += 1;
+                knockout(networks, next_seed - 1)
+            };
+            Ok((0..steps).map(|k| (0..step_size(k)).map(&mut fresh).collect()).collect())
+        }
         Reuse::Knockout => {
             if population < 2 {
                 return Err("--population must be at least 2".into());
@@ -166,5 +181,43 @@ pub(super) fn tasks_for(reuse: Reuse, count: usize, depth: u32, population: usiz
             }
             Ok(steps)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(steps: &[Vec<Task>]) -> Vec<usize> {
+        steps.iter().map(Vec::len).collect()
+    }
+
+    #[test]
+    fn steps_split_the_tasks_evenly_with_the_remainder_last() {
+        for reuse in [Reuse::Repeat, Reuse::Fresh] {
+            assert_eq!(sizes(&tasks_for(reuse, 61, 1, 62, 3).unwrap()), [20, 20, 21]);
+            assert_eq!(sizes(&tasks_for(reuse, 5, 1, 62, 5).unwrap()), [1; 5]);
+            assert_eq!(sizes(&tasks_for(reuse, 7, 1, 62, 1).unwrap()), [7]);
+            assert!(tasks_for(reuse, 5, 1, 62, 6).is_err());
+            assert!(tasks_for(reuse, 5, 1, 62, 0).is_err());
+        }
+        assert!(tasks_for(Reuse::Knockout, 62, 1, 62, 2).is_err());
+    }
+
+    #[test]
+    fn fresh_networks_stay_fresh_across_steps() {
+        let steps = tasks_for(Reuse::Fresh, 9, 1, 62, 3).unwrap();
+        let mut ids = std::collections::HashSet::new();
+        let mut seeds = std::collections::HashSet::new();
+        for task in steps.iter().flatten() {
+            let Task::Match(m) = task else { panic!("a knockout task") };
+            let MatchFormat::Knockout { seed } = m.format else { panic!("a knockout") };
+            assert!(seeds.insert(seed), "seed {seed} twice");
+            for e in &m.entrants {
+                let MatchEntrant::Network { chromosome, .. } = e else { panic!("a network") };
+                assert!(ids.insert(chromosome.id()), "a network twice");
+            }
+        }
+        assert_eq!((ids.len(), seeds.len()), (36, 9));
     }
 }
