@@ -1,7 +1,9 @@
 //! Each worker's leases in the order granted, each marked when it ends, so that the worker's
 //! oldest open lease (what the straggler rule judges) is at the front (issue 14). The straggler
 //! count, asked on every progress tick, used to scan every open task's leases: 24 ms under the
-//! scheduler's lock with 10 000 workers and 500 000 tasks open, twice a tick.
+//! scheduler's lock with 10 000 workers and 500 000 tasks open, twice a tick. Expiry, every
+//! tenth of a second, scanned them too; a worker's lapsed leases are its log's first ones, so
+//! it now reads those alone ([`LeaseLog::granted_up_to`]).
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -12,14 +14,15 @@ use std::time::Instant;
 pub(super) struct LeaseLog {
     /// The sequence number of the front lease.
     first: u64,
-    /// When each lease was granted, and whether it has ended.
-    leases: VecDeque<(Instant, bool)>,
+    /// When each lease was granted, its task, and whether it has ended.
+    leases: VecDeque<(Instant, u64, bool)>,
 }
 
 impl LeaseLog {
-    /// Records a lease granted at `since` (not before the last one); returns its number.
-    pub(super) fn grant(&mut self, since: Instant) -> u64 {
-        self.leases.push_back((since, false));
+    /// Records a lease of task `task` granted at `since` (not before the last one); returns its
+    /// number.
+    pub(super) fn grant(&mut self, since: Instant, task: u64) -> u64 {
+        self.leases.push_back((since, task, false));
         self.first + self.leases.len() as u64 - 1
     }
 
@@ -28,9 +31,9 @@ impl LeaseLog {
     pub(super) fn end(&mut self, seq: u64) {
         let place = seq.checked_sub(self.first).and_then(|i| usize::try_from(i).ok());
         if let Some(lease) = place.and_then(|i| self.leases.get_mut(i)) {
-            lease.1 = true;
+            lease.2 = true;
         }
-        while self.leases.front().is_some_and(|&(_, ended)| ended) {
+        while self.leases.front().is_some_and(|&(_, _, ended)| ended) {
             self.leases.pop_front();
             self.first += 1;
         }
@@ -38,7 +41,14 @@ impl LeaseLog {
 
     /// When the oldest lease still open was granted.
     pub(super) fn oldest(&self) -> Option<Instant> {
-        self.leases.front().map(|&(since, _)| since)
+        self.leases.front().map(|&(since, _, _)| since)
+    }
+
+    /// The tasks of the open leases granted at or before `until`, oldest first: the first of
+    /// the log, since it is in grant order.
+    pub(super) fn granted_up_to(&self, until: Instant) -> impl Iterator<Item = u64> + '_ {
+        let granted = self.leases.iter().take_while(move |&&(since, _, _)| since <= until);
+        granted.filter(|&&(_, _, ended)| !ended).map(|&(_, task, _)| task)
     }
 }
 
@@ -53,10 +63,14 @@ mod tests {
         let at = |ms| t0 + Duration::from_millis(ms);
         let mut log = LeaseLog::default();
         assert_eq!(log.oldest(), None);
-        let seqs: Vec<u64> = [0, 10, 20, 30].into_iter().map(|ms| log.grant(at(ms))).collect();
+        let seqs: Vec<u64> = [0, 10, 20, 30].into_iter().map(|ms| log.grant(at(ms), ms + 100)).collect();
         assert_eq!(seqs, [0, 1, 2, 3]);
         log.end(2); // out of order: the front stays
         assert_eq!(log.oldest(), Some(at(0)));
+        let up_to = |log: &LeaseLog, ms| log.granted_up_to(at(ms)).collect::<Vec<_>>();
+        assert_eq!(up_to(&log, 25), [100, 110], "the ended lease of task 120 left out");
+        assert_eq!(up_to(&log, 30), [100, 110, 130]);
+        assert_eq!(up_to(&log, 9), [100]);
         log.end(0);
         assert_eq!(log.oldest(), Some(at(10)));
         log.end(1); // 2 had ended: both go
@@ -64,11 +78,13 @@ mod tests {
         log.end(1); // again, and numbers never granted: nothing changes
         log.end(99);
         assert_eq!(log.oldest(), Some(at(30)));
-        assert_eq!(log.grant(at(40)), 4);
+        assert_eq!(log.grant(at(40), 140), 4);
+        assert_eq!(up_to(&log, 1000), [130, 140]);
         log.end(3);
         assert_eq!(log.oldest(), Some(at(40)));
         log.end(4);
         assert_eq!(log.oldest(), None);
-        assert_eq!(log.grant(at(50)), 5, "numbers go on after the log empties");
+        assert_eq!(up_to(&log, 1000), Vec::<u64>::new());
+        assert_eq!(log.grant(at(50), 150), 5, "numbers go on after the log empties");
     }
 }

@@ -504,3 +504,77 @@ fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
     check(&s, "a backup copy");
     assert_eq!(s.stats().in_flight, counted(&s));
 }
+
+/// The tasks whose every lease has lapsed at `now`, by a scan of every open task (the rule
+/// `expire_leases` applied before it read the workers' logs instead).
+fn lapsed_by_scan(s: &Scheduler, lease_time: Duration) -> Vec<TaskId> {
+    let (st, now) = (s.lock(), s.now());
+    let lapsed = |l: &Lease| st.renewed.get(&l.worker).map_or(l.since, |&at| at.max(l.since)) + lease_time <= now;
+    let mut ids: Vec<TaskId> = st
+        .open
+        .iter()
+        .filter(|(_, e)| !e.leases.is_empty() && e.leases.iter().all(lapsed))
+        .map(|(&id, _)| id)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn expiry_read_from_the_lease_logs_agrees_with_a_scan_of_every_task() {
+    let lease_time = Duration::from_secs(10);
+    let (s, clock) = manual(lease_time);
+    let mut workers: Vec<WorkerId> = (0..4).map(|i| s.register(format!("w{i}"))).collect();
+    s.submit(tasks(0..80));
+    // A fixed pseudo-random walk (an LCG) through leases, completions, renewals, backups (the
+    // queue runs dry), a worker leaving and another joining, and time passing.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let (mut expired, mut checks) = (0, 0);
+    for step in 0..600 {
+        let w = workers[next(workers.len() as u64) as usize];
+        match next(10) {
+            0..=2 => {
+                s.lease(w, 1 + next(4) as usize);
+            }
+            3..=4 => {
+                let held: Vec<TaskId> = {
+                    let st = s.lock();
+                    let mut ids: Vec<TaskId> = st
+                        .open
+                        .iter()
+                        .filter(|(_, e)| e.leases.iter().any(|l| l.worker == w))
+                        .map(|(&id, _)| id)
+                        .collect();
+                    ids.sort_unstable();
+                    ids
+                };
+                if let Some(&id) = held.get(next(held.len().max(1) as u64) as usize) {
+                    s.complete(w, id, fail("x"));
+                }
+            }
+            5 => s.renew(w),
+            6 if step % 150 == 149 => {
+                s.unregister(w);
+                workers.retain(|&x| x != w);
+                workers.push(s.register(format!("joined at {step}")));
+            }
+            _ => advance(&clock, next(4_000)),
+        }
+        if step % 7 == 0 {
+            let expected = lapsed_by_scan(&s, lease_time);
+            let before = s.lock().queue.len();
+            s.expire_leases();
+            let added: Vec<TaskId> = s.lock().queue.iter().skip(before).copied().collect();
+            assert_eq!(added, expected, "step {step}");
+            assert_eq!(s.stats().in_flight, counted(&s), "step {step}");
+            (expired, checks) = (expired + added.len(), checks + 1);
+        }
+    }
+    // The walk did exercise it: expiries happened, and backups were leased.
+    assert!(expired > 20 && checks > 80, "{expired} expired in {checks} checks");
+    assert!(s.stats().backups > 0);
+}
