@@ -160,7 +160,9 @@ struct State {
     /// Each worker's leases in the order granted, so its oldest open lease is found at once.
     lease_log: HashMap<WorkerId, LeaseLog, IdHash>,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
-    backup_candidates: Vec<TaskId>,
+    /// (A deque: they are taken from the front, one `remove` each, which shifted the whole
+    /// list of a `Vec`; at the tail of a large step the list can hold every open task.)
+    backup_candidates: VecDeque<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
     backup_scan_at: Option<Instant>,
     stats: SchedulerStats,
