@@ -9,8 +9,14 @@ each sample's stack (so a sample in h2 called from the scheduler counts as the s
         target/release/master bench-dispatch --tasks 40000 --clients 32 --samples 1 \\
         --reuse repeat --batch 8 --light-stubs
     perf script -i perf.data --comm loa-rpc | experiments/cluster/perf-groups.py
+
+With --innermost, a sample counts instead for the group of the innermost frame that matches
+any group (so time in prost called from the scheduler's caller counts as prost's), and a
+second column gives the part of it spent in the memory allocator (malloc, free, mimalloc, the
+kernel zeroing fresh pages), found among the sample's ten innermost frames.
 """
 import collections
+import re
 import sys
 
 GROUPS = [
@@ -34,13 +40,28 @@ GROUPS = [
     ("tokio", "tokio::"),
 ]
 
+INNERMOST = "--innermost" in sys.argv[1:]
+ALLOCATOR = re.compile(r"malloc|free|realloc|tcache|_int_|mi_|clear_page|do_anonymous|mprotect")
+
 counts = collections.Counter()
+allocating = collections.Counter()
 samples = 0
 for stack in sys.stdin.read().split("\n\n"):
     if not stack.strip():
         continue
     samples += 1
-    counts[next((name for name, pattern in GROUPS if pattern in stack), "other")] += 1
+    if INNERMOST:
+        # perf script prints the innermost frame first, after the sample's header line.
+        frames = stack.strip().split("\n")[1:]
+        group = next(
+            (name for frame in frames for name, pattern in GROUPS if pattern in frame),
+            "other",
+        )
+        allocating[group] += any(ALLOCATOR.search(f) for f in frames[:10])
+    else:
+        group = next((name for name, pattern in GROUPS if pattern in stack), "other")
+    counts[group] += 1
 for name, n in counts.most_common():
-    print(f"{100 * n / samples:5.1f} %  {name}")
+    extra = f"   of which allocator {100 * allocating[name] / samples:4.1f} %" if INNERMOST else ""
+    print(f"{100 * n / samples:5.1f} %  {name}{extra}")
 print(f"({samples} samples)")
