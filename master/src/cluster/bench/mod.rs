@@ -318,6 +318,23 @@ fn stub_arguments(url: &str, bench: &DispatchBench) -> Vec<String> {
     args
 }
 
+/// What the master dropped, for the report of a failed run (stubs do not re-register, so a
+/// drop ends the run): "; the master dropped N workers (M: REASON, ...), first NAME", or nothing.
+fn dropped_by_master(counters: &super::Counters) -> String {
+    let drops = counters.drops();
+    let Some(first) = drops.first() else { return String::new() };
+    let mut by_reason: Vec<(String, usize)> = Vec::new();
+    for d in &drops {
+        let reason = d.reason.to_string();
+        match by_reason.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => by_reason.push((reason, 1)),
+        }
+    }
+    let reasons: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n}: {r}")).collect();
+    format!("; the master dropped {} workers ({}), first {}", drops.len(), reasons.join(", "), first.name)
+}
+
 /// Runs the service over loopback with `bench.clients` stub workers (in a process of their own,
 /// this binary's `bench-dispatch-stubs`) that complete `bench.tasks` tasks instantly (each with
 /// a real outcome), after timing `bench.samples` real tournaments at `bench.depth`. The tasks
@@ -418,7 +435,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let counters = server.counters_handle();
     server.shutdown();
     if !status.success() {
-        return Err(format!("the stub workers failed ({status}): {}", err.trim()));
+        return Err(format!("the stub workers failed ({status}): {}{}", err.trim(), dropped_by_master(&counters)));
     }
     let counts =
         out.lines().find_map(StubCounts::from_line).ok_or_else(|| format!("no counts from the stubs in {out:?}"))?;
@@ -457,4 +474,24 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         peer_fetched: counts.peer_fetched,
         peer_misses: counts.peer_misses,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{Counters, DropReason};
+
+    #[test]
+    fn a_failed_run_names_what_the_master_dropped() {
+        let counters = Counters::default();
+        assert_eq!(dropped_by_master(&counters), "");
+        counters.record_drop("stub-7 (1 slots, 127.0.0.1:5)".into(), DropReason::Silent);
+        counters.record_drop("stub-9 (1 slots, 127.0.0.1:6)".into(), DropReason::ConnectionClosed);
+        counters.record_drop("stub-3 (1 slots, 127.0.0.1:7)".into(), DropReason::Silent);
+        assert_eq!(
+            dropped_by_master(&counters),
+            "; the master dropped 3 workers (2: silent for the lease time, 1: its connection closed), \
+             first stub-7 (1 slots, 127.0.0.1:5)"
+        );
+    }
 }
