@@ -334,7 +334,8 @@ impl pb::master_server::Master for MasterService {
         {
             return Err(self.invalid(format!("peer_host: {why}")));
         }
-        let worker = self.scheduler.register(format!("{} ({} slots, {peer})", r.name, r.slots));
+        let name = format!("{} ({} slots, {peer})", r.name, r.slots);
+        let worker = self.scheduler.register_with_slots(name, r.slots as usize);
         if worker > 0xffff_ffff {
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
         }

@@ -183,6 +183,32 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
 }
 
 #[test]
+fn a_worker_registered_with_its_slots_takes_that_many_backup_copies_a_call() {
+    let (s, clock) = manual(Duration::from_secs(600));
+    let dead = s.register("dead".into());
+    let (one, three) = (s.register_with_slots("one".into(), 1), s.register_with_slots("three".into(), 3));
+    s.submit(tasks(0..10));
+    assert_eq!(ids(&s.lease(dead, 8)), [0, 1, 2, 3, 4, 5, 6, 7]);
+    for id in [8, 9] {
+        s.lease(one, 1);
+        advance(&clock, 500);
+        s.complete(one, id, fail("x"));
+    }
+    advance(&clock, 2_000);
+    // Eight straggling leases, the queue empty: asking for 64, each gets its slots' worth.
+    assert_eq!(ids(&s.lease(one, 64)), [0]);
+    assert_eq!(ids(&s.lease(three, 64)), [1, 2, 3]);
+    assert_eq!(ids(&s.lease(one, 64)), [4], "and as many again on its next call");
+    // A worker registered without its slots takes what it asks for, as before.
+    let any = s.register("any".into());
+    assert_eq!(ids(&s.lease(any, 64)), [5, 6, 7]);
+    assert_eq!(s.stats().backups, 8);
+    // Tasks from the queue are not limited: a new step's tasks go out as asked.
+    s.submit(tasks(10..20));
+    assert_eq!(s.lease(one, 6).len(), 6);
+}
+
+#[test]
 fn no_backups_while_work_is_queued_or_before_anything_completed() {
     let (s, clock) = manual(Duration::from_secs(600));
     let (a, b) = (s.register("a".into()), s.register("b".into()));
