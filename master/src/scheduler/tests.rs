@@ -422,6 +422,31 @@ fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
 }
 
 #[test]
+fn steps_of_one_size_take_the_outcomes_table_the_step_before_emptied() {
+    let s = Scheduler::new(Duration::from_secs(60));
+    let a = s.register("a".into());
+    let mut capacities = Vec::new();
+    for step in 0..4u64 {
+        let ids: Vec<TaskId> = (step * 1000..step * 1000 + 1000).collect();
+        s.submit(tasks(step * 1000..step * 1000 + 1000));
+        // Right after the submit, the table is empty: its capacity is what it can take.
+        let (done, finished) = {
+            let st = s.lock();
+            (st.done.capacity(), st.finished.capacity())
+        };
+        capacities.push((done, finished));
+        for (id, _) in s.lease(a, 1000) {
+            s.complete(a, id, fail("x"));
+        }
+        s.collect(&ids, || false, |_| {}).expect("collected");
+    }
+    // Without the reset, the removals' tombstones leave the emptied table less room than a
+    // step, and the reserve moves it to a table twice the size (new memory).
+    assert!(capacities.iter().all(|&c| c == capacities[0]), "capacities by step: {capacities:?}");
+    assert!(capacities[0].0 >= 1000 && capacities[0].1 >= 1000, "{capacities:?}");
+}
+
+#[test]
 fn an_outcome_that_fails_its_check_changes_nothing() {
     let s = Scheduler::new(Duration::from_secs(60));
     let a = s.register("a".into());
