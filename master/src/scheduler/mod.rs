@@ -766,7 +766,7 @@ impl Scheduler {
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids`.
     /// Returns `None` if `stop()` becomes true first (checked about every 100 ms). A failed task
-    /// is an `Err` with its [`TaskFailure`](loa_engine::tasks::TaskFailure). `tick` is called about every 100 ms with the number of tasks
+    /// is an `Err` with its [`TaskFailure`]. `tick` is called about every 100 ms with the number of tasks
     /// done (for progress bars).
     pub fn collect(
         &self,
