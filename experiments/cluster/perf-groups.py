@@ -14,6 +14,10 @@ With --innermost, a sample counts instead for the group of the innermost frame t
 any group (so time in prost called from the scheduler's caller counts as prost's), and a
 second column gives the part of it spent in the memory allocator (malloc, free, mimalloc, the
 kernel zeroing fresh pages), found among the sample's ten innermost frames.
+
+With --under PATTERN, it prints instead the share of samples with PATTERN in a frame of their
+stack, and the part of those in the allocator, e.g.
+    ... | experiments/cluster/perf-groups.py --under 'grow_one<loa_proto::pb::GameSummary'
 """
 import collections
 import re
@@ -41,6 +45,7 @@ GROUPS = [
 ]
 
 INNERMOST = "--innermost" in sys.argv[1:]
+UNDER = sys.argv[sys.argv.index("--under") + 1] if "--under" in sys.argv[1:-1] else None
 ALLOCATOR = re.compile(r"malloc|free|realloc|tcache|_int_|mi_|clear_page|do_anonymous|mprotect")
 
 counts = collections.Counter()
@@ -50,6 +55,12 @@ for stack in sys.stdin.read().split("\n\n"):
     if not stack.strip():
         continue
     samples += 1
+    if UNDER is not None:
+        frames = stack.strip().split("\n")[1:]
+        if any(UNDER in f for f in frames):
+            counts["under"] += 1
+            allocating["under"] += any(ALLOCATOR.search(f) for f in frames[:10])
+        continue
     if INNERMOST:
         # perf script prints the innermost frame first, after the sample's header line.
         frames = stack.strip().split("\n")[1:]
@@ -61,6 +72,10 @@ for stack in sys.stdin.read().split("\n\n"):
     else:
         group = next((name for name, pattern in GROUPS if pattern in stack), "other")
     counts[group] += 1
+if UNDER is not None:
+    print(f"{100 * counts['under'] / samples:5.1f} %  under {UNDER}", end="")
+    print(f", of which allocator {100 * allocating['under'] / samples:4.1f} %  ({samples} samples)")
+    sys.exit(0)
 for name, n in counts.most_common():
     extra = f"   of which allocator {100 * allocating[name] / samples:4.1f} %" if INNERMOST else ""
     print(f"{100 * n / samples:5.1f} %  {name}{extra}")

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// mimalloc instead of glibc's malloc (issue 14). The cluster service allocates and frees many
 /// small protobuf messages a task, in bursts of a batch, on two threads that free each other's
 /// memory: glibc's per-thread cache (7 blocks a size) runs dry and each allocation takes a cold
-/// block from the arena (a tenth of the gRPC threads in `_int_malloc` at 2 000 connections;
+/// block from the arena (a quarter of the gRPC threads under `_int_malloc` at 2 000 connections;
 /// `GLIBC_TUNABLES=glibc.malloc.tcache_count=2000` alone made a task 1.2-1.4x cheaper).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
