@@ -422,19 +422,20 @@ fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
 }
 
 #[test]
-fn steps_of_one_size_take_the_outcomes_table_the_step_before_emptied() {
+fn steps_of_one_size_take_the_tables_the_step_before_emptied() {
     let s = Scheduler::new(Duration::from_secs(60));
     let a = s.register("a".into());
     let mut capacities = Vec::new();
     for step in 0..4u64 {
         let ids: Vec<TaskId> = (step * 1000..step * 1000 + 1000).collect();
         s.submit(tasks(step * 1000..step * 1000 + 1000));
-        // Right after the submit, the table is empty: its capacity is what it can take.
-        let (done, finished) = {
+        // Right after the submit: `done` and `finished` are empty, `open` holds the step; their
+        // capacities are what they can take.
+        let (done, finished, open) = {
             let st = s.lock();
-            (st.done.capacity(), st.finished.capacity())
+            (st.done.capacity(), st.finished.capacity(), st.open.capacity())
         };
-        capacities.push((done, finished));
+        capacities.push((done, finished, open));
         for (id, _) in s.lease(a, 1000) {
             s.complete(a, id, fail("x"));
         }
@@ -443,7 +444,7 @@ fn steps_of_one_size_take_the_outcomes_table_the_step_before_emptied() {
     // Without the reset, the removals' tombstones leave the emptied table less room than a
     // step, and the reserve moves it to a table twice the size (new memory).
     assert!(capacities.iter().all(|&c| c == capacities[0]), "capacities by step: {capacities:?}");
-    assert!(capacities[0].0 >= 1000 && capacities[0].1 >= 1000, "{capacities:?}");
+    assert!(capacities[0].0 >= 1000 && capacities[0].1 >= 1000 && capacities[0].2 >= 1000, "{capacities:?}");
 }
 
 #[test]
