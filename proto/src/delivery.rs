@@ -63,9 +63,16 @@ impl BatchStream {
     /// what `Complete` would have returned for it, or the status it would have failed with). A
     /// status that is not an answer, or a reply with another number of answers, means the
     /// stream is broken: drop it.
-    pub async fn complete_all(&mut self, requests: Vec<pb::CompleteRequest>) -> Result<Vec<Answer>, Status> {
+    ///
+    /// With `wait_ms` above 0, a master that leases nothing after the last request to a worker
+    /// left with no task may hold the reply that long for the next tasks (see `DeliveryBatch`).
+    pub async fn complete_all(
+        &mut self,
+        requests: Vec<pb::CompleteRequest>,
+        wait_ms: u32,
+    ) -> Result<Vec<Answer>, Status> {
         let sent = requests.len();
-        let reply = self.turn(pb::DeliveryBatch { requests }).await?;
+        let reply = self.turn(pb::DeliveryBatch { requests, wait_ms }).await?;
         if reply.answers.len() != sent {
             return Err(Status::internal(format!(
                 "DeliverBatches: {} answers to a batch of {sent}",

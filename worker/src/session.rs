@@ -19,6 +19,11 @@
 //! `DeliverBatches`): finished outcomes wait until there are `batch` of them or no unstarted task
 //! is left, then go in one message, the last asking for the tasks that replace them. The worker
 //! holds `batch − 1` tasks more than without, so its players play on while a batch travels.
+//! Every batch asks the master to hold its reply for up to `LEASE_WAIT_MS` should it lease
+//! nothing to a worker left with no task (`DeliveryBatch.wait_ms`): between a run's steps the
+//! next step's tasks then come in that reply, without a Lease call (a unary call costs the
+//! master several times a stream message). A master that predates the field answers at once,
+//! and the lease loop fills the gap as before.
 
 use crate::client::{Backoff, Client};
 use crate::players::Leased;
@@ -437,7 +442,7 @@ impl Session {
                     stream.insert(BatchStream::new(sender, answers))
                 }
             };
-            return match open.complete_all(requests).await {
+            return match open.complete_all(requests, LEASE_WAIT_MS).await {
                 Ok(answers) => {
                     self.record(|r| {
                         r.streamed += count;

@@ -15,7 +15,7 @@ use loa_proto::convert::result_to_proto;
 use loa_proto::pb;
 use loa_worker::{WorkerOptions, WorkerReport, spawn};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tonic::Code;
 
 mod common;
@@ -385,7 +385,7 @@ fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bo
         // Over the bounds: every request refused naming them, nothing recorded, and the stream
         // goes on. 65 outcomes, or tasks asked for in all (33 + 32 + 0 on valid outcomes).
         let too_many: Vec<_> = (0..65).map(|_| complete(a, 0, 0)).collect();
-        let answers = stream.complete_all(too_many).await.unwrap();
+        let answers = stream.complete_all(too_many, 0).await.unwrap();
         assert_eq!(answers.len(), 65);
         for answer in &answers {
             let refused = answer.as_ref().unwrap_err();
@@ -393,20 +393,20 @@ fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bo
             assert!(refused.message().contains("got 65 asking for 0"), "{}", refused.message());
         }
         let asking = vec![complete(a, 0, 33), complete(a, 1, 32)];
-        let answers = stream.complete_all(asking).await.unwrap();
+        let answers = stream.complete_all(asking, 0).await.unwrap();
         assert!(answers.iter().all(|a| a.as_ref().unwrap_err().message().contains("got 2 asking for 65")));
         assert_eq!(scheduler.stats().completed, 0);
         assert_eq!(server.counters().invalid.load(std::sync::atomic::Ordering::Relaxed), 2);
 
         // An empty batch gets an empty answer.
-        assert!(stream.complete_all(Vec::new()).await.unwrap().is_empty());
+        assert!(stream.complete_all(Vec::new(), 0).await.unwrap().is_empty());
 
         // Each request is answered as Deliver would, in order: two outcomes (the last leasing
         // tasks 2 and 3), a duplicate, and one refused (b never leased task 4), which does not
         // stop the ones after it.
         let b = client.register(register("b")).await.unwrap().into_inner().worker_id;
         let batch = vec![complete(a, 0, 0), complete(a, 1, 2), complete(a, 0, 0), complete(b, 4, 0), complete(a, 1, 0)];
-        let answers = stream.complete_all(batch).await.unwrap();
+        let answers = stream.complete_all(batch, 0).await.unwrap();
         let completion = |i: usize| answers[i].as_ref().unwrap().completion;
         assert_eq!(completion(0), pb::Completion::Accepted as i32);
         assert_eq!(completion(1), pb::Completion::Accepted as i32);
@@ -417,7 +417,7 @@ fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bo
         assert_eq!(answers[3].as_ref().unwrap_err().code(), Code::PermissionDenied);
         assert_eq!(completion(4), pb::Completion::Duplicate as i32);
         // The leases are a's: its outcomes of them count.
-        let answers = stream.complete_all(vec![complete(a, 2, 0), complete(a, 3, 0)]).await.unwrap();
+        let answers = stream.complete_all(vec![complete(a, 2, 0), complete(a, 3, 0)], 0).await.unwrap();
         assert!(answers.iter().all(|a| a.as_ref().unwrap().completion == pb::Completion::Accepted as i32));
     });
     assert_eq!(scheduler.stats().completed, 4);
@@ -427,4 +427,62 @@ fn deliver_batches_answers_each_outcome_in_order_and_refuses_a_batch_over_its_bo
 
     // A master serving as one older than batches does not offer them.
     assert!(!registered_with(|older| older.batch_delivery = false).batch_delivery);
+}
+
+#[test]
+fn a_batch_that_leaves_its_worker_with_nothing_waits_for_tasks_only_when_asked() {
+    let games = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]];
+    let (scheduler, server, complete) = serving(None, &games);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut client = raw(server.addr(), None).await;
+        let a = client.register(register("a")).await.unwrap().into_inner().worker_id;
+        let b = client.register(register("b")).await.unwrap().into_inner().worker_id;
+        for (worker, expected) in [(a, [0, 1]), (b, [2, 3])] {
+            let lease = pb::LeaseRequest { worker_id: worker, max_tasks: 2, wait_ms: 0 };
+            let ids: Vec<u64> = client.lease(lease).await.unwrap().into_inner().tasks.iter().map(|t| t.id).collect();
+            assert_eq!(ids, expected);
+        }
+        let (requests, outbound) = loa_proto::delivery::request_channel();
+        let answers = client.deliver_batches(outbound).await.unwrap().into_inner();
+        let mut stream = loa_proto::delivery::BatchStream::new(requests, answers);
+        let leased = |answers: &[loa_proto::delivery::Answer]| -> Vec<u64> {
+            answers.last().unwrap().as_ref().unwrap().tasks.iter().map(|t| t.id).collect()
+        };
+
+        // Not asked to wait: the reply comes at once, with nothing to lease.
+        let begun = Instant::now();
+        let answers = stream.complete_all(vec![complete(a, 0, 0), complete(a, 1, 2)], 0).await.unwrap();
+        assert!(leased(&answers).is_empty());
+        assert!(begun.elapsed() < Duration::from_millis(500), "{:?}", begun.elapsed());
+
+        // Asked, but b still holds task 3 (it may yet deliver it on this stream): at once.
+        let begun = Instant::now();
+        let answers = stream.complete_all(vec![complete(b, 2, 1)], 10_000).await.unwrap();
+        assert!(leased(&answers).is_empty());
+        assert!(begun.elapsed() < Duration::from_millis(500), "{:?}", begun.elapsed());
+
+        // a holds nothing: its reply waits the time asked, and nothing comes.
+        let begun = Instant::now();
+        let answers = stream.complete_all(vec![complete(a, 0, 2)], 300).await.unwrap();
+        assert_eq!(answers[0].as_ref().unwrap().completion, pb::Completion::Duplicate as i32);
+        assert!(leased(&answers).is_empty());
+        assert!(begun.elapsed() >= Duration::from_millis(300), "{:?}", begun.elapsed());
+
+        // Tasks submitted while it waits come in the reply, which a Lease call would have fetched.
+        let submitter = Arc::clone(&scheduler);
+        let next_step = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            submitter.submit(vec![(4, knockout(games[0])), (5, knockout(games[1]))]);
+        });
+        let begun = Instant::now();
+        let answers = stream.complete_all(vec![complete(a, 1, 2)], 10_000).await.unwrap();
+        let waited = begun.elapsed();
+        assert_eq!(leased(&answers), [4, 5]);
+        assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(5), "{waited:?}");
+        next_step.join().unwrap();
+    });
+    assert_eq!(scheduler.stats().completed, 3);
+    scheduler.close();
+    server.shutdown();
 }

@@ -146,6 +146,39 @@ impl MasterService {
         self.wires.lock().unwrap_or_else(|p| p.into_inner()).get(&worker).cloned()
     }
 
+    /// A wait a worker asked for (in ms), within the bounds: at most MAX_WAIT, and well within
+    /// the lease time, so a waiting worker never counts as silent.
+    fn wait_bound(&self, wait_ms: u32) -> Duration {
+        Duration::from_millis(u64::from(wait_ms)).min(MAX_WAIT).min(self.lease_time / 2)
+    }
+
+    /// Leases up to `max` tasks to `worker`, waiting up to `wait` for some to be queued.
+    ///
+    /// It waits on the scheduler's notification rather than its condition variable (a blocked
+    /// call would hold a runtime thread, and a thousand idle workers would need a thousand
+    /// threads), and rather than polling (issue 14: between generations every worker waits, and
+    /// ten thousand polling calls cost the master more than the tasks). It wakes when tasks are
+    /// queued, and also looks again every RECHECK, for a straggler's task to take a backup copy
+    /// of (which nothing notifies).
+    async fn lease_waiting(&self, worker: WorkerId, max: usize, wait: Duration) -> Vec<Leased> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let arrived = self.scheduler.work_arrived().notified();
+            tokio::pin!(arrived);
+            // Registered before looking, so tasks queued in between are not missed.
+            arrived.as_mut().enable();
+            let leased = self.scheduler.lease(worker, max);
+            let now = tokio::time::Instant::now();
+            if !leased.is_empty() || self.scheduler.is_closed() || now >= deadline {
+                return leased;
+            }
+            tokio::select! {
+                () = &mut arrived => {}
+                () = tokio::time::sleep_until(deadline.min(now + RECHECK)) => {}
+            }
+        }
+    }
+
     /// Tasks leased to `worker` as the wire carries them, for each list of `leased` (a reply's):
     /// each network by id alone where the mirror of the worker's chromosome cache holds it, else
     /// as the module docs say (by origin, from peers, or with its weights, in the form the worker
@@ -368,29 +401,7 @@ impl pb::master_server::Master for MasterService {
         let worker = self.resolve(r.worker_id).ok_or_else(unknown_worker)?;
         let max = r.max_tasks.clamp(1, MAX_LEASE) as usize;
         // A waiting call must end well before the worker counts as silent.
-        let wait = Duration::from_millis(u64::from(r.wait_ms)).min(MAX_WAIT).min(self.lease_time / 2);
-        let deadline = tokio::time::Instant::now() + wait;
-        // Wait on the scheduler's notification rather than its condition variable (a blocked call
-        // would hold a runtime thread, and a thousand idle workers would need a thousand
-        // threads), and rather than polling (issue 14: between generations every worker waits,
-        // and ten thousand polling calls cost the master more than the tasks). It wakes the call
-        // when tasks are queued; the call also looks again every RECHECK, for a straggler's task
-        // to take a backup copy of (which nothing notifies).
-        let leased = loop {
-            let arrived = self.scheduler.work_arrived().notified();
-            tokio::pin!(arrived);
-            // Registered before looking, so tasks queued in between are not missed.
-            arrived.as_mut().enable();
-            let leased = self.scheduler.lease(worker, max);
-            let now = tokio::time::Instant::now();
-            if !leased.is_empty() || self.scheduler.is_closed() || now >= deadline {
-                break leased;
-            }
-            tokio::select! {
-                () = &mut arrived => {}
-                () = tokio::time::sleep_until(deadline.min(now + RECHECK)) => {}
-            }
-        };
+        let leased = self.lease_waiting(worker, max, self.wait_bound(r.wait_ms)).await;
         let tasks = self.to_wire_each(worker, &[&leased]).into_iter().flatten().collect();
         Ok(Response::new(pb::LeaseReply { tasks }))
     }
@@ -419,8 +430,12 @@ impl pb::master_server::Master for MasterService {
         request: Request<tonic::Streaming<pb::DeliveryBatch>>,
     ) -> Result<Response<Self::DeliverBatchesStream>, Status> {
         let service = self.clone();
-        // As Deliver, a batch a message: one reply per batch, in order.
-        let answers = request.into_inner().map(move |batch| Ok(service.answer_batch(batch?)));
+        // As Deliver, a batch a message: one reply per batch, in order (a reply that waits for
+        // the next step's tasks holds the ones after it, but its worker then has none to send).
+        let answers = request.into_inner().then(move |batch| {
+            let service = service.clone();
+            async move { Ok(service.answer_batch_waiting(batch?).await) }
+        });
         Ok(Response::new(Box::pin(answers)))
     }
 

@@ -406,6 +406,11 @@ impl Scheduler {
         self.announce(queued);
     }
 
+    /// Whether `worker` holds a lease on an open task (its log has one that has not ended).
+    pub fn holds_lease(&self, worker: WorkerId) -> bool {
+        self.lock().oldest_lease(worker).is_some()
+    }
+
     /// The open task `id`, if any (to check an outcome against it).
     pub fn task(&self, id: TaskId) -> Option<Arc<Task>> {
         self.lock().open.get(&id).map(|e| Arc::clone(&e.task))

@@ -326,13 +326,14 @@ async fn stub(
         }
         if let Some(batches) = &mut batches {
             counts.complete_calls += 1;
-            for answer in batches.complete_all(outcomes).await? {
+            for answer in batches.complete_all(outcomes, wait.wait_ms).await? {
                 next.extend(answer?.tasks);
                 counts.done += 1;
             }
         }
-        // A reply that brought nothing (or none asked): ask Lease, waiting for the next step if need
-        // be, as a worker's lease loop does, until the parent says the work is over.
+        // A batch asks the master to wait for the next step's tasks, as a worker's does. A reply
+        // that still brought nothing (or none asked): ask Lease, waiting for the next step if
+        // need be, as a worker's lease loop does, until the parent says the work is over.
         while next.is_empty() && !done.load(Ordering::Acquire) {
             counts.lease_calls += 1;
             next = client.lease(wait).await?.into_inner().tasks;

@@ -108,6 +108,31 @@ impl MasterService {
         deliver_reply(self.answer_one(request))
     }
 
+    /// [`MasterService::answer_batch`], then, if the batch asks to wait (`wait_ms`) and its last
+    /// reply leased nothing to a worker that holds no other task, the tasks leased to it within
+    /// that wait, in that reply (see `DeliveryBatch` in the proto).
+    pub(super) async fn answer_batch_waiting(&self, batch: pb::DeliveryBatch) -> pb::DeliveryBatchReply {
+        let wait = self.wait_bound(batch.wait_ms);
+        let last = batch.requests.last().map(|r| (r.worker_id, r.max_tasks));
+        let mut reply = self.answer_batch(batch);
+        let Some((wire_id, max)) = last else { return reply };
+        let Some(pb::DeliverReply { answer: Some(pb::deliver_reply::Answer::Reply(last)) }) = reply.answers.last_mut()
+        else {
+            return reply;
+        };
+        if wait.is_zero() || max == 0 || !last.tasks.is_empty() {
+            return reply;
+        }
+        let Some(worker) = self.resolve(wire_id) else { return reply };
+        // A worker with a task in play may yet deliver on this stream: its reply must not wait.
+        if self.scheduler.holds_lease(worker) {
+            return reply;
+        }
+        let leased = self.lease_waiting(worker, (max as usize).min(MAX_LEASE as usize), wait).await;
+        last.tasks = self.to_wire_each(worker, &[&leased]).into_iter().flatten().collect();
+        reply
+    }
+
     /// The answers to a `DeliverBatches` message: each request's, in order, as on `Deliver`. A
     /// batch over its bounds ([`MAX_LEASE`] requests, [`MAX_LEASE`] tasks asked for in all) has
     /// every request refused, and changes nothing.

@@ -79,7 +79,7 @@ fn a_batch_is_answered_as_its_requests_one_by_one() {
     let (one_by_one, a, b) = service();
     let singly: Vec<_> = requests(a, b).into_iter().map(|r| said(&one_by_one.answer(r))).collect();
     let (batched, a, b) = service();
-    let batch = batched.answer_batch(pb::DeliveryBatch { requests: requests(a, b) });
+    let batch = batched.answer_batch(pb::DeliveryBatch { requests: requests(a, b), wait_ms: 0 });
     let together: Vec<_> = batch.answers.iter().map(said).collect();
     assert_eq!(together, singly);
     // The answers are what the comments say (so the comparison compares something).
