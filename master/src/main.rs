@@ -191,6 +191,11 @@ enum Command {
         /// tables and buffers are then reused, as in a long run); 1: all at once.
         #[arg(long, default_value_t = 1)]
         steps: usize,
+        /// With --reuse repeat or fresh: first hand out one more step of the same size, untimed
+        /// (its ids apart), so the timed steps find the tables and memory a long run has warmed
+        /// (a run pays their first touch once); the calls counted include it.
+        #[arg(long)]
+        warm_up: bool,
         #[command(flatten)]
         stubs: StubFlags,
         /// Side by side with another build's master binary (e.g. main's): both run the benchmark
@@ -301,6 +306,7 @@ impl StubFlags {
             reuse: loa_master::cluster::Reuse::Repeat,
             population: 0,
             steps: 1,
+            warm_up: false,
             cache: self.chromosome_cache,
             weight_bytes: !self.float_weights,
             protocol: self.protocol,
@@ -374,6 +380,7 @@ fn run(cli: Cli) -> Result<(), String> {
             reuse,
             population,
             steps,
+            warm_up,
             stubs,
             baseline,
             rounds,
@@ -410,6 +417,9 @@ fn run(cli: Cli) -> Result<(), String> {
                 if steps != 1 {
                     own.extend(["--steps".to_owned(), steps.to_string()]);
                 }
+                if warm_up {
+                    own.push("--warm-up".to_owned());
+                }
                 let extra: Vec<String> =
                     baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
                 let mut mine = own.clone();
@@ -438,6 +448,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 reuse,
                 population,
                 steps,
+                warm_up,
                 ..stubs.bench(clients, depth)
             };
             let figures = loa_master::cluster::bench_dispatch(&bench)?;

@@ -231,6 +231,15 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     }
     let o = master(&[&args[..], &["--reuse", "knockout", "--steps", "2"]].concat());
     assert!(!o.status.success() && stderr(&o).contains("steps are its generations"), "{}", stderr(&o));
+    // After an untimed step of the first step's size: its 20 tasks dispatched too (80 more
+    // networks by id, none more with weights), and said so.
+    let o = master(&[&args[..], &["--reuse", "repeat", "--steps", "3", "--warm-up"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("dispatch: 61 tasks in 3 steps after an untimed step of 20 (counted"), "{out}");
+    assert!(out.contains("networks sent: 316 by id, 8 with weights; 0 fetched"), "{out}");
+    let o = master(&[&args[..], &["--warm-up"]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("--warm-up: the knockout"), "{}", stderr(&o));
     // Side by side with itself (as with main's binary): one round, both figures, the ratios.
     let me = env!("CARGO_BIN_EXE_master");
     let args = ["bench-dispatch", "--tasks", "40", "--clients", "2", "--samples", "1", "--depth", "1"];
@@ -238,6 +247,7 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("1 interleaved rounds") && out.contains("master CPU per task, median"), "{out}");
+    assert!(out.contains("collecting thread, median") && out.contains("both, best"), "{out}");
     assert!(out.contains("--reuse knockout --chromosome-cache 4096"), "{out}");
 }
 

@@ -24,6 +24,9 @@ pub struct DispatchRun {
     pub tasks_per_second: f64,
     /// The time of one real tournament, ms (T), if printed.
     pub tournament_ms: Option<f64>,
+    /// CPU per task of the thread that submits and collects (µs), if printed (later builds):
+    /// the master spends it too.
+    pub collector_us: Option<f64>,
 }
 
 /// Parses the output of `bench-dispatch` (the [`super::DispatchFigures`] display, in this build's
@@ -32,6 +35,7 @@ pub fn parse_dispatch(output: &str) -> Option<DispatchRun> {
     let mut cpu_us = None;
     let mut tasks_per_second = None;
     let mut tournament_ms = None;
+    let mut collector_us = None;
     for line in output.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         if let Some(i) = words.iter().position(|w| *w == "CPU") {
@@ -41,9 +45,12 @@ pub fn parse_dispatch(output: &str) -> Option<DispatchRun> {
         } else if words.get(2).is_some_and(|w| w.starts_with("tournament")) {
             // "one 3-ply tournament: 43.1 ms"
             tournament_ms = words.get(3).and_then(|w| w.parse::<f64>().ok());
+        } else if words.get(1) == Some(&"collecting") {
+            // "the collecting thread (a run's own): 1.53 µs per task more"
+            collector_us = words.iter().find_map(|w| w.parse::<f64>().ok());
         }
     }
-    Some(DispatchRun { cpu_us: cpu_us?, tasks_per_second: tasks_per_second?, tournament_ms })
+    Some(DispatchRun { cpu_us: cpu_us?, tasks_per_second: tasks_per_second?, tournament_ms, collector_us })
 }
 
 fn run(binary: &Path, args: &[String]) -> Result<DispatchRun, String> {
@@ -143,6 +150,18 @@ pub fn compare_dispatch(
     out += &format!("{:<28} {:>12.1} {:>12.1} {:>8.2}x\n", "master CPU per task, median", om, nm, om / nm);
     let (ob, nb) = (min(&old_cpu), min(&new_cpu));
     out += &format!("{:<28} {:>12.1} {:>12.1} {:>8.2}x\n", "master CPU per task, best", ob, nb, ob / nb);
+    // The collecting thread, and the two together, where both builds print it.
+    let collector = |runs: &[DispatchRun]| runs.iter().map(|r| r.collector_us).collect::<Option<Vec<_>>>();
+    if let (Some(oc), Some(nc)) = (collector(&old), collector(&fresh)) {
+        let (om, nm) = (median(&oc), median(&nc));
+        out += &format!("{:<28} {:>12.2} {:>12.2} {:>8.2}x\n", "collecting thread, median", om, nm, om / nm);
+        let total = |cpu: &[f64], c: &[f64]| cpu.iter().zip(c).map(|(a, b)| a + b).collect::<Vec<_>>();
+        let (ot, nt) = (total(&old_cpu, &oc), total(&new_cpu, &nc));
+        let (om, nm) = (median(&ot), median(&nt));
+        out += &format!("{:<28} {:>12.1} {:>12.1} {:>8.2}x\n", "both, median", om, nm, om / nm);
+        let (ob, nb) = (min(&ot), min(&nt));
+        out += &format!("{:<28} {:>12.1} {:>12.1} {:>8.2}x\n", "both, best", ob, nb, ob / nb);
+    }
     let (om, nm) = (median(&old_rate), median(&new_rate));
     out += &format!("{:<28} {:>12.0} {:>12.0} {:>8.2}x\n", "tasks/s, median", om, nm, nm / om);
     let (ob, nb) = (max(&old_rate), max(&new_rate));
@@ -170,17 +189,32 @@ mod tests {
         let now = "dispatch: 4000 tasks to 32 stub workers in 0.38 s\n  networks reused: knockout; chromosome cache: 4096 per stub; weights as bytes\n  networks sent: 1 by id, 2 with weights; 0 fetched; lease payload 30640 bytes per task\n  10648 tasks/s (each a lease and a complete round trip)\n  master CPU 49.3 µs per task\n  one 3-ply tournament: 43.1 ms\n  => one master core keeps about 558 single-slot workers busy\n";
         assert_eq!(
             parse_dispatch(now),
-            Some(DispatchRun { cpu_us: 49.3, tasks_per_second: 10648.0, tournament_ms: Some(43.1) })
+            Some(DispatchRun {
+                cpu_us: 49.3,
+                tasks_per_second: 10648.0,
+                tournament_ms: Some(43.1),
+                collector_us: None
+            })
+        );
+        let collecting = "dispatch: 3840000 tasks in 2 steps to 10000 stub workers over 10000 connections in 19.66 s\n  195320 tasks/s\n  master CPU 3.9 µs per task\n  the collecting thread (a run's own): 1.53 µs per task more\n  the scheduler alone (timed after, one thread, steps of 1920000 tasks): 0.26 µs per task\n  one 3-ply tournament: 13.5 ms\n";
+        assert_eq!(
+            parse_dispatch(collecting),
+            Some(DispatchRun {
+                cpu_us: 3.9,
+                tasks_per_second: 195320.0,
+                tournament_ms: Some(13.5),
+                collector_us: Some(1.53)
+            })
         );
         let combined = "dispatch: 4000 tasks to 32 stub workers in 0.3 s\n  leasing: combined; calls: 64 Lease, 4000 Complete, 0 FetchChromosomes (1.02 a task)\n  13000 tasks/s\n  master CPU 30.5 µs per task\n";
         assert_eq!(
             parse_dispatch(combined),
-            Some(DispatchRun { cpu_us: 30.5, tasks_per_second: 13000.0, tournament_ms: None })
+            Some(DispatchRun { cpu_us: 30.5, tasks_per_second: 13000.0, tournament_ms: None, collector_us: None })
         );
         let old = "dispatch: 4000 tasks to 32 stub workers in 0.34 s\n  11878 tasks/s (each a lease and a complete round trip)\n  master CPU 60.9 µs per task\n";
         assert_eq!(
             parse_dispatch(old),
-            Some(DispatchRun { cpu_us: 60.9, tasks_per_second: 11878.0, tournament_ms: None })
+            Some(DispatchRun { cpu_us: 60.9, tasks_per_second: 11878.0, tournament_ms: None, collector_us: None })
         );
         assert_eq!(parse_dispatch("dispatch: nothing"), None);
     }

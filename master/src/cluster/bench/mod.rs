@@ -44,6 +44,9 @@ use workload::{tasks_for, time_tournaments};
 pub struct DispatchFigures {
     /// What was run: the workload and how the stubs behaved.
     pub bench: DispatchBench,
+    /// Tasks of the untimed warm-up step (0: none). The stubs' counts (calls, networks, bytes)
+    /// include them; the timed figures do not.
+    pub warmed_up: usize,
     /// Calls the stubs made: Lease, Complete and FetchChromosomes.
     pub calls: (u64, u64, u64),
     /// Wall time.
@@ -163,9 +166,14 @@ impl std::fmt::Display for DispatchFigures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "dispatch: {} tasks{} to {} stub workers over {} connection{} in {:.2} s",
+            "dispatch: {} tasks{}{} to {} stub workers over {} connection{} in {:.2} s",
             self.bench.tasks,
             if self.bench.steps > 1 { format!(" in {} steps", self.bench.steps) } else { String::new() },
+            if self.warmed_up > 0 {
+                format!(" after an untimed step of {} (counted in the stubs' figures)", self.warmed_up)
+            } else {
+                String::new()
+            },
             self.bench.clients,
             self.connections_seen,
             if self.connections_seen == 1 { "" } else { "s" },
@@ -184,7 +192,7 @@ impl std::fmt::Display for DispatchFigures {
             self.by_id,
             self.with_weights,
             self.fetched,
-            self.lease_bytes as f64 / self.bench.tasks as f64
+            self.lease_bytes as f64 / (self.bench.tasks + self.warmed_up) as f64
         )?;
         if self.bench.origins && self.bench.light {
             writeln!(
@@ -221,7 +229,7 @@ impl std::fmt::Display for DispatchFigures {
             f,
             "  leasing: {}{batch}; calls: {lease} Lease, {complete} {delivered}, {fetch} FetchChromosomes ({:.2} a task)",
             self.bench.protocol.name(),
-            (lease + complete + fetch) as f64 / self.bench.tasks as f64
+            (lease + complete + fetch) as f64 / (self.bench.tasks + self.warmed_up) as f64
         )?;
         if self.backups > 0 {
             writeln!(f, "  backup copies of straggling tasks: {} (their second outcomes duplicates)", self.backups)?;
@@ -269,6 +277,9 @@ pub struct DispatchBench {
     /// Steps the repeat and fresh workloads go out in, each once the one before is done (the
     /// knockout workload's steps are its generations, so it takes 1).
     pub steps: usize,
+    /// One more step of the same size first, untimed, so the timed steps run on warmed tables
+    /// and memory, as a long run's generations do (repeat and fresh workloads only).
+    pub warm_up: bool,
     /// The chromosome cache each stub announces and keeps (0: none).
     pub cache: usize,
     /// The stubs read weights as bytes (else as floats, as older workers).
@@ -350,6 +361,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         reuse,
         population,
         steps,
+        warm_up,
         cache,
         protocol,
         batch,
@@ -374,6 +386,13 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     // Real tasks (2041 weights a network), so the payload is what workers really receive; their
     // chromosomes' ids are computed on first dispatch, as in a run.
     let steps = tasks_for(reuse, tasks, depth, population, steps)?;
+    let warm_up = match (warm_up, steps.first()) {
+        (false, _) => None,
+        (true, _) if reuse == Reuse::Knockout => {
+            return Err("--warm-up: the knockout workload's steps are its generations".into());
+        }
+        (true, first) => first.cloned(),
+    };
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(60)));
     let server =
         serve(&scheduler, &ClusterOptions::new(([127, 0, 0, 1], 0).into(), None)).map_err(|e| e.to_string())?;
@@ -404,6 +423,18 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let peer = |name: &str| name.rsplit_once("slots, ").map(|(_, peer)| peer.trim_end_matches(')').to_owned());
     let connections_seen =
         scheduler.workers().iter().filter_map(|(_, w)| peer(&w.name)).collect::<std::collections::HashSet<_>>().len();
+    // The untimed step, under the ids after the timed ones'.
+    // Should the stubs fail in it, the timed steps are skipped and the count below says so.
+    let warmed = warm_up.as_ref().map_or(0, Vec::len);
+    let mut steps = steps;
+    if let Some(step) = warm_up {
+        let ids: Vec<u64> = (tasks as u64..(tasks + warmed) as u64).collect();
+        scheduler.submit(ids.iter().copied().zip(step).collect());
+        if scheduler.collect(&ids, exited, |_| {}).is_none() {
+            steps.clear();
+        }
+    }
+    let backups_before = scheduler.stats().backups;
     let (cpu_before, collector_before) = (threads_cpu("loa-rpc"), this_thread_cpu());
     let begun = Instant::now();
     // A step at a time, each once the one before is done, as a run hands them out. The step's
@@ -443,10 +474,12 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     // tasks whose lease looked like a straggler's (with thousands of connections on two cores,
     // some wait long enough), whose second outcomes count as duplicates.
     let stats = scheduler.stats();
-    if stats.completed != tasks as u64 || counts.done < tasks {
+    if stats.completed != (tasks + warmed) as u64 || counts.done < tasks + warmed {
         return Err(format!(
-            "dispatched {} of {tasks} tasks ({} outcomes from the stubs)",
-            stats.completed, counts.done
+            "dispatched {} of {} tasks ({} outcomes from the stubs)",
+            stats.completed,
+            tasks + warmed,
+            counts.done
         ));
     }
     let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
@@ -454,6 +487,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let stats_milliseconds = scheduler::stats_milliseconds(step_size, clients);
     Ok(DispatchFigures {
         bench: bench.clone(),
+        warmed_up: warmed,
         calls: (counts.lease_calls, counts.complete_calls, counts.fetch_calls),
         seconds,
         master_cpu_seconds,
@@ -462,7 +496,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         scheduler_seconds_per_task,
         step_size,
         stats_milliseconds,
-        backups: stats.backups,
+        backups: stats.backups - backups_before,
         connections_seen,
         lease_bytes: counts.lease_bytes,
         by_id: sent(&counters.sent_by_id),
