@@ -213,6 +213,9 @@ fn bench_dispatch_counts_ids_and_compares_side_by_side() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("networks sent: 232 by id, 8 with weights; 0 fetched"), "{out}");
     assert!(out.contains("2 stub workers over 1 connection in"), "{out}");
+    // The codec's share, timed alone both ways (the bench refuses if their bytes differ).
+    let encoding = out.lines().find(|l| l.contains("a reply's encoding alone")).unwrap_or_else(|| panic!("{out}"));
+    assert!(encoding.contains("1 answers of a task by id") && encoding.contains("prost's"), "{out}");
     // A connection each, as real workers have: the same networks sent.
     let o = master(&["bench-dispatch", "--tasks", "60", "--clients", "2", "--connections", "2", "--samples", "1"]);
     let out = String::from_utf8_lossy(&o.stdout);

@@ -14,9 +14,17 @@
 //! - **Decoding.** A message arrives whole in one `BytesMut`, so it is decoded from that slice,
 //!   whose reads inline, rather than through tonic's buffer (each read a call to `BytesMut`'s
 //!   `advance`, also a fifth of the master's time a task).
+//! - **Replies with tasks** measure their nested messages once ([`one_pass`]), where prost
+//!   measured each task once for every message around it.
 
+mod one_pass;
+
+use crate::pb;
+use one_pass::OnePass;
 use prost::Message;
-use prost::bytes::{Buf, BufMut};
+use prost::bytes::{Buf, BufMut, BytesMut};
+use std::any::Any;
+use std::cell::RefCell;
 use std::marker::PhantomData;
 use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
@@ -65,27 +73,74 @@ where
 /// message's encoded length.
 pub struct ContiguousEncoder<T>(PhantomData<T>);
 
-impl<T: Message> Encoder for ContiguousEncoder<T> {
+impl<T: Message + 'static> Encoder for ContiguousEncoder<T> {
     type Item = T;
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        buf.reserve(item.encoded_len());
-        encode_into(&item, buf)
+        encode_message(&item, buf)
     }
+}
+
+/// `message` encoded as the codec sends it (its bytes are prost's), appended to `buf`: for
+/// measuring the codec (`master bench-dispatch`) and for tests.
+///
+/// # Errors
+/// As prost's `encode` (never for a buffer that grows).
+pub fn encode_to<T: Message + 'static>(message: &T, buf: &mut BytesMut) -> Result<(), Status> {
+    encode_message(message, buf)
+}
+
+/// A buffer reserved before a message is written into it: tonic's, or a test's `BytesMut`.
+trait Reserve: BufMut {
+    fn reserve_exactly(&mut self, additional: usize);
+}
+
+impl Reserve for EncodeBuf<'_> {
+    fn reserve_exactly(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+impl Reserve for BytesMut {
+    fn reserve_exactly(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+/// `item`'s encoding appended to `buf`, reserved first: replies with tasks in one pass, any
+/// other message with prost (the type's test is resolved at compile time).
+fn encode_message<T: Message + 'static>(item: &T, buf: &mut impl Reserve) -> Result<(), Status> {
+    let any: &dyn Any = item;
+    if let Some(reply) = any.downcast_ref::<pb::DeliveryBatchReply>() {
+        return encode_in_one_pass(reply, buf);
+    }
+    if let Some(reply) = any.downcast_ref::<pb::DeliverReply>() {
+        return encode_in_one_pass(reply, buf);
+    }
+    if let Some(reply) = any.downcast_ref::<pb::CompleteReply>() {
+        return encode_in_one_pass(reply, buf);
+    }
+    if let Some(reply) = any.downcast_ref::<pb::LeaseReply>() {
+        return encode_in_one_pass(reply, buf);
+    }
+    let len = item.encoded_len();
+    buf.reserve_exactly(len);
+    encode_into(item, len, buf)
 }
 
 thread_local! {
     /// Each thread's buffer for messages up to [`CONTIGUOUS_LIMIT`], kept between messages: a
     /// fresh one a message cost an allocation of kilobytes, which glibc's malloc pays with a
     /// consolidation of its free lists.
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Each thread's list of a reply's nested lengths ([`OnePass`]), kept between messages.
+    static LENGTHS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `item`'s encoding, appended to `buf`: through this thread's scratch buffer up to
-/// [`CONTIGUOUS_LIMIT`] bytes.
-fn encode_into(item: &impl Message, buf: &mut impl BufMut) -> Result<(), Status> {
-    let len = item.encoded_len();
+/// `item`'s encoding, `len` bytes, appended to `buf`: through this thread's scratch buffer up
+/// to [`CONTIGUOUS_LIMIT`] bytes.
+fn encode_into(item: &impl Message, len: usize, buf: &mut impl BufMut) -> Result<(), Status> {
     let through_scratch = len <= CONTIGUOUS_LIMIT
         && SCRATCH.with(|scratch| {
             // Busy only if an encoding on this thread encoded another message (none does).
@@ -100,6 +155,37 @@ fn encode_into(item: &impl Message, buf: &mut impl BufMut) -> Result<(), Status>
         return Ok(());
     }
     item.encode(buf).map_err(|e| Status::internal(format!("encoding: {e}")))
+}
+
+/// `reply`'s encoding appended to `buf`, reserved first, each nested length computed once
+/// ([`OnePass`]); through this thread's scratch buffer up to [`CONTIGUOUS_LIMIT`] bytes.
+fn encode_in_one_pass(reply: &(impl OnePass + Message), buf: &mut impl Reserve) -> Result<(), Status> {
+    LENGTHS.with(|lengths| {
+        // Busy only if an encoding on this thread encoded another message (none does).
+        let Ok(mut lengths) = lengths.try_borrow_mut() else {
+            let len = reply.encoded_len();
+            buf.reserve_exactly(len);
+            return encode_into(reply, len, buf);
+        };
+        lengths.clear();
+        let len = reply.measure(&mut lengths);
+        buf.reserve_exactly(len);
+        let mut next = 0;
+        if len > CONTIGUOUS_LIMIT {
+            reply.write(&lengths, &mut next, buf);
+            return Ok(());
+        }
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut bytes) => {
+                bytes.clear();
+                bytes.reserve(len);
+                reply.write(&lengths, &mut next, &mut *bytes);
+                buf.put_slice(&bytes);
+            }
+            Err(_) => reply.write(&lengths, &mut next, buf),
+        });
+        Ok(())
+    })
 }
 
 /// The message that is all of `buf`, read from its first chunk if that holds all of it.
@@ -133,12 +219,12 @@ impl<U: Message + Default> Decoder for ContiguousDecoder<U> {
 mod tests {
     use super::*;
     use crate::pb;
-    use prost::bytes::{Bytes, BytesMut};
+    use prost::bytes::Bytes;
 
     /// `message` encoded as the codec does, then decoded from the buffer in `pieces` parts.
-    fn round_trip<M: Message + Default>(message: &M, pieces: usize) -> M {
+    fn round_trip<M: Message + Default + 'static>(message: &M, pieces: usize) -> M {
         let mut buf = BytesMut::new();
-        encode_into(message, &mut buf).map_err(|e| e.to_string()).unwrap();
+        encode_message(message, &mut buf).map_err(|e| e.to_string()).unwrap();
         assert_eq!(&buf[..], &message.encode_to_vec()[..], "prost's encoding, byte for byte");
         let bytes = buf.freeze();
         let step = bytes.len().div_ceil(pieces).max(1);
@@ -168,6 +254,37 @@ mod tests {
             assert_eq!(round_trip(&medium, pieces), medium);
             assert_eq!(round_trip(&small, pieces), small);
             assert_eq!(round_trip(&large, pieces), large);
+        }
+    }
+
+    #[test]
+    fn replies_with_tasks_come_back_as_sent_small_and_large() {
+        // Written in one pass (`one_pass`): small through the thread's buffer, large (a network's
+        // weights) straight in; `round_trip` compares the bytes with prost's.
+        let task = |weights: usize| pb::Task {
+            id: 77,
+            kind: Some(pb::task::Kind::Tournament(pb::TournamentTask {
+                entrants: vec![pb::Entrant { serial: 1, weights_le: vec![5; weights], ..Default::default() }; 2],
+                depth: 3,
+                ..Default::default()
+            })),
+        };
+        let reply = |weights: usize| pb::CompleteReply { completion: 1, tasks: vec![task(weights), task(0)] };
+        for weights in [10, 20 * 1024] {
+            let batch = pb::DeliveryBatchReply {
+                answers: vec![
+                    pb::DeliverReply { answer: Some(pb::deliver_reply::Answer::Reply(reply(weights))) },
+                    pb::DeliverReply { answer: None },
+                ],
+            };
+            let lease = pb::LeaseReply { tasks: vec![task(weights)] };
+            assert_eq!(batch.encoded_len() > CONTIGUOUS_LIMIT, weights > 1024);
+            for pieces in [1, 3] {
+                assert_eq!(round_trip(&batch, pieces), batch);
+                assert_eq!(round_trip(&batch.answers[0], pieces), batch.answers[0]);
+                assert_eq!(round_trip(&reply(weights), pieces), reply(weights));
+                assert_eq!(round_trip(&lease, pieces), lease);
+            }
         }
     }
 

@@ -21,8 +21,9 @@
 //!
 //! - [`workload`]: the tasks and the timed tournaments; [`stubs`]: the stub process;
 //!   [`threads`]: CPU time and pinning of threads; [`scheduler`]: the scheduler's share, timed
-//!   alone.
+//!   alone; [`encoding`]: the codec's share, a reply's encoding timed alone.
 
+mod encoding;
 mod scheduler;
 mod stubs;
 mod threads;
@@ -65,6 +66,9 @@ pub struct DispatchFigures {
     pub scheduler_seconds_per_task: f64,
     /// The mean step size (tasks handed out together).
     pub step_size: usize,
+    /// Seconds a task of encoding a reply of a batch's answers, timed alone on one thread after
+    /// the run: with the codec's one pass, and with prost as the codec called it before.
+    pub reply_encoding_seconds_per_task: (f64, f64),
     /// Milliseconds a call of the scheduler's counters takes (what every progress tick asks,
     /// twice) with the run's stubs holding a step of its mean size, half of it done.
     pub stats_milliseconds: f64,
@@ -247,6 +251,14 @@ impl std::fmt::Display for DispatchFigures {
             "  the scheduler alone (timed after, one thread, steps of {} tasks): {:.2} µs per task",
             self.step_size,
             self.scheduler_seconds_per_task * 1e6
+        )?;
+        let (one_pass, prost) = self.reply_encoding_seconds_per_task;
+        writeln!(
+            f,
+            "  a reply's encoding alone (timed after, one thread, {} answers of a task by id): {:.3} µs per task, prost's {:.3}",
+            self.bench.batch,
+            one_pass * 1e6,
+            prost * 1e6
         )?;
         writeln!(
             f,
@@ -485,6 +497,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
     let sent = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
     let scheduler_seconds_per_task = scheduler::scheduler_seconds_per_task(step_size, clients, batch as usize);
     let stats_milliseconds = scheduler::stats_milliseconds(step_size, clients);
+    let (one_pass, prost) = encoding::reply_microseconds_per_task(batch as usize, bench.depth)?;
     Ok(DispatchFigures {
         bench: bench.clone(),
         warmed_up: warmed,
@@ -495,6 +508,7 @@ pub fn bench_dispatch(bench: &DispatchBench) -> Result<DispatchFigures, String> 
         tournament_seconds,
         scheduler_seconds_per_task,
         step_size,
+        reply_encoding_seconds_per_task: (one_pass * 1e-6, prost * 1e-6),
         stats_milliseconds,
         backups: stats.backups - backups_before,
         connections_seen,

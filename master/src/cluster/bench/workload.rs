@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// A knockout of four random networks, as a generation's task is.
-fn tournament(seed: u64, depth: u32) -> Task {
+pub(super) fn tournament(seed: u64, depth: u32) -> Task {
     let entrants = (0..4)
         .map(|i| MatchEntrant::Network { serial: i, chromosome: Arc::new(random_uniform(seed * 4 + i)) })
         .collect();
