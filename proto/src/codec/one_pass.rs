@@ -17,7 +17,7 @@ mod tasks;
 use crate::pb;
 use prost::Message;
 use prost::bytes::BufMut;
-use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+use prost::encoding::{WireType, encoded_len_varint};
 
 /// A message encoded in two passes: [`OnePass::measure`] pushes the lengths of its nested
 /// messages in the order [`OnePass::write`] needs them, and returns its own encoded length.
@@ -35,10 +35,36 @@ fn field_len(len: usize) -> usize {
     1 + encoded_len_varint(len as u64) + len
 }
 
+/// A field's key, one byte for a tag below 16 (every tag written here): inlined, where prost's
+/// `encode_key` and `encode_varint` are calls, a fifth of the writing's time by `perf`.
+#[inline]
+fn put_key(tag: u32, wire_type: WireType, buf: &mut impl BufMut) {
+    debug_assert!(tag < 16, "a key of one byte");
+    buf.put_u8(((tag << 3) | wire_type as u32) as u8);
+}
+
+/// A varint (LEB128), inlined, its bytes written at once.
+#[inline]
+fn put_varint(mut value: u64, buf: &mut impl BufMut) {
+    if value < 0x80 {
+        buf.put_u8(value as u8);
+        return;
+    }
+    let mut bytes = [0u8; 10];
+    let mut n = 0;
+    while value >= 0x80 {
+        bytes[n] = (value as u8) | 0x80;
+        value >>= 7;
+        n += 1;
+    }
+    bytes[n] = value as u8;
+    buf.put_slice(&bytes[..=n]);
+}
+
 /// The key and length of a length-delimited field whose body is the next measured length.
 fn write_header(tag: u32, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
-    encode_key(tag, WireType::LengthDelimited, buf);
-    encode_varint(lengths[*next] as u64, buf);
+    put_key(tag, WireType::LengthDelimited, buf);
+    put_varint(lengths[*next] as u64, buf);
     *next += 1;
 }
 
@@ -73,8 +99,8 @@ impl OnePass for pb::CompleteReply {
 
     fn write(&self, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
         if self.completion != 0 {
-            encode_key(1, WireType::Varint, buf);
-            encode_varint(self.completion as u64, buf);
+            put_key(1, WireType::Varint, buf);
+            put_varint(self.completion as u64, buf);
         }
         write_tasks(2, &self.tasks, lengths, next, buf);
     }

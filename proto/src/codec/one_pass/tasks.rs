@@ -1,13 +1,14 @@
 //! Tasks in one pass: the messages of a task that hold other messages ([`pb::Task`], its three
-//! kinds, [`pb::MatchEntrant`], [`pb::Entrant`]). The messages they hold that hold nothing
-//! nested worth the trouble (ids, rules, origins, sources, fixed players, pairings, a knockout's
-//! seed) are measured and written by prost, their lengths still measured once.
+//! kinds, [`pb::MatchEntrant`], [`pb::Entrant`]), and a network's id, which every entrant
+//! carries. The messages they hold that hold nothing nested worth the trouble (rules, origins,
+//! sources, fixed players, pairings, a knockout's seed) are measured and written by prost,
+//! their lengths still measured once.
 
-use super::{OnePass, field_len, measure_nested, write_header};
+use super::{OnePass, field_len, measure_nested, put_key, put_varint, write_header};
 use crate::pb;
 use prost::Message;
 use prost::bytes::BufMut;
-use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+use prost::encoding::{WireType, encoded_len_varint};
 
 /// Bytes of a varint field (tag below 16) holding `value`; proto3 leaves out a zero.
 fn varint_len(value: u64) -> usize {
@@ -16,8 +17,8 @@ fn varint_len(value: u64) -> usize {
 
 fn write_varint(tag: u32, value: u64, buf: &mut impl BufMut) {
     if value != 0 {
-        encode_key(tag, WireType::Varint, buf);
-        encode_varint(value, buf);
+        put_key(tag, WireType::Varint, buf);
+        put_varint(value, buf);
     }
 }
 
@@ -39,6 +40,23 @@ fn write_leaf(tag: u32, message: &impl Message, lengths: &[usize], next: &mut us
     message.encode_raw(buf);
 }
 
+/// Bytes of a [`pb::ChromosomeId`]: two fixed64 fields, each left out when zero.
+fn id_body(id: &pb::ChromosomeId) -> usize {
+    9 * (usize::from(id.high != 0) + usize::from(id.low != 0))
+}
+
+/// A [`pb::ChromosomeId`] as field `tag`, by hand: four of them in most tasks.
+fn write_id(tag: u32, id: &pb::ChromosomeId, buf: &mut impl BufMut) {
+    put_key(tag, WireType::LengthDelimited, buf);
+    put_varint(id_body(id) as u64, buf);
+    for (field, half) in [(1, id.high), (2, id.low)] {
+        if half != 0 {
+            put_key(field, WireType::SixtyFourBit, buf);
+            buf.put_u64_le(half);
+        }
+    }
+}
+
 /// Bytes of a string or bytes field (tag below 16); proto3 leaves out an empty one.
 fn bytes_len(bytes: &[u8]) -> usize {
     if bytes.is_empty() { 0 } else { field_len(bytes.len()) }
@@ -46,8 +64,8 @@ fn bytes_len(bytes: &[u8]) -> usize {
 
 fn write_bytes(tag: u32, bytes: &[u8], buf: &mut impl BufMut) {
     if !bytes.is_empty() {
-        encode_key(tag, WireType::LengthDelimited, buf);
-        encode_varint(bytes.len() as u64, buf);
+        put_key(tag, WireType::LengthDelimited, buf);
+        put_varint(bytes.len() as u64, buf);
         buf.put_slice(bytes);
     }
 }
@@ -190,7 +208,7 @@ impl OnePass for pb::Entrant {
     fn measure(&self, lengths: &mut Vec<usize>) -> usize {
         // Packed floats, four bytes each; proto3 leaves out an empty list.
         let weights = if self.weights.is_empty() { 0 } else { field_len(4 * self.weights.len()) };
-        let id = self.id.as_ref().map_or(0, |id| measure_leaf(id, lengths));
+        let id = self.id.as_ref().map_or(0, |id| field_len(id_body(id)));
         let origin = self.origin.as_ref().map_or(0, |o| measure_leaf(o, lengths));
         let sources: usize = self.sources.iter().map(|s| measure_leaf(s, lengths)).sum();
         varint_len(self.serial)
@@ -206,14 +224,14 @@ impl OnePass for pb::Entrant {
         write_varint(1, self.serial, buf);
         write_bytes(2, self.topology.as_bytes(), buf);
         if !self.weights.is_empty() {
-            encode_key(3, WireType::LengthDelimited, buf);
-            encode_varint(4 * self.weights.len() as u64, buf);
+            put_key(3, WireType::LengthDelimited, buf);
+            put_varint(4 * self.weights.len() as u64, buf);
             for &w in &self.weights {
                 buf.put_f32_le(w);
             }
         }
         if let Some(id) = &self.id {
-            write_leaf(4, id, lengths, next, buf);
+            write_id(4, id, buf);
         }
         write_bytes(5, &self.weights_le, buf);
         if let Some(origin) = &self.origin {

@@ -159,6 +159,7 @@ fn the_messages_written_by_hand_have_the_fields_they_write() {
     let entrant =
         [(1, "serial"), (2, "topology"), (3, "weights"), (4, "id"), (5, "weights_le"), (6, "origin"), (7, "sources")];
     assert_eq!(fields("Entrant"), expect(&entrant));
+    assert_eq!(fields("ChromosomeId"), expect(&[(1, "high"), (2, "low")]));
 }
 
 #[test]
@@ -177,5 +178,26 @@ fn messages_of_every_kind_are_prost_s_bytes() {
         assert_eq!(one_pass(&lease), lease.encode_to_vec(), "lease reply of round {round}");
         let task = task(&mut rng);
         assert_eq!(one_pass(&task), task.encode_to_vec(), "task of round {round}");
+    }
+}
+
+#[test]
+fn varints_are_prost_s_at_every_length() {
+    // Each power of two, one either side of it, and the extremes: every length from 1 to 10 bytes.
+    let values = (0..64).flat_map(|k| {
+        let p = 1u64 << k;
+        [p - 1, p, p + 1]
+    });
+    for value in values.chain([u64::MAX, u64::MAX - 1, 0x7f, 0x80]) {
+        let (mut ours, mut prost_s) = (Vec::new(), Vec::new());
+        put_varint(value, &mut ours);
+        prost::encoding::encode_varint(value, &mut prost_s);
+        assert_eq!(ours, prost_s, "{value:#x}");
+    }
+    for (tag, wire_type) in [(1, WireType::Varint), (7, WireType::LengthDelimited), (15, WireType::SixtyFourBit)] {
+        let (mut ours, mut prost_s) = (Vec::new(), Vec::new());
+        put_key(tag, wire_type, &mut ours);
+        prost::encoding::encode_key(tag, wire_type, &mut prost_s);
+        assert_eq!(ours, prost_s, "tag {tag}");
     }
 }
