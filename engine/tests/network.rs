@@ -881,7 +881,7 @@ fn tanh_estimate_is_within_its_error_everywhere() {
 /// `S` (whose `tanh` is the value) on every incremental child of playout positions, for random
 /// networks whose weights are scaled from 0.01 (values nearly linear in the inputs) to 1 000
 /// (saturated), on the dispatching path (AVX-512 where the processor has it) and its portable
-/// twin, which give the same bits. They are also narrow: within 2.5e-4 of the sum of the output
+/// twin (unit-major), which give the same bits, and those of each accumulator bounded alone. They are also narrow: within 2.5e-4 of the sum of the output
 /// weights' magnitudes on average (the estimate's error, 8e-5, on each side of each of its
 /// terms, and roundings).
 #[test]
@@ -908,6 +908,11 @@ fn bounds_contain_the_exact_evaluation() {
                     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!((bits(&lo), bits(&hi)), (bits(&lo2), bits(&hi2)), "seed {seed}, scale {scale}");
                     for ((acc, l), h) in chunk.iter().zip(&lo).zip(&hi) {
+                        // A group's bounds (unit-major vectors) are bit for bit those of each
+                        // accumulator bounded alone (its own 24 lanes, summed as one).
+                        let (mut alone_lo, mut alone_hi) = ([0.0f32], [0.0f32]);
+                        network.bound_accumulators(std::slice::from_ref(acc), &mut alone_lo, &mut alone_hi);
+                        assert_eq!((l.to_bits(), h.to_bits()), (alone_lo[0].to_bits(), alone_hi[0].to_bits()));
                         let exact = network.output_input(acc);
                         assert!(*l <= exact && exact <= *h, "{l} <= {exact} <= {h}: seed {seed}, scale {scale}");
                         assert_eq!(network.evaluate_accumulator(acc).to_bits(), tanh(exact).to_bits());

@@ -1,7 +1,7 @@
 //! Evaluation speed of the network, for `loa bench`.
 
 use super::{Figure, best_of, sample_positions};
-use loa_engine::network::{Accumulator, Network, random_uniform};
+use loa_engine::network::{Accumulator, Network, random_uniform, tanh};
 use loa_engine::{Move, Position};
 use std::hint::black_box;
 use std::time::Duration;
@@ -9,8 +9,8 @@ use std::time::Duration;
 /// Evaluations per second on one thread: the plain pass, an accumulator from scratch plus the
 /// output, and an incremental update plus the output (every legal move of playout positions,
 /// as at a search's leaves), one at a time and 8 at once as the search does it, and bounds on
-/// the output unit's input 8 at once (as the search settles most leaves). Each figure is the best of
-/// `repeats` runs.
+/// the output unit's input 8 at once (as the search settles most leaves), and the hidden layer's
+/// 20 tanh alone (the exact figures' ceiling). Each figure is the best of `repeats` runs.
 pub fn network_figures(repeats: u32) -> Vec<Figure> {
     let network = Network::new(&random_uniform(1));
     let positions = sample_positions(10_000, 11);
@@ -71,7 +71,28 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         }
         sum
     });
-    black_box((plain, scratch, incremental, batched, bounded));
+    // The hidden layer's tanh alone, 8 lanes at a time, as many as the exact figures above
+    // compute: what any exact evaluation must spend, bit-identity fixing tanh's operations (its
+    // evaluations per second are their ceiling). Over the first 64 children's pre-activations
+    // again and again, so the values stay in L1 cache (tanh is branch-free: its cost does not
+    // depend on the values).
+    let block: Vec<f32> = parents
+        .iter()
+        .flat_map(|(pos, acc, moves)| moves.iter().map(|&mv| network.update(acc, pos, mv)))
+        .take(TANH_BLOCK)
+        .flat_map(|child| child.pre_activations())
+        .collect();
+    let mut activated = vec![0.0f32; block.len()];
+    let blocks = child_count / TANH_BLOCK;
+    let (tanh_sum, tanh_time) = best_of(repeats, || {
+        let mut sum = 0.0;
+        for _ in 0..blocks {
+            activate_all(black_box(&block), &mut activated);
+            sum += activated[0];
+        }
+        sum
+    });
+    black_box((plain, scratch, incremental, batched, bounded, tanh_sum));
 
     let figure = |name: &str, count: usize, time: Duration| Figure {
         name: name.to_string(),
@@ -85,5 +106,42 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         figure("network, incremental update + output", child_count, incremental_time),
         figure("network, incremental update + output, 8 at once", child_count, batched_time),
         figure("network, incremental update + bounds, 8 at once", child_count, bounded_time),
+        figure("network, the hidden layer's 20 tanh alone (exact ceiling)", blocks * TANH_BLOCK, tanh_time),
     ]
+}
+
+/// Children whose hidden units the `tanh` figure activates, again and again.
+const TANH_BLOCK: usize = 64;
+
+/// `out[i] = tanh(xs[i])` with the vectors the exact evaluation uses: 16 lanes at a time where
+/// the processor has AVX-512 (as `Network::evaluate_accumulators` chooses), else 8.
+#[inline(never)]
+fn activate_all(xs: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor has AVX-512F, checked just above.
+        unsafe { activate_all_avx512(xs, out) };
+        return;
+    }
+    activate_lanes::<8>(xs, out);
+}
+
+/// [`activate_all`] compiled with AVX-512F enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn activate_all_avx512(xs: &[f32], out: &mut [f32]) {
+    activate_lanes::<16>(xs, out);
+}
+
+/// `out[i] = tanh(xs[i])`, `W` lanes at a time (its own function: the `&mut` tells the compiler
+/// the slices do not overlap, so it vectorises).
+#[inline(always)]
+fn activate_lanes<const W: usize>(xs: &[f32], out: &mut [f32]) {
+    let (xs, _) = xs.as_chunks::<W>();
+    let (out, _) = out.as_chunks_mut::<W>();
+    for (o, x) in out.iter_mut().zip(xs) {
+        for k in 0..W {
+            o[k] = tanh(x[k]);
+        }
+    }
 }

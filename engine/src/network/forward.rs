@@ -7,6 +7,7 @@
 //! two or three rows.
 
 mod bounds;
+mod unit_major;
 
 use super::inputs::{INPUTS, encode, inputs};
 use super::{Chromosome, HIDDEN, Topology, tanh};
