@@ -121,6 +121,11 @@ pub fn draw<DB: DrawingBackend>(
     let px = |s: f64| (s * scale).round() as u32;
     area.fill(&WHITE).map_err(err)?;
     let ((x0, x1), (y0, y1)) = ranges(chart);
+    // Values near f64's limits give an infinite span, on which plotters' tick search never
+    // ends: refused instead (finite values this large are no measurement of a run).
+    if ![x0, x1, y0, y1, x1 - x0, y1 - y0].iter().all(|v| v.is_finite()) {
+        return Err(format!("{}: values too large to plot (x {x0:e} to {x1:e}, y {y0:e} to {y1:e})", chart.title));
+    }
     let mut ctx = ChartBuilder::on(area)
         .caption(&chart.title, (FAMILY, px(26.0) as f64, FontStyle::Bold))
         .margin(px(16.0))
@@ -130,7 +135,7 @@ pub fn draw<DB: DrawingBackend>(
         .map_err(err)?;
     let whole = chart.x_whole;
     // Whole-number axes get at most one tick per unit.
-    let x_ticks = if whole { ((x1 - x0).round() as usize + 1).clamp(2, 12) } else { 10 };
+    let x_ticks = if whole { ((x1 - x0).round() as usize).saturating_add(1).clamp(2, 12) } else { 10 };
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)

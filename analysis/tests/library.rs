@@ -68,3 +68,24 @@ fn the_report_has_every_table_and_the_baselines() {
     let md = matches_markdown(&[MatchSeries::load(&base).unwrap()]);
     assert!(md.contains("| random:3 vs aloa:5 | All games | 3 | 17 | 0 | 15.00 | 5.24 – 36.04 |"), "{md}");
 }
+
+#[test]
+fn values_too_large_to_plot_are_refused_not_drawn_forever() {
+    use loa_analysis::charts::{Chart, Series, Style, svg_string};
+    // A metrics line may hold any f64 JSON allows: near its limit the axis span (from zero, as
+    // the tournaments chart's) is infinite, where plotters' tick search never returned
+    // (`analysis plot` and the dashboard hung).
+    for points in [vec![(0.0, 1.7e308), (1.0, 1.7e308)], vec![(0.0, -1e308), (1.0, 1e308)]] {
+        let series = Series { label: "games/s".into(), points, color: (0, 0, 0), style: Style::Line };
+        let chart = Chart {
+            title: "tournaments".into(),
+            x_label: "generation".into(),
+            y_label: "games/s".into(),
+            series: vec![series],
+            y_from_zero: true,
+            x_whole: true,
+        };
+        let err = svg_string(&chart, 400, 300).unwrap_err();
+        assert!(err.contains("tournaments") && err.contains("too large to plot"), "{err}");
+    }
+}

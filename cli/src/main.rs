@@ -28,7 +28,8 @@ enum Command {
     Perft {
         /// Position text, e.g. the start position (see README).
         position: String,
-        /// Depth in plies.
+        /// Depth in plies, 0 to 20 (the tree is walked depth-first, a stack frame a ply).
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
         depth: u32,
         /// Also print the count below each root move.
         #[arg(long)]
@@ -83,9 +84,9 @@ enum Command {
         /// Random plies from the start position before each pair of games.
         #[arg(long, default_value_t = 0)]
         opening_plies: u32,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        /// Worker threads, 1 to 1024 (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
         /// Also write one JSON line per game (then the totals) to this file, e.g. `rh.jsonl`;
         /// `analysis matches` reads it.
         #[arg(long)]
@@ -137,24 +138,24 @@ enum Command {
     },
     /// Measure move generation and connectivity speed.
     Bench {
-        /// Perft depth from the start position.
-        #[arg(long, default_value_t = 5)]
+        /// Perft depth from the start position, 1 to 10.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10))]
         depth: u32,
-        /// Runs per figure; the best is kept.
-        #[arg(long, default_value_t = 3)]
+        /// Runs per figure, 1 to 1000; the best is kept.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeats: u32,
-        /// Positions for the mean move times.
-        #[arg(long, default_value_t = 500)]
-        positions: usize,
-        /// Games for the mean game time.
-        #[arg(long, default_value_t = 100)]
-        games: usize,
+        /// Positions for the mean move times, 1 to 1000000.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        positions: u32,
+        /// Games for the mean game time, 0 to 1000000.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+        games: u32,
         /// Another `loa` binary (e.g. a build of main) to compare with: both run this bench
         /// with the same arguments, interleaved, and the ratios of their best figures are printed.
         #[arg(long)]
         baseline: Option<PathBuf>,
-        /// Rounds of the side-by-side comparison (each runs both binaries once).
-        #[arg(long, default_value_t = 3)]
+        /// Rounds of the side-by-side comparison (each runs both binaries once), 1 to 1000.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
         rounds: u32,
     },
 }
@@ -254,7 +255,8 @@ fn run(cli: Cli) -> Result<(), String> {
             {
                 return Err(format!("--out: no directory {}", dir.display()));
             }
-            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let threads =
+                threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
             let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
             run_match(&black, &white, config, out.as_deref())?;
         }
@@ -311,7 +313,7 @@ fn run(cli: Cli) -> Result<(), String> {
             for figure in loa_cli::bench::aloa_figures(repeats) {
                 println!("{figure}");
             }
-            for figure in loa_cli::bench::player_figures(positions, games) {
+            for figure in loa_cli::bench::player_figures(positions as usize, games as usize) {
                 println!("{figure}");
             }
         }

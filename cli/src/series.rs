@@ -82,8 +82,17 @@ pub fn play_series(
         }
     };
     std::thread::scope(|s| {
-        for _ in 0..config.threads.max(1) {
-            s.spawn(worker);
+        // At most a thread a pair. A thread the system refuses is left out: the threads started
+        // (or this one, if none) play its pairs, and the results do not depend on the count.
+        let mut started = 0;
+        for _ in 0..config.threads.clamp(1, pair_count.max(1)) {
+            if std::thread::Builder::new().name("series".into()).spawn_scoped(s, worker).is_err() {
+                break;
+            }
+            started += 1;
+        }
+        if started == 0 {
+            worker();
         }
     });
     let pairs = slots.into_inner().unwrap_or_default().into_iter().flatten().collect();

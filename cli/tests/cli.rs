@@ -68,6 +68,23 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
         assert!(err.contains("error"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // Sizes out of range are refused naming the value: each would have overflowed the stack (a
+    // ply a frame, which also prints "fatal runtime error"), asked for petabytes or for more
+    // threads than the system gives.
+    let sizes: &[&[&str]] = &[
+        &["perft", START, "30000"],
+        &["bench", "--depth", "30000"],
+        &["bench", "--positions", "1000000000000000"],
+        &["bench", "--repeats", "0"],
+        &["match", "--black", "random:1", "--white", "random:2", "--threads", "5000"],
+    ];
+    for args in sizes {
+        let o = loa(args);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?} should fail");
+        let value = args.last().unwrap();
+        assert!(err.contains(&format!("invalid value '{value}'")), "{args:?}: {err}");
+    }
     let err = stderr(&loa(&["show", ".bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b"]));
     assert_eq!(err.lines().count(), 1);
     assert!(err.contains("bad character 'Q' on d6"), "{err}");

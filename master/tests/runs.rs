@@ -78,6 +78,13 @@ fn corrupted_or_truncated_checkpoints_are_named_on_resume() {
     let dir = RunDir::new(&run);
     let path = dir.epoch_checkpoint(1);
     let good = read(&path);
+    // No more epochs, or more than the epoch number holds: refused before anything is written
+    // (the sum was saved in every later checkpoint, which no resume could then read).
+    for more in [0, u32::MAX] {
+        let err = resume(&run, Some(1), Some(more), &options(1)).unwrap_err().to_string();
+        assert!(err.contains("--epochs"), "{more}: {err}");
+    }
+    assert_eq!(read(&path), good);
     let mut bad = good.clone();
     let middle = bad.len() / 2;
     bad[middle] ^= 0x40;

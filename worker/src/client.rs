@@ -36,7 +36,16 @@ pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<
             MetadataValue::try_from(loa_proto::bearer(t)).map_err(|_| "the token must be printable ASCII".to_owned())
         })
         .transpose()?;
-    let mut endpoint = Endpoint::from_shared(url.to_owned()).map_err(|e| format!("bad master URL {url:?}: {e}"))?;
+    // Checked first: without an http(s) scheme and a host every call would fail and the worker
+    // retry for ever (and tonic reads `unix:` as a socket path, which masters do not serve).
+    let bad = || format!("bad master URL {url:?}: give http://HOST:PORT or https://HOST:PORT");
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(bad());
+    }
+    let mut endpoint = Endpoint::from_shared(url.to_owned()).map_err(|e| format!("{}: {e}", bad()))?;
+    if endpoint.uri().host().is_none_or(str::is_empty) {
+        return Err(bad());
+    }
     let https = endpoint.uri().scheme_str() == Some("https");
     match (https, tls_ca) {
         (true, None) => return Err(format!("{url} is https: give the master's CA certificate with --tls-ca")),

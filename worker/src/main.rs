@@ -12,7 +12,7 @@ struct Cli {
     /// The master's URL, e.g. http://node001:50051.
     #[arg(long)]
     master: String,
-    /// Player threads (default: one per core).
+    /// Player threads, 1 to 1024 (default: one per core).
     #[arg(long)]
     slots: Option<usize>,
     /// Shared token (default: the LOA_TOKEN environment variable, if set).

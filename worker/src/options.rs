@@ -2,12 +2,16 @@
 
 use std::time::Duration;
 
+/// The most player threads a worker runs: far more than any machine's cores, and a bound on
+/// the threads a mistyped `--slots` would start (each with its own stack).
+pub const MAX_SLOTS: usize = 1024;
+
 /// How to run a worker.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
     /// The master's URL, e.g. `http://node001:50051`.
     pub master: String,
-    /// Player threads.
+    /// Player threads, 1 to [`MAX_SLOTS`].
     pub slots: usize,
     /// Shared token, if the master wants one.
     pub token: Option<String>,

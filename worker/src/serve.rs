@@ -17,8 +17,9 @@ async fn stopped(control: &Control) {
 
 /// Runs a worker until stopped, refused, or (with `give_up_after`) the master is gone.
 pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
-    if options.slots == 0 {
-        return Err(WorkerError::Options("--slots must be at least 1".into()));
+    let most = crate::options::MAX_SLOTS;
+    if !(1..=most).contains(&options.slots) {
+        return Err(WorkerError::Options(format!("--slots must be in 1..={most}, got {}", options.slots)));
     }
     if let Some(host) = &options.peer_host {
         // Checked here as the master will check it, so a typo stops the worker at once with the

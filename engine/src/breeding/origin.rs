@@ -85,6 +85,12 @@ pub enum OriginError {
         /// Its topology.
         found: Topology,
     },
+    /// A step whose generator state is all zeros: xoshiro's fixed point, which no generator
+    /// reaches and from which it draws 0 forever (a Gaussian step would never end).
+    ZeroState {
+        /// The step's index.
+        step: usize,
+    },
     /// The alleles made are not a valid chromosome (the [`ChromosomeError`](crate::network::ChromosomeError)'s message).
     Made(String),
 }
@@ -109,6 +115,9 @@ impl fmt::Display for OriginError {
                 write!(f, "parent {index} is {found}, not {expected}")
             }
             OriginError::ParentTopology { index, found } => write!(f, "parent {index} is a {found}"),
+            OriginError::ZeroState { step } => {
+                write!(f, "step {step}: the generator state is all zeros, which no generator reaches")
+            }
             OriginError::Made(e) => write!(f, "the alleles made: {e}"),
         }
     }
@@ -118,8 +127,8 @@ impl std::error::Error for OriginError {}
 
 impl Origin {
     /// An origin, checked: 1 to [`MAX_STEPS`] steps, as many parents as the first step takes,
-    /// later steps mutations, probabilities in [0, 1] and Gaussian deviations in
-    /// [0, [`MAX_ABS_WEIGHT`]].
+    /// later steps mutations, probabilities in [0, 1], Gaussian deviations in
+    /// [0, [`MAX_ABS_WEIGHT`]] and no generator state all zeros.
     pub fn new(parents: Vec<ChromosomeId>, steps: Vec<Step>) -> Result<Origin, OriginError> {
         let Some(first) = steps.first() else { return Err(OriginError::StepCount(0)) };
         if steps.len() > MAX_STEPS {
@@ -129,6 +138,9 @@ impl Origin {
             return Err(OriginError::ParentCount { expected: first.variation.parents(), found: parents.len() });
         }
         for (i, step) in steps.iter().enumerate() {
+            if step.state == [0; 4] {
+                return Err(OriginError::ZeroState { step: i });
+            }
             if i > 0 && !step.variation.is_mutation() {
                 return Err(OriginError::NotAMutation { step: i });
             }
@@ -224,6 +236,9 @@ mod tests {
             let bad = Origin::new(vec![id], vec![step(Variation::Gaussian { step: s, probability: 0.5 })]);
             assert!(matches!(bad, Err(OriginError::Deviation { step: 0, .. })), "{s}: {bad:?}");
         }
+        // xoshiro's all-zero state draws 0 forever: a Gaussian step from it would never end.
+        let zero = Step { variation: Variation::Gaussian { step: 0.3, probability: 0.5 }, state: [0; 4] };
+        assert_eq!(Origin::new(vec![id], vec![zero]), Err(OriginError::ZeroState { step: 0 }));
         assert!(Origin::new(vec![], vec![step(Variation::Random)]).is_ok());
         assert!(
             Origin::new(vec![id, id], vec![step(Variation::Crossover(Crossover::SinglePoint)), step(mutation())])

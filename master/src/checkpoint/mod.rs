@@ -300,6 +300,15 @@ impl RunState {
             return Err(CheckpointError::Decode(p(), format!("{} bytes left over", payload.len() - used)));
         }
         state.config.validate().map_err(|e| CheckpointError::Decode(p(), e.to_string()))?;
+        // The knockout keeps its size from generation to generation (one winner a group, a
+        // group a survivor), and breeding a child needs a partner.
+        if matches!(state.config.selection.scheme, SelectionScheme::Knockout)
+            && state.population.len() != state.config.population
+        {
+            let (found, expected) = (state.population.len(), state.config.population);
+            let why = format!("a knockout population of {found} individuals, the configuration says {expected}");
+            return Err(CheckpointError::Decode(p(), why));
+        }
         for i in &state.population {
             i.to_individual().map_err(|e| CheckpointError::Decode(p(), format!("individual {}: {e}", i.serial)))?;
         }
@@ -393,6 +402,18 @@ mod tests {
         let payload = bincode::serde::encode_to_vec(&knockout, bincode::config::standard()).unwrap();
         assert_eq!(bytes[HEADER..], payload[..]);
         assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), knockout);
+    }
+
+    #[test]
+    fn a_knockout_population_of_another_size_than_configured_is_refused_by_name() {
+        // A file whose checksum holds (written so) but whose population lost an individual:
+        // breeding one survivor found no partner for its child and indexed past the end.
+        for keep in [0, 1] {
+            let mut s = RunState { memory: SchemeMemory::default(), ..state(SelectionScheme::Knockout) };
+            s.population.truncate(keep);
+            let err = RunState::decode(&s.encode().unwrap(), Path::new("x.ckpt")).unwrap_err().to_string();
+            assert!(err.contains("x.ckpt") && err.contains(&format!("knockout population of {keep}")), "{err}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use loa_records::RunDir;
 pub use runner::Runner;
 
 use crate::checkpoint::{RunState, SchemeMemory, StoredIndividual};
-use crate::config::ExperimentConfig;
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{given_population, initial_population};
 use crate::population::SerialCounter;
 use crate::progress::Progress;
@@ -176,7 +176,15 @@ pub fn resume(
     }
     let mut state = RunState::load(&path)?;
     if let Some(more) = more_epochs {
-        state.config.epochs = state.epoch + more;
+        // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
+        // and make the run unreadable.
+        let bad = |why: String| RunError::Config(ConfigError::Invalid { key: "--epochs".into(), why });
+        if more == 0 {
+            return Err(bad("must be at least 1".into()));
+        }
+        let epochs = state.epoch.checked_add(more);
+        state.config.epochs =
+            epochs.ok_or_else(|| bad(format!("{more} more after epoch {} is too many", state.epoch)))?;
     }
     truncate_after(&dir.generations(), state.generation).map_err(io(&dir.generations()))?;
     // The checkpoint holds every epoch report so far: the file is exactly those.

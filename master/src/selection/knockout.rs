@@ -28,6 +28,11 @@ impl Scheme for Knockout {
         rng: &mut GaRng,
         serials: &mut SerialCounter,
     ) -> Result<(Vec<Group>, Vec<MatchTask>), String> {
+        // Each survivor's child has a partner among the others (and a checkpoint's population,
+        // checked on load, always has the configured size).
+        if survivors.len() < 2 {
+            return Err(format!("knockout: {} survivors, and breeding needs at least 2", survivors.len()));
+        }
         let groups = breed(survivors, config, generation, rng, serials).map_err(|e| e.to_string())?;
         let tasks = groups
             .iter()
@@ -110,5 +115,17 @@ mod tests {
         let short = MatchTaskOutcome { matches: vec![summary(0, 1, MatchSide::A)] };
         let err = Knockout.select(groups, &[outcome(0), short, outcome(1)]).unwrap_err();
         assert!(err.contains("knockout 1"), "{err}");
+    }
+
+    #[test]
+    fn fewer_than_two_survivors_are_refused_not_bred() {
+        let config = ExperimentConfig { population: 2, ..ExperimentConfig::default() };
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        for alone in [&survivors[..1], &[]] {
+            let memory = crate::selection::Memory::default();
+            let err = Knockout.plan(alone, &memory, &config, 1, &mut rng, &mut serials).unwrap_err();
+            assert!(err.contains(&format!("{} survivors", alone.len())), "{err}");
+        }
     }
 }

@@ -8,10 +8,11 @@ use crate::ProtoError;
 use crate::convert::{
     chromosome_from_proto, has_weights, id_from_proto, id_to_proto, origin_from_proto, sources_from_proto,
 };
-use crate::pb;
 use crate::peers::Peers;
+use crate::{MAX_TASKS_PER_CALL, pb};
 use loa_engine::breeding::Origin;
 use loa_engine::network::{Chromosome, ChromosomeId, Topology};
+use loa_engine::tasks::MAX_ENTRANTS;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -53,10 +54,12 @@ struct Waiting {
 }
 
 /// The network entrants of a task on the wire, in the order the master meets them when it
-/// builds the task (see [`crate::convert::task_to_proto_sending`]).
+/// builds the task (see [`crate::convert::task_to_proto_sending`]); at most [`MAX_ENTRANTS`]
+/// (a task with more fails conversion anyway, naming the field, and its networks are not
+/// worth resolving first: the bookkeeping below scans lists a network at a time).
 fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
     match &mut task.kind {
-        Some(pb::task::Kind::Tournament(t)) => t.entrants.iter_mut().collect(),
+        Some(pb::task::Kind::Tournament(t)) => t.entrants.iter_mut().take(MAX_ENTRANTS).collect(),
         Some(pb::task::Kind::Benchmark(b)) => b.entrant.iter_mut().collect(),
         Some(pb::task::Kind::Match(m)) => m
             .entrants
@@ -65,6 +68,7 @@ fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
                 Some(pb::match_entrant::Kind::Network(n)) => Some(n),
                 _ => None,
             })
+            .take(MAX_ENTRANTS)
             .collect(),
         None => Vec::new(),
     }
@@ -84,10 +88,12 @@ fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
 /// - anything else the cache lacks is `missing`, for the master to send.
 ///
 /// Origins and sources are taken out of the messages, which then name their networks by id
-/// alone.
+/// alone. Only the first [`MAX_TASKS_PER_CALL`] tasks are resolved, and [`MAX_ENTRANTS`]
+/// networks of each: a reply beyond those bounds is a master's bug, and what lies beyond is left
+/// unresolved (its tasks go unplayed, their leases lapse) rather than cost time quadratic in it.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
-    for task in tasks.iter_mut() {
+    for task in tasks.iter_mut().take(MAX_TASKS_PER_CALL as usize) {
         let task_id = task.id;
         for entrant in networks_mut(task) {
             let origin = entrant.origin.take();

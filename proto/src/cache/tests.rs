@@ -236,3 +236,41 @@ fn weights_as_bytes_round_trip_and_are_checked() {
     let err = crate::convert::task_from_proto(ragged).unwrap_err().to_string();
     assert!(err.starts_with("match.entrants[3].network.weights_le:") && err.contains("not 4 per weight"), "{err}");
 }
+
+#[test]
+fn a_reply_beyond_its_bounds_is_resolved_only_within_them() {
+    use crate::MAX_TASKS_PER_CALL;
+    use loa_engine::tasks::MAX_ENTRANTS;
+    // Networks the worker lacks, named by id alone: each is looked for in lists kept in order,
+    // which costs time quadratic in a crafted reply's size; beyond a reply's bounds (64 tasks,
+    // MAX_ENTRANTS networks a task) they are left unresolved.
+    let lacking = |seed: u64| pb::MatchEntrant {
+        kind: Some(pb::match_entrant::Kind::Network(pb::Entrant {
+            id: Some(id_to_proto(random_uniform(seed).id())),
+            ..Default::default()
+        })),
+    };
+    let (mut wire, _) = send(&[knockout([1, 2, 3, 4])], &mut Mirror::new(0), &mut ChromosomeCache::new(0));
+    let Some(pb::task::Kind::Match(m)) = &mut wire[0].kind else { panic!("a match task") };
+    m.entrants = (100..100 + MAX_ENTRANTS as u64 + 10).map(lacking).collect();
+    let resolved = resolve_entrants(&mut wire, &mut ChromosomeCache::new(16));
+    assert_eq!(resolved.missing.len(), MAX_ENTRANTS);
+    // The oversized task still fails conversion, naming its entrants.
+    let err = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap_err();
+    assert!(err.to_string().contains("entrants"), "{err}");
+
+    let mut reply: Vec<pb::Task> = (0..MAX_TASKS_PER_CALL as u64 + 5)
+        .map(|i| {
+            let (mut one, _) = send(&[knockout([1, 2, 3, 4])], &mut Mirror::new(0), &mut ChromosomeCache::new(0));
+            let Some(pb::task::Kind::Match(m)) = &mut one[0].kind else { panic!("a match task") };
+            m.entrants = vec![lacking(1000 + i)];
+            one[0].id = i;
+            one.remove(0)
+        })
+        .collect();
+    let resolved = resolve_entrants(&mut reply, &mut ChromosomeCache::new(16));
+    assert_eq!(
+        (resolved.missing.len(), resolved.needing.len()),
+        (MAX_TASKS_PER_CALL as usize, MAX_TASKS_PER_CALL as usize)
+    );
+}

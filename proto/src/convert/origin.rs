@@ -176,6 +176,8 @@ mod tests {
         assert!(problem.contains("2 parents, but the first step takes 1"), "{problem}");
         let nan = Some(pb::breeding_step::Variation::UniformReset(pb::UniformReset { probability: f64::NAN }));
         assert!(refused(|o| o.steps[0].variation = nan).1.contains("probability NaN"));
+        // xoshiro's fixed point: a Gaussian step from it would draw 0 forever, never ending.
+        assert!(refused(|o| o.steps[0].state = vec![0; 4]).1.contains("all zeros"));
     }
 
     #[test]
