@@ -70,23 +70,33 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Keeps only the lines of a JSON-lines file whose `generation` is at most `generation` (used on
-/// resume, so a resumed run's metrics continue from its checkpoint). Lines without a generation
-/// (a line torn by a crash) are dropped. A missing file is fine.
+/// resume, so a resumed run's metrics continue from its checkpoint). A last line without a
+/// generation (torn by a crash) is dropped; any other is an error naming its line, and the file
+/// is left as it was (it was damaged some other way, and dropping it would lose records
+/// silently). A missing file is fine.
 pub fn truncate_after(path: &Path, generation: u64) -> std::io::Result<()> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
     };
+    let lines = BufReader::new(file).lines().collect::<std::io::Result<Vec<String>>>()?;
     let mut kept = String::new();
-    for line in BufReader::new(file).lines() {
-        let line = line?;
-        let value: Option<u64> = serde_json::from_str::<serde_json::Value>(&line)
+    for (i, line) in lines.iter().enumerate() {
+        let value: Option<u64> = serde_json::from_str::<serde_json::Value>(line)
             .ok()
             .and_then(|v| v.get("generation").and_then(|g| g.as_u64()));
-        if value.is_some_and(|g| g <= generation) {
-            kept.push_str(&line);
-            kept.push('\n');
+        match value {
+            Some(g) if g <= generation => {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+            Some(_) => {}
+            None if i + 1 == lines.len() => {}
+            None => {
+                let why = format!("line {}: not a record with a generation, and not the last (torn) line", i + 1);
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+            }
         }
     }
     write_atomically(path, kept.as_bytes())
@@ -244,12 +254,18 @@ mod tests {
     }
 
     #[test]
-    fn truncation_keeps_earlier_generations_and_drops_torn_lines() {
+    fn truncation_keeps_earlier_generations_drops_a_torn_line_and_names_a_damaged_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.jsonl");
         fs::write(&path, "{\"generation\":1}\n{\"generation\":2}\n{\"generation\":3}\n{\"genera").unwrap();
         truncate_after(&path, 2).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"generation\":1}\n{\"generation\":2}\n");
         truncate_after(&dir.path().join("missing.jsonl"), 2).unwrap();
+        // A damaged line before the last is named, and the file left as it was.
+        let damaged = "{\"generation\":1}\nnot json\n{\"generation\":2}\n";
+        fs::write(&path, damaged).unwrap();
+        let err = truncate_after(&path, 2).unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), damaged);
     }
 }
