@@ -75,8 +75,7 @@ fn measure_tasks(tasks: &[pb::Task], lengths: &mut Vec<usize>) -> usize {
 
 fn write_tasks(tag: u32, tasks: &[pb::Task], lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
     for task in tasks {
-        write_header(tag, lengths, next, buf);
-        task.write(lengths, next, buf);
+        write_nested(tag, task, lengths, next, buf);
     }
 }
 
@@ -125,10 +124,7 @@ impl OnePass for pb::DeliverReply {
         use pb::deliver_reply::Answer;
         match &self.answer {
             None => {}
-            Some(Answer::Reply(reply)) => {
-                write_header(1, lengths, next, buf);
-                reply.write(lengths, next, buf);
-            }
+            Some(Answer::Reply(reply)) => write_nested(1, reply, lengths, next, buf),
             Some(Answer::Error(error)) => {
                 write_header(2, lengths, next, buf);
                 error.encode_raw(buf);
@@ -144,10 +140,15 @@ impl OnePass for pb::DeliveryBatchReply {
 
     fn write(&self, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
         for answer in &self.answers {
-            write_header(1, lengths, next, buf);
-            answer.write(lengths, next, buf);
+            write_nested(1, answer, lengths, next, buf);
         }
     }
+}
+
+/// Writes a nested message measured by [`measure_nested`]: its header, then its fields.
+fn write_nested(tag: u32, message: &impl OnePass, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
+    write_header(tag, lengths, next, buf);
+    message.write(lengths, next, buf);
 }
 
 /// Measures a nested message: its length goes before the lengths of what it holds, where its

@@ -4,7 +4,7 @@
 //! sources, fixed players, pairings, a knockout's seed) are measured and written by prost,
 //! their lengths still measured once.
 
-use super::{OnePass, field_len, measure_nested, put_key, put_varint, write_header};
+use super::{OnePass, field_len, measure_nested, put_key, put_varint, write_header, write_nested};
 use crate::pb;
 use prost::Message;
 use prost::bytes::BufMut;
@@ -87,18 +87,9 @@ impl OnePass for pb::Task {
         write_varint(1, self.id, buf);
         match &self.kind {
             None => {}
-            Some(Kind::Tournament(t)) => {
-                write_header(2, lengths, next, buf);
-                t.write(lengths, next, buf);
-            }
-            Some(Kind::Benchmark(b)) => {
-                write_header(3, lengths, next, buf);
-                b.write(lengths, next, buf);
-            }
-            Some(Kind::Match(m)) => {
-                write_header(4, lengths, next, buf);
-                m.write(lengths, next, buf);
-            }
+            Some(Kind::Tournament(t)) => write_nested(2, t, lengths, next, buf),
+            Some(Kind::Benchmark(b)) => write_nested(3, b, lengths, next, buf),
+            Some(Kind::Match(m)) => write_nested(4, m, lengths, next, buf),
         }
     }
 }
@@ -112,8 +103,7 @@ impl OnePass for pb::TournamentTask {
 
     fn write(&self, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
         for entrant in &self.entrants {
-            write_header(1, lengths, next, buf);
-            entrant.write(lengths, next, buf);
+            write_nested(1, entrant, lengths, next, buf);
         }
         if let Some(rules) = &self.rules {
             write_leaf(2, rules, lengths, next, buf);
@@ -137,8 +127,7 @@ impl OnePass for pb::BenchmarkTask {
 
     fn write(&self, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
         if let Some(entrant) = &self.entrant {
-            write_header(1, lengths, next, buf);
-            entrant.write(lengths, next, buf);
+            write_nested(1, entrant, lengths, next, buf);
         }
         write_varint(2, enum_value(self.reference), buf);
         write_varint(3, self.reference_depth.into(), buf);
@@ -166,8 +155,7 @@ impl OnePass for pb::MatchTask {
     fn write(&self, lengths: &[usize], next: &mut usize, buf: &mut impl BufMut) {
         use pb::match_task::Format;
         for entrant in &self.entrants {
-            write_header(1, lengths, next, buf);
-            entrant.write(lengths, next, buf);
+            write_nested(1, entrant, lengths, next, buf);
         }
         write_varint(2, self.network_depth.into(), buf);
         if let Some(rules) = &self.rules {
@@ -195,10 +183,7 @@ impl OnePass for pb::MatchEntrant {
         use pb::match_entrant::Kind;
         match &self.kind {
             None => {}
-            Some(Kind::Network(e)) => {
-                write_header(1, lengths, next, buf);
-                e.write(lengths, next, buf);
-            }
+            Some(Kind::Network(e)) => write_nested(1, e, lengths, next, buf),
             Some(Kind::Fixed(f)) => write_leaf(2, f, lengths, next, buf),
         }
     }
