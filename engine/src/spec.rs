@@ -78,6 +78,21 @@ pub fn parse_player(text: &str) -> Result<PlayerText, String> {
     }
 }
 
+/// A fixed player from its spec, e.g. `aloa:3` or `random:2:7` (the form [`FixedPlayer`]'s
+/// `Display` writes is one of them); other players (`net:`, an unseeded `randomann:`) are
+/// refused, naming the spec.
+impl std::str::FromStr for FixedPlayer {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<FixedPlayer, String> {
+        match parse_player(text) {
+            Ok(PlayerText::Fixed(player)) => Ok(player),
+            Ok(_) => Err(format!("`{text}` is not a fixed player")),
+            Err(why) => Err(format!("`{text}`: {why}")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +113,25 @@ mod tests {
         assert_eq!(why("aloa:5:3"), "unexpected text after the depth");
         assert_eq!(why("random:3:s"), "the salt must be a whole number");
         assert_eq!(why("net:3"), "missing the chromosome file");
+    }
+
+    #[test]
+    fn fixed_players_are_written_as_specs_that_parse_back() {
+        let players = [
+            FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 5 },
+            FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 1 },
+            FixedPlayer::Random { depth: 3, salt: 0 },
+            FixedPlayer::Random { depth: 2, salt: 7 },
+            FixedPlayer::RandomAnn { depth: 3, seed: 9 },
+            FixedPlayer::RandomAnnPrinted { depth: 12, seed: u64::MAX },
+        ];
+        let written = players.map(|p| p.to_string());
+        assert_eq!(written[..3], ["aloa:5", "aloa-normal:1", "random:3:0"]);
+        for (player, text) in players.iter().zip(&written) {
+            assert_eq!(text.parse::<FixedPlayer>().as_ref(), Ok(player));
+        }
+        assert_eq!("net:3:x.json".parse::<FixedPlayer>(), Err("`net:3:x.json` is not a fixed player".into()));
+        assert_eq!("randomann:3".parse::<FixedPlayer>(), Err("`randomann:3` is not a fixed player".into()));
+        assert_eq!("aloa:0".parse::<FixedPlayer>(), Err("`aloa:0`: the depth must be 1..=12".into()));
     }
 }

@@ -9,12 +9,14 @@ use loa_engine::openings::random_opening;
 use loa_engine::players::{RandomPlayer, SearchPlayer};
 use loa_engine::random::{SplitMix64, derive_seed};
 use loa_engine::tasks::{
-    BenchmarkTask, Entrant, FixedPlayer, GameSummary, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat,
-    MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing, Reference, Task, TaskError, TaskOutcome, TournamentTask,
-    play_benchmark, play_match_task, play_tournament,
+    FixedPlayer, GameSummary, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchSummary, MatchTask,
+    MatchTaskOutcome, OPENING_SEED_LABEL, Pairing, Reference, TaskError, play_match_task,
 };
 use loa_engine::{BothConnected, NoMoves, Position, Rules};
 use std::sync::Arc;
+
+mod reference;
+use reference::{BenchmarkTask, Entrant, TournamentTask, play_benchmark, play_tournament};
 
 fn network(serial: u64, weight_seed: u64) -> MatchEntrant {
     MatchEntrant::Network { serial, chromosome: Arc::new(random_uniform(weight_seed)) }
@@ -66,13 +68,12 @@ fn a_knockout_of_four_is_the_tournament() {
             rules: tournament.rules,
             format: MatchFormat::Knockout { seed: tournament.seed },
         };
-        let expected = play_tournament(&tournament).unwrap();
-        let got = play_match_task(&knockout).unwrap();
+        let expected = play_tournament(&tournament);
+        let got = knockout.run().unwrap();
         assert_eq!(got.matches, expected.matches.to_vec(), "{tournament:?}");
         assert_eq!(got.winner(), Some(expected.winner));
-        // Through `Task::run` as well, with the same game and ply counts.
-        let (old, new) = (Task::Tournament(tournament).run().unwrap(), Task::Match(knockout).run().unwrap());
-        assert_eq!((old.game_count(), old.plies()), (new.game_count(), new.plies()));
+        let plies: u32 = expected.matches.iter().flat_map(|m| m.games).map(|g| g.plies).sum();
+        assert_eq!((got.game_count(), got.plies()), (6, plies));
     }
 }
 
@@ -111,7 +112,7 @@ fn a_one_pairing_task_is_the_benchmark() {
                 rules: benchmark.rules,
                 format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: benchmark.seed, opening_plies: 0 }]),
             };
-            let expected = play_benchmark(&benchmark).unwrap();
+            let expected = play_benchmark(&benchmark);
             let got = play_match_task(&task).unwrap();
             let [m] = got.matches.as_slice() else { panic!("one match expected: {got:?}") };
             assert_eq!((m.a, m.b), (0, 1));
@@ -174,11 +175,11 @@ fn a_round_robin_plays_its_pairs_in_order_from_their_openings() {
         let start = random_opening(p.opening_plies, derive_seed(p.seed, OPENING_SEED_LABEL), &rules);
         assert_eq!(*m, direct(&*players[p.a], &*players[p.b], &rules, start, p.seed, p.a, p.b), "{p:?}");
     }
-    let TaskOutcome::Match(via_run) = Task::Match(task).run().unwrap() else { panic!("a match outcome") };
+    let via_run = task.run().unwrap();
     assert_eq!(via_run.matches, outcome.matches);
-    assert_eq!(TaskOutcome::Match(via_run.clone()).game_count(), 20);
+    assert_eq!(via_run.game_count(), 20);
     let plies: u32 = outcome.matches.iter().flat_map(|m| m.games.iter()).map(|g| g.plies).sum();
-    assert_eq!(TaskOutcome::Match(via_run).plies(), plies);
+    assert_eq!(via_run.plies(), plies);
 }
 
 #[test]
@@ -322,7 +323,7 @@ fn malformed_match_tasks_are_refused() {
 fn sizes_are_counted() {
     let t = valid();
     assert_eq!(t.weight_count(), 3 * 2041);
-    assert_eq!(Task::Match(t.clone()).weight_count(), 3 * 2041);
+    assert_eq!(t.chromosomes().map(|c| c.weights().len()).sum::<usize>(), 3 * 2041);
     // The bound covers the weights and a little per field, and grows with the pairs.
     let bound = t.wire_size_bound();
     assert!(bound > 4 * 3 * 2041 && bound < 4 * 3 * 2041 + 1024, "{bound}");
@@ -365,11 +366,10 @@ fn match_tasks_and_outcomes_survive_json() {
         let mut task = MatchTask { format, ..valid() };
         task.entrants[1] = fixed(2, FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 2 });
         task.entrants[3] = fixed(4, FixedPlayer::RandomAnn { depth: 1, seed: 6 });
-        let task = Task::Match(task);
         let json = serde_json::to_string(&task).unwrap();
-        assert_eq!(serde_json::from_str::<Task>(&json).unwrap(), task, "{json}");
+        assert_eq!(serde_json::from_str::<MatchTask>(&json).unwrap(), task, "{json}");
         let outcome = task.run().unwrap();
         let json = serde_json::to_string(&outcome).unwrap();
-        assert_eq!(serde_json::from_str::<TaskOutcome>(&json).unwrap(), outcome);
+        assert_eq!(serde_json::from_str::<MatchTaskOutcome>(&json).unwrap(), outcome);
     }
 }

@@ -11,11 +11,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// mimalloc instead of glibc's malloc (issue 14). The cluster service allocates and frees many
-/// small protobuf messages a task, in bursts of a batch, on two threads that free each other's
+/// mimalloc instead of glibc's malloc. The cluster service allocates and frees many small
+/// protobuf messages a task, in bursts of a batch, on two threads that free each other's
 /// memory: glibc's per-thread cache (7 blocks a size) runs dry and each allocation takes a cold
-/// block from the arena (a quarter of the gRPC threads under `_int_malloc` at 2 000 connections;
-/// `GLIBC_TUNABLES=glibc.malloc.tcache_count=2000` alone made a task 1.2-1.4x cheaper).
+/// block from the arena.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -24,13 +23,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// no constant for. Checked by `purge_delay_option_is_the_one_set` below.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Keeps memory the master frees for its next use instead of returning it to the OS (issue
-/// 14). By default mimalloc gives freed memory back a second after, so every step longer than
-/// that faulted its working set in again: a step's tasks and outcomes, and the results vector
-/// `collect` returns (246 MB at 1.92 M tasks). At 10 000 stub workers (`bench-dispatch --reuse
-/// repeat --connections 10000 --clients 10000 --tasks 3840000 --steps 2 --warm-up --batch 64
-/// --light-stubs`), the collecting thread went from 0.82-0.86 to 0.47-0.51 µs a task. The
-/// master's memory then stays at its high-water mark, which a run reaches every step anyway.
+/// Keeps memory the master frees for its next use instead of returning it to the OS. By
+/// default mimalloc gives freed memory back a second after, so every step longer than that
+/// faulted its working set in again: a step's tasks and outcomes, and the results vector
+/// `collect` returns. The master's memory then stays at its high-water mark, which a run
+/// reaches every step anyway.
 fn keep_freed_memory() {
     // SAFETY: sets an option of the allocator, which mimalloc allows at any time.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
@@ -180,66 +177,6 @@ enum Command {
         #[command(flatten)]
         flags: RunFlags,
     },
-    /// Measure the cluster service: stub workers on loopback that answer at once.
-    BenchDispatch {
-        /// Tasks to dispatch.
-        #[arg(long, default_value_t = 20_000)]
-        tasks: usize,
-        /// Concurrent stub workers.
-        #[arg(long, default_value_t = 64)]
-        clients: usize,
-        /// Real tournaments to time for the per-task time T.
-        #[arg(long, default_value_t = 20)]
-        samples: u32,
-        /// Their search depth.
-        #[arg(long, default_value_t = 3)]
-        depth: u32,
-        /// How the tasks reuse networks: fresh (every network new), knockout (the thesis's
-        /// generations: one survivor and three new networks a task, a benchmark every tenth
-        /// generation) or repeat (the same four networks in every task).
-        #[arg(long, value_enum, default_value_t = loa_master::cluster::Reuse::Knockout)]
-        reuse: loa_master::cluster::Reuse,
-        /// Survivors a generation with --reuse knockout (a generation's tasks go out together,
-        /// each generation once the one before is done): 62 as the thesis, more for a cluster.
-        #[arg(long, default_value_t = 62)]
-        population: usize,
-        /// With --reuse repeat or fresh: hand the tasks out in this many equal steps, each once
-        /// the one before is done, as a run hands out generation after generation (a step's
-        /// tables and buffers are then reused, as in a long run); 1: all at once.
-        #[arg(long, default_value_t = 1)]
-        steps: usize,
-        /// With --reuse repeat or fresh: first hand out one more step of the same size, untimed
-        /// (its ids apart), so the timed steps find the tables and memory a long run has warmed
-        /// (a run pays their first touch once); the calls counted include it.
-        #[arg(long)]
-        warm_up: bool,
-        #[command(flatten)]
-        stubs: StubFlags,
-        /// Side by side with another build's master binary (e.g. main's): both run the benchmark
-        /// as child processes, alternately, and the medians and best figures are compared.
-        #[arg(long)]
-        baseline: Option<PathBuf>,
-        /// Rounds of the side-by-side comparison (each runs both builds once).
-        #[arg(long, default_value_t = 3)]
-        rounds: u32,
-        /// More arguments for the baseline's runs, e.g. "--protocol separate" to compare this
-        /// build with itself leasing the old way (split at spaces).
-        #[arg(long, requires = "baseline", allow_hyphen_values = true)]
-        baseline_args: Option<String>,
-    },
-    /// The stub workers of bench-dispatch, which starts this in a process of its own (not for
-    /// use by hand): they work until standard input closes, then print their counts.
-    #[command(hide = true)]
-    BenchDispatchStubs {
-        #[arg(long)]
-        url: String,
-        #[arg(long)]
-        clients: usize,
-        #[arg(long)]
-        depth: u32,
-        #[command(flatten)]
-        stubs: StubFlags,
-    },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
         /// Experiment configuration (TOML), e.g. experiments/e2.toml.
@@ -265,76 +202,6 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-}
-
-/// How bench-dispatch's stub workers behave (shared by `bench-dispatch` and the stub process it
-/// starts).
-#[derive(clap::Args, Clone, Debug)]
-struct StubFlags {
-    /// The chromosome cache each stub worker announces and keeps (0: none, every task carries
-    /// its weights).
-    #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
-    chromosome_cache: usize,
-    /// The stub workers read weights as floats, as workers before weights travelled as bytes.
-    #[arg(long)]
-    float_weights: bool,
-    /// How the stub workers lease and deliver: stream (each outcome a message on one Deliver
-    /// stream, carrying the next lease), combined (each Complete call carries the next lease,
-    /// one call a task) or separate (a Lease and a Complete a task, as workers before issue 14).
-    #[arg(long, value_enum, default_value_t = loa_master::cluster::Protocol::Stream)]
-    protocol: loa_master::cluster::Protocol,
-    /// Tasks a stub worker leases at a time and whose outcomes it delivers in one
-    /// DeliverBatches message (above 1 only with --protocol stream).
-    #[arg(long, default_value_t = 1)]
-    batch: u32,
-    /// The stub workers take networks with their weights instead of as their origins, as
-    /// workers before origins did.
-    #[arg(long)]
-    no_origins: bool,
-    /// Each stub worker serves the chromosomes it holds to the others on loopback, as workers
-    /// started with --peer-listen do: new networks then go as their origins and their
-    /// parents come from the stubs, not the master.
-    #[arg(long, conflicts_with = "no_origins")]
-    peers: bool,
-    /// Pin the master's gRPC threads to the first CPU and the stub workers to the others
-    /// (Linux, 2 CPUs or more), so the stubs' work cannot preempt the master's.
-    #[arg(long)]
-    pin: bool,
-    /// The stub workers take every network as sent, making and fetching nothing: the
-    /// master's work is the same, and the stubs keep up with it on the same machine.
-    #[arg(long)]
-    light_stubs: bool,
-    /// TCP connections the stub workers share, in turn (each an HTTP/2 connection carrying its
-    /// stubs' calls as streams). Real workers have one each (--connections equal to --clients);
-    /// 1, the default, is how this benchmark ran before the flag.
-    #[arg(long, default_value_t = 1)]
-    connections: usize,
-}
-
-impl StubFlags {
-    /// The benchmark these flags describe for `clients` stubs at `depth`, with an empty workload:
-    /// the stub process's, which answers what it is sent (the parent sets its own).
-    fn bench(&self, clients: usize, depth: u32) -> loa_master::cluster::DispatchBench {
-        loa_master::cluster::DispatchBench {
-            tasks: 0,
-            clients,
-            samples: 1,
-            depth,
-            reuse: loa_master::cluster::Reuse::Repeat,
-            population: 0,
-            steps: 1,
-            warm_up: false,
-            cache: self.chromosome_cache,
-            weight_bytes: !self.float_weights,
-            protocol: self.protocol,
-            batch: self.batch,
-            origins: !self.no_origins,
-            peers: self.peers,
-            pin: self.pin,
-            light: self.light_stubs,
-            connections: self.connections,
-        }
-    }
 }
 
 fn options(flags: &RunFlags) -> Result<RunOptions, String> {
@@ -388,93 +255,6 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Resume { dir, from_epoch, epochs, flags } => {
             report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
-        }
-        Command::BenchDispatch {
-            tasks,
-            clients,
-            samples,
-            depth,
-            reuse,
-            population,
-            steps,
-            warm_up,
-            stubs,
-            baseline,
-            rounds,
-            baseline_args,
-        } => {
-            if tasks == 0 || clients == 0 || !(1..=loa_engine::players::MAX_DEPTH).contains(&depth) {
-                return Err("--tasks and --clients must be at least 1, --depth in 1..=12".into());
-            }
-            if let Some(baseline) = baseline {
-                let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
-                let common: Vec<String> = [
-                    ("--tasks", tasks.to_string()),
-                    ("--clients", clients.to_string()),
-                    ("--samples", samples.to_string()),
-                    ("--depth", depth.to_string()),
-                ]
-                .into_iter()
-                .flat_map(|(flag, value)| [flag.to_owned(), value])
-                .collect();
-                let mut own = vec![
-                    "--reuse".to_owned(),
-                    reuse.name().to_owned(),
-                    "--chromosome-cache".to_owned(),
-                    stubs.chromosome_cache.to_string(),
-                ];
-                if stubs.float_weights {
-                    own.push("--float-weights".to_owned());
-                }
-                // To both builds, if the baseline has the flag (older ones ran one connection).
-                if stubs.connections != 1 {
-                    own.extend(["--connections".to_owned(), stubs.connections.to_string()]);
-                }
-                // Likewise (a baseline without the flag runs one step: the header says so).
-                if steps != 1 {
-                    own.extend(["--steps".to_owned(), steps.to_string()]);
-                }
-                if warm_up {
-                    own.push("--warm-up".to_owned());
-                }
-                let extra: Vec<String> =
-                    baseline_args.as_deref().unwrap_or("").split_whitespace().map(str::to_owned).collect();
-                let mut mine = own.clone();
-                mine.extend(["--protocol".to_owned(), stubs.protocol.name().to_owned()]);
-                if stubs.batch > 1 {
-                    mine.extend(["--batch".to_owned(), stubs.batch.to_string()]);
-                }
-                if population != 62 {
-                    mine.extend(["--population".to_owned(), population.to_string()]);
-                }
-                let flags = [
-                    (stubs.no_origins, "--no-origins"),
-                    (stubs.peers, "--peers"),
-                    (stubs.pin, "--pin"),
-                    (stubs.light_stubs, "--light-stubs"),
-                ];
-                mine.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| (*flag).to_owned()));
-                let compared =
-                    loa_master::cluster::compare_dispatch(&baseline, &me, &common, &own, &extra, &mine, rounds)?;
-                println!("{compared}");
-                return Ok(());
-            }
-            let bench = loa_master::cluster::DispatchBench {
-                tasks,
-                samples,
-                reuse,
-                population,
-                steps,
-                warm_up,
-                ..stubs.bench(clients, depth)
-            };
-            let figures = loa_master::cluster::bench_dispatch(&bench)?;
-            println!("{figures}");
-        }
-        Command::BenchDispatchStubs { url, clients, depth, stubs } => {
-            // The workload is the parent's: the stubs only answer what they are sent.
-            let bench = stubs.bench(clients, depth);
-            println!("{}", loa_master::cluster::run_stubs(&url, &bench)?);
         }
         Command::Experiment { config, out, flags } => {
             let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;

@@ -1,4 +1,4 @@
-//! Accepting connections when there may be thousands of callers (issue 14): enough file
+//! Accepting connections when there may be thousands of callers: enough file
 //! descriptors for them, and no busy loop when they run out. Used by the master's service and
 //! by the workers' peer service.
 //!

@@ -1,4 +1,4 @@
-//! Chromosome caching (issue 14): a worker keeps the chromosomes it has seen, keyed by their
+//! Chromosome caching: a worker keeps the chromosomes it has seen, keyed by their
 //! content address ([`ChromosomeId`]), so the master can send a chromosome's id instead of its
 //! 33 KiB of weights.
 //!
@@ -21,7 +21,7 @@
 //! worker plays either came with weights that hash to its id (checked) or was found under that
 //! id. Games are the same as with weights on every task, byte for byte.
 //!
-//! **Origins and peers** (issue 14). A network the worker lacks may come as its origin
+//! **Origins and peers**. A network the worker lacks may come as its origin
 //! (`loa_engine::breeding::Origin`: its parents' ids and the breeding steps), which the worker
 //! makes again from the parents and checks against the id; the parents it lacks, and networks
 //! sent by id with sources, come from other workers ([`crate::peers`]). The master feeds its

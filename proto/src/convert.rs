@@ -1,22 +1,18 @@
 //! Conversions between the wire messages and the engine's task types.
 //!
 //! Going out (engine to wire) cannot fail. Coming in (wire to engine) checks every field a
-//! malicious or buggy peer could get wrong, so nothing past this module has to: exactly four
-//! entrants with distinct serials, a known topology, the topology's weight count, finite weights
-//! within range, depths in `1..=MAX_DEPTH`, known enum values, entrant indices below 4, exactly
-//! two games per match and three matches per tournament.
+//! malicious or buggy peer could get wrong, so nothing past this module has to: known topologies,
+//! the topology's weight count, finite weights within range, weights that hash to the id sent
+//! with them, known enum values, exactly two games per match.
 //!
-//! A match task ([`MatchTask`]) is checked by the engine's own [`MatchTask::validate`], whose
-//! errors are translated to the wire's field paths (so the wire and the engine cannot disagree on
-//! what a valid task is), after the fields only the wire has: entrant kinds, topologies, weights,
-//! fixed-player kinds and ALoA's unused `salt_or_seed` (which must be 0, so every valid task has
-//! one encoding). A match outcome cannot be checked against its task here (the master sends the
-//! task, the worker the outcome); its entrant indices are only checked to be below
+//! A task is checked by the engine's own [`MatchTask::validate`], whose errors are translated to
+//! the wire's field paths (so the wire and the engine cannot disagree on what a valid task is),
+//! after the fields only the wire has: entrant kinds, topologies, weights and fixed players'
+//! specs (`convert/matches.rs`). An outcome cannot be checked against its task here (the master
+//! sends the task, the worker the outcome); its entrant indices are only checked to be below
 //! [`MAX_ENTRANTS`] and its match count to be 1 to [`MAX_MATCHES`]. The master, which holds the
-//! task, checks the rest with [`MatchTask::check_outcome`]. These conversions live in
-//! `convert/matches.rs`.
+//! task, checks the rest with [`MatchTask::check_outcome`].
 //!
-//! [`MatchTask`]: loa_engine::tasks::MatchTask
 //! [`MatchTask::validate`]: loa_engine::tasks::MatchTask::validate
 //! [`MatchTask::check_outcome`]: loa_engine::tasks::MatchTask::check_outcome
 //! [`MAX_ENTRANTS`]: loa_engine::tasks::MAX_ENTRANTS
@@ -24,20 +20,19 @@
 
 use crate::ProtoError;
 use crate::pb;
-use loa_engine::aloa::AloaKind;
 use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};
-use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::{
-    BenchmarkOutcome, BenchmarkTask, Entrant, GameSummary, MatchSummary, Reference, Task, TaskFailure, TaskOutcome,
-    TaskResult, TournamentOutcome, TournamentTask,
-};
+use loa_engine::tasks::{GameSummary, MatchSummary, MatchTask, TaskFailure, TaskResult};
 use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules};
-use matches::{match_outcome_from_proto, match_task_from_proto, match_task_to_proto};
 use std::sync::Arc;
 
-/// Entrants in a tournament.
-const ENTRANTS: usize = 4;
+mod matches;
+mod origin;
+
+pub use origin::{
+    MAX_PEER_ADDRESS, MAX_SOURCES, check_peer_address, origin_from_proto, origin_to_proto, source_to_proto,
+    sources_from_proto,
+};
 
 // ---- Engine to wire ----
 
@@ -66,7 +61,7 @@ pub fn id_from_proto(id: &pb::ChromosomeId) -> ChromosomeId {
 }
 
 /// How a network travels to a receiver, as the sender decides from what it knows of the
-/// receiver (issue 14): the master's mirror of a worker's cache, and which peers hold what.
+/// receiver: the master's mirror of a worker's cache, and which peers hold what.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sending {
     /// Its id alone: the receiver holds it.
@@ -80,13 +75,11 @@ pub enum Sending {
     Weights,
 }
 
-/// A network entrant on the wire: its id always, and the rest as `decide` says (see
-/// [`task_to_proto_sending`]), weights as bytes if `weight_bytes`.
+/// A network entrant on the wire: its id always, and the rest as `decide` says.
 fn network_to_proto(
     serial: u64,
     chromosome: &Chromosome,
     decide: &mut dyn FnMut(&Chromosome) -> Sending,
-    weight_bytes: bool,
 ) -> pb::Entrant {
     let id = chromosome.id();
     let mut entrant = pb::Entrant { serial, id: Some(id_to_proto(id)), ..pb::Entrant::default() };
@@ -105,23 +98,19 @@ fn network_to_proto(
         (Sending::Origin(_) | Sending::Weights, _) => {}
     }
     entrant.topology = chromosome.topology().name().to_owned();
-    if weight_bytes {
-        // One copy of the weights' memory on little-endian machines.
-        entrant.weights_le = little_endian_bytes(chromosome.weights()).into_owned();
-    } else {
-        entrant.weights = chromosome.weights().to_vec();
-    }
+    // One copy of the weights' memory on little-endian machines.
+    entrant.weights = little_endian_bytes(chromosome.weights()).into_owned();
     entrant
 }
 
-/// Whether a network on the wire carries its weights (in either form), rather than its id alone.
+/// Whether a network on the wire carries its weights, rather than its id alone.
 pub fn has_weights(e: &pb::Entrant) -> bool {
-    !e.weights.is_empty() || !e.weights_le.is_empty()
+    !e.weights.is_empty()
 }
 
 /// A chromosome with its weights, as a [`pb::FetchChromosomesReply`] carries it (serial 0).
-pub fn chromosome_to_proto(chromosome: &Chromosome, weight_bytes: bool) -> pb::Entrant {
-    network_to_proto(0, chromosome, &mut |_| Sending::Weights, weight_bytes)
+pub fn chromosome_to_proto(chromosome: &Chromosome) -> pb::Entrant {
+    network_to_proto(0, chromosome, &mut |_| Sending::Weights)
 }
 
 /// An entrant index on the wire. Valid tasks and outcomes have indices below 16; an index too
@@ -132,59 +121,16 @@ fn index_to_proto(i: usize) -> u32 {
 }
 
 /// The wire form of task `id`, every network with its weights.
-pub fn task_to_proto(id: u64, task: &Task) -> pb::Task {
-    task_to_proto_sending(id, task, &mut |_| Sending::Weights, false)
+pub fn task_to_proto(id: u64, task: &MatchTask) -> pb::Task {
+    task_to_proto_sending(id, task, &mut |_| Sending::Weights)
 }
 
-/// The wire form of task `id`, where a network whose id `known` accepts travels as its id
-/// alone, and any other with its weights. `known` is called once per network entrant, in the
-/// order the receiver meets them (tasks' entrants in order), so a caller can keep a mirror of the
-/// receiver's cache: the master's per-worker mirror (issue 14). With `weight_bytes` the weights
-/// travel as bytes (`weights_le`), for receivers that announced they read them.
-pub fn task_to_proto_with(
-    id: u64,
-    task: &Task,
-    known: &mut dyn FnMut(ChromosomeId) -> bool,
-    weight_bytes: bool,
-) -> pb::Task {
-    task_to_proto_sending(id, task, &mut |c| if known(c.id()) { Sending::Id } else { Sending::Weights }, weight_bytes)
-}
-
-/// The wire form of task `id`, each network travelling as `decide` says (issue 14: by id, by
-/// origin, from peers, or with its weights). `decide` is called once per network entrant, in
-/// the order the receiver meets them.
-pub fn task_to_proto_sending(
-    id: u64,
-    task: &Task,
-    decide: &mut dyn FnMut(&Chromosome) -> Sending,
-    weight_bytes: bool,
-) -> pb::Task {
-    let mut entrant = |e: &Entrant| network_to_proto(e.serial, &e.chromosome, decide, weight_bytes);
-    let kind = match task {
-        Task::Tournament(t) => pb::task::Kind::Tournament(pb::TournamentTask {
-            entrants: t.entrants.iter().map(&mut entrant).collect(),
-            rules: Some(rules_to_proto(&t.rules)),
-            depth: t.depth,
-            seed: t.seed,
-        }),
-        Task::Benchmark(b) => {
-            let (reference, reference_depth) = match b.reference {
-                Reference::Aloa { evaluator: AloaKind::Quad, depth } => (pb::ReferenceKind::AloaQuad, depth),
-                Reference::Aloa { evaluator: AloaKind::Normal, depth } => (pb::ReferenceKind::AloaNormal, depth),
-                Reference::Random { depth } => (pb::ReferenceKind::Random, depth),
-            };
-            pb::task::Kind::Benchmark(pb::BenchmarkTask {
-                entrant: Some(entrant(&b.entrant)),
-                reference: reference as i32,
-                reference_depth,
-                depth: b.depth,
-                rules: Some(rules_to_proto(&b.rules)),
-                seed: b.seed,
-            })
-        }
-        Task::Match(m) => pb::task::Kind::Match(match_task_to_proto(m, decide, weight_bytes)),
-    };
-    pb::Task { id, kind: Some(kind) }
+/// The wire form of task `id`, each network travelling as `decide` says (by id, by origin, from
+/// peers, or with its weights). `decide` is called once per network entrant, in the order the
+/// receiver meets them (entrants in order), so a caller can keep a mirror of the receiver's
+/// cache.
+pub fn task_to_proto_sending(id: u64, task: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
+    matches::task_to_proto(id, task, decide)
 }
 
 fn game_to_proto(g: &GameSummary) -> pb::GameSummary {
@@ -222,36 +168,22 @@ fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
     }
 }
 
-/// The wire form of a task's result: its outcome, or the message of why it failed.
-pub fn result_to_proto(result: &TaskResult) -> pb::complete_request::Result {
-    match result {
-        Ok(TaskOutcome::Tournament(t)) => pb::complete_request::Result::Tournament(pb::TournamentOutcome {
-            winner: t.winner as u32,
-            matches: t.matches.iter().map(match_to_proto).collect(),
-        }),
-        Ok(TaskOutcome::Benchmark(b)) => pb::complete_request::Result::Benchmark(pb::BenchmarkOutcome {
-            games: b.games.iter().map(game_to_proto).collect(),
-            scores: b.scores.to_vec(),
-        }),
-        Ok(TaskOutcome::Match(m)) => pb::complete_request::Result::Match(pb::MatchOutcome {
-            matches: m.matches.iter().map(match_to_proto).collect(),
-        }),
-        Err(failure) => pb::complete_request::Result::Failure(failure.wire_message()),
-    }
+/// The wire form of task `task_id`'s result (its outcome, or the message of why it failed),
+/// leased under worker id `leased_to` (0: the id of the stream it goes on).
+pub fn outcome_to_proto(task_id: u64, result: &TaskResult, leased_to: u64) -> pb::Outcome {
+    let result = match result {
+        Ok(m) => {
+            pb::outcome::Result::Match(pb::MatchOutcome { matches: m.matches.iter().map(match_to_proto).collect() })
+        }
+        Err(failure) => pb::outcome::Result::Failure(failure.wire_message()),
+    };
+    pb::Outcome { task_id, result: Some(result), leased_to }
 }
 
 // ---- Wire to engine ----
 
 fn known<E: TryFrom<i32>>(field: &str, value: i32) -> Result<E, ProtoError> {
     E::try_from(value).map_err(|_| ProtoError::new(field, format!("unknown value {value}")))
-}
-
-fn depth(field: &str, depth: u32) -> Result<u32, ProtoError> {
-    if (1..=MAX_DEPTH).contains(&depth) {
-        Ok(depth)
-    } else {
-        Err(ProtoError::new(field, format!("search depth {depth} is outside 1..={MAX_DEPTH}")))
-    }
 }
 
 fn rules_from_proto(rules: Option<pb::Rules>) -> Result<Rules, ProtoError> {
@@ -274,11 +206,11 @@ fn rules_from_proto(rules: Option<pb::Rules>) -> Result<Rules, ProtoError> {
 pub type Resolve<'a> = &'a dyn Fn(ChromosomeId) -> Option<Arc<Chromosome>>;
 
 /// A network entrant from the wire: its weights, checked against the id it claims, or its id
-/// alone, resolved by `resolve`.
-fn entrant_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Result<Entrant, ProtoError> {
-    if !has_weights(&e)
-        && let Some(id) = &e.id
-    {
+/// alone, resolved by `resolve`. Returns its serial and chromosome.
+fn network_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Result<(u64, Arc<Chromosome>), ProtoError> {
+    let serial = e.serial;
+    if !has_weights(&e) {
+        let id = e.id.as_ref().ok_or_else(|| ProtoError::new(format!("{field}.id"), "missing"))?;
         let id = id_from_proto(id);
         let chromosome = resolve(id).ok_or_else(|| {
             ProtoError::new(format!("{field}.id"), format!("chromosome {id} is neither sent nor known here"))
@@ -289,115 +221,54 @@ fn entrant_from_proto(field: &str, e: pb::Entrant, resolve: Resolve<'_>) -> Resu
                 format!("{:?}, but chromosome {id} is a {}", e.topology, chromosome.topology()),
             ));
         }
-        return Ok(Entrant { serial: e.serial, chromosome });
+        return Ok((serial, chromosome));
     }
-    let serial = e.serial;
-    let chromosome = chromosome_from_proto(field, e)?;
-    Ok(Entrant { serial, chromosome: Arc::new(chromosome) })
+    Ok((serial, Arc::new(chromosome_from_proto(field, e)?)))
 }
 
-/// A chromosome sent with its weights: validated, and hashing to the id it claims (if any: masters
-/// older than ids send none).
-pub fn chromosome_from_proto(field: &str, mut e: pb::Entrant) -> Result<Chromosome, ProtoError> {
+/// A chromosome sent with its weights: validated, and hashing to the id it claims.
+pub fn chromosome_from_proto(field: &str, e: pb::Entrant) -> Result<Chromosome, ProtoError> {
     let topology = Topology::from_name(&e.topology)
         .ok_or_else(|| ProtoError::new(format!("{field}.topology"), format!("unknown topology {:?}", e.topology)))?;
-    if !e.weights_le.is_empty() {
-        if !e.weights.is_empty() {
-            return Err(ProtoError::new(format!("{field}.weights_le"), "sent with weights too: one form only"));
-        }
-        if !e.weights_le.len().is_multiple_of(4) {
-            let n = e.weights_le.len();
-            return Err(ProtoError::new(format!("{field}.weights_le"), format!("{n} bytes, not 4 per weight")));
-        }
-        e.weights = e.weights_le.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let claimed = e.id.as_ref().ok_or_else(|| ProtoError::new(format!("{field}.id"), "missing"))?;
+    let n = e.weights.len();
+    if !n.is_multiple_of(4) {
+        return Err(ProtoError::new(format!("{field}.weights"), format!("{n} bytes, not 4 per weight")));
     }
     let expected = topology.weight_count();
-    if e.weights.len() != expected {
+    if n / 4 != expected {
         return Err(ProtoError::new(
             format!("{field}.weights"),
-            format!("{} weights, but {topology} has {expected}", e.weights.len()),
+            format!("{} weights, but {topology} has {expected}", n / 4),
         ));
     }
-    if let Some((index, value)) = e.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
+    let weights: Vec<f32> = e.weights.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    if let Some((index, value)) = weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
         return Err(ProtoError::new(format!("{field}.weights[{index}]"), format!("{value} is not finite")));
     }
     // Chromosome::new re-checks length and finiteness and adds the magnitude bound.
-    let chromosome = Chromosome::new(topology, e.weights)
+    let chromosome = Chromosome::new(topology, weights)
         .map_err(|err| ProtoError::new(format!("{field}.weights"), err.to_string()))?;
-    if let Some(claimed) = &e.id {
-        let claimed = id_from_proto(claimed);
-        if chromosome.id() != claimed {
-            return Err(ProtoError::new(
-                format!("{field}.id"),
-                format!("the weights hash to {}, not to the id {claimed} sent with them", chromosome.id()),
-            ));
-        }
+    let claimed = id_from_proto(claimed);
+    if chromosome.id() != claimed {
+        return Err(ProtoError::new(
+            format!("{field}.id"),
+            format!("the weights hash to {}, not to the id {claimed} sent with them", chromosome.id()),
+        ));
     }
     Ok(chromosome)
 }
 
-fn tournament_from_proto(t: pb::TournamentTask, resolve: Resolve<'_>) -> Result<TournamentTask, ProtoError> {
-    if t.entrants.len() != ENTRANTS {
-        return Err(ProtoError::new(
-            "entrants",
-            format!("a tournament needs {ENTRANTS} entrants, got {}", t.entrants.len()),
-        ));
-    }
-    let entrants = t
-        .entrants
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
-        .collect::<Result<Vec<_>, _>>()?;
-    for (i, e) in entrants.iter().enumerate() {
-        if entrants[..i].iter().any(|o| o.serial == e.serial) {
-            return Err(ProtoError::new(format!("entrants[{i}].serial"), format!("serial {} appears twice", e.serial)));
-        }
-    }
-    Ok(TournamentTask { entrants, rules: rules_from_proto(t.rules)?, depth: depth("depth", t.depth)?, seed: t.seed })
-}
-
-fn benchmark_from_proto(b: pb::BenchmarkTask, resolve: Resolve<'_>) -> Result<BenchmarkTask, ProtoError> {
-    let entrant =
-        entrant_from_proto("entrant", b.entrant.ok_or_else(|| ProtoError::new("entrant", "missing"))?, resolve)?;
-    let reference_depth = depth("reference_depth", b.reference_depth)?;
-    let reference = match known("reference", b.reference)? {
-        pb::ReferenceKind::AloaQuad => Reference::Aloa { evaluator: AloaKind::Quad, depth: reference_depth },
-        pb::ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth: reference_depth },
-        pb::ReferenceKind::Random => Reference::Random { depth: reference_depth },
-        pb::ReferenceKind::Unspecified => return Err(ProtoError::new("reference", "unspecified")),
-    };
-    Ok(BenchmarkTask {
-        entrant,
-        reference,
-        depth: depth("depth", b.depth)?,
-        rules: rules_from_proto(b.rules)?,
-        seed: b.seed,
-    })
-}
-
 /// A task from the wire, validated, with its id; a network sent as its id alone is refused.
-pub fn task_from_proto(task: pb::Task) -> Result<(u64, Task), ProtoError> {
+pub fn task_from_proto(task: pb::Task) -> Result<(u64, MatchTask), ProtoError> {
     task_from_proto_with(task, &|_| None)
 }
 
 /// A task from the wire, validated, with its id, networks sent as their id alone found by
 /// `resolve`.
-pub fn task_from_proto_with(task: pb::Task, resolve: Resolve<'_>) -> Result<(u64, Task), ProtoError> {
+pub fn task_from_proto_with(task: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchTask), ProtoError> {
     let id = task.id;
-    let task = match task.kind {
-        Some(pb::task::Kind::Tournament(t)) => {
-            Task::Tournament(tournament_from_proto(t, resolve).map_err(|e| e.within("tournament"))?)
-        }
-        Some(pb::task::Kind::Benchmark(b)) => {
-            Task::Benchmark(benchmark_from_proto(b, resolve).map_err(|e| e.within("benchmark"))?)
-        }
-        Some(pb::task::Kind::Match(m)) => {
-            Task::Match(match_task_from_proto(m, resolve).map_err(|e| e.within("match"))?)
-        }
-        None => return Err(ProtoError::new("kind", "missing: neither a tournament, a benchmark nor a match task")),
-    };
-    Ok((id, task))
+    Ok((id, matches::task_from_proto(task, resolve)?))
 }
 
 /// An entrant index below `entrants`.
@@ -460,53 +331,16 @@ fn match_from_proto(m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummar
     Ok(MatchSummary { a, b, winner, criterion, games: two_games(&m.games).map_err(|e| e.within("games"))? })
 }
 
-fn tournament_outcome_from_proto(t: &pb::TournamentOutcome) -> Result<TournamentOutcome, ProtoError> {
-    let winner = index("tournament.winner", t.winner, ENTRANTS)?;
-    let matches = match t.matches.as_slice() {
-        [m0, m1, m2] => [
-            match_from_proto(m0, ENTRANTS).map_err(|e| e.within("tournament.matches[0]"))?,
-            match_from_proto(m1, ENTRANTS).map_err(|e| e.within("tournament.matches[1]"))?,
-            match_from_proto(m2, ENTRANTS).map_err(|e| e.within("tournament.matches[2]"))?,
-        ],
-        _ => return Err(ProtoError::new("tournament.matches", format!("3 matches expected, got {}", t.matches.len()))),
+/// An outcome from the wire, validated: its task id, the worker id it was leased under (0: the
+/// stream's), and the outcome or the worker's failure message.
+pub fn outcome_from_proto(outcome: &pb::Outcome) -> Result<(u64, u64, TaskResult), ProtoError> {
+    let result = match &outcome.result {
+        Some(pb::outcome::Result::Match(m)) => Ok(matches::outcome_from_proto(m)?),
+        Some(pb::outcome::Result::Failure(message)) => Err(TaskFailure::Reported(message.clone())),
+        None => return Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
     };
-    if winner != matches[2].winner_index() {
-        return Err(ProtoError::new("tournament.winner", format!("entrant {winner} did not win the final")));
-    }
-    Ok(TournamentOutcome { winner, matches })
+    Ok((outcome.task_id, outcome.leased_to, result))
 }
-
-fn benchmark_outcome_from_proto(b: &pb::BenchmarkOutcome) -> Result<BenchmarkOutcome, ProtoError> {
-    let games = two_games(&b.games).map_err(|e| e.within("benchmark.games"))?;
-    let scores = match b.scores.as_slice() {
-        [s0, s1] => [*s0, *s1],
-        _ => return Err(ProtoError::new("benchmark.scores", format!("2 scores expected, got {}", b.scores.len()))),
-    };
-    Ok(BenchmarkOutcome { games, scores })
-}
-
-/// A task's result from the wire, validated: an outcome, or a worker's failure message.
-pub fn result_from_proto(result: Option<&pb::complete_request::Result>) -> Result<TaskResult, ProtoError> {
-    match result {
-        Some(pb::complete_request::Result::Tournament(t)) => {
-            Ok(Ok(TaskOutcome::Tournament(tournament_outcome_from_proto(t)?)))
-        }
-        Some(pb::complete_request::Result::Benchmark(b)) => {
-            Ok(Ok(TaskOutcome::Benchmark(benchmark_outcome_from_proto(b)?)))
-        }
-        Some(pb::complete_request::Result::Match(m)) => Ok(Ok(TaskOutcome::Match(match_outcome_from_proto(m)?))),
-        Some(pb::complete_request::Result::Failure(message)) => Ok(Err(TaskFailure::Reported(message.clone()))),
-        None => Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
-    }
-}
-
-mod matches;
-mod origin;
-
-pub use origin::{
-    MAX_PEER_ADDRESS, MAX_SOURCES, check_peer_address, origin_from_proto, origin_to_proto, source_to_proto,
-    sources_from_proto,
-};
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,4 @@
-//! Workers fetching chromosomes from each other (issue 14).
+//! Workers fetching chromosomes from each other.
 //!
 //! In the thesis's knockout scheme three of a task's four networks are new, so a master that
 //! sends weights sends about 24 KiB a task, and with thousands of workers its network and CPU
@@ -123,7 +123,7 @@ impl pb::peer_server::Peer for PeerService {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             ids.iter().filter_map(|id| cache.peek(&id_from_proto(id)).cloned()).collect()
         };
-        let chromosomes = held.iter().map(|c| chromosome_to_proto(c, true)).collect();
+        let chromosomes = held.iter().map(|c| chromosome_to_proto(c)).collect();
         Ok(Response::new(pb::FetchChromosomesReply { chromosomes }))
     }
 }

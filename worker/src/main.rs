@@ -89,8 +89,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "worker: {why}: {} tasks played, {} accepted, {} duplicates, {} unknown, {} undelivered; \
                  networks {} received, {} from the cache, {} made from origins, {} fetched; chromosomes \
-                 {} from peers ({} asked of peers in vain), {} origins or sources unusable; {} tasks \
-                 leased with outcomes, {} outcomes on the delivery stream ({} in batches)",
+                 {} from peers ({} asked of peers in vain), {} origins or sources unusable",
                 r.played,
                 r.accepted,
                 r.duplicates,
@@ -102,10 +101,7 @@ fn main() -> ExitCode {
                 r.fetched,
                 r.from_peers,
                 r.peer_misses,
-                r.unusable,
-                r.leased_with_outcomes,
-                r.streamed,
-                r.batched
+                r.unusable
             );
             ExitCode::SUCCESS
         }

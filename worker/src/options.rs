@@ -25,7 +25,7 @@ pub struct WorkerOptions {
     pub max_backoff: Duration,
     /// Exit (successfully) once the master has not answered for this long; `None`: wait forever.
     pub give_up_after: Option<Duration>,
-    /// Chromosomes kept between tasks, least recently used first out (issue 14), so the master
+    /// Chromosomes kept between tasks, least recently used first out, so the master
     /// can send a network's id instead of its weights; 0 keeps none (every task then carries its
     /// weights). About 8 KiB each.
     pub chromosome_cache: usize,
@@ -33,28 +33,15 @@ pub struct WorkerOptions {
     /// worker that announces more than it keeps lacks chromosomes the master believes it holds,
     /// and must fetch them.
     pub announced_cache: Option<usize>,
-    /// Take the next lease with each outcome (`CompleteRequest.max_tasks`, issue 14) when the
-    /// master offers it: one call a task instead of a Lease and a Complete. `false` leases with
-    /// Lease calls only, as workers before it did (for tests and comparisons).
-    pub complete_leases: bool,
-    /// Deliver outcomes on one `Deliver` stream (issue 14) when the master offers it: a message
-    /// each way a task instead of a `Complete` call. `false` calls `Complete`, as workers before
-    /// it did (for tests and comparisons).
-    pub delivery_stream: bool,
-    /// Outcomes delivered together in one `DeliverBatches` message (issue 14) when the master
-    /// offers it and `delivery_stream` is set: the worker holds this many tasks more than
-    /// `slots × ahead`, so its players keep playing while a batch is on its way, and sends its
-    /// finished outcomes when it has this many or when its queue of unstarted tasks is empty
-    /// (so an outcome waits at most for the tasks in hand). 1 (the default) delivers each
+    /// Outcomes delivered together in one message, 1 to 64: the worker holds this many tasks
+    /// more than `slots × ahead`, so its players keep playing while a batch is on its way, and
+    /// sends its finished outcomes when it has this many or when its queue of unstarted tasks is
+    /// empty (so an outcome waits at most for the tasks in hand). 1 (the default) delivers each
     /// outcome as it finishes. For masters serving thousands of workers, whose cost is per
     /// message: a batch of K costs the master about one message's work each way instead of K.
     pub batch: usize,
-    /// Take networks as their origins (issue 14): make them from their parents instead of
-    /// receiving their weights. On by default; `false` announces otherwise, as workers before it
-    /// did (for tests and comparisons).
-    pub origins: bool,
     /// Serve the chromosomes this worker holds to other workers of its master on this address
-    /// (issue 14; port 0: any free port), so the master can name it as a source instead of
+    /// (port 0: any free port), so the master can name it as a source instead of
     /// sending weights itself. `None` (the default) serves none.
     pub peer_listen: Option<std::net::SocketAddr>,
     /// The host other workers reach that service at; `None`: the address the master sees this
@@ -80,10 +67,7 @@ impl WorkerOptions {
             give_up_after: None,
             chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
             announced_cache: None,
-            complete_leases: true,
-            delivery_stream: true,
             batch: 1,
-            origins: true,
             peer_listen: None,
             peer_host: None,
         }

@@ -1,6 +1,6 @@
 //! The player threads and the local queue of leased tasks they take work from.
 
-use loa_engine::tasks::{Task, TaskFailure, TaskResult};
+use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A leased task: its id, the worker id it was leased under (its outcome is sent under that id,
 /// so a worker that registered again meanwhile does not claim another worker's lease), and the
 /// task or why it failed validation.
-pub type Leased = (u64, u64, Result<Task, TaskFailure>);
+pub type Leased = (u64, u64, Result<MatchTask, TaskFailure>);
 
 /// A task's result, ready to send: its id, the worker id it was leased under, and its outcome or
 /// failure message.
@@ -22,11 +22,6 @@ pub struct Local {
     queue: Mutex<VecDeque<Leased>>,
     ready: Condvar,
     running: AtomicUsize,
-    /// Results of tasks played to the end and not yet through delivery (delivered, refused or
-    /// given up). Counted before `running` drops, so a task is always in one count or the other
-    /// until its result is through: the lease loop leaves the refill to a delivery that can carry
-    /// it (issue 14).
-    unreported: AtomicUsize,
     /// Tasks played to the end.
     pub played: AtomicU64,
 }
@@ -51,17 +46,6 @@ impl Local {
     /// Tasks queued and not yet started.
     pub fn queued(&self) -> usize {
         self.lock().len()
-    }
-
-    /// Results played and not yet through delivery.
-    pub fn unreported(&self) -> usize {
-        self.unreported.load(Ordering::Acquire)
-    }
-
-    /// One result is through delivery (delivered, refused or given up).
-    pub fn reported(&self) {
-        // Saturating: a count never goes below zero, whatever the order of calls.
-        let _ = self.unreported.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Drops the queued tasks (the master leases them again once this worker leaves).
@@ -106,11 +90,9 @@ pub fn spawn(
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
                 while let Some((id, leased_as, task)) = local.next(&stop) {
                     let result = task.and_then(|t| t.run().map_err(TaskFailure::Invalid));
-                    local.unreported.fetch_add(1, Ordering::AcqRel);
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
                     if kill.load(Ordering::Acquire) || out.send((id, leased_as, result)).is_err() {
-                        local.reported();
                         return;
                     }
                 }

@@ -28,19 +28,11 @@ pub struct WorkerReport {
     /// Leased tasks dropped because they named a chromosome the master no longer had: their
     /// outcome was already in (another worker's copy), so nobody waited for them.
     pub abandoned: u64,
-    /// Tasks leased in the replies to outcomes (`Complete` carrying the next lease, issue 14);
-    /// the rest came from `Lease` calls.
-    pub leased_with_outcomes: u64,
-    /// Outcomes delivered as messages on a `Deliver` stream (issue 14); the rest went by
-    /// `Complete` calls.
-    pub streamed: u64,
-    /// Of those, outcomes delivered in `DeliverBatches` messages of more than one (issue 14).
-    pub batched: u64,
-    /// Networks made from their origins (issue 14).
+    /// Networks made from their origins.
     pub made: u64,
-    /// Chromosomes fetched from other workers (issue 14).
+    /// Chromosomes fetched from other workers.
     pub from_peers: u64,
-    /// Chromosomes asked of other workers and not got from them (issue 14).
+    /// Chromosomes asked of other workers and not got from them.
     pub peer_misses: u64,
     /// Origins and sources that could not be used: malformed, or an origin that made another
     /// chromosome than its id (those networks were fetched from the master instead).
@@ -56,6 +48,8 @@ pub enum WorkerError {
     Refused(String),
     /// The master's TLS certificate is not trusted (not signed by the CA given).
     Untrusted(String),
+    /// The master speaks another protocol version (the message names both).
+    Version(String),
     /// Threads or the runtime could not start.
     Io(std::io::Error),
 }
@@ -68,6 +62,7 @@ impl std::fmt::Display for WorkerError {
             WorkerError::Untrusted(e) => {
                 write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)")
             }
+            WorkerError::Version(e) => write!(f, "the master refused this worker: {e}"),
             WorkerError::Io(e) => write!(f, "cannot start: {e}"),
         }
     }

@@ -4,7 +4,7 @@ use crate::session::{Ended, Session};
 use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, players};
 use loa_proto::cache::ChromosomeCache;
 use loa_proto::peers::{PeerService, PeerToken, Peers};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
             return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
         }
     }
-    let most = loa_proto::MAX_TASKS_PER_CALL as usize;
+    let most = loa_proto::MAX_TASKS_PER_MESSAGE;
     if !(1..=most).contains(&options.batch) {
         return Err(WorkerError::Options(format!("--batch must be in 1..={most}, got {}", options.batch)));
     }
@@ -54,13 +54,11 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         None => None,
     };
     let peer_port = peer_service.as_ref().map_or(0, |(port, _)| *port);
-    let session = Arc::new(Session {
+    let session = Session {
         client,
         options,
         control: control.clone(),
         local: Arc::clone(&local),
-        worker: AtomicU64::new(0),
-        heartbeat: Mutex::new(Duration::from_secs(1)),
         last_contact: Mutex::new(Instant::now()),
         report: Mutex::default(),
         salt,
@@ -68,34 +66,24 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         peers: Peers::new(peer_token.clone()),
         peer_token,
         peer_port,
-        leasing: tokio::sync::Semaphore::new(1),
-        complete_leases: AtomicBool::new(false),
-        delivery_stream: AtomicBool::new(false),
-        batch_delivery: AtomicBool::new(false),
-        stream: tokio::sync::Mutex::new(None),
-        batches: tokio::sync::Mutex::new(None),
-    });
-    let reporter = tokio::spawn(Arc::clone(&session).report_loop(rx));
-    let beating = {
-        let session = Arc::clone(&session);
-        tokio::spawn(async move { session.heartbeat_loop().await })
+        flush_deadline: Mutex::new(None),
     };
-    let ended = tokio::select! {
-        ended = session.lease_loop() => ended,
-        () = stopped(&control) => Ended::Stopped,
+    // Once stopping, the players finish the tasks in hand and take no more; the queued ones go
+    // back to the master when the stream ends.
+    let dropped = {
+        let (local, control, players_stop) = (Arc::clone(&local), control.clone(), Arc::clone(&players_stop));
+        tokio::spawn(async move {
+            stopped(&control).await;
+            players_stop.store(true, Ordering::Release);
+            local.clear() as u64
+        })
     };
+    let ended = session.run(rx).await;
     players_stop.store(true, Ordering::Release);
-    let dropped = local.clear() as u64;
-    if control.killed() {
-        // A crash: the players finish their game in the background and throw it away.
-        reporter.abort();
-        beating.abort();
-    } else {
+    let dropped = if dropped.is_finished() { dropped.await.unwrap_or(0) } else { local.clear() as u64 };
+    if !control.killed() {
+        // A crash lets the players finish their game in the background and throws it away.
         let _ = tokio::task::spawn_blocking(move || players.into_iter().for_each(|p| drop(p.join()))).await;
-        // Heartbeats go on while the last outcomes are delivered, so their leases stay ours.
-        let _ = reporter.await;
-        beating.abort();
-        session.leave().await;
     }
     if let Some((_, serving)) = peer_service {
         // Stopped with the worker (the control says so); its calls in progress are cut short.
@@ -107,12 +95,13 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     match ended {
         Ended::Refused(message) => Err(WorkerError::Refused(message)),
         Ended::Untrusted(message) => Err(WorkerError::Untrusted(message)),
+        Ended::Version(message) => Err(WorkerError::Version(message)),
         Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
         Ended::Stopped => Ok(report),
     }
 }
 
-/// Starts serving the chromosomes of `cache` to other workers on `address` (issue 14): the
+/// Starts serving the chromosomes of `cache` to other workers on `address`: the
 /// port bound, and the server's task. Fails at once, naming the address, if it cannot be bound.
 async fn serve_peers(
     address: std::net::SocketAddr,

@@ -1,92 +1,62 @@
-//! The worker's network side: registering, leasing ahead, reporting and heartbeats, as three
-//! concurrent loops on one small runtime.
+//! The worker's network side: register, then one `Work` stream for as long as the master keeps
+//! it; register again and open another when it breaks.
 //!
-//! **Leases ride on outcomes** (issue 14): when the master offers it, the delivery of an outcome
-//! asks for the tasks that bring the worker back to its target (`CompleteRequest.max_tasks`), so
-//! a task costs the master one call instead of a Lease and a Complete. The lease loop then only
-//! fills what no delivery can: the start, and the gaps when a reply brought nothing (the queue
-//! was empty). Calls that lease (a Lease, or a Complete asking for tasks) take turns: at most one
-//! is in flight, and its reply is resolved against the chromosome cache before the next is sent,
-//! so the cache meets ids in the order the master's mirror of it was fed. A delivery that finds
-//! another lease in flight sends its outcome alone rather than wait.
+//! On the stream the worker sends its finished outcomes, in batches of up to `batch` (sooner
+//! when no unstarted task is left, so an outcome waits at most for the tasks in hand), each
+//! message also asking for as many tasks as it frees, so the worker holds `slots × ahead +
+//! batch − 1` tasks and its players never wait for a round trip. When it has sent nothing for a
+//! third of the lease time it sends an empty message, which renews its leases. The master's
+//! messages are resolved in the order they come (the order the master mirrors the worker's
+//! chromosome cache in): networks named by id from the cache, made from their origins, fetched
+//! from peers, and, failing all that, fetched from the master.
 //!
-//! **Outcomes on one stream** (issue 14): when the master offers `Deliver`, outcomes go as
-//! messages on one long-lived stream instead of a `Complete` call each (no HTTP/2 stream, headers
-//! and trailers a task at the master). The stream answers in order, so deliveries take turns on
-//! it; one that breaks is dropped and the next delivery opens another.
-//!
-//! **Outcomes in batches** (issue 14, `WorkerOptions::batch` above 1, when the master offers
-//! `DeliverBatches`): finished outcomes wait until there are `batch` of them or no unstarted task
-//! is left, then go in one message, the last asking for the tasks that replace them. The worker
-//! holds `batch − 1` tasks more than without, so its players play on while a batch travels.
-//! Every batch asks the master to hold its reply for up to `LEASE_WAIT_MS` should it lease
-//! nothing to a worker left with no task (`DeliveryBatch.wait_ms`): between a run's steps the
-//! next step's tasks then come in that reply, without a Lease call (a unary call costs the
-//! master several times a stream message). A master that predates the field answers at once,
-//! and the lease loop fills the gap as before.
+//! Outcomes sent are kept until the master's receipt for them arrives, and sent again on the next
+//! stream if this one breaks first (task ids do not change across master restarts; a second copy
+//! counts as a duplicate). On [`Control::stop`](crate::Control::stop) the worker finishes the
+//! tasks in hand, delivers their outcomes and ends the stream, which makes the master lease its
+//! unstarted tasks to others at once.
 
 use crate::client::{Backoff, Client};
-use crate::players::Leased;
-use crate::players::{Finished, Local};
+use crate::players::{Finished, Leased, Local};
 use crate::{Control, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
 use loa_proto::cache::{ChromosomeCache, resolve_entrants};
-use loa_proto::convert::{id_to_proto, result_to_proto, task_from_proto_with};
-use loa_proto::delivery::{self, Answer, BatchStream, DeliveryStream};
-use loa_proto::pb;
+use loa_proto::convert::{id_to_proto, outcome_to_proto, task_from_proto_with};
 use loa_proto::peers::{PeerToken, Peers};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{Sender, UnboundedReceiver};
 use tonic::Code;
 
-/// How long a lease call may wait at the master for work to appear.
-const LEASE_WAIT_MS: u32 = 1000;
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
 
-/// What the loops share.
+/// What the network side shares with the rest of the worker.
 pub struct Session {
     pub client: Client,
     pub options: WorkerOptions,
     pub control: Control,
     pub local: Arc<Local>,
-    /// The id the master gave us; 0 while not registered.
-    pub worker: AtomicU64,
-    /// Heartbeat period (a third of the master's lease time).
-    pub heartbeat: Mutex<Duration>,
     /// When the master last answered.
     pub last_contact: Mutex<Instant>,
     pub report: Mutex<WorkerReport>,
     pub salt: u64,
-    /// Chromosomes kept between tasks (issue 14; see `loa_proto::cache`). Only calls that lease
-    /// use it (the lease loop's, and deliveries asking for tasks), one at a time under
-    /// [`Session::leasing`], reply after reply, in the order the master mirrors. The peer
-    /// service reads it without reordering it.
+    /// Chromosomes kept between tasks (see `loa_proto::cache`), fed in the order the master's
+    /// messages come; the peer service reads it without reordering it.
     pub cache: Arc<Mutex<ChromosomeCache>>,
-    /// Other workers to fetch chromosomes from (issue 14), with the master's peer token.
+    /// Other workers to fetch chromosomes from, with the master's peer token.
     pub peers: Peers,
     /// The peer token the master gave at registration, shared with the peer service.
     pub peer_token: PeerToken,
     /// The port this worker's peer service listens on, 0 if it serves none.
     pub peer_port: u16,
-    /// One permit: the turn of the one call that leases (see the module docs).
-    pub leasing: tokio::sync::Semaphore,
-    /// The master we registered with leases in Complete replies, and the options allow it.
-    pub complete_leases: AtomicBool,
-    /// The master we registered with serves `Deliver`, and the options allow it.
-    pub delivery_stream: AtomicBool,
-    /// The master we registered with serves `DeliverBatches`, and the options ask for batches.
-    pub batch_delivery: AtomicBool,
-    /// The open `Deliver` stream, if any (opened by the first delivery that needs it). Held for
-    /// a request and its answer: the stream answers in order.
-    pub stream: tokio::sync::Mutex<Option<DeliveryStream>>,
-    /// The open `DeliverBatches` stream, if any, as `stream`.
-    pub batches: tokio::sync::Mutex<Option<BatchStream>>,
+    /// Once stopping: when the worker gives up delivering what it finished.
+    pub flush_deadline: Mutex<Option<Instant>>,
 }
 
-/// Why the session ended early.
+/// Why the session ended.
 pub enum Ended {
     /// Asked to stop (Ctrl-C) or killed.
     Stopped,
@@ -94,9 +64,23 @@ pub enum Ended {
     Refused(String),
     /// The master's TLS certificate is not signed by our CA: retrying will not help.
     Untrusted(String),
+    /// The master speaks another protocol version.
+    Version(String),
     /// The master has been unreachable for longer than the worker's patience.
     MasterGone,
 }
+
+/// How one stream ended.
+enum StreamEnd {
+    /// Every outcome is through and the stream is closed: the worker is done.
+    Done,
+    /// The stream broke or the master ended it: register again (after a pause unless it said
+    /// it forgot us).
+    Lost(tonic::Status),
+}
+
+/// Outcomes sent on the stream and not yet acknowledged, message by message.
+type Unacknowledged = VecDeque<Vec<Finished>>;
 
 impl Session {
     fn contact(&self) {
@@ -107,8 +91,21 @@ impl Session {
         f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
     }
 
-    /// Classifies a failed call: `Err` ends the session, `Ok` means pause and retry.
-    fn failed(&self, status: &tonic::Status) -> Result<(), Ended> {
+    /// Whether the worker is stopping and has tried to deliver what it finished for long enough
+    /// ([`FLUSH_LIMIT`] from the first time this was asked while stopping), or is killed.
+    fn gave_up(&self) -> bool {
+        if self.control.killed() {
+            return true;
+        }
+        if !self.control.stopping() {
+            return false;
+        }
+        let mut deadline = self.flush_deadline.lock().unwrap_or_else(|p| p.into_inner());
+        Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
+    }
+
+    /// Classifies a failed call: `Err` ends the session, `Ok(pause)` means retry after `pause`.
+    fn failed(&self, status: &tonic::Status, backoff: &mut Backoff) -> Result<Duration, Ended> {
         if status.code() == Code::Unauthenticated {
             return Err(Ended::Refused(status.message().to_owned()));
         }
@@ -117,9 +114,8 @@ impl Session {
         }
         if status.code() == Code::NotFound {
             // The master forgot us (we were silent too long, or it restarted): register again.
-            self.worker.store(0, Ordering::Release);
             self.contact();
-            return Ok(());
+            return Ok(Duration::ZERO);
         }
         if let Some(patience) = self.options.give_up_after {
             let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
@@ -127,21 +123,21 @@ impl Session {
                 return Err(Ended::MasterGone);
             }
         }
-        Ok(())
+        Ok(backoff.pause())
     }
 
-    async fn register(&self, backoff: &mut Backoff) -> Result<u64, Ended> {
+    /// Registers; returns the worker id and the heartbeat period (a third of the lease time).
+    async fn register(&self, backoff: &mut Backoff) -> Result<(u64, Duration), Ended> {
         loop {
-            if self.control.stopping() {
+            if self.gave_up() {
                 return Err(Ended::Stopped);
             }
             let announced = self.options.announced_cache.unwrap_or(self.options.chromosome_cache);
             let request = pb::RegisterRequest {
+                protocol: PROTOCOL_VERSION,
                 name: self.options.name.clone(),
                 slots: self.options.slots as u32,
                 chromosome_cache: u32::try_from(announced).unwrap_or(u32::MAX),
-                weight_bytes: true,
-                origins: self.options.origins,
                 peer_port: u32::from(self.peer_port),
                 peer_host: if self.peer_port > 0 {
                     self.options.peer_host.clone().unwrap_or_default()
@@ -152,102 +148,235 @@ impl Session {
             match self.client.clone().register(request).await {
                 Ok(reply) => {
                     let reply = reply.into_inner();
-                    let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
-                    *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner()) = lease / 3;
-                    let combined = self.options.complete_leases && reply.complete_leases;
-                    self.complete_leases.store(combined, Ordering::Release);
-                    let stream = self.options.delivery_stream && reply.delivery_stream;
-                    self.delivery_stream.store(stream, Ordering::Release);
-                    let batches = self.options.delivery_stream && self.options.batch > 1 && reply.batch_delivery;
-                    self.batch_delivery.store(batches, Ordering::Release);
                     self.peer_token.set(&reply.peer_token);
-                    self.worker.store(reply.worker_id, Ordering::Release);
                     self.contact();
                     self.record(|r| r.registrations += 1);
                     backoff.reset();
-                    return Ok(reply.worker_id);
+                    let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
+                    return Ok((reply.worker_id, lease / 3));
+                }
+                Err(status) if matches!(status.code(), Code::FailedPrecondition | Code::Unimplemented) => {
+                    // A master of another version: its message names both (a master of version 1
+                    // does not know the call at all).
+                    let why = match status.code() {
+                        Code::Unimplemented => format!(
+                            "this worker speaks loa protocol v{PROTOCOL_VERSION} and the master does not (a master \
+                             of protocol v1?): run a worker built from the master's version"
+                        ),
+                        _ => status.message().to_owned(),
+                    };
+                    return Err(Ended::Version(why));
                 }
                 Err(status) => {
-                    self.failed(&status)?;
-                    tokio::time::sleep(backoff.pause()).await;
+                    let pause = self.failed(&status, backoff)?;
+                    tokio::time::sleep(pause).await;
                 }
             }
         }
     }
 
-    /// Outcomes to deliver together: `batch` when the master takes batches, else 1.
-    fn batch(&self) -> usize {
-        if self.batch_delivery.load(Ordering::Acquire) { self.options.batch } else { 1 }
+    /// The worker's life on the network: streams until stopped, refused, or the master is gone.
+    /// Outcomes come from the players on `results`, which closes when they are done.
+    pub async fn run(&self, mut results: UnboundedReceiver<Finished>) -> Ended {
+        let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
+        // Finished outcomes not yet acknowledged: resent on the next stream.
+        let mut pending: Vec<Finished> = Vec::new();
+        loop {
+            if self.control.killed() {
+                return Ended::Stopped;
+            }
+            if self.control.stopping() && pending.is_empty() && results.is_closed() && results.is_empty() {
+                // Stopped, with everything the players finished delivered.
+                return Ended::Stopped;
+            }
+            let (worker, heartbeat) = match self.register(&mut backoff).await {
+                Ok(registered) => registered,
+                // Stopping before we could register: what is finished cannot be delivered.
+                Err(end) => {
+                    self.record(|r| r.undelivered += pending.len() as u64);
+                    return end;
+                }
+            };
+            match self.stream(worker, heartbeat, &mut results, &mut pending).await {
+                StreamEnd::Done => {
+                    self.record(|r| r.undelivered += pending.len() as u64);
+                    return Ended::Stopped;
+                }
+                StreamEnd::Lost(status) => match self.failed(&status, &mut backoff) {
+                    Ok(pause) => tokio::time::sleep(pause).await,
+                    Err(end) => {
+                        self.record(|r| r.undelivered += pending.len() as u64);
+                        return end;
+                    }
+                },
+            }
+        }
     }
 
     /// Tasks to hold: `slots × ahead`, and `batch − 1` more while outcomes wait for a batch.
     fn target(&self) -> usize {
-        self.options.slots * self.options.ahead.max(1) + self.batch() - 1
+        self.options.slots * self.options.ahead.max(1) + self.options.batch - 1
     }
 
-    /// Keeps [`Session::target`] tasks held, so a player never waits for a round trip.
-    pub async fn lease_loop(&self) -> Ended {
-        let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
+    /// One stream under worker id `worker`. `pending` holds outcomes to send first (from a stream
+    /// that broke), and on return those sent and not acknowledged.
+    async fn stream(
+        &self,
+        worker: u64,
+        heartbeat: Duration,
+        results: &mut UnboundedReceiver<Finished>,
+        pending: &mut Vec<Finished>,
+    ) -> StreamEnd {
+        let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
+        let want = if self.control.stopping() { 0 } else { self.target().saturating_sub(self.local.held()) };
+        let first = std::mem::take(pending);
+        let mut unacknowledged = Unacknowledged::new();
+        // The first message names the worker, and carries what a broken stream left undelivered.
+        let mut chunks = first.chunks(MAX_TASKS_PER_MESSAGE).peekable();
+        let head = chunks.next().map(<[Finished]>::to_vec).unwrap_or_default();
+        let _ = out.try_send(self.message(worker, &head, want as u32, worker));
+        unacknowledged.push_back(head);
+        let mut inbound = match self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await {
+            Ok(response) => response.into_inner(),
+            Err(status) => {
+                *pending = unacknowledged.into_iter().flatten().chain(chunks.flatten().cloned()).collect();
+                return StreamEnd::Lost(status);
+            }
+        };
+        self.contact();
+        for chunk in chunks {
+            if out.send(self.message(0, chunk, 0, worker)).await.is_err() {
+                break;
+            }
+            unacknowledged.push_back(chunk.to_vec());
+        }
+        let end = self.exchange(worker, heartbeat, &out, &mut inbound, results, &mut unacknowledged).await;
+        *pending = unacknowledged.into_iter().flatten().collect();
+        end
+    }
+
+    /// A message with `outcomes` and `want`; outcomes leased under another id than `worker`
+    /// name it.
+    fn message(&self, worker_id: u64, outcomes: &[Finished], want: u32, worker: u64) -> pb::WorkerMessage {
+        let outcomes = outcomes
+            .iter()
+            .map(|(id, leased_to, result)| {
+                outcome_to_proto(*id, result, if *leased_to == worker { 0 } else { *leased_to })
+            })
+            .collect();
+        pb::WorkerMessage { worker_id, outcomes, want }
+    }
+
+    /// The stream's traffic until it ends: outcomes and heartbeats out, tasks and receipts in.
+    async fn exchange(
+        &self,
+        worker: u64,
+        heartbeat: Duration,
+        out: &Sender<pb::WorkerMessage>,
+        inbound: &mut tonic::Streaming<pb::MasterMessage>,
+        results: &mut UnboundedReceiver<Finished>,
+        unacknowledged: &mut Unacknowledged,
+    ) -> StreamEnd {
+        let mut waiting: Vec<Finished> = Vec::new();
+        let mut players_done = false;
+        let mut last_sent = tokio::time::Instant::now();
         loop {
-            let target = self.target();
-            if self.control.stopping() {
-                return Ended::Stopped;
+            if self.control.killed() {
+                return StreamEnd::Done;
             }
-            let worker = match self.worker.load(Ordering::Acquire) {
-                0 => match self.register(&mut backoff).await {
-                    Ok(id) => id,
-                    Err(end) => return end,
+            let stopping = self.control.stopping();
+            if stopping && self.gave_up() {
+                // The master does not take our outcomes: give up on them.
+                unacknowledged.push_back(std::mem::take(&mut waiting));
+                return StreamEnd::Done;
+            }
+            // Send what is waiting: a full batch, or whatever there is when no unstarted task is
+            // left (the next outcome may be a task's time away) or the worker is stopping.
+            let send_now = !waiting.is_empty()
+                && (waiting.len() >= self.options.batch || self.local.queued() == 0 || stopping || players_done);
+            if send_now {
+                let batch: Vec<Finished> = waiting.drain(..waiting.len().min(MAX_TASKS_PER_MESSAGE)).collect();
+                let want = if stopping { 0 } else { batch.len() as u32 };
+                if out.send(self.message(0, &batch, want, worker)).await.is_err() {
+                    unacknowledged.push_back(batch);
+                    return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
+                }
+                unacknowledged.push_back(batch);
+                last_sent = tokio::time::Instant::now();
+                continue;
+            }
+            if players_done && waiting.is_empty() && unacknowledged.iter().all(Vec::is_empty) {
+                // Everything is through: end the stream, which is leaving.
+                return StreamEnd::Done;
+            }
+            tokio::select! {
+                message = inbound.message() => match message {
+                    Ok(Some(message)) => {
+                        self.contact();
+                        let abandoned = self.take(worker, message, unacknowledged).await;
+                        // Tasks dropped unplayed leave room for as many others.
+                        if abandoned > 0 && !stopping {
+                            let more = pb::WorkerMessage { want: abandoned, ..Default::default() };
+                            if out.send(more).await.is_err() {
+                                return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
+                            }
+                        }
+                    }
+                    Ok(None) => return StreamEnd::Lost(tonic::Status::unavailable("the master ended the stream")),
+                    Err(status) => return StreamEnd::Lost(status),
                 },
-                id => id,
-            };
-            let want = target.saturating_sub(self.local.held());
-            // A result on its way asks for the tasks that replace it: leasing now as well would
-            // cost the master the call the combined one saves.
-            let refill_coming = self.complete_leases.load(Ordering::Acquire) && self.local.unreported() > 0;
-            if want == 0 || refill_coming {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                continue;
-            }
-            // Our turn to lease; the count is taken again, since a delivery may have leased.
-            let Ok(_turn) = self.leasing.acquire().await else { return Ended::Stopped };
-            let want = target.saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
-            if want == 0 {
-                continue;
-            }
-            let request = pb::LeaseRequest { worker_id: worker, max_tasks: want as u32, wait_ms: LEASE_WAIT_MS };
-            match self.client.clone().lease(request).await {
-                Ok(reply) => {
-                    self.contact();
-                    backoff.reset();
-                    match self.receive(worker, reply.into_inner().tasks, &mut backoff).await {
-                        Ok(tasks) => self.local.push(tasks),
-                        Err(end) => return end,
+                finished = results.recv(), if !players_done => match finished {
+                    Some(finished) => waiting.push(finished),
+                    None => players_done = true,
+                },
+                () = tokio::time::sleep_until(last_sent + heartbeat.max(Duration::from_millis(100))) => {
+                    if out.send(pb::WorkerMessage::default()).await.is_err() {
+                        return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
                     }
+                    last_sent = tokio::time::Instant::now();
                 }
-                Err(status) => {
-                    if let Err(end) = self.failed(&status) {
-                        return end;
-                    }
-                    if status.code() != Code::NotFound {
-                        tokio::time::sleep(backoff.pause()).await;
-                    }
-                }
+                // While stopping, look at the flush deadline now and then.
+                () = tokio::time::sleep(Duration::from_millis(100)), if stopping => {}
             }
         }
     }
 
-    /// Turns a lease reply's tasks into tasks to play: networks named by id are found in the
-    /// cache, those sent as origins are made from their parents (fetched from peers if the
-    /// master named some), and what is still lacking is fetched from the master (the fallback,
-    /// retried while the master is away). A task that fails validation is kept as its failure,
-    /// to be reported; a task whose chromosomes the master no longer has is dropped (its outcome
-    /// is in already).
-    async fn receive(
-        &self,
-        worker: u64,
-        mut tasks: Vec<pb::Task>,
-        backoff: &mut Backoff,
-    ) -> Result<Vec<Leased>, Ended> {
+    /// Takes a message from the master: its receipt acknowledges the oldest unacknowledged
+    /// message's outcomes, and its tasks are resolved and queued for the players. Returns how
+    /// many of them were dropped unplayed (see [`Session::receive`]).
+    async fn take(&self, worker: u64, message: pb::MasterMessage, unacknowledged: &mut Unacknowledged) -> u32 {
+        if let Some(receipt) = message.receipt {
+            // Heartbeats carry no outcomes and get no receipt: skip their empty entries.
+            while unacknowledged.front().is_some_and(Vec::is_empty) {
+                unacknowledged.pop_front();
+            }
+            unacknowledged.pop_front();
+            for refusal in &receipt.refused {
+                eprintln!("worker: the master refused the outcome of task {}: {}", refusal.task_id, refusal.reason);
+            }
+            self.record(|r| {
+                r.accepted += u64::from(receipt.accepted);
+                r.duplicates += u64::from(receipt.duplicates);
+                r.unknown += u64::from(receipt.unknown);
+                r.undelivered += receipt.refused.len() as u64;
+            });
+        }
+        if message.tasks.is_empty() {
+            return 0;
+        }
+        let sent = message.tasks.len();
+        let tasks = self.receive(worker, message.tasks).await;
+        let abandoned = sent - tasks.len();
+        self.local.push(tasks);
+        abandoned as u32
+    }
+
+    /// Turns a message's tasks into tasks to play: networks named by id are found in the cache,
+    /// those sent as origins are made from their parents (fetched from peers if the master named
+    /// some), and what is still lacking is fetched from the master. A task that fails validation
+    /// is kept as its failure, to be reported; a task whose chromosomes the master no longer has
+    /// is dropped (its outcome is in already).
+    async fn receive(&self, worker: u64, mut tasks: Vec<pb::Task>) -> Vec<Leased> {
         let mut resolved = resolve_entrants(&mut tasks, &mut self.cache.lock().unwrap_or_else(|p| p.into_inner()));
         resolved.fetch_from_peers(&self.peers, &self.cache).await;
         let mut fetch_error = None;
@@ -256,9 +385,11 @@ impl Session {
                 task_ids: resolved.needing.clone(),
                 ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
             };
+            let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
             loop {
                 if self.control.stopping() {
-                    return Err(Ended::Stopped);
+                    fetch_error = Some("stopping before the chromosomes came".to_owned());
+                    break;
                 }
                 match self.client.clone().fetch_chromosomes(request.clone()).await {
                     Ok(reply) => {
@@ -275,10 +406,13 @@ impl Session {
                         fetch_error = Some(format!("fetching chromosomes: {}", status.message()));
                         break;
                     }
-                    Err(status) => {
-                        self.failed(&status)?;
-                        tokio::time::sleep(backoff.pause()).await;
-                    }
+                    Err(status) => match self.failed(&status, &mut backoff) {
+                        Ok(pause) => tokio::time::sleep(pause).await,
+                        Err(_) => {
+                            fetch_error = Some(format!("fetching chromosomes: {}", status.message()));
+                            break;
+                        }
+                    },
                 }
             }
         }
@@ -309,241 +443,6 @@ impl Session {
             r.peer_misses += resolved.peer_misses;
             r.unusable += resolved.unusable;
         });
-        Ok(leased)
-    }
-
-    /// Renews our leases a few times per lease time.
-    pub async fn heartbeat_loop(&self) {
-        loop {
-            let period = *self.heartbeat.lock().unwrap_or_else(|p| p.into_inner());
-            tokio::time::sleep(period.max(Duration::from_millis(100))).await;
-            let worker = self.worker.load(Ordering::Acquire);
-            if worker == 0 {
-                continue;
-            }
-            match self.client.clone().heartbeat(pb::HeartbeatRequest { worker_id: worker }).await {
-                Ok(_) => self.contact(),
-                Err(status) if status.code() == Code::NotFound => {
-                    // Only forget the id the master refused, not one registered since.
-                    let _ = self.worker.compare_exchange(worker, 0, Ordering::AcqRel, Ordering::Acquire);
-                }
-                Err(_) => {} // the lease loop backs off and decides when to give up
-            }
-        }
-    }
-
-    /// The turn to lease with the outcome of a task leased as `leased_as`, and how many tasks to
-    /// ask for; `None` when the master does not offer it, we are stopping, the task was leased
-    /// under an earlier registration, another lease is in flight, or we hold enough.
-    fn lease_with_outcome(&self, leased_as: u64) -> Option<(tokio::sync::SemaphorePermit<'_>, u32)> {
-        if !self.complete_leases.load(Ordering::Acquire)
-            || self.control.stopping()
-            || self.worker.load(Ordering::Acquire) != leased_as
-        {
-            return None;
-        }
-        let turn = self.leasing.try_acquire().ok()?;
-        // Taken with the turn held, so no other lease changes it meanwhile.
-        let want = self.target().saturating_sub(self.local.held()).min(loa_proto::MAX_TASKS_PER_CALL as usize);
-        (want > 0).then_some((turn, want as u32))
-    }
-
-    /// Delivers finished outcomes (one, or a batch on `DeliverBatches`), retrying while the
-    /// master is away (a restarted master still accepts them: task ids do not change), and takes
-    /// the tasks the reply leases (the last outcome asks for them). Gives up after `limit` if
-    /// given. A retry after a broken stream may deliver an outcome twice: the master counts the
-    /// second as a duplicate.
-    async fn deliver(&self, finished: &[Finished], limit: Option<Instant>) {
-        let Some(&(last_id, leased_as, _)) = finished.last() else { return };
-        let mut backoff = Backoff::new(self.options.max_backoff, self.salt ^ last_id);
-        let bodies: Vec<_> =
-            finished.iter().map(|(id, worker, result)| (*id, *worker, result_to_proto(result))).collect();
-        loop {
-            if self.control.killed() {
-                return;
-            }
-            // Asked for again on every attempt: the turn is not held across a back-off.
-            let turn = self.lease_with_outcome(leased_as);
-            let max_tasks = turn.as_ref().map_or(0, |(_, want)| *want);
-            let last = bodies.len() - 1;
-            let requests = bodies
-                .iter()
-                .enumerate()
-                .map(|(i, (id, worker, body))| pb::CompleteRequest {
-                    worker_id: *worker,
-                    task_id: *id,
-                    result: Some(body.clone()),
-                    max_tasks: if i == last { max_tasks } else { 0 },
-                })
-                .collect();
-            match self.complete(requests).await {
-                Ok(answers) => {
-                    self.contact();
-                    let mut leased = Vec::new();
-                    for (answer, (id, ..)) in answers.into_iter().zip(&bodies) {
-                        match answer {
-                            Ok(reply) => {
-                                let completion = pb::Completion::try_from(reply.completion);
-                                self.record(|r| match completion {
-                                    Ok(pb::Completion::Accepted) => r.accepted += 1,
-                                    Ok(pb::Completion::Duplicate) => r.duplicates += 1,
-                                    _ => r.unknown += 1,
-                                });
-                                leased.extend(reply.tasks);
-                            }
-                            Err(status) => {
-                                // Our own outcome refused: a bug (or version skew) that retrying
-                                // cannot fix.
-                                eprintln!("worker: the master refused the outcome of task {id}: {}", status.message());
-                                self.record(|r| r.undelivered += 1);
-                            }
-                        }
-                    }
-                    if !leased.is_empty() {
-                        let count = leased.len() as u64;
-                        // Resolved before the turn ends (it drops after this): the cache's order.
-                        // An error means we are stopping or the master refuses us; the tasks'
-                        // leases then lapse or go back when we leave, as with a Lease reply.
-                        if let Ok(tasks) = self.receive(leased_as, leased, &mut backoff).await {
-                            self.record(|r| r.leased_with_outcomes += count);
-                            self.local.push(tasks);
-                        }
-                    }
-                    drop(turn);
-                    return;
-                }
-                Err(status) => {
-                    let gone = self.failed(&status).is_err();
-                    if gone || limit.is_some_and(|l| Instant::now() >= l) {
-                        self.record(|r| r.undelivered += bodies.len() as u64);
-                        return;
-                    }
-                    tokio::time::sleep(backoff.pause()).await;
-                }
-            }
-        }
-    }
-
-    /// Sends outcomes and returns each one's answer (`Complete`'s reply, or its refusal); an
-    /// error is a failure of the call or stream, worth retrying. Several go as one message on the
-    /// `DeliverBatches` stream; one goes on the `Deliver` stream when the master serves it (each
-    /// opened by the first delivery that needs it), else as a unary call. A broken stream is
-    /// dropped, so the next attempt opens another; its error is the call's.
-    async fn complete(&self, mut requests: Vec<pb::CompleteRequest>) -> Result<Vec<Answer>, tonic::Status> {
-        let refusal = |status: &tonic::Status| matches!(status.code(), Code::InvalidArgument | Code::PermissionDenied);
-        if requests.len() > 1 {
-            let count = requests.len() as u64;
-            let mut stream = self.batches.lock().await;
-            let open = match &mut *stream {
-                Some(open) => open,
-                None => {
-                    let (sender, outbound) = delivery::request_channel();
-                    let answers = self.client.clone().deliver_batches(outbound).await?.into_inner();
-                    stream.insert(BatchStream::new(sender, answers))
-                }
-            };
-            return match open.complete_all(requests, LEASE_WAIT_MS).await {
-                Ok(answers) => {
-                    self.record(|r| {
-                        r.streamed += count;
-                        r.batched += count;
-                    });
-                    Ok(answers)
-                }
-                Err(broken) => {
-                    *stream = None;
-                    Err(broken)
-                }
-            };
-        }
-        let Some(request) = requests.pop() else { return Ok(Vec::new()) };
-        if !self.delivery_stream.load(Ordering::Acquire) {
-            return match self.client.clone().complete(request).await {
-                Ok(reply) => Ok(vec![Ok(reply.into_inner())]),
-                Err(status) if refusal(&status) => Ok(vec![Err(status)]),
-                Err(status) => Err(status),
-            };
-        }
-        let mut stream = self.stream.lock().await;
-        let open = match &mut *stream {
-            Some(open) => open,
-            None => {
-                let (sender, outbound) = delivery::request_channel();
-                let answers = self.client.clone().deliver(outbound).await?.into_inner();
-                stream.insert(DeliveryStream::new(sender, answers))
-            }
-        };
-        match open.complete(request).await {
-            Ok(answer) => {
-                self.record(|r| r.streamed += 1);
-                match answer {
-                    Err(status) if !refusal(&status) => Err(status),
-                    answer => Ok(vec![answer]),
-                }
-            }
-            Err(broken) => {
-                *stream = None;
-                Err(broken)
-            }
-        }
-    }
-
-    /// Delivers outcomes as the players finish them, each delivery in its own task so a slow call
-    /// does not hold up the others; with batches, holds finished outcomes until there are
-    /// `batch` of them or no unstarted task is left. Ends when the players are gone, after a
-    /// bounded flush.
-    pub async fn report_loop(self: Arc<Self>, mut results: UnboundedReceiver<Finished>) {
-        let mut sending = tokio::task::JoinSet::new();
-        let mut flush_deadline = None;
-        let mut waiting: Vec<Finished> = Vec::new();
-        loop {
-            tokio::select! {
-                next = results.recv() => match next {
-                    Some(finished) => {
-                        waiting.push(finished);
-                        // With no unstarted task left, the next outcome may be a task's time
-                        // away (or never come): send what there is.
-                        let hold = waiting.len() < self.batch() && self.local.queued() > 0 && !self.control.stopping();
-                        if !hold {
-                            let session = Arc::clone(&self);
-                            let batch = std::mem::take(&mut waiting);
-                            sending.spawn(async move {
-                                session.deliver(&batch, flush_deadline).await;
-                                batch.iter().for_each(|_| session.local.reported());
-                            });
-                        }
-                    }
-                    None => break,
-                },
-                Some(_) = sending.join_next(), if !sending.is_empty() => {}
-            }
-            if flush_deadline.is_none() && self.control.stopping() {
-                flush_deadline = Some(Instant::now() + FLUSH_LIMIT);
-            }
-        }
-        if !waiting.is_empty() {
-            let session = Arc::clone(&self);
-            sending.spawn(async move {
-                session.deliver(&waiting, Some(Instant::now() + FLUSH_LIMIT)).await;
-                waiting.iter().for_each(|_| session.local.reported());
-            });
-        }
-        let limit = Instant::now() + FLUSH_LIMIT;
-        while !sending.is_empty() {
-            if self.control.killed() || tokio::time::timeout_at(limit.into(), sending.join_next()).await.is_err() {
-                sending.abort_all();
-                return;
-            }
-        }
-    }
-
-    /// Tells the master we are leaving, so it leases our unstarted tasks again at once.
-    pub async fn leave(&self) {
-        let worker = self.worker.swap(0, Ordering::AcqRel);
-        if worker != 0 {
-            let mut client = self.client.clone();
-            let call = client.leave(pb::LeaveRequest { worker_id: worker });
-            let _ = tokio::time::timeout(Duration::from_secs(2), call).await;
-        }
+        leased
     }
 }

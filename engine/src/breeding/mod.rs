@@ -74,6 +74,63 @@ impl Variation {
         self.parents() == 1
     }
 
+    /// Its name on the wire and in configurations, e.g. `gaussian`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variation::Random => "random",
+            Variation::UniformReset { .. } => "uniform-reset",
+            Variation::Gaussian { .. } => "gaussian",
+            Variation::Crossover(Crossover::SinglePoint) => "single-point",
+            Variation::Crossover(Crossover::Uniform) => "uniform",
+            Variation::Crossover(Crossover::PerNeuron) => "per-neuron",
+        }
+    }
+
+    /// Its parameters, in the order [`Variation::from_parts`] takes them.
+    pub fn parameters(self) -> Vec<f64> {
+        match self {
+            Variation::Random | Variation::Crossover(_) => Vec::new(),
+            Variation::UniformReset { probability } => vec![probability],
+            Variation::Gaussian { step, probability } => vec![step, probability],
+        }
+    }
+
+    /// The variation named `name` with `parameters` (as [`Variation::name`] and
+    /// [`Variation::parameters`] give them). Their ranges are checked where a step is made part
+    /// of an origin ([`Origin::new`]).
+    pub fn from_parts(name: &str, parameters: &[f64]) -> Result<Variation, VariationError> {
+        let variation = match (name, parameters) {
+            ("random", []) => Variation::Random,
+            ("uniform-reset", &[probability]) => Variation::UniformReset { probability },
+            ("gaussian", &[step, probability]) => Variation::Gaussian { step, probability },
+            ("single-point", []) => Variation::Crossover(Crossover::SinglePoint),
+            ("uniform", []) => Variation::Crossover(Crossover::Uniform),
+            ("per-neuron", []) => Variation::Crossover(Crossover::PerNeuron),
+            (name, found) => {
+                let known = Variation::ALL.iter().find(|v| v.name() == name);
+                return Err(match known {
+                    Some(v) => VariationError::ParameterCount {
+                        operator: v.name(),
+                        expected: v.parameters().len(),
+                        found: found.len(),
+                    },
+                    None => VariationError::UnknownOperator(name.to_owned()),
+                });
+            }
+        };
+        Ok(variation)
+    }
+
+    /// One variation of each operator (parameters arbitrary), for names and parameter counts.
+    const ALL: [Variation; 6] = [
+        Variation::Random,
+        Variation::UniformReset { probability: 0.0 },
+        Variation::Gaussian { step: 0.0, probability: 0.0 },
+        Variation::Crossover(Crossover::SinglePoint),
+        Variation::Crossover(Crossover::Uniform),
+        Variation::Crossover(Crossover::PerNeuron),
+    ];
+
     /// The alleles it makes from `parents` (as many as [`Variation::parents`]; missing ones are
     /// taken as empty), drawing from `rng`. `Random` makes `length` alleles.
     pub fn apply(self, length: usize, parents: &[&[f32]], rng: &mut BreedingRng) -> Vec<f32> {
@@ -86,6 +143,35 @@ impl Variation {
         }
     }
 }
+
+/// Why a variation named on the wire cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariationError {
+    /// No operator has this name.
+    UnknownOperator(String),
+    /// The operator takes another number of parameters.
+    ParameterCount {
+        /// The operator.
+        operator: &'static str,
+        /// The parameters it takes.
+        expected: usize,
+        /// The parameters given.
+        found: usize,
+    },
+}
+
+impl std::fmt::Display for VariationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VariationError::UnknownOperator(name) => write!(f, "no variation operator is named {name:?}"),
+            VariationError::ParameterCount { operator, expected, found } => {
+                write!(f, "{operator} takes {expected} parameters, got {found}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for VariationError {}
 
 /// Each allele replaced, with `probability`, by a fresh uniform value in [-1, 1).
 pub fn reset_uniformly(parent: &[f32], probability: f64, rng: &mut BreedingRng) -> Vec<f32> {
@@ -138,5 +224,37 @@ pub fn cross(kind: Crossover, survivor: &[f32], partner: &[f32], rng: &mut Breed
             }
             child
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variation_is_made_again_from_its_name_and_parameters() {
+        let variations = [
+            Variation::Random,
+            Variation::UniformReset { probability: 0.15 },
+            Variation::Gaussian { step: 0.05, probability: 1.0 },
+            Variation::Crossover(Crossover::SinglePoint),
+            Variation::Crossover(Crossover::Uniform),
+            Variation::Crossover(Crossover::PerNeuron),
+        ];
+        let names: std::collections::HashSet<_> = variations.iter().map(|v| v.name()).collect();
+        assert_eq!(names.len(), variations.len(), "names are distinct");
+        for v in variations {
+            assert_eq!(Variation::from_parts(v.name(), &v.parameters()), Ok(v));
+        }
+        assert_eq!(
+            Variation::from_parts("gaussian", &[0.1]),
+            Err(VariationError::ParameterCount { operator: "gaussian", expected: 2, found: 1 })
+        );
+        assert_eq!(
+            Variation::from_parts("uniform", &[0.5]),
+            Err(VariationError::ParameterCount { operator: "uniform", expected: 0, found: 1 })
+        );
+        let unknown = Variation::from_parts("blend", &[0.5]).unwrap_err();
+        assert_eq!(unknown.to_string(), "no variation operator is named \"blend\"");
     }
 }

@@ -99,6 +99,20 @@ impl FixedPlayer {
     }
 }
 
+/// The player's spec, as `loa` and experiments name it (`aloa:3`, `random:2:7`): the form the
+/// wire carries, which parses back to the same player.
+impl std::fmt::Display for FixedPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth } => write!(f, "aloa:{depth}"),
+            FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth } => write!(f, "aloa-normal:{depth}"),
+            FixedPlayer::Random { depth, salt } => write!(f, "random:{depth}:{salt}"),
+            FixedPlayer::RandomAnn { depth, seed } => write!(f, "randomann:{depth}:{seed}"),
+            FixedPlayer::RandomAnnPrinted { depth, seed } => write!(f, "randomann-printed:{depth}:{seed}"),
+        }
+    }
+}
+
 /// One participant of a match task. Every entrant has a serial: a network's birth serial, or a
 /// number the master gives a fixed player. Serials are distinct within a task; a knockout uses
 /// them to decide who is A (the lower serial), and records use them to name entrants.
@@ -169,7 +183,7 @@ pub enum MatchFormat {
     /// match's winner wins. A is always the lower serial of the two; every match starts from the
     /// start position; match `k` (0-based, counted across rounds in play order) has seed
     /// `derive_seed(seed, k)`. For four entrants this is the thesis's tournament, exactly
-    /// [`super::play_tournament`].
+    /// the tournament of the thesis.
     Knockout {
         /// The tournament seed.
         seed: u64,
@@ -251,6 +265,20 @@ impl MatchTask {
         // Task (id, wrapper), MatchTask wrapper, depth, rules (3 fields), format wrappers.
         let fixed = VARINT_FIELD + 2 * MESSAGE_HEADER + VARINT_FIELD + MESSAGE_HEADER + 3 * VARINT_FIELD;
         fixed + 2 * MESSAGE_HEADER + pairings + self.entrants.iter().map(entrant).sum::<usize>()
+    }
+
+    /// Plays the task (see [`play_match_task`]).
+    pub fn run(&self) -> Result<MatchTaskOutcome, TaskError> {
+        play_match_task(self)
+    }
+
+    /// The chromosomes of the task's networks, in the order they travel on the wire (entrants in
+    /// order; fixed players have none).
+    pub fn chromosomes(&self) -> impl Iterator<Item = &Arc<Chromosome>> {
+        self.entrants.iter().filter_map(|e| match e {
+            MatchEntrant::Network { chromosome, .. } => Some(chromosome),
+            MatchEntrant::Fixed { .. } => None,
+        })
     }
 
     /// Checks everything [`play_match_task`] needs: entrant count, distinct serials, depths, and

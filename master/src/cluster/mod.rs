@@ -1,36 +1,36 @@
-//! Cluster mode: the master serves its [`Scheduler`] to remote workers over gRPC.
+//! Cluster mode: the master serves its [`Scheduler`] to remote workers over gRPC (protocol
+//! version 2, `loa-proto`).
 //!
 //! The run loop stays synchronous; the gRPC server runs on a small tokio runtime in a background
 //! thread and talks to the run only through the scheduler, exactly like embedded workers do.
 //! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
+//!
+//! - [`service`]: the `Master` service: registration, each worker's stream, fetches.
+//! - `directory`: which workers serve which chromosomes to their peers.
+//! - [`token`]: the shared-token check in front of every call.
+//! - `version`: protocol version 1's registration, refused by name.
 
-mod bench;
-mod compare;
-mod connection;
 mod directory;
-mod service;
-mod token;
-
-pub use bench::{DispatchBench, DispatchFigures, Protocol, Reuse, bench_dispatch, run_stubs};
-pub use compare::{DispatchRun, compare_dispatch, parse_dispatch};
+pub mod service;
+pub mod token;
+mod version;
 
 pub use service::{MAX_MIRROR, MasterService};
 pub use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
 use loa_proto::pb::master_server::MasterServer;
+use loa_proto::v1::master_server::MasterServer as V1MasterServer;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-/// Largest request the master accepts: an outcome is well under 1 KiB; a task, which only the
-/// master sends, is about 33 KiB.
+/// Largest message the master accepts: an outcome is well under 1 KiB, so a worker's message of
+/// 64 outcomes stays far below this.
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
-/// Largest reply the master sends (a lease of [`MAX_LEASE`] tournaments is about 2 MiB).
+/// Largest message the master sends: 64 tasks of two networks' weights each are about 2 MiB.
 pub const MAX_REPLY_BYTES: usize = 16 << 20;
-/// Most tasks one lease call (Lease, or Complete with its next lease) returns.
-pub const MAX_LEASE: u32 = loa_proto::MAX_TASKS_PER_CALL;
 
 /// How to serve workers.
 #[derive(Clone, Debug)]
@@ -46,20 +46,6 @@ pub struct ClusterOptions {
     pub bound: Arc<OnceLock<SocketAddr>>,
     /// Serve over TLS with this certificate and key (workers then use `https://` URLs).
     pub tls: Option<TlsIdentity>,
-    /// Lease tasks in `Complete` replies to workers that ask (issue 14; the default). `false`
-    /// serves as a master older than that did: it never says it offers them and ignores
-    /// `CompleteRequest.max_tasks` (for tests of workers meeting such a master).
-    pub complete_leases: bool,
-    /// Serve `Deliver`, Complete as one stream per worker (issue 14; the default). `false` serves
-    /// as a master older than that: it never says it offers it, and a worker calls `Complete`.
-    pub delivery_stream: bool,
-    /// Offer `DeliverBatches`, several outcomes a message (issue 14; the default). `false`
-    /// serves as a master older than that: it never says it offers it.
-    pub batch_delivery: bool,
-    /// Send networks as their origins, and name peers that hold them or their parents, to
-    /// workers that take them (issue 14; the default). `false` serves as a master older than
-    /// that: ids and weights only.
-    pub origins: bool,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -95,10 +81,6 @@ impl ClusterOptions {
             lease_time: Duration::from_secs(30),
             bound: Arc::default(),
             tls: None,
-            complete_leases: true,
-            delivery_stream: true,
-            batch_delivery: true,
-            origins: true,
         }
     }
 }
@@ -106,20 +88,20 @@ impl ClusterOptions {
 /// Why the master dropped a remote worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
-    /// Its connection closed (the process died, or the network between us failed).
+    /// Its stream broke (the process died, or the network between us failed).
     ConnectionClosed,
-    /// No call for longer than the lease time.
+    /// No message for longer than the lease time.
     Silent,
-    /// It sent an outcome that does not decode or validate.
+    /// It sent a message that does not decode or validate.
     MalformedOutcome,
 }
 
 impl std::fmt::Display for DropReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            DropReason::ConnectionClosed => "its connection closed",
+            DropReason::ConnectionClosed => "its stream broke",
             DropReason::Silent => "silent for the lease time",
-            DropReason::MalformedOutcome => "it sent a malformed outcome",
+            DropReason::MalformedOutcome => "it sent a malformed message",
         })
     }
 }
@@ -140,13 +122,13 @@ pub struct Counters {
     pub refused: AtomicU64,
     /// Requests refused as malformed (`INVALID_ARGUMENT`).
     pub invalid: AtomicU64,
-    /// Networks sent to workers as their id alone (their cache holds them; issue 14).
+    /// Networks sent to workers as their id alone (their cache holds them).
     pub sent_by_id: AtomicU64,
     /// Networks sent to workers with their weights.
     pub sent_with_weights: AtomicU64,
-    /// Networks sent as their origins, for the worker to make (issue 14).
+    /// Networks sent as their origins, for the worker to make.
     pub sent_by_origin: AtomicU64,
-    /// Networks sent by id, with peers to fetch them from (issue 14).
+    /// Networks sent by id, with peers to fetch them from.
     pub sent_from_peers: AtomicU64,
     /// Protobuf bytes of the tasks sent (without gRPC and HTTP/2 framing).
     pub task_bytes: AtomicU64,
@@ -202,19 +184,14 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
-    let mut service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
-    service.complete_leases = options.complete_leases;
-    service.delivery_stream = options.delivery_stream;
-    service.batch_delivery = options.batch_delivery;
-    service.origins = options.origins;
+    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
     let reaper = service.clone();
-    let closer = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
-    let (closed_tx, mut closed_rx) = tokio::sync::mpsc::unbounded_channel();
     let grpc = MasterServer::new(service)
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(MAX_REPLY_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
+    let version_one = V1MasterServer::new(version::RefuseVersionOne { counters: Arc::clone(&counters) });
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let listener = {
         let _guard = runtime.enter();
@@ -223,18 +200,11 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let thread = std::thread::Builder::new().name("loa-rpc-main".into()).spawn(move || {
         runtime.block_on(async move {
             let reaping = tokio::spawn(async move { reaper.reap_forever().await });
-            let closing = tokio::spawn(async move {
-                while let Some(peer) = closed_rx.recv().await {
-                    closer.connection_closed(peer);
-                }
-            });
-            let incoming = tokio_stream::StreamExt::map(
-                loa_proto::accept::Accepting::new(listener, accepting, "master"),
-                move |c| c.map(|stream| connection::TrackedStream::new(stream, closed_tx.clone())),
-            );
+            let incoming = loa_proto::accept::Accepting::new(listener, accepting, "master");
             let mut signal = stopped.clone();
             let server = builder
-                .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check))
+                .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check.clone()))
+                .add_service(tonic::service::interceptor::InterceptedService::new(version_one, check))
                 .serve_with_incoming_shutdown(incoming, async move {
                     let _ = signal.wait_for(|s| *s).await;
                 });
@@ -251,7 +221,6 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
                 () = deadline => {}
             }
             reaping.abort();
-            closing.abort();
         });
         // Dropping the runtime here cancels what is left (e.g. calls stuck on a dead peer).
     })?;

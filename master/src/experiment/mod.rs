@@ -19,7 +19,7 @@ pub use spec::{PlayerSpec, Side, SpecError};
 
 use crate::cluster::{ClusterOptions, Server};
 use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
-use loa_engine::tasks::{MatchSummary, Task, TaskOutcome};
+use loa_engine::tasks::MatchSummary;
 use loa_records::jsonl::write_lines;
 use std::fmt;
 use std::io::Write;
@@ -275,7 +275,7 @@ pub fn run(
     if let Some(addr) = pool.addr() {
         eprintln!("serving workers on {addr}");
     }
-    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, Task::Match(t.task.clone()))).collect());
+    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());
     let total = tasks.len();
     let collected = pool.scheduler.collect(
         &ids,
@@ -297,10 +297,7 @@ pub fn run(
     let mut results: Vec<Option<MatchSummary>> = vec![None; planned.len()];
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
         let bad = |why: String| ExperimentError::Task { id: *id, why };
-        let outcome = match outcome.map_err(|e| bad(e.to_string()))? {
-            TaskOutcome::Match(o) => o,
-            _ => return Err(bad("the outcome is not a match task's".into())),
-        };
+        let outcome = outcome.map_err(|e| bad(e.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
         for (index, summary) in planned_task.matches.iter().zip(outcome.matches) {
             if let Some(slot) = results.get_mut(*index) {

@@ -21,8 +21,7 @@ use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{
-    BenchmarkOutcome, FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Reference, Task,
-    TaskOutcome,
+    BenchmarkOutcome, FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Reference,
 };
 use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
 use std::cell::Cell;
@@ -122,7 +121,6 @@ impl Runner<'_> {
         halfway: HaltPoint,
         mut seen: impl FnMut(),
     ) -> Result<Ran<Vec<MatchTaskOutcome>>, RunError> {
-        let tasks: Vec<(TaskId, Task)> = tasks.into_iter().map(|(id, t)| (id, Task::Match(t))).collect();
         let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
         let total = ids.len();
         self.scheduler.submit(tasks);
@@ -149,14 +147,7 @@ impl Runner<'_> {
             self.halt(halfway)?;
         }
         let Some(outcomes) = outcomes else { return Ok(Ran::Stopped) };
-        outcomes
-            .into_iter()
-            .map(|o| match o.map_err(RunError::Task)? {
-                TaskOutcome::Match(m) => Ok(m),
-                _ => Err(RunError::Outcome("a match task returned another kind of outcome".into())),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Ran::Done)
+        outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Ran::Done)
     }
 
     /// One generation under the configured selection scheme.

@@ -1,8 +1,9 @@
 //! Embedded workers: threads of the master process that pull tasks from the scheduler like any
 //! remote worker.
 
-use super::Scheduler;
+use super::{Delivery, Scheduler};
 use loa_engine::tasks::TaskFailure;
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +20,8 @@ pub fn spawn_embedded_workers(
                 while !scheduler.is_closed() {
                     for (task_id, task) in scheduler.lease_wait(id, 1, Duration::from_millis(200)) {
                         let outcome = task.run().map_err(TaskFailure::Invalid);
-                        scheduler.complete(id, task_id, outcome);
+                        let delivery = Delivery { worker: id, id: task_id, outcome };
+                        let _ = scheduler.record([delivery], |_, _, _| Ok::<(), Infallible>(()));
                     }
                 }
                 scheduler.unregister(id);

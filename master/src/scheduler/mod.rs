@@ -33,10 +33,9 @@
 //! lease-ahead queue, so the age and the median measure the same thing. Before any task of the
 //! batch completed there is no median and no straggler.
 
-use loa_engine::tasks::{Task, TaskFailure, TaskResult};
+use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -61,18 +60,15 @@ pub type WorkerId = u64;
 /// A task leased to a worker, with its id.
 pub type Leased = (TaskId, Arc<Task>);
 
-/// What a delivered outcome got: what happened to it, and the tasks leased after it.
-pub type Answer = (Completion, Vec<Leased>);
-
-/// An outcome for [`Scheduler::complete_each`]: the task's id, its outcome, and how many tasks
-/// to lease to the worker after it (as [`Scheduler::complete_and_lease`]'s `max`).
+/// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
+    /// The worker the task was leased to (a worker this scheduler does not know delivers on
+    /// behalf of nobody: see the module documentation).
+    pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
     /// Its outcome, or why it could not be played.
     pub outcome: TaskResult,
-    /// Tasks to lease after it (0: none).
-    pub max: usize,
 }
 
 /// What happened to a submitted outcome.
@@ -557,111 +553,34 @@ impl Scheduler {
         s.renewed.insert(worker, now);
     }
 
-    /// Records an outcome (or a failure) for task `id` from `worker`.
-    pub fn complete(&self, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
-        // Leasing nothing after it: the same lock, bookkeeping and wake-up.
-        self.complete_and_lease(worker, id, outcome, 0).0
-    }
-
-    /// Records an outcome as [`Scheduler::complete`] does and then, unless it was refused
-    /// ([`Completion::NotLeased`]), leases up to `max` tasks to `worker` as [`Scheduler::lease`]
-    /// does, under one lock: a worker's next lease rides on its outcome (issue 14). A worker this
-    /// scheduler does not know gets no tasks.
-    pub fn complete_and_lease(
+    /// Records outcomes, in order, under one lock and one reading of the clock. `check` is asked
+    /// first, for each outcome whose task is still open, whether the outcome fits the task: the
+    /// first it refuses stops the recording, and its error is returned with what became of the
+    /// outcomes before it (the refused one and those after it change nothing).
+    pub fn record<E>(
         &self,
-        worker: WorkerId,
-        id: TaskId,
-        outcome: TaskResult,
-        max: usize,
-    ) -> (Completion, Vec<(TaskId, Arc<Task>)>) {
-        match self.complete_checked_and_lease(worker, id, outcome, max, |_, _| Ok::<(), Infallible>(())) {
-            Ok(answer) => answer,
-            Err(never) => match never {},
-        }
-    }
-
-    /// [`Scheduler::complete_and_lease`], with `check` asked first, under the same lock, whether
-    /// the outcome fits its task (if the task is still open): if not, its error is returned and
-    /// nothing changes. One lock and one lookup of the task instead of a [`Scheduler::task`]
-    /// call before (the gRPC service checks every outcome against its task).
-    pub fn complete_checked_and_lease<E>(
-        &self,
-        worker: WorkerId,
-        id: TaskId,
-        outcome: TaskResult,
-        max: usize,
-        check: impl FnOnce(&Task, &TaskResult) -> Result<(), E>,
-    ) -> Result<Answer, E> {
-        let mut s = self.lock();
-        let now = self.now();
-        let registered = s.workers.contains_key(&worker);
-        let delivery = Delivery { id, outcome, max };
-        let answer =
-            self.deliver_locked(&mut s, worker, registered, delivery, now, |_, task, outcome| check(task, outcome));
-        let (answer, entry) = match answer {
-            Ok((answer, entry)) => (Ok(answer), entry),
-            Err(e) => (Err(e), None),
-        };
-        self.release(s, entry);
-        answer
-    }
-
-    /// [`Scheduler::complete_checked_and_lease`] for each delivery in turn, as that many calls
-    /// would, but under one lock and with one reading of the clock: a worker's batch of outcomes
-    /// (`DeliverBatches`, issue 14) costs the scheduler one lock, not one an outcome. Stops at
-    /// the first delivery `check` refuses (it is given the delivery's id, its open task and its
-    /// outcome): returns the answers to the deliveries before it and its error, and leaves the
-    /// deliveries after it in `deliveries`.
-    pub fn complete_each<E>(
-        &self,
-        worker: WorkerId,
-        deliveries: &mut impl Iterator<Item = Delivery>,
+        outcomes: impl IntoIterator<Item = Delivery>,
         mut check: impl FnMut(TaskId, &Task, &TaskResult) -> Result<(), E>,
-    ) -> (Vec<Answer>, Option<E>) {
-        let mut answers = Vec::with_capacity(deliveries.size_hint().0);
+    ) -> (Vec<Completion>, Option<E>) {
+        let outcomes = outcomes.into_iter();
+        let mut completions = Vec::with_capacity(outcomes.size_hint().0);
         let mut finished: SmallVec<[Entry; 8]> = SmallVec::new();
         let mut refused = None;
         let mut s = self.lock();
         let now = self.now();
-        let registered = s.workers.contains_key(&worker);
-        for delivery in deliveries {
-            match self.deliver_locked(&mut s, worker, registered, delivery, now, &mut check) {
-                Ok((answer, entry)) => {
-                    answers.push(answer);
-                    finished.extend(entry);
-                }
-                Err(e) => {
-                    refused = Some(e);
-                    break;
-                }
+        for Delivery { worker, id, outcome } in outcomes {
+            if let Some(entry) = s.open.get(&id)
+                && let Err(e) = check(id, &entry.task, &outcome)
+            {
+                refused = Some(e);
+                break;
             }
+            let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome, now);
+            completions.push(completion);
+            finished.extend(entry);
         }
         self.release(s, finished);
-        (answers, refused)
-    }
-
-    /// One delivery under the lock: checked, recorded, and the tasks leased after it (only to a
-    /// registered worker whose outcome was not refused). Returns the answer and the completed
-    /// task's entry, for the caller to drop once the lock is released.
-    fn deliver_locked<E>(
-        &self,
-        s: &mut State,
-        worker: WorkerId,
-        registered: bool,
-        Delivery { id, outcome, max }: Delivery,
-        now: Instant,
-        check: impl FnOnce(TaskId, &Task, &TaskResult) -> Result<(), E>,
-    ) -> Result<(Answer, Option<Entry>), E> {
-        if let Some(entry) = s.open.get(&id) {
-            check(id, &entry.task, &outcome)?;
-        }
-        let (completion, entry) = self.complete_locked(s, worker, id, outcome, now);
-        let leased = if max > 0 && completion != Completion::NotLeased && registered {
-            self.lease_locked(s, worker, max, now)
-        } else {
-            Vec::new()
-        };
-        Ok(((completion, leased), entry))
+        (completions, refused)
     }
 
     /// Releases the lock after outcomes were recorded, then drops what they freed (tasks, leases:

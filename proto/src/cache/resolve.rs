@@ -9,7 +9,7 @@ use crate::convert::{
     chromosome_from_proto, has_weights, id_from_proto, id_to_proto, origin_from_proto, sources_from_proto,
 };
 use crate::peers::Peers;
-use crate::{MAX_TASKS_PER_CALL, pb};
+use crate::{MAX_TASKS_PER_MESSAGE, pb};
 use loa_engine::breeding::Origin;
 use loa_engine::network::{Chromosome, ChromosomeId, Topology};
 use loa_engine::tasks::MAX_ENTRANTS;
@@ -30,7 +30,7 @@ pub struct Resolved {
     pub hits: u64,
     /// Networks sent with their weights.
     pub received: u64,
-    /// Networks made again from their origins (issue 14).
+    /// Networks made again from their origins.
     pub made: u64,
     /// Origins or sources that could not be used: malformed, or an origin that made a chromosome
     /// with another id (the network is then fetched from the master).
@@ -57,21 +57,14 @@ struct Waiting {
 /// builds the task (see [`crate::convert::task_to_proto_sending`]); at most [`MAX_ENTRANTS`]
 /// (a task with more fails conversion anyway, naming the field, and its networks are not
 /// worth resolving first: the bookkeeping below scans lists a network at a time).
-fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
-    match &mut task.kind {
-        Some(pb::task::Kind::Tournament(t)) => t.entrants.iter_mut().take(MAX_ENTRANTS).collect(),
-        Some(pb::task::Kind::Benchmark(b)) => b.entrant.iter_mut().collect(),
-        Some(pb::task::Kind::Match(m)) => m
-            .entrants
-            .iter_mut()
-            .filter_map(|e| match &mut e.kind {
-                Some(pb::match_entrant::Kind::Network(n)) => Some(n),
-                _ => None,
-            })
-            .take(MAX_ENTRANTS)
-            .collect(),
-        None => Vec::new(),
-    }
+fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
+    task.entrants
+        .iter_mut()
+        .filter_map(|e| match &mut e.kind {
+            Some(pb::match_entrant::Kind::Network(n)) => Some(n),
+            _ => None,
+        })
+        .take(MAX_ENTRANTS)
 }
 
 /// Resolves the networks of a lease reply's tasks, in order, against `cache`, as the master's
@@ -81,19 +74,19 @@ fn networks_mut(task: &mut pb::Task) -> Vec<&mut pb::Entrant> {
 ///   weights moved out of the message, which then names it by id alone); one whose weights do
 ///   not validate is left as it is, so converting its task reports the error with its field;
 /// - a network sent as its id alone is looked up;
-/// - one the cache lacks that comes with an origin (issue 14) is made again if its parents are
+/// - one the cache lacks that comes with an origin is made again if its parents are
 ///   held (each looked up, in order), and checked against its id; if a parent is lacking but
 ///   the entrant names sources for every lacking one, it waits for [`Resolved::fetch_from_peers`];
 /// - one that names sources for itself waits for them too;
 /// - anything else the cache lacks is `missing`, for the master to send.
 ///
 /// Origins and sources are taken out of the messages, which then name their networks by id
-/// alone. Only the first [`MAX_TASKS_PER_CALL`] tasks are resolved, and [`MAX_ENTRANTS`]
+/// alone. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved, and [`MAX_ENTRANTS`]
 /// networks of each: a reply beyond those bounds is a master's bug, and what lies beyond is left
 /// unresolved (its tasks go unplayed, their leases lapse) rather than cost time quadratic in it.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
-    for task in tasks.iter_mut().take(MAX_TASKS_PER_CALL as usize) {
+    for task in tasks.iter_mut().take(MAX_TASKS_PER_MESSAGE) {
         let task_id = task.id;
         for entrant in networks_mut(task) {
             let origin = entrant.origin.take();
@@ -143,7 +136,6 @@ impl Resolved {
             topology: std::mem::take(&mut entrant.topology),
             weights: std::mem::take(&mut entrant.weights),
             id: entrant.id,
-            weights_le: std::mem::take(&mut entrant.weights_le),
             origin: None,
             sources: Vec::new(),
         };
@@ -160,7 +152,6 @@ impl Resolved {
                 // Put back: the task's conversion names the problem.
                 entrant.topology = sent.topology;
                 entrant.weights = sent.weights;
-                entrant.weights_le = sent.weights_le;
             }
         }
     }

@@ -1,53 +1,37 @@
-//! Conversions of the generic match task ([`MatchTask`]) and its outcome; see the parent
-//! module's documentation for what is validated here and what only the master can check.
+//! Conversions of the match task ([`MatchTask`]) and its outcome; see the parent module's
+//! documentation for what is validated here and what only the master can check.
 
 use super::{
-    Resolve, Sending, entrant_from_proto, index_to_proto, known, match_from_proto, network_to_proto, rules_from_proto,
+    Resolve, Sending, index_to_proto, match_from_proto, network_from_proto, network_to_proto, rules_from_proto,
     rules_to_proto,
 };
 use crate::ProtoError;
 use crate::pb;
-use loa_engine::aloa::AloaKind;
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
-    Entrant, FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask,
-    MatchTaskOutcome, Pairing, TaskError,
+    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome,
+    Pairing, TaskError,
 };
 
 // ---- Engine to wire ----
 
-fn match_entrant_to_proto(
-    e: &MatchEntrant,
-    decide: &mut dyn FnMut(&Chromosome) -> Sending,
-    weight_bytes: bool,
-) -> pb::MatchEntrant {
+fn match_entrant_to_proto(e: &MatchEntrant, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::MatchEntrant {
     let kind = match e {
         MatchEntrant::Network { serial, chromosome } => {
-            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, decide, weight_bytes))
+            pb::match_entrant::Kind::Network(network_to_proto(*serial, chromosome, decide))
         }
         MatchEntrant::Fixed { serial, player } => {
-            let (kind, depth, salt_or_seed) = match *player {
-                FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth } => (pb::FixedKind::AloaQuad, depth, 0),
-                FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth } => (pb::FixedKind::AloaNormal, depth, 0),
-                FixedPlayer::Random { depth, salt } => (pb::FixedKind::Random, depth, salt),
-                FixedPlayer::RandomAnn { depth, seed } => (pb::FixedKind::RandomAnn, depth, seed),
-                FixedPlayer::RandomAnnPrinted { depth, seed } => (pb::FixedKind::RandomAnnPrinted, depth, seed),
-            };
-            pb::match_entrant::Kind::Fixed(pb::FixedEntrant { serial: *serial, kind: kind as i32, depth, salt_or_seed })
+            pb::match_entrant::Kind::Fixed(pb::FixedEntrant { serial: *serial, player: player.to_string() })
         }
     };
     pb::MatchEntrant { kind: Some(kind) }
 }
 
-/// The wire form of a match task (see [`super::task_to_proto_sending`] for `decide`).
-pub(super) fn match_task_to_proto(
-    m: &MatchTask,
-    decide: &mut dyn FnMut(&Chromosome) -> Sending,
-    weight_bytes: bool,
-) -> pb::MatchTask {
+/// The wire form of task `id` (see [`super::task_to_proto_sending`] for `decide`).
+pub(super) fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
     let format = match &m.format {
-        MatchFormat::Pairs(pairs) => pb::match_task::Format::Pairs(pb::Pairs {
+        MatchFormat::Pairs(pairs) => pb::task::Format::Pairs(pb::Pairs {
             pairings: pairs
                 .iter()
                 .map(|p| pb::Pairing {
@@ -58,10 +42,11 @@ pub(super) fn match_task_to_proto(
                 })
                 .collect(),
         }),
-        MatchFormat::Knockout { seed } => pb::match_task::Format::Knockout(pb::Knockout { seed: *seed }),
+        MatchFormat::Knockout { seed } => pb::task::Format::Knockout(pb::Knockout { seed: *seed }),
     };
-    pb::MatchTask {
-        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, decide, weight_bytes)).collect(),
+    pb::Task {
+        id,
+        entrants: m.entrants.iter().map(|e| match_entrant_to_proto(e, decide)).collect(),
         network_depth: m.network_depth,
         rules: Some(rules_to_proto(&m.rules)),
         format: Some(format),
@@ -78,23 +63,13 @@ fn entrant_kind(e: &MatchEntrant) -> &'static str {
     }
 }
 
+/// A fixed player from its spec, which must be in the form the engine writes (so every valid
+/// task has one encoding).
 fn fixed_from_proto(field: &str, f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
-    let (depth, seed) = (f.depth, f.salt_or_seed);
-    let aloa = |evaluator| {
-        if seed == 0 {
-            Ok(FixedPlayer::Aloa { evaluator, depth })
-        } else {
-            Err(ProtoError::new(format!("{field}.salt_or_seed"), format!("ALoA takes no salt or seed, got {seed}")))
-        }
-    };
-    let player = match known(&format!("{field}.kind"), f.kind)? {
-        pb::FixedKind::AloaQuad => aloa(AloaKind::Quad)?,
-        pb::FixedKind::AloaNormal => aloa(AloaKind::Normal)?,
-        pb::FixedKind::Random => FixedPlayer::Random { depth, salt: seed },
-        pb::FixedKind::RandomAnn => FixedPlayer::RandomAnn { depth, seed },
-        pb::FixedKind::RandomAnnPrinted => FixedPlayer::RandomAnnPrinted { depth, seed },
-        pb::FixedKind::Unspecified => return Err(ProtoError::new(format!("{field}.kind"), "unspecified")),
-    };
+    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new(format!("{field}.player"), why))?;
+    if player.to_string() != f.player {
+        return Err(ProtoError::new(format!("{field}.player"), format!("{:?} is not written as {player}", f.player)));
+    }
     // The depth is checked with the rest of the task by `MatchTask::validate`.
     Ok(MatchEntrant::Fixed { serial: f.serial, player })
 }
@@ -106,7 +81,7 @@ fn match_entrant_from_proto(
 ) -> Result<MatchEntrant, ProtoError> {
     match e.kind {
         Some(pb::match_entrant::Kind::Network(n)) => {
-            let Entrant { serial, chromosome } = entrant_from_proto(&format!("{field}.network"), n, resolve)?;
+            let (serial, chromosome) = network_from_proto(&format!("{field}.network"), n, resolve)?;
             Ok(MatchEntrant::Network { serial, chromosome })
         }
         Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&format!("{field}.fixed"), &f),
@@ -127,7 +102,7 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         }
         TaskError::Depth(d) => ProtoError::new("network_depth", format!("search depth {d} is outside 1..={MAX_DEPTH}")),
         TaskError::FixedDepth { entrant, depth } => ProtoError::new(
-            format!("entrants[{entrant}].fixed.depth"),
+            format!("entrants[{entrant}].fixed.player"),
             format!("search depth {depth} is outside 1..={MAX_DEPTH}"),
         ),
         TaskError::DuplicateSerial(serial) => {
@@ -156,14 +131,12 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         TaskError::KnockoutSize(n) => {
             ProtoError::new("format.knockout", format!("a knockout needs a power of two entrants, got {n}"))
         }
-        // Tournament errors; a match task does not make them, but a message is still right.
-        other @ TaskError::EntrantCount(_) => ProtoError::new("entrants", other.to_string()),
     }
 }
 
 /// A match task from the wire: the wire-only fields checked here, the rest by
 /// [`MatchTask::validate`], whose errors name the offending field.
-pub(super) fn match_task_from_proto(t: pb::MatchTask, resolve: Resolve<'_>) -> Result<MatchTask, ProtoError> {
+pub(super) fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<MatchTask, ProtoError> {
     // Counted before converting, so an oversized list is refused before its weights are checked.
     if t.entrants.len() > MAX_ENTRANTS {
         return Err(ProtoError::new(
@@ -178,13 +151,13 @@ pub(super) fn match_task_from_proto(t: pb::MatchTask, resolve: Resolve<'_>) -> R
         .map(|(i, e)| match_entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
         .collect::<Result<Vec<_>, _>>()?;
     let format = match t.format {
-        Some(pb::match_task::Format::Pairs(p)) => MatchFormat::Pairs(
+        Some(pb::task::Format::Pairs(p)) => MatchFormat::Pairs(
             p.pairings
                 .iter()
                 .map(|p| Pairing { a: p.a as usize, b: p.b as usize, seed: p.seed, opening_plies: p.opening_plies })
                 .collect(),
         ),
-        Some(pb::match_task::Format::Knockout(k)) => MatchFormat::Knockout { seed: k.seed },
+        Some(pb::task::Format::Knockout(k)) => MatchFormat::Knockout { seed: k.seed },
         None => return Err(ProtoError::new("format", "missing: neither pairs nor a knockout")),
     };
     let task = MatchTask { entrants, network_depth: t.network_depth, rules: rules_from_proto(t.rules)?, format };
@@ -196,7 +169,7 @@ pub(super) fn match_task_from_proto(t: pb::MatchTask, resolve: Resolve<'_>) -> R
 
 /// A match outcome: 1 to [`MAX_MATCHES`] matches between entrant indices below [`MAX_ENTRANTS`]
 /// (the largest task's; see the module documentation for what only the master can check).
-pub(super) fn match_outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTaskOutcome, ProtoError> {
+pub(super) fn outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTaskOutcome, ProtoError> {
     if m.matches.is_empty() || m.matches.len() > MAX_MATCHES {
         return Err(ProtoError::new(
             "match.matches",

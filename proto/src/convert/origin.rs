@@ -1,12 +1,12 @@
-//! Origins (how a chromosome was bred) and sources (peers holding chromosomes) on the wire
-//! (issue 14). Both are hints a worker may use instead of weights; coming in, each is checked
+//! Origins (how a chromosome was bred) and sources (peers holding chromosomes) on the wire.
+//! Both are hints a worker may use instead of weights; coming in, each is checked
 //! whole (counts bounded before anything is allocated for them, every step's state, variation
 //! and parameters), so [`Origin::make`] never meets a malformed origin.
 
-use super::{id_from_proto, id_to_proto, known};
+use super::{id_from_proto, id_to_proto};
 use crate::ProtoError;
 use crate::pb;
-use loa_engine::breeding::{Crossover, MAX_STEPS, Origin, Step, Variation};
+use loa_engine::breeding::{MAX_STEPS, Origin, Step, Variation};
 use loa_engine::network::ChromosomeId;
 
 /// Most sources one entrant names.
@@ -23,18 +23,11 @@ pub fn origin_to_proto(origin: &Origin) -> pb::Origin {
 }
 
 fn step_to_proto(step: &Step) -> pb::BreedingStep {
-    use pb::breeding_step::Variation as V;
-    let variation = match step.variation {
-        Variation::Random => V::Random(pb::RandomAlleles {}),
-        Variation::UniformReset { probability } => V::UniformReset(pb::UniformReset { probability }),
-        Variation::Gaussian { step, probability } => V::Gaussian(pb::GaussianNoise { step, probability }),
-        Variation::Crossover(kind) => V::Crossover(match kind {
-            Crossover::SinglePoint => pb::CrossoverKind::SinglePoint,
-            Crossover::Uniform => pb::CrossoverKind::Uniform,
-            Crossover::PerNeuron => pb::CrossoverKind::PerNeuron,
-        } as i32),
-    };
-    pb::BreedingStep { state: step.state.to_vec(), variation: Some(variation) }
+    pb::BreedingStep {
+        state: step.state.to_vec(),
+        operator: step.variation.name().to_owned(),
+        parameters: step.variation.parameters(),
+    }
 }
 
 /// An origin from the wire, checked (field paths relative to the origin).
@@ -58,24 +51,13 @@ pub fn origin_from_proto(origin: &pb::Origin) -> Result<Origin, ProtoError> {
 }
 
 fn step_from_proto(step: &pb::BreedingStep) -> Result<Step, ProtoError> {
-    use pb::breeding_step::Variation as V;
     let state: [u64; 4] = step
         .state
         .as_slice()
         .try_into()
         .map_err(|_| ProtoError::new("state", format!("{} words: the generator's state is 4", step.state.len())))?;
-    let variation = match &step.variation {
-        None => return Err(ProtoError::new("variation", "missing")),
-        Some(V::Random(_)) => Variation::Random,
-        Some(V::UniformReset(r)) => Variation::UniformReset { probability: r.probability },
-        Some(V::Gaussian(g)) => Variation::Gaussian { step: g.step, probability: g.probability },
-        Some(V::Crossover(kind)) => Variation::Crossover(match known("crossover", *kind)? {
-            pb::CrossoverKind::SinglePoint => Crossover::SinglePoint,
-            pb::CrossoverKind::Uniform => Crossover::Uniform,
-            pb::CrossoverKind::PerNeuron => Crossover::PerNeuron,
-            pb::CrossoverKind::Unspecified => return Err(ProtoError::new("crossover", "unspecified")),
-        }),
-    };
+    let variation = Variation::from_parts(&step.operator, &step.parameters)
+        .map_err(|e| ProtoError::new("operator", e.to_string()))?;
     Ok(Step { variation, state })
 }
 
@@ -119,7 +101,7 @@ pub fn check_peer_address(address: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loa_engine::breeding::BreedingRng;
+    use loa_engine::breeding::{BreedingRng, Crossover};
     use loa_engine::network::random_uniform;
 
     fn step(variation: Variation) -> Step {
@@ -165,17 +147,21 @@ mod tests {
         assert_eq!(refused(|o| o.steps.clear()).0, "steps");
         assert_eq!(refused(|o| o.steps = vec![o.steps[0].clone(); 3]).0, "steps");
         assert_eq!(refused(|o| o.steps[0].state.truncate(3)).0, "steps[0].state");
-        assert_eq!(refused(|o| o.steps[0].variation = None).0, "steps[0].variation");
-        let crossover = |kind| Some(pb::breeding_step::Variation::Crossover(kind));
-        let (field, problem) = refused(|o| o.steps[0].variation = crossover(99));
-        assert_eq!((field.as_str(), problem.as_str()), ("steps[0].crossover", "unknown value 99"));
-        assert_eq!(refused(|o| o.steps[0].variation = crossover(0)).1, "unspecified");
+        let (field, problem) = refused(|o| o.steps[0].operator = "blend".into());
+        assert_eq!(
+            (field.as_str(), problem.as_str()),
+            ("steps[0].operator", "no variation operator is named \"blend\"")
+        );
+        let (field, problem) = refused(|o| o.steps[0].parameters.push(0.5));
+        assert_eq!(
+            (field.as_str(), problem.as_str()),
+            ("steps[0].operator", "uniform-reset takes 1 parameters, got 2")
+        );
         // The engine's checks, about the origin as a whole.
         let (field, problem) = refused(|o| o.parents.push(id));
         assert_eq!(field, "");
         assert!(problem.contains("2 parents, but the first step takes 1"), "{problem}");
-        let nan = Some(pb::breeding_step::Variation::UniformReset(pb::UniformReset { probability: f64::NAN }));
-        assert!(refused(|o| o.steps[0].variation = nan).1.contains("probability NaN"));
+        assert!(refused(|o| o.steps[0].parameters = vec![f64::NAN]).1.contains("probability NaN"));
         // xoshiro's fixed point: a Gaussian step from it would draw 0 forever, never ending.
         assert!(refused(|o| o.steps[0].state = vec![0; 4]).1.contains("all zeros"));
     }

@@ -5,6 +5,7 @@ use super::*;
 use loa_engine::breeding::{BreedingRng, Origin, Step, Variation};
 use loa_engine::network::{Topology, random_uniform};
 use loa_proto::convert::id_from_proto;
+use std::sync::Arc;
 
 fn mutant(parent: &Chromosome, seed: u64) -> Chromosome {
     let mut rng = BreedingRng::from_seed(seed);
@@ -34,30 +35,25 @@ fn a_network_goes_by_id_origin_peers_or_weights_in_that_order() {
     let mut mirror = Mirror::new(16);
     // Worker 1 holds p: m goes as its origin, alone.
     mirror.touch(p.id());
-    assert_eq!(sending(&m, 1, true, &mut mirror, &mut directory), Sending::Origin(Vec::new()));
+    assert_eq!(sending(&m, 1, &mut mirror, &mut directory), Sending::Origin(Vec::new()));
     // ... and the worker then holds m, most recent, after p.
     assert_eq!(mirror.keys().copied().collect::<Vec<_>>(), [m.id(), p.id()]);
-    assert_eq!(sending(&m, 1, true, &mut mirror, &mut directory), Sending::Id);
+    assert_eq!(sending(&m, 1, &mut mirror, &mut directory), Sending::Id);
     // n's parent q is held by worker 2 only (worker 1 is never its own source).
     directory.holds(q.id(), 2);
     directory.holds(q.id(), 1);
-    let sent = sending(&n, 1, true, &mut mirror, &mut directory);
+    let sent = sending(&n, 1, &mut mirror, &mut directory);
     assert!(matches!(sent, Sending::Origin(_)));
     assert_eq!(named(&sent), [(q.id(), "peer-two:9".to_owned())]);
     assert_eq!(mirror.keys().take(2).copied().collect::<Vec<_>>(), [n.id(), q.id()], "q will be fetched");
     // A network worker 3 holds goes from it by id, even with an origin: one fetch, not two.
     let mut other = Mirror::new(16);
     directory.holds(n.id(), 3);
-    let sent = sending(&n, 4, true, &mut other, &mut directory);
+    let sent = sending(&n, 4, &mut other, &mut directory);
     assert!(matches!(sent, Sending::Sources(_)));
     assert_eq!(named(&sent), [(n.id(), "peer-three:9".to_owned())]);
     // Nobody holds plain (and it has no origin): weights.
-    assert_eq!(sending(&plain, 1, true, &mut mirror, &mut directory), Sending::Weights);
-    // A worker that takes no origins gets weights where it lacks a network, whoever holds it.
-    let mut third = Mirror::new(16);
-    third.touch(p.id());
-    assert_eq!(sending(&m, 5, false, &mut third, &mut directory), Sending::Weights);
-    assert_eq!(sending(&n, 5, false, &mut third, &mut directory), Sending::Weights);
+    assert_eq!(sending(&plain, 1, &mut mirror, &mut directory), Sending::Weights);
 }
 
 #[test]
@@ -75,7 +71,7 @@ fn a_parent_nobody_holds_means_weights() {
     directory.serve(2, "two:1".into());
     directory.holds(p.id(), 2);
     let mut mirror = Mirror::new(16);
-    assert_eq!(sending(&child, 1, true, &mut mirror, &mut directory), Sending::Weights);
+    assert_eq!(sending(&child, 1, &mut mirror, &mut directory), Sending::Weights);
     assert_eq!(mirror.keys().copied().collect::<Vec<_>>(), [child.id()], "only the network itself is held");
 }
 
@@ -86,7 +82,7 @@ fn evictions_leave_the_directory() {
     directory.serve(1, "one:1".into());
     let mut mirror = Mirror::new(2);
     for c in &networks {
-        sending(c, 1, true, &mut mirror, &mut directory);
+        sending(c, 1, &mut mirror, &mut directory);
     }
     // The mirror holds the last two; the first is no longer offered as held by worker 1.
     let mut out = Vec::new();

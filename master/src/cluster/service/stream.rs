@@ -1,0 +1,178 @@
+//! One worker's `Work` stream: outcomes in, tasks out.
+//!
+//! The worker says how many tasks it can take (`want`, a running total); the master leases that
+//! many as soon as it has them and sends them, at most [`MAX_TASKS_PER_MESSAGE`] a message. Each
+//! message with outcomes is recorded under one scheduler lock and answered with a receipt,
+//! together with the tasks leased after it. While the worker wants tasks and none is queued, the
+//! loop waits for the scheduler's notice that work arrived, and looks again every [`RECHECK`]
+//! for a straggler's task to take a backup copy of (which nothing notifies).
+
+use super::{MasterService, unknown_worker};
+use crate::cluster::DropReason;
+use crate::scheduler::{Completion, Delivery, WorkerId};
+use loa_engine::tasks::{MatchTask, TaskResult};
+use loa_proto::convert::outcome_from_proto;
+use loa_proto::{MAX_TASKS_PER_MESSAGE, MAX_WANTED, pb};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio::sync::mpsc::Sender;
+use tonic::Status;
+
+/// How often a worker that wants tasks looks for a straggler's task to take a backup copy of (a
+/// task is a straggler's after 1 s at least, so this adds at most a quarter to that).
+const RECHECK: Duration = Duration::from_millis(250);
+
+/// A worker's stream, as the master serves it.
+pub(super) struct WorkerStream {
+    service: MasterService,
+    worker: WorkerId,
+    /// The id the worker knows itself by.
+    wire_id: u64,
+    /// Where the master's messages go.
+    out: Sender<Result<pb::MasterMessage, Status>>,
+    /// Notified when the worker is dropped.
+    gone: Arc<Notify>,
+    /// Tasks the worker asked for and was not yet sent.
+    wanted: u64,
+}
+
+/// Why a message cannot be taken: what to tell the worker.
+type Refused = Status;
+
+impl WorkerStream {
+    pub(super) fn new(
+        service: MasterService,
+        worker: WorkerId,
+        wire_id: u64,
+        out: Sender<Result<pb::MasterMessage, Status>>,
+        gone: Arc<Notify>,
+    ) -> WorkerStream {
+        WorkerStream { service, worker, wire_id, out, gone, wanted: 0 }
+    }
+
+    /// Serves the stream from its `first` message until it ends: the worker leaves (ends it) or
+    /// breaks it, is dropped, sends a malformed message, or the scheduler closes.
+    pub(super) async fn run(mut self, first: pb::WorkerMessage, mut inbound: tonic::Streaming<pb::WorkerMessage>) {
+        let mut next = Some(first);
+        loop {
+            let receipt = match next.take() {
+                None => None,
+                Some(message) => match self.take(message) {
+                    Ok(receipt) => receipt,
+                    Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
+                },
+            };
+            // Registered before leasing, so tasks queued in between are not missed.
+            let arrived = self.service.scheduler.work_arrived().notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
+            let leased = match self.wanted {
+                0 => Vec::new(),
+                n => self.service.scheduler.lease(self.worker, (n as usize).min(MAX_TASKS_PER_MESSAGE)),
+            };
+            self.wanted -= leased.len() as u64;
+            if receipt.is_some() || !leased.is_empty() {
+                let tasks = self.service.to_wire(self.worker, &leased);
+                if self.out.send(Ok(pb::MasterMessage { tasks, receipt })).await.is_err() {
+                    // The worker is gone; its leases go back.
+                    return self.service.take_off(self.worker, Some(DropReason::ConnectionClosed));
+                }
+                if !leased.is_empty() {
+                    continue;
+                }
+            }
+            if self.service.scheduler.is_closed() {
+                return self.end(Status::unavailable("the run is over"), None).await;
+            }
+            let waiting = self.wanted > 0;
+            tokio::select! {
+                message = inbound.message() => match message {
+                    Ok(Some(message)) => next = Some(message),
+                    Ok(None) => return self.service.take_off(self.worker, None),
+                    Err(_) => return self.service.take_off(self.worker, Some(DropReason::ConnectionClosed)),
+                },
+                () = &mut arrived, if waiting => {}
+                () = tokio::time::sleep(RECHECK), if waiting => {}
+                () = self.gone.notified() => {
+                    let _ = self.out.send(Err(unknown_worker())).await;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ends the stream with `status`, taking the worker off (as dropped for `reason`, if any).
+    async fn end(&self, status: Status, reason: Option<DropReason>) {
+        self.service.take_off(self.worker, reason);
+        let _ = self.out.send(Err(status)).await;
+    }
+
+    /// Takes a message from the worker: renews its leases, records its outcomes and adds what it
+    /// wants. The receipt, if it carried outcomes.
+    fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Refused> {
+        self.service.heard(self.worker);
+        if message.worker_id != 0 && message.worker_id != self.wire_id {
+            return Err(self.service.invalid(format!(
+                "worker_id: {} on the stream of worker {}",
+                message.worker_id, self.wire_id
+            )));
+        }
+        if message.outcomes.len() > MAX_TASKS_PER_MESSAGE {
+            let n = message.outcomes.len();
+            return Err(self.service.invalid(format!("outcomes: at most {MAX_TASKS_PER_MESSAGE} a message, got {n}")));
+        }
+        let wanted = self.wanted + u64::from(message.want);
+        if wanted > MAX_WANTED {
+            return Err(self.service.invalid(format!(
+                "want: at most {MAX_WANTED} tasks asked for and not yet sent, got {wanted}"
+            )));
+        }
+        self.wanted = wanted;
+        if message.outcomes.is_empty() {
+            return Ok(None);
+        }
+        let mut deliveries = Vec::with_capacity(message.outcomes.len());
+        for (i, outcome) in message.outcomes.iter().enumerate() {
+            let (id, leased_to, outcome) =
+                outcome_from_proto(outcome).map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
+            // An outcome from an earlier registration (or a master before a restart) is still the
+            // outcome of that task id: recorded on behalf of that worker if this process knows it,
+            // else of nobody.
+            let worker = match leased_to {
+                0 => self.worker,
+                id => self.service.resolve(id).unwrap_or(WorkerId::MAX),
+            };
+            deliveries.push(Delivery { worker, id, outcome });
+        }
+        let ids: Vec<u64> = deliveries.iter().map(|d| d.id).collect();
+        let (completions, misfit) = self.service.scheduler.record(deliveries, fits);
+        if let Some(why) = misfit {
+            // A worker that sends outcomes that do not fit their tasks cannot be trusted with its
+            // other tasks either.
+            return Err(self.service.invalid(why));
+        }
+        let mut receipt = pb::Receipt::default();
+        for (completion, id) in completions.into_iter().zip(ids) {
+            match completion {
+                Completion::Accepted => receipt.accepted += 1,
+                Completion::Duplicate => receipt.duplicates += 1,
+                Completion::Unknown => receipt.unknown += 1,
+                Completion::NotLeased => receipt.refused.push(pb::Refusal {
+                    task_id: id,
+                    reason: format!("task {id} is not leased to this worker: outcome refused"),
+                }),
+            }
+        }
+        Ok(Some(receipt))
+    }
+}
+
+/// Whether an outcome fits the task it answers (the wire cannot tell: outcomes travel without
+/// their task), asked with the task still open, under the lock that records the outcome.
+fn fits(id: u64, task: &MatchTask, outcome: &TaskResult) -> Result<(), String> {
+    match outcome {
+        Ok(m) => task.check_outcome(m).map_err(|e| format!("outcome of task {id}: {e}")),
+        Err(_) => Ok(()),
+    }
+}
