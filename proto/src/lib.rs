@@ -47,6 +47,10 @@ pub const PROTOCOL_VERSION: u32 = 2;
 /// Most tasks one message carries, and most outcomes one message may carry.
 pub const MAX_TASKS_PER_MESSAGE: usize = 64;
 
+/// The largest message either side sends: 64 of the largest tasks (six networks' weights and
+/// 256 pairings each) are about 4 MiB.
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
 /// Most tasks a worker may ask for and not yet have been sent (`WorkerMessage.want`, summed).
 pub const MAX_WANTED: u64 = 1024;
 

@@ -7,8 +7,8 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
-/// Largest reply the worker accepts (a lease of 64 tournaments is about 2 MiB).
-const MAX_REPLY_BYTES: usize = 32 << 20;
+/// Largest message the worker accepts from the master.
+const MAX_REPLY_BYTES: usize = loa_proto::MAX_MESSAGE_BYTES;
 
 /// Adds the shared token to every call.
 #[derive(Clone)]

@@ -185,9 +185,15 @@ impl Session {
             if self.control.killed() {
                 return Ended::Stopped;
             }
-            if self.control.stopping() && pending.is_empty() && results.is_closed() && results.is_empty() {
-                // Stopped, with everything the players finished delivered.
-                return Ended::Stopped;
+            if self.control.stopping() {
+                // The players finish the tasks in hand and stop: with nothing of theirs left to
+                // deliver, there is nothing to register for.
+                while let Some(finished) = results.recv().await {
+                    pending.push(finished);
+                }
+                if pending.is_empty() {
+                    return Ended::Stopped;
+                }
             }
             let (worker, heartbeat) = match self.register(&mut backoff).await {
                 Ok(registered) => registered,

@@ -63,18 +63,8 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut c = raw(m.addr, Some(TOKEN)).await;
-        let id = c
-            .register(pb::RegisterRequest {
-                name: "vanishing".into(),
-                slots: 1,
-                chromosome_cache: 0,
-                weight_bytes: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
-        assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
+        let mut stream = RawStream::register(&mut c, registration("vanishing", 0), 2).await;
+        assert_eq!(stream.tasks(2).await.len(), 2);
     });
     drop(runtime);
     let doomed = worker(m.addr, "doomed", TOKEN);
@@ -105,12 +95,12 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
         .find_map(|part| part.strip_suffix(" re-leased").and_then(|n| n.parse().ok()))
         .unwrap_or_else(|| panic!("no re-leased count in {summary:?}"));
     assert!(re_leased >= 2, "{log}");
-    // Both were dropped as soon as their connections closed, named in the log and the summary,
+    // Both were dropped as soon as their streams broke, named in the log and the summary,
     // and the dead worker is not listed in the generations that followed its drop.
     for name in ["vanishing", "doomed"] {
         let dropped = format!("worker {name} (1 slots, 127.0.0.1:");
         let line = log.lines().find(|l| l.contains(&dropped)).unwrap_or_else(|| panic!("{name} not dropped: {log}"));
-        assert!(line.ends_with("dropped: its connection closed"), "{line}");
+        assert!(line.ends_with("dropped: its stream broke"), "{line}");
         assert!(summary.contains(&format!("{name} (1 slots")), "{summary}");
     }
     let after_drop = log.split("worker doomed (1 slots").nth(1).unwrap_or_default();
@@ -132,85 +122,45 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut anonymous = raw(m.addr, None).await;
-        let status = anonymous
-            .register(pb::RegisterRequest {
-                name: "x".into(),
-                slots: 1,
-                chromosome_cache: 0,
-                weight_bytes: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap_err();
+        let status = anonymous.register(registration("x", 0)).await.unwrap_err();
         assert_eq!(status.code(), Code::Unauthenticated);
 
         let mut c = raw(m.addr, Some(TOKEN)).await;
-        let status = c
-            .register(pb::RegisterRequest {
-                name: "x".into(),
-                slots: 0,
-                chromosome_cache: 0,
-                weight_bytes: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap_err();
+        let status = c.register(pb::RegisterRequest { slots: 0, ..registration("x", 0) }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
-        let id = c
-            .register(pb::RegisterRequest {
-                name: "raw".into(),
-                slots: 1,
-                chromosome_cache: 0,
-                weight_bytes: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
-        let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id ^ 1 }).await.unwrap_err();
+        let id = c.register(registration("raw", 0)).await.unwrap().into_inner().worker_id;
+        let status = RawStream::open(&mut c, id ^ 1, 0).await.err().unwrap();
         assert_eq!((status.code(), status.message()), (Code::NotFound, "unknown worker: re-register"));
 
-        let lease = c.lease(pb::LeaseRequest { worker_id: id, max_tasks: 1, wait_ms: 5000 }).await.unwrap();
-        let task = lease.into_inner().tasks.remove(0);
+        let mut stream = RawStream::open(&mut c, id, 1).await.unwrap();
+        let task = stream.tasks(1).await.remove(0);
         let (task_id, engine_task) = loa_proto::convert::task_from_proto(task).unwrap();
         let outcome = Ok(engine_task.run().unwrap());
-        let good = loa_proto::convert::result_to_proto(&outcome);
-        let pb::complete_request::Result::Match(good_match) = good.clone() else {
-            panic!("the master sends match tasks")
-        };
+        let good = loa_proto::convert::outcome_to_proto(task_id, &outcome, 0);
 
-        // Malformed outcomes: refused with the field named, not recorded.
-        let mut bad = good_match.clone();
-        bad.matches[0].games.pop();
-        let result = Some(pb::complete_request::Result::Match(bad));
-        let status =
-            c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap_err();
+        // A malformed outcome: refused with the field named, not recorded, and the worker that
+        // sent it dropped (its lease goes back to the queue); its id is unknown from then on.
+        let mut bad = good.clone();
+        let Some(pb::outcome::Result::Match(m)) = bad.result.as_mut() else { panic!("the master sends match tasks") };
+        m.matches[0].games.pop();
+        let status = stream.deliver(vec![bad], 0).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
-        assert!(status.message().contains("match.matches[0].games"), "{}", status.message());
-        // A worker that sends garbage is dropped (its lease goes back to the queue).
-        let status = c.heartbeat(pb::HeartbeatRequest { worker_id: id }).await.unwrap_err();
+        assert!(status.message().contains("outcomes[0].match.matches[0].games"), "{}", status.message());
+        let status = RawStream::open(&mut c, id, 0).await.err().unwrap();
         assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");
-        let winner7 = pb::TournamentOutcome { winner: 7, matches: vec![] };
-        let result = Some(pb::complete_request::Result::Tournament(winner7));
-        let status =
-            c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument);
-        assert!(status.message().contains("tournament.winner"), "{}", status.message());
 
-        // A valid outcome for an id the master never issued is counted as unknown.
-        let result = Some(good.clone());
-        let reply =
-            c.complete(pb::CompleteRequest { worker_id: id, task_id: 1 << 50, result, max_tasks: 0 }).await.unwrap();
-        assert_eq!(reply.into_inner().completion, pb::Completion::Unknown as i32);
-
-        // The real outcome is accepted once; a second copy is a duplicate.
-        for expected in [pb::Completion::Accepted, pb::Completion::Duplicate] {
-            let result = Some(good.clone());
-            let reply = c.complete(pb::CompleteRequest { worker_id: id, task_id, result, max_tasks: 0 }).await.unwrap();
-            assert_eq!(reply.into_inner().completion, expected as i32);
-        }
-        c.leave(pb::LeaveRequest { worker_id: id }).await.unwrap();
+        // Registered again: a valid outcome for an id the master never issued is counted as
+        // unknown; the real outcome, leased under the old id, is accepted once, then a duplicate.
+        let mut stream = RawStream::register(&mut c, registration("raw", 0), 0).await;
+        let unknown = loa_proto::convert::outcome_to_proto(1 << 50, &outcome, 0);
+        let receipt = stream.deliver(vec![unknown], 0).await.unwrap();
+        assert_eq!((receipt.accepted, receipt.unknown), (0, 1));
+        let real = loa_proto::convert::outcome_to_proto(task_id, &outcome, id);
+        let receipt = stream.deliver(vec![real.clone()], 0).await.unwrap();
+        assert_eq!((receipt.accepted, receipt.duplicates), (1, 0));
+        let receipt = stream.deliver(vec![real], 0).await.unwrap();
+        assert_eq!((receipt.accepted, receipt.duplicates), (0, 1));
+        stream.leave().await;
     });
 
     let honest = worker(m.addr, "honest", TOKEN);
@@ -221,7 +171,7 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     m.stop.store(true, Ordering::Release);
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
     assert!(log.contains("1 duplicates, 1 unknown"), "{log}");
-    assert!(log.contains("2 calls refused (token), 3 malformed requests"), "{log}");
+    assert!(log.contains("2 calls refused (token), 2 malformed requests"), "{log}");
 }
 
 #[test]

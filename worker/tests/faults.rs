@@ -1,6 +1,6 @@
-//! Faults with remote workers (issue 8): the crash matrix over the cluster, a hung worker whose
-//! tasks are backed up by idle ones, and crafted gRPC messages (oversized, wrong wire types,
-//! an outcome for another worker's lease).
+//! Faults with remote workers: the crash matrix over the cluster, a hung worker whose tasks are
+//! backed up by idle ones, and crafted gRPC messages (oversized, wrong wire types, an outcome
+//! for another worker's lease).
 
 mod common;
 use common::*;
@@ -96,24 +96,14 @@ fn a_hung_worker_costs_seconds_not_the_lease_time() {
     let began = Instant::now();
     let (c, out) = (config.clone(), cluster.clone());
     let (addr, thread) = cluster_master(lease, None, move |o| start(c, &out, &o));
-    // A worker that leases two tasks and then hangs: its connection stays open, it never answers
+    // A worker that leases two tasks and then hangs: its stream stays open, it never sends
     // again. Only backup copies can finish its tasks before the lease time.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let hung = runtime.block_on(async {
         let mut c = raw(addr, Some(TOKEN)).await;
-        let id = c
-            .register(pb::RegisterRequest {
-                name: "hung".into(),
-                slots: 1,
-                chromosome_cache: 0,
-                weight_bytes: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let lease = pb::LeaseRequest { worker_id: id.into_inner().worker_id, max_tasks: 2, wait_ms: 5000 };
-        assert_eq!(c.lease(lease).await.unwrap().into_inner().tasks.len(), 2);
-        c
+        let mut stream = RawStream::register(&mut c, registration("hung", 0), 2).await;
+        assert_eq!(stream.tasks(2).await.len(), 2);
+        (c, stream)
     });
     let steady = worker(addr, "steady", TOKEN);
     let summary = thread.join().unwrap().unwrap();
@@ -132,13 +122,13 @@ fn a_hung_worker_costs_seconds_not_the_lease_time() {
     assert!(backups >= 2, "{summary}");
 }
 
-/// A message with `CompleteRequest`'s field numbers and the wrong wire types.
+/// A message with `RegisterRequest`'s field numbers and the wrong wire types.
 #[derive(Clone, PartialEq, prost::Message)]
 struct WrongTypes {
     #[prost(string, tag = "1")]
-    worker_id: String,
-    #[prost(bytes = "vec", tag = "2")]
-    task_id: Vec<u8>,
+    protocol: String,
+    #[prost(uint64, tag = "2")]
+    name: u64,
 }
 
 #[test]
@@ -151,61 +141,57 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let (mut a, mut b) = (raw(addr, Some(TOKEN)).await, raw(addr, Some(TOKEN)).await);
-        let register = |name: &str| pb::RegisterRequest {
-            name: name.into(),
-            slots: 1,
-            chromosome_cache: 0,
-            weight_bytes: false,
-            ..Default::default()
-        };
-        let a_id = a.register(register("a")).await.unwrap().into_inner().worker_id;
-        let b_id = b.register(register("b")).await.unwrap().into_inner().worker_id;
-        let mut leased = a.lease(pb::LeaseRequest { worker_id: a_id, max_tasks: 1, wait_ms: 5000 }).await.unwrap();
-        let (task_id, task) = loa_proto::convert::task_from_proto(leased.get_mut().tasks.remove(0)).unwrap();
-        let outcome = Some(loa_proto::convert::result_to_proto(&Ok(task.run().unwrap())));
+        let mut a_stream = RawStream::register(&mut a, registration("a", 0), 1).await;
+        let mut b_stream = RawStream::register(&mut b, registration("b", 0), 0).await;
+        let a_id = a_stream.id;
+        let (task_id, task) = loa_proto::convert::task_from_proto(a_stream.tasks(1).await.remove(0)).unwrap();
+        let played = Ok(task.run().unwrap());
+        let outcome = loa_proto::convert::outcome_to_proto(task_id, &played, 0);
 
         // An outcome for another worker's lease: refused, and the task stays a's.
-        let forged = pb::CompleteRequest { worker_id: b_id, task_id, result: outcome.clone(), max_tasks: 0 };
-        let status = b.complete(forged).await.unwrap_err();
-        assert_eq!(status.code(), Code::PermissionDenied, "{status:?}");
-        assert!(status.message().contains("not leased to this worker"), "{}", status.message());
+        let receipt = b_stream.deliver(vec![outcome.clone()], 0).await.unwrap();
+        assert_eq!((receipt.accepted, receipt.refused.len()), (0, 1));
+        assert!(receipt.refused[0].reason.contains("not leased to this worker"), "{receipt:?}");
 
-        // Oversized: a 2 MiB failure message, over the 1 MiB request limit.
-        let huge = Some(pb::complete_request::Result::Failure("x".repeat(2 << 20)));
-        let status =
-            b.complete(pb::CompleteRequest { worker_id: b_id, task_id, result: huge, max_tasks: 0 }).await.unwrap_err();
-        assert!(matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted), "{status:?}");
+        // Oversized: a 2 MiB failure message, over the 1 MiB message limit, breaks the stream.
+        let huge =
+            pb::Outcome { task_id, result: Some(pb::outcome::Result::Failure("x".repeat(2 << 20))), leased_to: 0 };
+        let status = b_stream.deliver(vec![huge], 0).await.unwrap_err();
+        assert!(
+            matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted | Code::Cancelled | Code::Unknown),
+            "{status:?}"
+        );
 
-        // Wrong wire types for the fields of a CompleteRequest.
+        // Wrong wire types for the fields of a RegisterRequest.
         let channel =
             tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
         let mut grpc = tonic::client::Grpc::new(channel);
         grpc.ready().await.unwrap();
-        let mut request = tonic::Request::new(WrongTypes { worker_id: "seven".into(), task_id: vec![1, 2, 3] });
+        let mut request = tonic::Request::new(WrongTypes { protocol: "two".into(), name: 7 });
         request.metadata_mut().insert("authorization", loa_proto::bearer(TOKEN).parse().unwrap());
-        let path = tonic::codegen::http::uri::PathAndQuery::from_static("/loa.v1.Master/Complete");
-        let codec = tonic_prost::ProstCodec::<WrongTypes, pb::CompleteReply>::default();
+        let path = tonic::codegen::http::uri::PathAndQuery::from_static("/loa.v2.Master/Register");
+        let codec = tonic_prost::ProstCodec::<WrongTypes, pb::RegisterReply>::default();
         let status = grpc.unary(request, path, codec).await.unwrap_err();
         assert_ne!(status.code(), Code::Ok);
         assert!(status.message().to_lowercase().contains("decode"), "{status:?}");
 
         // A well-formed outcome that does not fit its task (the pairing's sides swapped): refused
         // with the task named, and its sender dropped.
-        let Some(pb::complete_request::Result::Match(mut swapped)) = outcome.clone() else { panic!("match tasks") };
-        let m = &mut swapped.matches[0];
-        (m.a, m.b) = (m.b, m.a);
-        let result = Some(pb::complete_request::Result::Match(swapped));
-        let status =
-            a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result, max_tasks: 0 }).await.unwrap_err();
+        let mut swapped = outcome.clone();
+        let Some(pb::outcome::Result::Match(m)) = swapped.result.as_mut() else { panic!("match tasks") };
+        let first = &mut m.matches[0];
+        (first.a, first.b) = (first.b, first.a);
+        let status = a_stream.deliver(vec![swapped], 0).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
         assert!(status.message().contains(&format!("outcome of task {task_id}")), "{}", status.message());
 
-        // The holder's outcome is still accepted (on behalf of nobody: it was dropped).
-        let reply =
-            a.complete(pb::CompleteRequest { worker_id: a_id, task_id, result: outcome, max_tasks: 0 }).await.unwrap();
-        assert_eq!(reply.into_inner().completion, pb::Completion::Accepted as i32);
-        a.leave(pb::LeaveRequest { worker_id: a_id }).await.unwrap();
-        b.leave(pb::LeaveRequest { worker_id: b_id }).await.unwrap();
+        // The holder's outcome is still accepted, on behalf of nobody (it was dropped), from a
+        // registration of its own.
+        let mut again = RawStream::register(&mut a, registration("a again", 0), 0).await;
+        let leased_to_a = pb::Outcome { leased_to: a_id, ..outcome };
+        let receipt = again.deliver(vec![leased_to_a], 0).await.unwrap();
+        assert_eq!(receipt.accepted, 1, "{receipt:?}");
+        again.leave().await;
     });
     let honest = worker(addr, "honest", TOKEN);
     let summary = thread.join().unwrap().unwrap();

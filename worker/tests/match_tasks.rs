@@ -4,7 +4,7 @@
 
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing, Task};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing};
 use loa_engine::{BothConnected, NoMoves, Rules};
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
@@ -40,25 +40,20 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         }
     }
     let tasks = [
-        Task::Match(MatchTask {
-            entrants: entrants(5),
-            network_depth: 1,
-            rules: rules(),
-            format: MatchFormat::Pairs(round_robin),
-        }),
-        Task::Match(MatchTask {
+        MatchTask { entrants: entrants(5), network_depth: 1, rules: rules(), format: MatchFormat::Pairs(round_robin) },
+        MatchTask {
             entrants: entrants(8),
             network_depth: 2,
             rules: rules(),
             format: MatchFormat::Knockout { seed: 3 },
-        }),
+        },
     ];
-    let malformed = Task::Match(MatchTask {
+    let malformed = MatchTask {
         entrants: entrants(2),
         network_depth: 1,
         rules: rules(),
         format: MatchFormat::Pairs(vec![Pairing { a: 1, b: 1, seed: 0, opening_plies: 0 }]),
-    });
+    };
 
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(10)));
     let server =
@@ -70,7 +65,7 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
     options.max_backoff = Duration::from_millis(200);
     let worker = spawn(options).unwrap();
 
-    let submitted: Vec<(u64, Task)> =
+    let submitted: Vec<(u64, MatchTask)> =
         tasks.iter().cloned().chain([malformed]).enumerate().map(|(i, t)| (i as u64, t)).collect();
     let ids: Vec<u64> = submitted.iter().map(|(id, _)| *id).collect();
     scheduler.submit(submitted);
@@ -86,7 +81,7 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
     // Refused by the worker's wire validation, reported back as a message.
     let loa_engine::tasks::TaskFailure::Reported(message) = failure else { panic!("{failure:?}") };
     assert!(message.starts_with("malformed task: "), "{message}");
-    assert!(message.contains("match.format.pairs.pairings[0].b: entrant 1 cannot play itself"), "{message}");
+    assert!(message.contains("format.pairs.pairings[0].b: entrant 1 cannot play itself"), "{message}");
 
     let report = worker.stop().unwrap();
     assert_eq!(report.accepted, 3, "{report:?}");

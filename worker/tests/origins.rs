@@ -1,4 +1,4 @@
-//! Networks sent as their origins and fetched from peers (issue 14), through the whole cluster
+//! Networks sent as their origins and fetched from peers, through the whole cluster
 //! path: workers that make new networks from their parents, and workers that serve each other
 //! the chromosomes they hold, write the checkpoints of an embedded run byte for byte, also when
 //! a serving worker dies mid-run; the master counts what it sent how.
@@ -118,7 +118,7 @@ fn a_serving_worker_that_dies_is_no_source_any_more() {
     embedded(&config, &reference);
     let reports = run_with_peers(&config, &cluster, 3, true, |_, _| {});
     same_run(&reference, &cluster, 3);
-    // Its connection closed, so the master dropped it and named it no more.
+    // Its stream broke, so the master dropped it and named it no more.
     assert!(reports.iter().all(|r| r.accepted > 0 && r.unusable == 0), "{reports:?}");
 }
 
@@ -149,20 +149,13 @@ fn peer_services_are_registered_checked_and_given_one_token() {
     use tonic::Code;
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
     let server = cluster::serve(&scheduler, &ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None)).unwrap();
-    let mut older = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None);
-    older.origins = false;
-    let older = cluster::serve(&scheduler, &older).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut client = raw(server.addr(), None).await;
         let register = |port: u32, host: &str| pb::RegisterRequest {
-            name: "peer".into(),
-            slots: 1,
-            chromosome_cache: 16,
-            weight_bytes: true,
-            origins: true,
             peer_port: port,
             peer_host: host.into(),
+            ..registration("peer", 16)
         };
         for (port, host, field) in [
             (0, "node-1", "peer_host: given without a peer_port"),
@@ -178,8 +171,5 @@ fn peer_services_are_registered_checked_and_given_one_token() {
         let a = client.register(register(5, "")).await.unwrap().into_inner().peer_token;
         let b = client.register(register(0, "")).await.unwrap().into_inner().peer_token;
         assert!(a.len() == 32 && a.chars().all(|c| c.is_ascii_hexdigit()) && a == b, "{a} {b}");
-        // A master serving as one older than origins gives none.
-        let mut old = raw(older.addr(), None).await;
-        assert_eq!(old.register(register(5, "")).await.unwrap().into_inner().peer_token, "");
     });
 }

@@ -29,8 +29,8 @@ use std::time::Duration;
 /// Largest message the master accepts: an outcome is well under 1 KiB, so a worker's message of
 /// 64 outcomes stays far below this.
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
-/// Largest message the master sends: 64 tasks of two networks' weights each are about 2 MiB.
-pub const MAX_REPLY_BYTES: usize = 16 << 20;
+/// Largest message the master sends.
+pub const MAX_REPLY_BYTES: usize = loa_proto::MAX_MESSAGE_BYTES;
 
 /// How to serve workers.
 #[derive(Clone, Debug)]
@@ -75,13 +75,7 @@ impl TlsIdentity {
 impl ClusterOptions {
     /// Listen on `listen` with `token` and 30 s leases.
     pub fn new(listen: SocketAddr, token: Option<String>) -> ClusterOptions {
-        ClusterOptions {
-            listen,
-            token,
-            lease_time: Duration::from_secs(30),
-            bound: Arc::default(),
-            tls: None,
-        }
+        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default(), tls: None }
     }
 }
 

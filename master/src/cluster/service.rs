@@ -173,7 +173,11 @@ impl MasterService {
     }
 
     /// Where the worker registering from `address` serves its peers, checked, if it does.
-    fn peer_address(&self, r: &pb::RegisterRequest, address: Option<std::net::SocketAddr>) -> Result<Option<String>, Status> {
+    fn peer_address(
+        &self,
+        r: &pb::RegisterRequest,
+        address: Option<std::net::SocketAddr>,
+    ) -> Result<Option<String>, Status> {
         let serving = match (r.peer_port, r.peer_host.as_str()) {
             (0, "") => return Ok(None),
             (0, _) => return Err(self.invalid("peer_host: given without a peer_port".into())),
@@ -238,7 +242,8 @@ impl pb::master_server::Master for MasterService {
         request: Request<tonic::Streaming<pb::WorkerMessage>>,
     ) -> Result<Response<Self::WorkStream>, Status> {
         let mut inbound = request.into_inner();
-        let first = inbound.message().await?.ok_or_else(|| self.invalid("the stream ended before its first message".into()))?;
+        let first =
+            inbound.message().await?.ok_or_else(|| self.invalid("the stream ended before its first message".into()))?;
         let worker = self.resolve(first.worker_id).ok_or_else(unknown_worker)?;
         let gone = {
             let mut remote = self.remote();
@@ -287,6 +292,3 @@ impl pb::master_server::Master for MasterService {
         Ok(Response::new(pb::FetchChromosomesReply { chromosomes }))
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -71,6 +71,12 @@ pub struct Delivery {
     pub outcome: TaskResult,
 }
 
+/// The check [`Scheduler::record`] is given for outcomes that need none: those embedded workers
+/// played themselves from the task the scheduler holds.
+pub fn unchecked(_: TaskId, _: &Task, _: &TaskResult) -> Result<(), std::convert::Infallible> {
+    Ok(())
+}
+
 /// What happened to a submitted outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Completion {

@@ -3,11 +3,18 @@
 use super::*;
 use loa_engine::tasks::TaskFailure;
 
+use loa_engine::tasks::MatchFormat;
+use std::sync::atomic::AtomicU64;
+
 fn fail(message: &str) -> TaskResult {
     Err(TaskFailure::Reported(message.into()))
 }
-use loa_engine::tasks::TournamentTask;
-use std::sync::atomic::AtomicU64;
+
+/// Records one outcome from `worker`, as an embedded worker does.
+fn complete(s: &Scheduler, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {
+    let (completions, _) = s.record([Delivery { worker, id, outcome }], unchecked);
+    completions[0]
+}
 
 /// A scheduler on a clock that only moves when the test says so.
 fn manual(lease_time: Duration) -> (Scheduler, Arc<AtomicU64>) {
@@ -25,8 +32,9 @@ fn advance(clock: &AtomicU64, millis: u64) {
 
 /// Tasks that are never played: the scheduler only moves them around.
 fn tasks(ids: std::ops::Range<TaskId>) -> Vec<(TaskId, Task)> {
-    let task = TournamentTask { entrants: Vec::new(), rules: Default::default(), depth: 1, seed: 0 };
-    ids.map(|id| (id, Task::Tournament(task.clone()))).collect()
+    let task =
+        Task { entrants: Vec::new(), network_depth: 1, rules: Default::default(), format: MatchFormat::Pairs(vec![]) };
+    ids.map(|id| (id, task.clone())).collect()
 }
 
 fn ids(leased: &[(TaskId, Arc<Task>)]) -> Vec<TaskId> {
@@ -52,9 +60,9 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     check(3);
     assert_eq!(ids(&s.lease(b, 2)), [3, 4]);
     check(5);
-    assert_eq!(s.complete(a, 0, fail("x")), Completion::Accepted);
+    assert_eq!(complete(&s, a, 0, fail("x")), Completion::Accepted);
     check(4);
-    assert_eq!(s.complete(b, 0, fail("x")), Completion::Duplicate);
+    assert_eq!(complete(&s, b, 0, fail("x")), Completion::Duplicate);
     check(4);
     // b renews, a does not: only a's two leases lapse.
     advance(&clock, 6_000);
@@ -66,7 +74,7 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     // Task 1 is now leased by b; a's late outcome for it still counts and clears it.
     assert_eq!(ids(&s.lease(b, 1)), [1]);
     check(3);
-    assert_eq!(s.complete(a, 1, fail("late")), Completion::Accepted);
+    assert_eq!(complete(&s, a, 1, fail("late")), Completion::Accepted);
     check(2);
     s.unregister(b);
     check(0);
@@ -74,7 +82,7 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     assert_eq!(ids(&s.lease(a, 10)), [3, 4, 2]);
     check(3);
     for id in [2, 3, 4] {
-        s.complete(a, id, fail("x"));
+        complete(&s, a, id, fail("x"));
     }
     check(0);
     assert_eq!(s.stats().completed, 5);
@@ -88,12 +96,12 @@ fn per_worker_counts_and_busy_time() {
     s.lease(a, 2);
     s.lease(b, 1);
     advance(&clock, 100);
-    s.complete(a, 0, fail("x"));
+    complete(&s, a, 0, fail("x"));
     advance(&clock, 200);
-    s.complete(a, 1, fail("x"));
-    s.complete(b, 2, fail("x"));
+    complete(&s, a, 1, fail("x"));
+    complete(&s, b, 2, fail("x"));
     // An outcome from nobody (e.g. leased before a master restart) counts for no worker.
-    s.complete(WorkerId::MAX, 3, fail("x"));
+    complete(&s, WorkerId::MAX, 3, fail("x"));
     let w = s.workers();
     assert_eq!((w[0].1.name.as_str(), w[0].1.completed), ("a", 2));
     assert_eq!(w[0].1.busy, Duration::from_millis(100 + 300));
@@ -120,18 +128,18 @@ fn a_worker_is_a_straggler_past_three_medians_of_the_batch() {
     for id in 1..4 {
         s.lease(fast, 1);
         advance(&clock, 2_000);
-        s.complete(fast, id, fail("x"));
+        complete(&s, fast, id, fail("x"));
     }
     let w = s.workers();
     assert!(!w[0].1.straggler && w[1].1.straggler, "{w:?}");
     assert_eq!(s.stats().stragglers, 1);
     // A new batch forgets the old median; the slow worker's lease is judged again.
-    s.complete(slow, 0, fail("x"));
+    complete(&s, slow, 0, fail("x"));
     s.submit(tasks(10..12));
     s.lease(slow, 1);
     s.lease(fast, 1);
     advance(&clock, 1_500);
-    s.complete(fast, 11, fail("x")); // median 1.5 s: threshold 4.5 s
+    complete(&s, fast, 11, fail("x")); // median 1.5 s: threshold 4.5 s
     advance(&clock, 2_900); // slow's lease is 4.4 s old
     assert_eq!(s.stats().stragglers, 0);
     advance(&clock, 200); // 4.6 s
@@ -162,7 +170,7 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
     for id in [2, 3] {
         s.lease(fast, 1);
         advance(&clock, 500);
-        s.complete(fast, id, fail("x"));
+        complete(&s, fast, id, fail("x"));
     }
     // Median 0.5 s, threshold max(1.5 s, 1 s): the dead worker's leases are 1 s old, no backup.
     assert!(s.lease(fast, 2).is_empty());
@@ -176,8 +184,8 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
     assert!(s.lease(third, 2).is_empty());
     assert!(s.lease(fast, 2).is_empty());
     // The backup's outcome wins; the dead worker's late one is a duplicate.
-    assert_eq!(s.complete(fast, 0, fail("x")), Completion::Accepted);
-    assert_eq!(s.complete(dead, 0, fail("x")), Completion::Duplicate);
+    assert_eq!(complete(&s, fast, 0, fail("x")), Completion::Accepted);
+    assert_eq!(complete(&s, dead, 0, fail("x")), Completion::Duplicate);
     assert_eq!(s.stats().in_flight, 1);
     assert_eq!(counted(&s), 1);
 }
@@ -192,7 +200,7 @@ fn a_worker_registered_with_its_slots_takes_that_many_backup_copies_a_call() {
     for id in [8, 9] {
         s.lease(one, 1);
         advance(&clock, 500);
-        s.complete(one, id, fail("x"));
+        complete(&s, one, id, fail("x"));
     }
     advance(&clock, 2_000);
     // Eight straggling leases, the queue empty: asking for 64, each gets its slots' worth.
@@ -227,78 +235,45 @@ fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
     s.submit(tasks(0..2));
     s.lease(a, 1);
     // b is registered and never held task 0 (nor task 1, still queued).
-    assert_eq!(s.complete(b, 0, fail("forged")), Completion::NotLeased);
-    assert_eq!(s.complete(b, 1, fail("forged")), Completion::NotLeased);
+    assert_eq!(complete(&s, b, 0, fail("forged")), Completion::NotLeased);
+    assert_eq!(complete(&s, b, 1, fail("forged")), Completion::NotLeased);
     assert_eq!(s.stats().not_leased, 2);
     // The task stays open for its holder.
-    assert_eq!(s.complete(a, 0, fail("x")), Completion::Accepted);
+    assert_eq!(complete(&s, a, 0, fail("x")), Completion::Accepted);
     // A lease that lapsed still lets its late outcome count.
     s.lease(b, 1);
     advance(&clock, 11_000);
     s.expire_leases();
-    assert_eq!(s.complete(b, 1, fail("late")), Completion::Accepted);
+    assert_eq!(complete(&s, b, 1, fail("late")), Completion::Accepted);
     // An id this scheduler never issued (a worker of an earlier master process) is accepted.
     s.submit(tasks(5..6));
-    assert_eq!(s.complete(WorkerId::MAX, 5, fail("x")), Completion::Accepted);
+    assert_eq!(complete(&s, WorkerId::MAX, 5, fail("x")), Completion::Accepted);
 }
 
 #[test]
-fn complete_and_lease_records_the_outcome_then_leases_as_lease_does() {
-    let (s, clock) = manual(Duration::from_secs(10));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
-    s.submit(tasks(0..4));
-    assert_eq!(ids(&s.lease(a, 1)), [0]);
-    // The outcome counts once, and the next lease comes with it, held by a.
-    let (completion, leased) = s.complete_and_lease(a, 0, fail("x"), 2);
-    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![1, 2]));
-    assert_eq!((s.stats().completed, s.stats().in_flight, counted(&s)), (1, 2, 2));
-    assert_eq!(s.complete(a, 1, fail("x")), Completion::Accepted);
-    // A duplicate still leases (the worker is asking for work either way); none asked: none.
-    let (completion, leased) = s.complete_and_lease(a, 0, fail("x"), 0);
-    assert_eq!((completion, ids(&leased)), (Completion::Duplicate, vec![]));
-    // Refused as not leased to b: nothing recorded, nothing leased.
-    let (completion, leased) = s.complete_and_lease(b, 2, fail("x"), 1);
-    assert_eq!((completion, ids(&leased)), (Completion::NotLeased, vec![]));
-    assert_eq!(s.stats().queued, 1);
-    // An outcome on behalf of a worker the scheduler does not know is kept; no tasks for it.
-    let (completion, leased) = s.complete_and_lease(WorkerId::MAX, 2, fail("x"), 4);
-    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![]));
-    assert_eq!(s.stats().queued, 1);
-    // With the queue empty, a straggler's task goes out as a backup copy, as from lease.
-    assert_eq!(ids(&s.lease(b, 1)), [3]);
-    s.submit(tasks(4..6));
-    assert_eq!(ids(&s.lease(a, 1)), [4]);
-    advance(&clock, 10);
-    assert_eq!(s.complete(a, 4, fail("x")), Completion::Accepted);
-    advance(&clock, 5_000);
-    assert_eq!(ids(&s.lease(a, 1)), [5]);
-    let (completion, leased) = s.complete_and_lease(a, 5, fail("x"), 1);
-    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![3]));
-    assert_eq!(s.stats().backups, 1);
-    assert_eq!(s.stats().in_flight, counted(&s));
-}
-
-#[test]
-fn complete_each_answers_in_turn_and_stops_at_the_first_refused() {
+fn record_answers_each_outcome_in_turn_and_stops_at_the_first_refused() {
     let (s, _) = manual(Duration::from_secs(10));
-    let a = s.register("a".into());
+    let (a, b) = (s.register("a".into()), s.register("b".into()));
     s.submit(tasks(0..8));
     assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
-    let delivery = |id, max| Delivery { id, outcome: fail(&id.to_string()), max };
-    // 0 accepted and leasing 3; 0 again a duplicate leasing 4; 2 refused by the check; 1 left.
-    let mut deliveries = vec![delivery(0, 1), delivery(0, 1), delivery(2, 1), delivery(1, 1)].into_iter();
-    let (answers, refused) =
-        s.complete_each(a, &mut deliveries, |id, _, _| if id == 2 { Err(format!("task {id}")) } else { Ok(()) });
-    let answers: Vec<_> = answers.into_iter().map(|(c, leased)| (c, ids(&leased))).collect();
-    assert_eq!(answers, [(Completion::Accepted, vec![3]), (Completion::Duplicate, vec![4])]);
+    let delivery = |worker, id| Delivery { worker, id, outcome: fail(&id.to_string()) };
+    // 0 accepted; 0 again a duplicate; 1 refused as not leased to b; 7 on behalf of a worker
+    // the scheduler does not know (an earlier master's) is kept; 2 refused by the check; 1 left.
+    let deliveries =
+        [delivery(a, 0), delivery(a, 0), delivery(b, 1), delivery(WorkerId::MAX, 7), delivery(a, 2), delivery(a, 1)];
+    let (completions, refused) =
+        s.record(deliveries, |id, _, _| if id == 2 { Err(format!("task {id}")) } else { Ok(()) });
+    assert_eq!(completions, [Completion::Accepted, Completion::Duplicate, Completion::NotLeased, Completion::Accepted]);
     assert_eq!(refused.as_deref(), Some("task 2"));
-    assert_eq!(deliveries.map(|d| d.id).collect::<Vec<_>>(), [1], "the rest stays to be delivered");
-    // The refused outcome changed nothing: 2 is still open and a's, and its outcome counts.
-    assert_eq!((s.stats().completed, s.stats().in_flight, counted(&s)), (1, 4, 4));
-    assert_eq!(s.complete(a, 2, fail("2")), Completion::Accepted);
-    // An empty run answers nothing and refuses nothing.
-    let (answers, refused) = s.complete_each(a, &mut std::iter::empty(), |_, _, _| Err(()));
-    assert!(answers.is_empty() && refused.is_none());
+    // The refused outcome and the one after it changed nothing: 1 and 2 are still open and a's.
+    assert_eq!((s.stats().completed, s.stats().in_flight, s.stats().not_leased, counted(&s)), (2, 2, 1, 2));
+    assert_eq!(complete(&s, a, 2, fail("2")), Completion::Accepted);
+    assert_eq!(complete(&s, a, 1, fail("1")), Completion::Accepted);
+    // Recording leased nothing, and a task with an outcome is not leased any more.
+    assert_eq!(ids(&s.lease(a, 8)), [3, 4, 5, 6]);
+    // Nothing to record answers nothing and refuses nothing.
+    let (completions, refused) = s.record(std::iter::empty(), |_, _, _| Err(()));
+    assert!(completions.is_empty() && refused.is_none());
 }
 
 #[test]
@@ -351,7 +326,7 @@ fn two_collects_at_once_each_get_their_own_outcomes_in_order() {
     let odd_ids: Vec<TaskId> = (1..200).step_by(2).collect::<Vec<_>>().into_iter().rev().collect();
     let (evens, odds) = (collect(even_ids.clone()), collect(odd_ids.clone()));
     for (id, _) in s.lease(w, 200).into_iter().rev() {
-        assert_eq!(s.complete(w, id, fail(&id.to_string())), Completion::Accepted);
+        assert_eq!(complete(&s, w, id, fail(&id.to_string())), Completion::Accepted);
     }
     let messages = |results: Vec<TaskResult>| -> Vec<String> {
         results.into_iter().map(|r| r.expect_err("failures stand for outcomes").to_string()).collect()
@@ -364,7 +339,7 @@ fn two_collects_at_once_each_get_their_own_outcomes_in_order() {
     // Outcomes in before a collect begins count too.
     s.submit(tasks(200..203));
     for (id, _) in s.lease(w, 3) {
-        s.complete(w, id, fail("early"));
+        complete(&s, w, id, fail("early"));
     }
     assert_eq!(s.collect(&[202, 200, 201], || false, |_| {}).map(|r| r.len()), Some(3));
     assert!(nothing_awaited(&s));
@@ -376,7 +351,7 @@ fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
     let w = s.register("w".into());
     s.submit(tasks(0..3));
     s.lease(w, 3);
-    s.complete(w, 1, fail("one"));
+    complete(&s, w, 1, fail("one"));
     let mut ticks = Vec::new();
     let stopped = std::cell::Cell::new(false);
     let got = s.collect(
@@ -391,8 +366,8 @@ fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
     assert_eq!(ticks, [1], "one of three done at the first tick");
     assert!(nothing_awaited(&s));
     // The outcome stays for a later collect, which waits for the rest.
-    s.complete(w, 0, fail("zero"));
-    s.complete(w, 2, fail("two"));
+    complete(&s, w, 0, fail("zero"));
+    complete(&s, w, 2, fail("two"));
     assert_eq!(s.collect(&[0, 1, 2], || false, |_| {}).map(|r| r.len()), Some(3));
 }
 
@@ -404,19 +379,19 @@ fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
         s.submit(tasks(ids.clone()));
         let leased = s.lease(a, ids.clone().count());
         for (id, _) in &leased {
-            s.complete(a, *id, fail("x"));
+            complete(&s, a, *id, fail("x"));
         }
         s.collect(&ids.collect::<Vec<_>>(), || false, |_| {}).expect("collected");
     };
     step(0..2);
     // b held no lease: an id it names is checked only once it is not open.
-    assert_eq!(s.complete(b, 1, fail("late")), Completion::Duplicate, "the step just done");
+    assert_eq!(complete(&s, b, 1, fail("late")), Completion::Duplicate, "the step just done");
     step(10..12);
-    assert_eq!(s.complete(b, 1, fail("late")), Completion::Duplicate, "the step before");
-    assert_eq!(s.complete(b, 11, fail("late")), Completion::Duplicate);
+    assert_eq!(complete(&s, b, 1, fail("late")), Completion::Duplicate, "the step before");
+    assert_eq!(complete(&s, b, 11, fail("late")), Completion::Duplicate);
     step(20..22);
-    assert_eq!(s.complete(b, 1, fail("late")), Completion::Unknown, "two steps back: forgotten");
-    assert_eq!(s.complete(b, 11, fail("late")), Completion::Duplicate);
+    assert_eq!(complete(&s, b, 1, fail("late")), Completion::Unknown, "two steps back: forgotten");
+    assert_eq!(complete(&s, b, 11, fail("late")), Completion::Duplicate);
     assert_eq!(s.stats().duplicates, 4);
     assert_eq!(s.stats().unknown, 1);
 }
@@ -437,7 +412,7 @@ fn steps_of_one_size_take_the_tables_the_step_before_emptied() {
         };
         capacities.push((done, finished, open));
         for (id, _) in s.lease(a, 1000) {
-            s.complete(a, id, fail("x"));
+            complete(&s, a, id, fail("x"));
         }
         s.collect(&ids, || false, |_| {}).expect("collected");
     }
@@ -453,24 +428,21 @@ fn an_outcome_that_fails_its_check_changes_nothing() {
     let a = s.register("a".into());
     s.submit(tasks(0..3));
     assert_eq!(ids(&s.lease(a, 1)), [0]);
-    let refuse = |_: &Task, _: &TaskResult| Err("does not fit");
-    assert_eq!(s.complete_checked_and_lease(a, 0, fail("x"), 2, refuse).err(), Some("does not fit"));
+    let refuse = |_: TaskId, _: &Task, _: &TaskResult| Err("does not fit");
+    let (completions, refused) = s.record([Delivery { worker: a, id: 0, outcome: fail("x") }], refuse);
+    assert_eq!((completions.len(), refused), (0, Some("does not fit")));
     assert_eq!(s.stats().completed, 0);
-    assert_eq!(s.stats().queued, 2, "nothing leased either");
     assert_eq!(counted(&s), 1, "the lease stands");
     // Checked against the open task; a task no longer open is not checked (its outcome is a
     // duplicate whatever it holds).
     let mut seen = Vec::new();
-    let (completion, leased) = s
-        .complete_checked_and_lease(a, 0, fail("x"), 2, |task, _| {
-            seen.push(matches!(task, Task::Tournament(_)));
-            Ok::<(), ()>(())
-        })
-        .expect("accepted");
-    assert_eq!((completion, ids(&leased)), (Completion::Accepted, vec![1, 2]));
-    assert_eq!(seen, [true]);
-    let again = s.complete_checked_and_lease(a, 0, fail("x"), 0, refuse).map(|(c, _)| c);
-    assert_eq!(again, Ok(Completion::Duplicate));
+    let (completions, _) = s.record([Delivery { worker: a, id: 0, outcome: fail("x") }], |id, task: &Task, _| {
+        seen.push((id, task.network_depth));
+        Ok::<(), ()>(())
+    });
+    assert_eq!((completions, seen), (vec![Completion::Accepted], vec![(0, 1)]));
+    let (again, refused) = s.record([Delivery { worker: a, id: 0, outcome: fail("x") }], refuse);
+    assert_eq!((again, refused), (vec![Completion::Duplicate], None));
 }
 
 #[test]
@@ -523,12 +495,12 @@ fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
     advance(&clock, 100);
     check(&s, "leased");
     // Out of order: a's newest, then b's oldest.
-    s.complete(a, 2, fail("x"));
-    s.complete(b, 3, fail("x"));
+    complete(&s, a, 2, fail("x"));
+    complete(&s, b, 3, fail("x"));
     check(&s, "completed out of order");
     advance(&clock, 100);
     assert_eq!(ids(&s.lease(c, 2)), [6, 7]);
-    s.complete(a, 0, fail("x"));
+    complete(&s, a, 0, fail("x"));
     check(&s, "a's oldest done");
     // Everything lapses: the tasks go back to the queue, and nobody holds anything (asked of
     // the scan only, so the logs still hold the lapsed leases when some are granted again).
@@ -545,7 +517,7 @@ fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
     s.unregister(b);
     check(&s, "b gone");
     for &id in &by_a[..4] {
-        s.complete(a, id, fail("x"));
+        complete(&s, a, id, fail("x"));
     }
     advance(&clock, 5_000);
     check(&s, "a's first four done");
@@ -605,7 +577,7 @@ fn expiry_read_from_the_lease_logs_agrees_with_a_scan_of_every_task() {
                     ids
                 };
                 if let Some(&id) = held.get(next(held.len().max(1) as u64) as usize) {
-                    s.complete(w, id, fail("x"));
+                    complete(&s, w, id, fail("x"));
                 }
             }
             5 => s.renew(w),

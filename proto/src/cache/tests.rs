@@ -1,9 +1,14 @@
 use super::*;
-use crate::convert::{id_to_proto, task_from_proto_with, task_to_proto_with};
+use crate::convert::{Sending, id_to_proto, task_from_proto_with, task_to_proto_sending};
 use crate::pb;
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Task};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
+
+/// Task `id` on the wire, networks whose id `known` accepts by id alone, the others with weights.
+fn task_to_proto_with(id: u64, task: &MatchTask, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::Task {
+    task_to_proto_sending(id, task, &mut |c| if known(c.id()) { Sending::Id } else { Sending::Weights })
+}
 
 #[test]
 fn lru_hits_misses_and_evicts_the_least_recent() {
@@ -44,8 +49,8 @@ fn an_lru_holds_the_last_distinct_keys_so_a_smaller_mirror_is_a_subset() {
     }
 }
 
-fn knockout(seeds: [u64; 4]) -> Task {
-    Task::Match(MatchTask {
+fn knockout(seeds: [u64; 4]) -> MatchTask {
+    MatchTask {
         entrants: seeds
             .iter()
             .enumerate()
@@ -54,17 +59,14 @@ fn knockout(seeds: [u64; 4]) -> Task {
         network_depth: 1,
         rules: Rules::default(),
         format: MatchFormat::Knockout { seed: 9 },
-    })
+    }
 }
 
 /// Sends `tasks` to a worker with `cache` through a mirror of `mirror` capacity: (resolved reply,
 /// wire bytes).
-fn send(tasks: &[Task], mirror: &mut Mirror, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
-    let mut wire: Vec<pb::Task> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id), i % 2 == 0))
-        .collect();
+fn send(tasks: &[MatchTask], mirror: &mut Mirror, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
+    let mut wire: Vec<pb::Task> =
+        tasks.iter().enumerate().map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id))).collect();
     let resolved = resolve_entrants(&mut wire, cache);
     (wire, resolved)
 }
@@ -127,7 +129,7 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
     let err = task_from_proto_with(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("neither sent nor known"), "{err}");
     // The master's answer.
-    assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one, true)], &mut cache), Ok(1));
+    assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one)], &mut cache), Ok(1));
     assert!(resolved.complete(&mut wire[0]) && cache.contains(&one.id()));
     let (_, back) = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap();
     assert_eq!(back, tasks[1]);
@@ -138,10 +140,10 @@ fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
     let mut cache = ChromosomeCache::new(8);
     let mut resolved = Resolved::default();
     resolved.missing = vec![random_uniform(1).id()];
-    let other = crate::convert::chromosome_to_proto(&random_uniform(2), false);
+    let other = crate::convert::chromosome_to_proto(&random_uniform(2));
     let err = resolved.accept_fetched(vec![other], &mut cache).unwrap_err();
     assert!(err.to_string().contains("was not asked for"), "{err}");
-    let mut forged = crate::convert::chromosome_to_proto(&random_uniform(2), false);
+    let mut forged = crate::convert::chromosome_to_proto(&random_uniform(2));
     forged.id = Some(id_to_proto(random_uniform(1).id()));
     let err = resolved.accept_fetched(vec![forged], &mut cache).unwrap_err();
     assert!(err.to_string().contains("the weights hash to"), "{err}");
@@ -152,31 +154,21 @@ fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
 fn weights_that_do_not_hash_to_their_id_are_refused_with_the_field() {
     let task = knockout([1, 2, 3, 4]);
     let mut wire = crate::convert::task_to_proto(3, &task);
-    let Some(pb::task::Kind::Match(m)) = &mut wire.kind else { panic!("a match task") };
-    let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[2].kind else { panic!("a network") };
+    let Some(pb::match_entrant::Kind::Network(n)) = &mut wire.entrants[2].kind else { panic!("a network") };
     n.id = Some(id_to_proto(random_uniform(99).id()));
     let err = crate::convert::task_from_proto(wire.clone()).unwrap_err().to_string();
-    assert!(err.starts_with("match.entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
+    assert!(err.starts_with("entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
     // The worker's resolution leaves it to the conversion, which says the same; nothing is cached.
     let mut cache = ChromosomeCache::new(8);
     let resolved = resolve_entrants(std::slice::from_mut(&mut wire), &mut cache);
     assert_eq!((resolved.received, cache.len()), (3, 3));
     let err = task_from_proto_with(wire, &|id| resolved.chromosome(id)).unwrap_err().to_string();
-    assert!(err.starts_with("match.entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
-    // Weights without an id (a master older than ids) are still accepted.
-    let mut old = crate::convert::task_to_proto(3, &task);
-    let Some(pb::task::Kind::Match(m)) = &mut old.kind else { panic!("a match task") };
-    for e in &mut m.entrants {
-        if let Some(pb::match_entrant::Kind::Network(n)) = &mut e.kind {
-            n.id = None;
-        }
-    }
-    assert_eq!(crate::convert::task_from_proto(old).unwrap().1, task);
+    assert!(err.starts_with("entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
 }
 
 #[test]
 fn fixed_players_carry_no_id() {
-    let task = Task::Match(MatchTask {
+    let task = MatchTask {
         entrants: vec![
             MatchEntrant::Network { serial: 0, chromosome: Arc::new(random_uniform(1)) },
             MatchEntrant::Fixed {
@@ -187,59 +179,28 @@ fn fixed_players_carry_no_id() {
         network_depth: 1,
         rules: Rules::default(),
         format: MatchFormat::Pairs(vec![loa_engine::tasks::Pairing { a: 0, b: 1, seed: 1, opening_plies: 0 }]),
-    });
+    };
     let mut calls = 0;
-    let _ = task_to_proto_with(
-        1,
-        &task,
-        &mut |_| {
-            calls += 1;
-            false
-        },
-        false,
-    );
+    let _ = task_to_proto_with(1, &task, &mut |_| {
+        calls += 1;
+        false
+    });
     assert_eq!(calls, 1);
 }
 
 #[test]
-fn weights_as_bytes_round_trip_and_are_checked() {
+fn weights_travel_as_little_endian_bytes() {
     let task = knockout([1, 2, 3, 4]);
-    let wire = task_to_proto_with(7, &task, &mut |_| false, true);
-    let bytes = wire.clone();
-    assert_eq!(crate::convert::task_from_proto(wire).unwrap(), (7, task.clone()));
-    // The bytes are the little-endian weights: as many bytes as packed floats, but one copy to
-    // encode instead of one call per weight.
-    let first = |t: &mut pb::Task| -> pb::Entrant {
-        let Some(pb::task::Kind::Match(m)) = &mut t.kind else { panic!("a match task") };
-        let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[0].kind else { panic!("a network") };
-        n.clone()
-    };
-    let e = first(&mut bytes.clone());
-    assert!(e.weights.is_empty());
+    let wire = task_to_proto_with(7, &task, &mut |_| false);
+    assert_eq!(crate::convert::task_from_proto(wire.clone()).unwrap(), (7, task.clone()));
+    let Some(pb::match_entrant::Kind::Network(e)) = &wire.entrants[0].kind else { panic!("a network") };
     let expected: Vec<u8> = random_uniform(1).weights().iter().flat_map(|w| w.to_le_bytes()).collect();
-    assert_eq!(e.weights_le, expected);
-    // Both forms at once, or a length that is not 4 bytes a weight: refused, naming the field.
-    let mut both = bytes.clone();
-    if let Some(pb::task::Kind::Match(m)) = &mut both.kind
-        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[1].kind
-    {
-        n.weights = vec![0.5; 2041];
-    }
-    let err = crate::convert::task_from_proto(both).unwrap_err().to_string();
-    assert!(err.starts_with("match.entrants[1].network.weights_le:") && err.contains("one form only"), "{err}");
-    let mut ragged = bytes;
-    if let Some(pb::task::Kind::Match(m)) = &mut ragged.kind
-        && let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[3].kind
-    {
-        n.weights_le.pop();
-    }
-    let err = crate::convert::task_from_proto(ragged).unwrap_err().to_string();
-    assert!(err.starts_with("match.entrants[3].network.weights_le:") && err.contains("not 4 per weight"), "{err}");
+    assert_eq!(e.weights, expected);
 }
 
 #[test]
 fn a_reply_beyond_its_bounds_is_resolved_only_within_them() {
-    use crate::MAX_TASKS_PER_CALL;
+    use crate::MAX_TASKS_PER_MESSAGE;
     use loa_engine::tasks::MAX_ENTRANTS;
     // Networks the worker lacks, named by id alone: each is looked for in lists kept in order,
     // which costs time quadratic in a crafted reply's size; beyond a reply's bounds (64 tasks,
@@ -251,26 +212,21 @@ fn a_reply_beyond_its_bounds_is_resolved_only_within_them() {
         })),
     };
     let (mut wire, _) = send(&[knockout([1, 2, 3, 4])], &mut Mirror::new(0), &mut ChromosomeCache::new(0));
-    let Some(pb::task::Kind::Match(m)) = &mut wire[0].kind else { panic!("a match task") };
-    m.entrants = (100..100 + MAX_ENTRANTS as u64 + 10).map(lacking).collect();
+    wire[0].entrants = (100..100 + MAX_ENTRANTS as u64 + 10).map(lacking).collect();
     let resolved = resolve_entrants(&mut wire, &mut ChromosomeCache::new(16));
     assert_eq!(resolved.missing.len(), MAX_ENTRANTS);
     // The oversized task still fails conversion, naming its entrants.
     let err = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("entrants"), "{err}");
 
-    let mut reply: Vec<pb::Task> = (0..MAX_TASKS_PER_CALL as u64 + 5)
+    let mut reply: Vec<pb::Task> = (0..MAX_TASKS_PER_MESSAGE as u64 + 5)
         .map(|i| {
             let (mut one, _) = send(&[knockout([1, 2, 3, 4])], &mut Mirror::new(0), &mut ChromosomeCache::new(0));
-            let Some(pb::task::Kind::Match(m)) = &mut one[0].kind else { panic!("a match task") };
-            m.entrants = vec![lacking(1000 + i)];
+            one[0].entrants = vec![lacking(1000 + i)];
             one[0].id = i;
             one.remove(0)
         })
         .collect();
     let resolved = resolve_entrants(&mut reply, &mut ChromosomeCache::new(16));
-    assert_eq!(
-        (resolved.missing.len(), resolved.needing.len()),
-        (MAX_TASKS_PER_CALL as usize, MAX_TASKS_PER_CALL as usize)
-    );
+    assert_eq!((resolved.missing.len(), resolved.needing.len()), (MAX_TASKS_PER_MESSAGE, MAX_TASKS_PER_MESSAGE));
 }

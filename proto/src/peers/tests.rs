@@ -27,7 +27,7 @@ fn cache_of(chromosomes: &[&Arc<Chromosome>], capacity: usize) -> Arc<Mutex<Chro
 
 /// Network entrant `i` of a match task on the wire.
 fn network(task: &mut pb::Task, i: usize) -> &mut pb::Entrant {
-    let Some(pb::task::Kind::Match(m)) = &mut task.kind else { panic!("a match task") };
+    let m = task;
     let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[i].kind else { panic!("a network") };
     n
 }
@@ -124,7 +124,7 @@ async fn networks_wait_for_parents_from_peers_then_are_made() {
     network(&mut sent, 1).sources = vec![source_to_proto(p.id(), &holder)];
     assert!(network(&mut sent, 2).sources.is_empty());
     let survivor = network(&mut sent, 0);
-    survivor.weights_le.clear();
+    survivor.weights.clear();
     survivor.topology.clear();
     survivor.sources = vec![source_to_proto(q.id(), &holder)];
     network(&mut sent, 3).sources = vec![source_to_proto(q.id(), &holder)];
@@ -150,6 +150,6 @@ async fn a_network_whose_peers_fail_is_left_to_the_master() {
     let mut resolved = resolve_entrants(&mut tasks, &mut cache.lock().unwrap());
     resolved.fetch_from_peers(&Peers::new(token("k")), &cache).await;
     assert_eq!((resolved.from_peers, resolved.made, resolved.peer_misses), (0, 0, 1));
-    let ids: Vec<ChromosomeId> = task.chromosomes().iter().map(|c| c.id()).collect();
+    let ids: Vec<ChromosomeId> = task.chromosomes().map(|c| c.id()).collect();
     assert_eq!((resolved.missing.clone(), resolved.needing.clone()), (ids, vec![7]));
 }

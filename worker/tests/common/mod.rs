@@ -5,6 +5,7 @@
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use loa_records::GenerationRecord;
 use loa_worker::{WorkerHandle, WorkerOptions, spawn};
@@ -144,9 +145,9 @@ pub fn generation_lines(dir: &RunDir) -> Vec<GenerationRecord> {
 }
 
 /// A knockout task of four random networks (seeds `seeds`, serials 0-3) at depth 1.
-pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::Task {
-    use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
-    Task::Match(MatchTask {
+pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::MatchTask {
+    use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask};
+    MatchTask {
         entrants: seeds
             .iter()
             .enumerate()
@@ -158,5 +159,84 @@ pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::Task {
         network_depth: 1,
         rules: loa_engine::Rules::default(),
         format: MatchFormat::Knockout { seed: 1 },
-    })
+    }
+}
+
+/// A registration request of protocol version 2 for a worker named `name` with one slot.
+pub fn registration(name: &str, chromosome_cache: u32) -> pb::RegisterRequest {
+    pb::RegisterRequest {
+        protocol: loa_proto::PROTOCOL_VERSION,
+        name: name.into(),
+        slots: 1,
+        chromosome_cache,
+        ..Default::default()
+    }
+}
+
+/// A worker's `Work` stream, driven by hand.
+pub struct RawStream {
+    /// The worker id the stream names.
+    pub id: u64,
+    out: tokio::sync::mpsc::Sender<pb::WorkerMessage>,
+    inbound: tonic::Streaming<pb::MasterMessage>,
+    /// Tasks that came with receipts, not yet taken by [`RawStream::tasks`].
+    pub tasks: Vec<pb::Task>,
+}
+
+impl RawStream {
+    /// Opens the stream of worker `id` with a first message asking for `want` tasks.
+    pub async fn open(c: &mut Raw, id: u64, want: u32) -> Result<RawStream, tonic::Status> {
+        let (out, outbound) = tokio::sync::mpsc::channel(16);
+        out.send(pb::WorkerMessage { worker_id: id, outcomes: vec![], want }).await.unwrap();
+        let inbound = c.work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
+        Ok(RawStream { id, out, inbound, tasks: Vec::new() })
+    }
+
+    /// Registers `request` and opens its stream asking for `want` tasks.
+    pub async fn register(c: &mut Raw, request: pb::RegisterRequest, want: u32) -> RawStream {
+        let id = c.register(request).await.unwrap().into_inner().worker_id;
+        RawStream::open(c, id, want).await.unwrap()
+    }
+
+    /// Sends a message.
+    pub async fn send(&self, message: pb::WorkerMessage) {
+        self.out.send(message).await.unwrap();
+    }
+
+    /// The master's next message, or how the stream ended.
+    pub async fn next(&mut self) -> Result<Option<pb::MasterMessage>, tonic::Status> {
+        self.inbound.message().await
+    }
+
+    /// Waits until `n` tasks came (asked for before), and takes them.
+    pub async fn tasks(&mut self, n: usize) -> Vec<pb::Task> {
+        while self.tasks.len() < n {
+            let message = self.next().await.unwrap().expect("the stream ended");
+            self.tasks.extend(message.tasks);
+        }
+        self.tasks.drain(..n).collect()
+    }
+
+    /// Sends `outcomes` (asking for `want` more tasks) and waits for their receipt, or for the
+    /// status the stream ends with. Tasks that come meanwhile are kept for [`RawStream::tasks`].
+    pub async fn deliver(&mut self, outcomes: Vec<pb::Outcome>, want: u32) -> Result<pb::Receipt, tonic::Status> {
+        self.send(pb::WorkerMessage { worker_id: 0, outcomes, want }).await;
+        loop {
+            match self.next().await? {
+                Some(message) => {
+                    self.tasks.extend(message.tasks);
+                    if let Some(receipt) = message.receipt {
+                        return Ok(receipt);
+                    }
+                }
+                None => return Err(tonic::Status::unavailable("the master ended the stream")),
+            }
+        }
+    }
+
+    /// Ends the stream (the worker leaves) and waits for the master to end its side.
+    pub async fn leave(mut self) {
+        drop(self.out);
+        while let Ok(Some(_)) = self.inbound.message().await {}
+    }
 }

@@ -14,10 +14,11 @@ use loa_engine::tasks::{MatchTask, TaskResult};
 use loa_proto::convert::outcome_from_proto;
 use loa_proto::{MAX_TASKS_PER_MESSAGE, MAX_WANTED, pb};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::Sender;
-use tonic::Status;
+use tonic::{Code, Status};
 
 /// How often a worker that wants tasks looks for a straggler's task to take a backup copy of (a
 /// task is a straggler's after 1 s at least, so this adds at most a quarter to that).
@@ -90,7 +91,18 @@ impl WorkerStream {
                 message = inbound.message() => match message {
                     Ok(Some(message)) => next = Some(message),
                     Ok(None) => return self.service.take_off(self.worker, None),
-                    Err(_) => return self.service.take_off(self.worker, Some(DropReason::ConnectionClosed)),
+                    Err(status) => {
+                        // A message that does not decode (or is over the size limit) is the
+                        // worker's fault; anything else is the connection's.
+                        let reason = match status.code() {
+                            Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted | Code::Internal => {
+                                self.service.counters.invalid.fetch_add(1, Ordering::Relaxed);
+                                DropReason::MalformedOutcome
+                            }
+                            _ => DropReason::ConnectionClosed,
+                        };
+                        return self.end(status, Some(reason)).await;
+                    }
                 },
                 () = &mut arrived, if waiting => {}
                 () = tokio::time::sleep(RECHECK), if waiting => {}
@@ -113,10 +125,9 @@ impl WorkerStream {
     fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Refused> {
         self.service.heard(self.worker);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
-            return Err(self.service.invalid(format!(
-                "worker_id: {} on the stream of worker {}",
-                message.worker_id, self.wire_id
-            )));
+            return Err(self
+                .service
+                .invalid(format!("worker_id: {} on the stream of worker {}", message.worker_id, self.wire_id)));
         }
         if message.outcomes.len() > MAX_TASKS_PER_MESSAGE {
             let n = message.outcomes.len();
@@ -124,9 +135,9 @@ impl WorkerStream {
         }
         let wanted = self.wanted + u64::from(message.want);
         if wanted > MAX_WANTED {
-            return Err(self.service.invalid(format!(
-                "want: at most {MAX_WANTED} tasks asked for and not yet sent, got {wanted}"
-            )));
+            return Err(self
+                .service
+                .invalid(format!("want: at most {MAX_WANTED} tasks asked for and not yet sent, got {wanted}")));
         }
         self.wanted = wanted;
         if message.outcomes.is_empty() {
@@ -134,8 +145,8 @@ impl WorkerStream {
         }
         let mut deliveries = Vec::with_capacity(message.outcomes.len());
         for (i, outcome) in message.outcomes.iter().enumerate() {
-            let (id, leased_to, outcome) =
-                outcome_from_proto(outcome).map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
+            let (id, leased_to, outcome) = outcome_from_proto(outcome)
+                .map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
             // An outcome from an earlier registration (or a master before a restart) is still the
             // outcome of that task id: recorded on behalf of that worker if this process knows it,
             // else of nobody.

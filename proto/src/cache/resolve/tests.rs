@@ -6,7 +6,7 @@ use crate::convert::{Sending, source_to_proto, task_from_proto_with, task_to_pro
 use loa_engine::Rules;
 use loa_engine::breeding::{BreedingRng, Crossover, Step, Variation};
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
+use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask};
 
 /// A chromosome bred from `parents` by `variation`, with its origin.
 pub(crate) fn bred(variation: Variation, parents: &[&Chromosome], seed: u64) -> Arc<Chromosome> {
@@ -22,8 +22,8 @@ pub(crate) fn mutant(parent: &Chromosome, seed: u64) -> Arc<Chromosome> {
 }
 
 /// A knockout task of these networks.
-pub(crate) fn knockout_of(networks: &[Arc<Chromosome>]) -> Task {
-    Task::Match(MatchTask {
+pub(crate) fn knockout_of(networks: &[Arc<Chromosome>]) -> MatchTask {
+    MatchTask {
         entrants: networks
             .iter()
             .enumerate()
@@ -32,18 +32,18 @@ pub(crate) fn knockout_of(networks: &[Arc<Chromosome>]) -> Task {
         network_depth: 1,
         rules: Rules::default(),
         format: MatchFormat::Knockout { seed: 3 },
-    })
+    }
 }
 
 /// Task `task` on the wire, networks with an origin sent as it (with `sources`), the others by
 /// id if `cache` holds them, else with weights.
-pub(crate) fn wire(task: &Task, cache: &ChromosomeCache, sources: &[pb::Source]) -> pb::Task {
+pub(crate) fn wire(task: &MatchTask, cache: &ChromosomeCache, sources: &[pb::Source]) -> pb::Task {
     let mut decide = |c: &Chromosome| match c.origin() {
         Some(_) if !cache.contains(&c.id()) => Sending::Origin(sources.to_vec()),
         _ if cache.contains(&c.id()) => Sending::Id,
         _ => Sending::Weights,
     };
-    task_to_proto_sending(7, task, &mut decide, true)
+    task_to_proto_sending(7, task, &mut decide)
 }
 
 #[test]
@@ -73,8 +73,7 @@ fn an_origin_that_makes_another_network_is_not_used() {
     cache.insert(p.id(), Arc::clone(&p));
     let mut tasks = vec![wire(&task, &cache, &[])];
     // A wrong generator state in the first network's origin: it makes some other mutant.
-    let Some(pb::task::Kind::Match(m)) = &mut tasks[0].kind else { unreachable!() };
-    let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[0].kind else { unreachable!() };
+    let Some(pb::match_entrant::Kind::Network(n)) = &mut tasks[0].entrants[0].kind else { unreachable!() };
     n.origin.as_mut().unwrap().steps[0].state[0] ^= 1;
     let forged = n.id.map(|id| crate::convert::id_from_proto(&id)).unwrap();
     let resolved = resolve_entrants(&mut tasks, &mut cache);
@@ -91,8 +90,7 @@ fn malformed_origins_and_sources_are_not_used() {
     cache.insert(p.id(), Arc::clone(&p));
     let bad_source = source_to_proto(p.id(), "not a peer");
     let mut tasks = vec![wire(&task, &cache, &[bad_source])];
-    let Some(pb::task::Kind::Match(m)) = &mut tasks[0].kind else { unreachable!() };
-    let Some(pb::match_entrant::Kind::Network(n)) = &mut m.entrants[1].kind else { unreachable!() };
+    let Some(pb::match_entrant::Kind::Network(n)) = &mut tasks[0].entrants[1].kind else { unreachable!() };
     n.origin.as_mut().unwrap().steps.clear();
     let resolved = resolve_entrants(&mut tasks, &mut cache);
     // Each of the three origins came with the malformed source; the second had no step either.
@@ -109,7 +107,7 @@ fn a_network_whose_parent_is_nowhere_is_left_to_the_master() {
     cache.insert(q.id(), Arc::clone(&q));
     let mut tasks = vec![wire(&task, &cache, &[])];
     let resolved = resolve_entrants(&mut tasks, &mut cache);
-    let lacking = task.chromosomes()[1].id();
+    let lacking = task.chromosomes().nth(1).unwrap().id();
     assert_eq!((resolved.made, resolved.hits), (2, 1));
     assert_eq!((resolved.missing.clone(), resolved.needing.clone()), (vec![lacking], vec![7]));
     assert!(!resolved.waits_for_peers());

@@ -1,10 +1,10 @@
-//! Match tasks and outcomes: round trips, and one refusal per validated field, each naming the
-//! field's path from the `match` message in.
+//! Match tasks and outcomes: round trips, and one refusal per validated field of fixed players,
+//! entrant lists and formats, each naming the field's path from the task in.
 
 use super::*;
-use crate::convert::{result_from_proto, result_to_proto, task_from_proto, task_to_proto};
+use crate::convert::{outcome_from_proto, outcome_to_proto, task_from_proto, task_to_proto};
+use loa_engine::aloa::AloaKind;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{Task, TaskOutcome};
 use loa_engine::{BothConnected, NoMoves, Rules};
 use std::sync::Arc;
 
@@ -36,19 +36,16 @@ fn pairs() -> MatchFormat {
     MatchFormat::Pairs(vec![pairing(0, 1, 5, 0), pairing(2, 3, 6, 4), pairing(3, 0, 7, 40)])
 }
 
-fn proto(task: &MatchTask) -> pb::MatchTask {
-    match task_to_proto(1, &Task::Match(task.clone())).kind {
-        Some(pb::task::Kind::Match(m)) => m,
-        other => panic!("not a match task: {other:?}"),
-    }
+fn proto(task: &MatchTask) -> pb::Task {
+    task_to_proto(1, task)
 }
 
-fn refused(m: pb::MatchTask) -> String {
-    task_from_proto(pb::Task { id: 1, kind: Some(pb::task::Kind::Match(m)) }).unwrap_err().to_string()
+fn refused(m: pb::Task) -> String {
+    task_from_proto(m).unwrap_err().to_string()
 }
 
 #[track_caller]
-fn check(m: pb::MatchTask, expected: &str) {
+fn check(m: pb::Task, expected: &str) {
     let message = refused(m);
     assert_eq!(message, expected);
 }
@@ -63,101 +60,80 @@ fn match_tasks_and_outcomes_survive_the_round_trip() {
     let wide = MatchTask { entrants: [task(pairs()).entrants, others].concat(), ..task(pairs()) };
     let tasks = [task(pairs()), task(MatchFormat::Knockout { seed: 99 }), wide];
     for (i, t) in tasks.into_iter().enumerate() {
-        let t = Task::Match(t);
-        let (id, back) = task_from_proto(task_to_proto(50 + i as u64, &t)).unwrap();
-        assert_eq!((id, &back), (50 + i as u64, &t));
+        let id = 50 + i as u64;
+        let wire = task_to_proto(id, &t);
+        let (back_id, back) = task_from_proto(wire.clone()).unwrap();
+        assert_eq!((back_id, &back), (id, &t));
+        // Fixed players travel as their specs.
+        let specs: Vec<&str> = wire
+            .entrants
+            .iter()
+            .filter_map(|e| match &e.kind {
+                Some(pb::match_entrant::Kind::Fixed(f)) => Some(f.player.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(specs[..2], ["aloa:1", "random:2:77"]);
         if i == 2 {
+            assert_eq!(specs[2..], ["aloa-normal:12", "randomann:3:18446744073709551615", "randomann-printed:3:5"]);
             continue; // ALoA at depth 12 is there for the conversion, not to be played
         }
         let result = Ok(t.run().unwrap());
-        assert_eq!(result_from_proto(Some(&result_to_proto(&result))).unwrap(), result);
+        assert_eq!(outcome_from_proto(&outcome_to_proto(id, &result, 0)).unwrap(), (id, 0, result));
     }
 }
 
 #[test]
 fn bad_entrants_are_refused_naming_the_field() {
     let good = proto(&task(pairs()));
-    assert!(task_from_proto(pb::Task { id: 1, kind: Some(pb::task::Kind::Match(good.clone())) }).is_ok());
-    let with = |i: usize, change: &dyn Fn(&mut pb::match_entrant::Kind)| {
+    assert!(task_from_proto(good.clone()).is_ok());
+    let fixed = |i: usize, change: &dyn Fn(&mut pb::FixedEntrant)| {
         let mut m = good.clone();
-        change(m.entrants[i].kind.as_mut().unwrap());
+        let Some(pb::match_entrant::Kind::Fixed(f)) = m.entrants[i].kind.as_mut() else { panic!("a fixed player") };
+        change(f);
         m
     };
-    let weights = |w: &mut Vec<f32>| w[17] = f32::NAN;
+    check(fixed(1, &|f| f.player = "chess:1".into()), "entrants[1].fixed.player: `chess:1` is not a fixed player");
     check(
-        with(3, &|k| {
-            if let pb::match_entrant::Kind::Network(n) = k {
-                weights(&mut n.weights)
-            }
-        }),
-        "match.entrants[3].network.weights[17]: NaN is not finite",
+        fixed(2, &|f| f.player = "net:2:x.json".into()),
+        "entrants[2].fixed.player: `net:2:x.json` is not a fixed player",
     );
-    let m = with(0, &|k| {
-        if let pb::match_entrant::Kind::Network(n) = k {
-            n.weights.pop();
-        }
-    });
-    assert!(refused(m).starts_with("match.entrants[0].network.weights: 2040 weights"));
-    let m = with(0, &|k| {
-        if let pb::match_entrant::Kind::Network(n) = k {
-            n.weights[3] = 1e30
-        }
-    });
-    assert!(refused(m).starts_with("match.entrants[0].network.weights: "));
-    let m = with(3, &|k| {
-        if let pb::match_entrant::Kind::Network(n) = k {
-            n.topology = "board-9".into()
-        }
-    });
-    assert!(refused(m).starts_with("match.entrants[3].network.topology: unknown topology"));
-
-    let fixed = |i, change: &dyn Fn(&mut pb::FixedEntrant)| {
-        with(i, &|k| {
-            if let pb::match_entrant::Kind::Fixed(f) = k {
-                change(f)
-            }
-        })
-    };
-    check(fixed(1, &|f| f.kind = 0), "match.entrants[1].fixed.kind: unspecified");
-    check(fixed(2, &|f| f.kind = 9), "match.entrants[2].fixed.kind: unknown value 9");
-    check(fixed(1, &|f| f.salt_or_seed = 4), "match.entrants[1].fixed.salt_or_seed: ALoA takes no salt or seed, got 4");
+    check(
+        fixed(1, &|f| f.player = "aloa:1:4".into()),
+        "entrants[1].fixed.player: `aloa:1:4`: unexpected text after the depth",
+    );
+    // One encoding a player: the spec as the engine writes it.
+    check(
+        fixed(2, &|f| f.player = "random:2:077".into()),
+        "entrants[2].fixed.player: \"random:2:077\" is not written as random:2:77",
+    );
     for depth in [0, 13] {
         check(
-            fixed(2, &|f| f.depth = depth),
-            &format!("match.entrants[2].fixed.depth: search depth {depth} is outside 1..=12"),
+            fixed(2, &|f| f.player = format!("random:{depth}:77")),
+            &format!("entrants[2].fixed.player: `random:{depth}:77`: the depth must be 1..=12"),
         );
     }
-    check(fixed(2, &|f| f.serial = 10), "match.entrants[2].fixed.serial: serial 10 appears twice");
-    let m = with(3, &|k| {
-        if let pb::match_entrant::Kind::Network(n) = k {
-            n.serial = 11
-        }
-    });
-    check(m, "match.entrants[3].network.serial: serial 11 appears twice");
+    check(fixed(2, &|f| f.serial = 10), "entrants[2].fixed.serial: serial 10 appears twice");
 
     let mut m = good.clone();
     m.entrants[2].kind = None;
-    check(m, "match.entrants[2].kind: missing: neither a network nor a fixed player");
+    check(m, "entrants[2].kind: missing: neither a network nor a fixed player");
 
     let mut m = good.clone();
     let spare = m.entrants[1].clone();
     m.entrants.resize(17, spare);
-    check(m, "match.entrants: a match task needs 2 to 16 entrants, got 17");
+    check(m, "entrants: a match task needs 2 to 16 entrants, got 17");
     let mut m = good.clone();
     m.entrants.truncate(1);
-    m.format = Some(pb::match_task::Format::Knockout(pb::Knockout { seed: 1 }));
-    check(m, "match.entrants: a match task needs 2 to 16 entrants, got 1");
+    m.format = Some(pb::task::Format::Knockout(pb::Knockout { seed: 1 }));
+    check(m, "entrants: a match task needs 2 to 16 entrants, got 1");
 
     for depth in [0, 13] {
         check(
-            pb::MatchTask { network_depth: depth, ..good.clone() },
-            &format!("match.network_depth: search depth {depth} is outside 1..=12"),
+            pb::Task { network_depth: depth, ..good.clone() },
+            &format!("network_depth: search depth {depth} is outside 1..=12"),
         );
     }
-    check(pb::MatchTask { rules: None, ..good.clone() }, "match.rules: missing");
-    let mut m = good;
-    m.rules.as_mut().unwrap().no_moves = 0;
-    check(m, "match.rules.no_moves: unspecified");
 }
 
 #[test]
@@ -165,105 +141,62 @@ fn bad_formats_are_refused_naming_the_field() {
     let good = proto(&task(pairs()));
     let pairings = |change: &dyn Fn(&mut Vec<pb::Pairing>)| {
         let mut m = good.clone();
-        let Some(pb::match_task::Format::Pairs(p)) = m.format.as_mut() else { panic!("pairs") };
+        let Some(pb::task::Format::Pairs(p)) = m.format.as_mut() else { panic!("pairs") };
         change(&mut p.pairings);
         m
     };
-    check(pairings(&|p| p[2].b = 9), "match.format.pairs.pairings[2].b: entrant 9 does not exist (4 entrants)");
-    check(pairings(&|p| p[1].a = 4), "match.format.pairs.pairings[1].a: entrant 4 does not exist (4 entrants)");
-    check(pairings(&|p| p[0].b = p[0].a), "match.format.pairs.pairings[0].b: entrant 0 cannot play itself");
+    check(pairings(&|p| p[2].b = 9), "format.pairs.pairings[2].b: entrant 9 does not exist (4 entrants)");
+    check(pairings(&|p| p[1].a = 4), "format.pairs.pairings[1].a: entrant 4 does not exist (4 entrants)");
+    check(pairings(&|p| p[0].b = p[0].a), "format.pairs.pairings[0].b: entrant 0 cannot play itself");
     check(
         pairings(&|p| p[2].opening_plies = 41),
-        "match.format.pairs.pairings[2].opening_plies: 41 opening plies, at most 40",
+        "format.pairs.pairings[2].opening_plies: 41 opening plies, at most 40",
     );
-    check(pairings(&|p| p.clear()), "match.format.pairs.pairings: a match task plays 1 to 256 matches, got 0");
-    check(
-        pairings(&|p| p.resize(257, p[0])),
-        "match.format.pairs.pairings: a match task plays 1 to 256 matches, got 257",
-    );
-    check(pb::MatchTask { format: None, ..good.clone() }, "match.format: missing: neither pairs nor a knockout");
+    check(pairings(&|p| p.clear()), "format.pairs.pairings: a match task plays 1 to 256 matches, got 0");
+    check(pairings(&|p| p.resize(257, p[0])), "format.pairs.pairings: a match task plays 1 to 256 matches, got 257");
+    check(pb::Task { format: None, ..good.clone() }, "format: missing: neither pairs nor a knockout");
 
     let mut m = proto(&task(MatchFormat::Knockout { seed: 4 }));
     m.entrants.pop();
-    check(m, "match.format.knockout: a knockout needs a power of two entrants, got 3");
-}
-
-fn outcome() -> pb::MatchOutcome {
-    let outcome = Task::Match(task(pairs())).run().unwrap();
-    match result_to_proto(&Ok(outcome)) {
-        pb::complete_request::Result::Match(m) => m,
-        other => panic!("not a match outcome: {other:?}"),
-    }
-}
-
-fn outcome_refused(m: pb::MatchOutcome) -> String {
-    result_from_proto(Some(&pb::complete_request::Result::Match(m))).unwrap_err().to_string()
+    check(m, "format.knockout: a knockout needs a power of two entrants, got 3");
 }
 
 #[test]
-fn bad_match_outcomes_are_refused_naming_the_field() {
-    let good = outcome();
-    // Indices are only checked against the largest task: 15 passes here, the master checks more.
-    let mut m = good.clone();
+fn outcome_indices_are_checked_against_the_largest_task_only() {
+    let result = Ok(task(pairs()).run().unwrap());
+    let mut o = outcome_to_proto(1, &result, 0);
+    let Some(pb::outcome::Result::Match(m)) = o.result.as_mut() else { panic!("a match outcome") };
+    // 15 passes on the wire; the master, which holds the task, checks more.
     m.matches[0].b = 15;
-    let Ok(Ok(TaskOutcome::Match(back))) = result_from_proto(Some(&pb::complete_request::Result::Match(m))) else {
-        panic!("an index below 16 is accepted on the wire")
-    };
+    let (_, _, Ok(back)) = outcome_from_proto(&o).unwrap() else { panic!("an outcome") };
     assert!(task(pairs()).check_outcome(&back).is_err(), "but not by the task");
-
-    let mut m = good.clone();
-    m.matches[1].a = 16;
-    assert_eq!(outcome_refused(m), "match.matches[1].a: entrant index 16 is not below 16");
-    let mut m = good.clone();
-    m.matches[2].b = m.matches[2].a;
-    assert!(outcome_refused(m).starts_with("match.matches[2].b: entrant"));
-    let mut m = good.clone();
-    m.matches[0].games.pop();
-    assert_eq!(outcome_refused(m), "match.matches[0].games: 2 games expected, got 1");
-    let mut m = good.clone();
-    m.matches[1].winner = 0;
-    assert_eq!(outcome_refused(m), "match.matches[1].winner: unspecified");
-    let mut m = good.clone();
-    m.matches[1].games[0].outcome = 8;
-    assert_eq!(outcome_refused(m), "match.matches[1].games[0].outcome: unknown value 8");
-    let mut m = good.clone();
-    m.matches.clear();
-    assert_eq!(outcome_refused(m), "match.matches: 1 to 256 matches expected, got 0");
-    let mut m = good.clone();
+    let Some(pb::outcome::Result::Match(m)) = o.result.as_mut() else { panic!("a match outcome") };
     let first = m.matches[0].clone();
     m.matches.resize(257, first);
-    assert_eq!(outcome_refused(m), "match.matches: 1 to 256 matches expected, got 257");
+    assert_eq!(outcome_from_proto(&o).unwrap_err().to_string(), "match.matches: 1 to 256 matches expected, got 257");
 }
 
 #[test]
-fn the_size_bound_holds_for_the_largest_tasks() {
+fn a_message_of_the_largest_tasks_fits_the_masters_message_size() {
     use prost::Message;
     let many = |n: u64| -> Vec<MatchEntrant> {
         (0..n)
             .map(|i| match i % 3 {
                 0 => MatchEntrant::Network { serial: u64::MAX - i, chromosome: Arc::new(random_uniform(i)) },
-                1 => fixed(u64::MAX - i, FixedPlayer::Random { depth: 12, salt: u64::MAX }),
+                1 => fixed(u64::MAX - i, FixedPlayer::RandomAnnPrinted { depth: 12, seed: u64::MAX }),
                 _ => fixed(u64::MAX - i, FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 12 }),
             })
             .collect()
     };
     let big_pairing = |k: usize| Pairing { a: k % 16, b: (k + 1) % 16, seed: u64::MAX - k as u64, opening_plies: 40 };
-    let tasks = [
-        task(pairs()),
-        task(MatchFormat::Knockout { seed: u64::MAX }),
-        MatchTask {
-            entrants: many(16),
-            network_depth: 12,
-            rules: Rules { ply_cap: u32::MAX, ..Rules::default() },
-            format: MatchFormat::Pairs((0..MAX_MATCHES).map(big_pairing).collect()),
-        },
-        MatchTask { entrants: many(16), format: MatchFormat::Knockout { seed: u64::MAX }, ..task(pairs()) },
-    ];
-    for t in tasks {
-        let encoded = pb::LeaseReply { tasks: vec![task_to_proto(u64::MAX, &Task::Match(t.clone()))] }.encoded_len();
-        let bound = t.wire_size_bound();
-        // An upper bound, and a close one when networks travel (their weights dominate both; a
-        // pairing is bounded at 50 bytes and takes about 20).
-        assert!(encoded <= bound && bound <= encoded + encoded / 4 + 1024, "encoded {encoded}, bound {bound}");
-    }
+    let largest = MatchTask {
+        entrants: many(16),
+        network_depth: 12,
+        rules: Rules { ply_cap: u32::MAX, ..Rules::default() },
+        format: MatchFormat::Pairs((0..MAX_MATCHES).map(big_pairing).collect()),
+    };
+    let task = task_to_proto(u64::MAX, &largest);
+    let message = pb::MasterMessage { tasks: vec![task; crate::MAX_TASKS_PER_MESSAGE], receipt: None };
+    let len = message.encoded_len();
+    assert!(len <= crate::MAX_MESSAGE_BYTES, "{len} bytes");
 }
