@@ -5,13 +5,13 @@
 //! **The protocol.** A worker tells the master its cache capacity when it registers. For each
 //! such worker the master keeps a *mirror*: an [`Lru`] of ids of the same (or a smaller)
 //! capacity, fed with exactly the ids it sends that worker, in the order it sends them. The worker
-//! feeds its own [`Lru`] of chromosomes with the same ids in the same order as it reads its lease
-//! replies ([`resolve_entrants`]). An LRU holds the last `capacity` distinct keys of the sequence
-//! it was fed, so as long as every reply arrives the mirror is exactly the worker's cache (or,
+//! feeds its own [`Lru`] of chromosomes with the same ids in the same order as it reads its
+//! messages ([`resolve_entrants`]). An LRU holds the last `capacity` distinct keys of the sequence
+//! it was fed, so as long as every message arrives the mirror is exactly the worker's cache (or,
 //! for a smaller mirror, a part of it): the master sends an id alone only for chromosomes the
 //! worker holds, and weights otherwise.
 //!
-//! **The fallback.** The mirror can be wrong: a lease reply the master built may never reach the
+//! **The fallback.** The mirror can be wrong: a message the master built may never reach the
 //! worker (a broken connection), and a worker can be configured to keep less than it announced.
 //! Then the worker meets an id it lacks and asks the master for the weights
 //! (`FetchChromosomes`), naming the tasks that need them; the master serves them from those
@@ -26,7 +26,7 @@
 //! makes again from the parents and checks against the id; the parents it lacks, and networks
 //! sent by id with sources, come from other workers ([`crate::peers`]). The master feeds its
 //! mirror with the parents, then the network, as the worker feeds its cache. What the worker
-//! fetches from peers goes into its cache when the fetch returns, after the rest of the reply,
+//! fetches from peers goes into its cache when the fetch returns, after the rest of the message,
 //! so near a full cache the two orders can differ: the mirror is then a little wrong, which, as
 //! above, costs a fetch. Whatever the worker cannot make or get from peers it fetches from the
 //! master. Every chromosome is still checked against its id, so games stay the same byte for

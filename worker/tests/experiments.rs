@@ -1,4 +1,4 @@
-//! A match experiment (issue 11) played by remote workers writes the file an embedded run writes.
+//! A match experiment played by remote workers writes the file an embedded run writes.
 
 mod common;
 use common::*;

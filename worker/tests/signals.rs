@@ -1,4 +1,4 @@
-//! A worker keeps SIGPIPE ignored (issue 14): it talks to its master and peers over sockets,
+//! A worker keeps SIGPIPE ignored: it talks to its master and peers over sockets,
 //! whose writes (hyper's `writev`) raise SIGPIPE when the other side has gone; with the
 //! signal's default action that killed the worker instead of failing the call, which it retries.
 

@@ -1,5 +1,5 @@
 //! Breeding: how chromosomes are made from others, as pure functions of the parents and a
-//! generator's state (issue 14).
+//! generator's state.
 //!
 //! The master breeds every population with these operators, drawing from its
 //! [`BreedingRng`], and records how it made each chromosome: its [`Origin`], the parents' ids

@@ -1,4 +1,4 @@
-//! Generic match tasks (issue 9): a set of entrants (networks, or fixed players such as ALoA or
+//! Match tasks: a set of entrants (networks, or fixed players such as ALoA or
 //! the random heuristic) and a format (a list of two-game matches between given pairs, or a
 //! knockout bracket over all entrants). Every other kind of work the master needs (benchmarks,
 //! round robins, K random opponents, curricula, ES perturbations) is built from this one unit,
@@ -455,9 +455,8 @@ fn bracket<E>(
     mut play: impl FnMut(usize, usize, usize) -> Result<usize, E>,
 ) -> Result<usize, E> {
     let serial = |i: usize| entrants.get(i).map_or(u64::MAX, MatchEntrant::serial);
-    // On the stack for every valid task (the master checks each outcome with this, issue 14:
-    // three allocations a task were a tenth of its gRPC threads' allocations); the heap only for
-    // an entrant list too long to be valid.
+    // On the stack for every valid task (the master's gRPC threads check each outcome with
+    // this); the heap only for an entrant list too long to be valid.
     let mut on_stack = [0usize; MAX_ENTRANTS];
     let mut on_heap = Vec::new();
     let round: &mut [usize] = match on_stack.get_mut(..entrants.len()) {

@@ -1,4 +1,4 @@
-//! Which workers hold which chromosomes (issue 14), so the master can name, with a network a
+//! Which workers hold which chromosomes, so the master can name, with a network a
 //! worker lacks, peers that hold it or its parents, instead of sending its weights.
 //!
 //! Only workers that serve the `Peer` service are listed. What a worker holds is what the

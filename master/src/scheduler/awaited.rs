@@ -1,13 +1,12 @@
 //! What [`Scheduler::collect`](super::Scheduler::collect) waits for, kept so that an outcome
 //! costs the collecting thread nothing until it is the last one it waits for.
 //!
-//! Before, every accepted outcome woke the collector, which then counted its ids' outcomes and
-//! scanned every open task for lapsed leases, under the scheduler's lock: work in proportion to
-//! the tasks of a step, for every outcome, so a step of 100 000 tasks cost a quadratic amount of
-//! master time and held the lock the workers' calls need (issue 14: a master feeding 10 000
-//! workers hands out steps of tens of thousands of tasks). Now each collect has a count of its
-//! ids still without an outcome; an outcome lowers it, and only the last one wakes the
-//! collector. Its progress ticks, stop checks and lease expiry run every 100 ms, as documented.
+//! Waking the collector on every outcome, to count its ids' outcomes under the scheduler's lock,
+//! would cost work in proportion to the tasks of a step for every outcome: quadratic in a step's
+//! size (a master feeding thousands of workers hands out steps of tens of thousands of tasks).
+//! So each collect has a count of its ids still without an outcome; an outcome lowers it, and
+//! only the last one wakes the collector. Its progress ticks, stop checks and lease expiry run
+//! every 100 ms, as documented.
 
 use super::{IdHash, TaskId};
 use std::collections::HashMap;

@@ -1,9 +1,8 @@
 //! Each worker's leases in the order granted, each marked when it ends, so that the worker's
-//! oldest open lease (what the straggler rule judges) is at the front (issue 14). The straggler
-//! count, asked on every progress tick, used to scan every open task's leases: 24 ms under the
-//! scheduler's lock with 10 000 workers and 500 000 tasks open, twice a tick. Expiry, every
-//! tenth of a second, scanned them too; a worker's lapsed leases are its log's first ones, so
-//! it now reads those alone ([`LeaseLog::granted_up_to`]).
+//! oldest open lease (what the straggler rule judges) is at the front, rather than found by a
+//! scan of every open task's leases under the scheduler's lock on every progress tick. Expiry,
+//! every tenth of a second, reads a worker's lapsed leases the same way: they are its log's
+//! first ones ([`LeaseLog::granted_up_to`]).
 
 use std::collections::VecDeque;
 use std::time::Instant;

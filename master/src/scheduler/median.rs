@@ -1,7 +1,6 @@
-//! The median of a batch's task times, from a bounded sample (issue 14): the straggler rule
-//! asks for it on every progress tick and every backup scan, and copying and selecting half a
-//! million durations took milliseconds under the scheduler's lock each time; keeping them in two
-//! heaps instead cost a tenth of a microsecond a task.
+//! The median of a batch's task times, from a bounded sample: the straggler rule asks for it on
+//! every progress tick and every backup scan, and copying and selecting half a million
+//! durations takes milliseconds under the scheduler's lock each time.
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The one path work takes from the master to workers and back.
 //!
 //! The master submits tasks with ids; workers *pull* them as leases with a deadline and send
-//! back outcomes. Embedded worker threads and (issue 5) remote gRPC workers use the same calls,
+//! back outcomes. Embedded worker threads and remote gRPC workers use the same calls,
 //! so the scheduler is built for workers that come, go and fail:
 //! - a lease past its deadline, or the lease of a worker that left, goes back to the queue;
 //! - the first outcome for a task wins; later ones are counted as duplicates and dropped, and
@@ -208,11 +208,10 @@ impl State {
 
 /// Lets a table its removals emptied take the next step's entries in the memory it has. The
 /// removals leave tombstones, which make the next `reserve` move the table to new memory,
-/// whose pages then fault in as entries arrive: the outcomes' table under the scheduler's lock
-/// (a twelfth of the gRPC threads at 10 000 workers, issue 14), the open tasks' in `submit` (a
-/// quarter of the collecting thread's samples in a two-step profile at 10 000 workers, the
-/// first step's first touch included). `clear` resets the control bytes, but skips a table
-/// that holds nothing, so one placeholder goes in first.
+/// whose pages then fault in as entries arrive, under the scheduler's lock (the outcomes'
+/// table) or in `submit` (the open tasks'): with thousands of workers, a large part of a step's
+/// cost. `clear` resets the control bytes, but skips a table that holds nothing, so one
+/// placeholder goes in first.
 fn reuse_emptied<V>(table: &mut HashMap<TaskId, V, IdHash>, placeholder: impl FnOnce() -> V) {
     if table.is_empty() && table.capacity() > 0 {
         table.insert(TaskId::MAX, placeholder());
@@ -248,7 +247,7 @@ pub struct Scheduler {
     state: Mutex<State>,
     /// Signalled when tasks are queued or the scheduler closes.
     work: Condvar,
-    /// The same for the gRPC service's lease calls, which wait on the async runtime.
+    /// The same for the gRPC service's streams, which wait on the async runtime.
     work_arrived: tokio::sync::Notify,
     /// Signalled when an outcome arrives.
     outcomes: Condvar,
@@ -283,18 +282,17 @@ impl Scheduler {
 
     /// Notified when tasks are queued or leases expire (one waiter a task, see
     /// `Scheduler::announce`) and when the scheduler closes (every waiter): what wakes the gRPC
-    /// service's waiting lease calls (issue 14), which must not block a runtime thread on
+    /// service's streams that wait for tasks, which must not block a runtime thread on
     /// [`Scheduler::lease_wait`]'s condition variable.
     pub fn work_arrived(&self) -> &tokio::sync::Notify {
         &self.work_arrived
     }
 
-    /// Wakes up to `tasks` of the service's waiting lease calls (one a task, longest waiting
-    /// first), not all of them: between generations every worker waits, and waking ten
-    /// thousand calls for a step of 62 tasks cost the master more than the tasks (issue 14;
-    /// `bench-dispatch --clients 1024`, 62-task steps: 38 µs a task against 23 µs with 32
-    /// clients). A woken call that finds nothing (a busy worker's outcome leased the task first)
-    /// waits again; a call that ends before it looks passes its turn on (tokio's `Notify`).
+    /// Wakes up to `tasks` of the service's waiting streams (one a task, longest waiting first),
+    /// not all of them: between generations every worker waits, and waking ten thousand
+    /// workers for a step of 62 tasks costs the master more than the tasks. A woken stream that
+    /// finds nothing (another worker leased the task first) waits again; one that ends before it
+    /// looks passes its turn on (tokio's `Notify`).
     fn announce(&self, tasks: usize) {
         for _ in 0..tasks {
             self.work_arrived.notify_one();
@@ -310,8 +308,9 @@ impl Scheduler {
     /// Registers a worker that plays `slots` tasks at once and returns its id. Such a worker
     /// takes at most `slots` backup copies a call, however many tasks it asks for: a copy helps
     /// only if it finishes before the original, and a worker plays its copies `slots` at a time.
-    /// (At the tail of a step, 10 000 single-slot stubs asking for 64 each took 628 608 copies
-    /// of 3 840 000 tasks, which made the tail, and so the copies, grow; issue 14.)
+    /// (Without the bound, thousands of idle single-slot workers asking for 64 tasks each at the
+    /// tail of a step took copies of most open tasks, which made the tail, and so the copies,
+    /// grow.)
     pub fn register_with_slots(&self, name: String, slots: usize) -> WorkerId {
         let id = self.register(name);
         self.lock().backup_limit.insert(id, slots.max(1));
@@ -669,7 +668,7 @@ impl Scheduler {
         // Only the tasks of lapsed leases can expire, and a worker's lapsed leases are the
         // first of its log (granted in order, renewed together): read those alone rather than
         // every open task, which held the lock for tens of milliseconds a tenth of a second at
-        // a million tasks open (issue 14).
+        // a million tasks open.
         let mut candidates: Vec<TaskId> = lease_log
             .iter()
             .filter(|(w, _)| renewed.get(w).is_none_or(|&at| at <= cutoff))

@@ -1,4 +1,4 @@
-//! How a worker turns the networks of a lease reply into chromosomes (see the parent module's
+//! How a worker turns the networks of the master's messages into chromosomes (see the parent module's
 //! docs): weights sent are checked and cached, ids are looked up, origins are made again from
 //! parents held or fetched from peers, and whatever is still lacking is left for the master
 //! (`FetchChromosomes`).
@@ -16,10 +16,10 @@ use loa_engine::tasks::MAX_ENTRANTS;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// What one lease reply's networks resolved to (see [`resolve_entrants`]).
+/// What one message's networks resolved to (see [`resolve_entrants`]).
 #[derive(Debug, Default)]
 pub struct Resolved {
-    /// Every chromosome the reply's tasks need that is at hand, by id: held here until the tasks
+    /// Every chromosome the message's tasks need that is at hand, by id: held here until the tasks
     /// are converted, so a small cache evicting them meanwhile does not matter.
     pub found: HashMap<ChromosomeId, Arc<Chromosome>>,
     /// Ids the worker could not resolve, each once, in the order met: to fetch from the master.
@@ -67,7 +67,7 @@ fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
         .take(MAX_ENTRANTS)
 }
 
-/// Resolves the networks of a lease reply's tasks, in order, against `cache`, as the master's
+/// Resolves the networks of a message's tasks, in order, against `cache`, as the master's
 /// mirror expects:
 ///
 /// - a network sent with weights is validated, checked against its id and cached (and its
@@ -82,7 +82,7 @@ fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
 ///
 /// Origins and sources are taken out of the messages, which then name their networks by id
 /// alone. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved, and [`MAX_ENTRANTS`]
-/// networks of each: a reply beyond those bounds is a master's bug, and what lies beyond is left
+/// networks of each: a message beyond those bounds is a master's bug, and what lies beyond is left
 /// unresolved (its tasks go unplayed, their leases lapse) rather than cost time quadratic in it.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
@@ -118,7 +118,7 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
             if let Some((origin, topology)) = origin {
                 resolved.by_origin(task_id, id, origin, topology, &sources, cache);
             } else if resolved.want(id, &sources) || resolved.coming(id) {
-                // From peers, or made or fetched for an earlier network of this reply.
+                // From peers, or made or fetched for an earlier network of this message.
                 resolved.waiting.push(Waiting { task: task_id, id, origin: None });
             } else {
                 resolved.lack(task_id, id);
@@ -203,8 +203,8 @@ impl Resolved {
         if lacking.is_empty() {
             self.make(task, id, &origin, topology, cache);
         } else if lacking.iter().all(|&p| self.coming(p) || sources.iter().any(|(s, _)| *s == p)) {
-            // (A parent named without a source comes for an earlier network of this reply: the
-            // master sends each source once a reply, for the first network that needs it.)
+            // (A parent named without a source comes for an earlier network of this message: the
+            // master sends each source once a message, for the first network that needs it.)
             for p in lacking {
                 self.want(p, sources);
             }
@@ -235,7 +235,7 @@ impl Resolved {
         }
     }
 
-    /// Whether `id` is on its way for an earlier network of the reply: asked of peers, or waiting
+    /// Whether `id` is on its way for an earlier network of the message: asked of peers, or waiting
     /// to be made or fetched.
     fn coming(&self, id: ChromosomeId) -> bool {
         self.wanted.iter().any(|(w, _)| *w == id) || self.waiting.iter().any(|w| w.id == id)
@@ -247,7 +247,7 @@ impl Resolved {
     }
 
     /// Fetches from `peers` what the waiting networks need (each chromosome checked against its
-    /// id, and cached), then makes those sent as origins, in the reply's order (so a network
+    /// id, and cached), then makes those sent as origins, in the message's order (so a network
     /// made for one task can be another's parent). A network still lacking something goes to
     /// `missing`, for the master.
     pub async fn fetch_from_peers(&mut self, peers: &Peers, cache: &Mutex<ChromosomeCache>) {
