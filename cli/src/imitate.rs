@@ -1,5 +1,5 @@
 //! `loa imitate`: fit the SPEC §3 network to ALoA's static evaluation by supervised learning
-//! (issue 12's diagnostic: can this architecture represent a player as strong as ALoA(3)?).
+//! (a diagnostic: can this architecture represent a player as strong as ALoA(3)?).
 //!
 //! 1. [`collect_positions`]: positions from seeded games (ALoA(2) against ALoA(2), ALoA(2)
 //!    against the random heuristic(2), random(2) against random(2), each from a few random

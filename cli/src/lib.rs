@@ -6,7 +6,7 @@
 //! - [`match_file`]: the JSON-lines file `loa match --out` writes (one line per game).
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
-//! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation (issue 12's diagnostic).
+//! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
 //! - [`bench`]: the speed figures `loa bench` prints.
 
 pub mod bench;

@@ -13,7 +13,7 @@
 //! - [`random`]: the random heuristic and portable seed derivation.
 //! - [`network`]: the 2041-weight network evaluator and chromosome files.
 //! - [`breeding`]: the variation operators and the generator they draw from, and a chromosome's
-//!   [`breeding::Origin`], from which anyone holding its parents makes it again (issue 14).
+//!   [`breeding::Origin`], from which anyone holding its parents makes it again.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).

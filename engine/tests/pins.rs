@@ -1,5 +1,5 @@
 //! Pinned results: hashes of whole games, searches and network evaluations, computed on the code
-//! before the performance work of issue 14 (commit 39ad458). Speed work must not change a single
+//! before the search and evaluation were made fast (commit 39ad458). Speed work must not change a single
 //! move, value or bit, on any build target, so every figure here is an exact hash.
 //!
 //! If one of these fails, a change altered what the engine computes, not just how fast: find the
