@@ -1,7 +1,8 @@
 //! Evaluation speed of the network, for `loa bench`.
 
 use super::{Figure, best_of, sample_positions};
-use loa_engine::network::{Accumulator, Network, random_uniform, tanh};
+use loa_engine::network::simd::Supported;
+use loa_engine::network::{Accumulator, Network, random_uniform, tanh_many};
 use loa_engine::{Move, Position};
 use std::hint::black_box;
 use std::time::Duration;
@@ -71,7 +72,7 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
         }
         sum
     });
-    // The hidden layer's tanh alone, 8 lanes at a time, as many as the exact figures above
+    // The hidden layer's tanh alone, on the exact evaluation's vectors, as many as the exact figures above
     // compute: what any exact evaluation must spend, bit-identity fixing tanh's operations (its
     // evaluations per second are their ceiling). Over the first 64 children's pre-activations
     // again and again, so the values stay in L1 cache (tanh is branch-free: its cost does not
@@ -113,35 +114,8 @@ pub fn network_figures(repeats: u32) -> Vec<Figure> {
 /// Children whose hidden units the `tanh` figure activates, again and again.
 const TANH_BLOCK: usize = 64;
 
-/// `out[i] = tanh(xs[i])` with the vectors the exact evaluation uses: 16 lanes at a time where
-/// the processor has AVX-512 (as `Network::evaluate_accumulators` chooses), else 8.
+/// `out[i] = tanh(xs[i])` with the vectors the exact evaluation uses (its detected path).
 #[inline(never)]
 fn activate_all(xs: &[f32], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor has AVX-512F, checked just above.
-        unsafe { activate_all_avx512(xs, out) };
-        return;
-    }
-    activate_lanes::<8>(xs, out);
-}
-
-/// [`activate_all`] compiled with AVX-512F enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn activate_all_avx512(xs: &[f32], out: &mut [f32]) {
-    activate_lanes::<16>(xs, out);
-}
-
-/// `out[i] = tanh(xs[i])`, `W` lanes at a time (its own function: the `&mut` tells the compiler
-/// the slices do not overlap, so it vectorises).
-#[inline(always)]
-fn activate_lanes<const W: usize>(xs: &[f32], out: &mut [f32]) {
-    let (xs, _) = xs.as_chunks::<W>();
-    let (out, _) = out.as_chunks_mut::<W>();
-    for (o, x) in out.iter_mut().zip(xs) {
-        for k in 0..W {
-            o[k] = tanh(x[k]);
-        }
-    }
+    tanh_many(Supported::detected(), xs, out);
 }

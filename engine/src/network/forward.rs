@@ -10,35 +10,11 @@ mod bounds;
 mod unit_major;
 
 use super::inputs::{INPUTS, encode, inputs};
+use super::simd::{GROUP, Isa, Kernel, LANES, Lanes, Supported, output_sum};
+use super::tanh::tanh_on;
 use super::{Chromosome, HIDDEN, Topology, tanh};
 use crate::search::Evaluator;
 use crate::{Bitboard, Color, Move, Position, Square};
-
-/// Hidden units padded to whole SIMD vectors (3 × 8 f32); padding lanes stay 0.
-const LANES: usize = 24;
-
-/// One row of hidden-unit values, aligned for vector loads.
-#[derive(Clone, Copy, PartialEq)]
-#[repr(C, align(32))]
-struct Lanes([f32; LANES]);
-
-impl Lanes {
-    const ZERO: Lanes = Lanes([0.0; LANES]);
-
-    #[inline(always)]
-    fn add(&mut self, row: &Lanes) {
-        for (a, b) in self.0.iter_mut().zip(&row.0) {
-            *a += b;
-        }
-    }
-
-    #[inline(always)]
-    fn sub(&mut self, row: &Lanes) {
-        for (a, b) in self.0.iter_mut().zip(&row.0) {
-            *a -= b;
-        }
-    }
-}
 
 /// The fast path's precomputed rows (12.5 KB: fits in L1 cache).
 #[derive(Clone)]
@@ -48,7 +24,7 @@ struct Tables {
     opponent: [Lanes; 64],
     output_weights: Lanes,
     /// The 20 output weights repeated for each accumulator of a group (the packed layout of
-    /// [`Network::evaluate_accumulators_portable`]).
+    /// [`Network::evaluate_accumulators`]).
     grouped_output_weights: [f32; GROUP * HIDDEN],
     output_bias: f32,
     /// How far the output unit's input can be from its estimate ([`bounds`]).
@@ -200,7 +176,9 @@ impl Network {
         next
     }
 
-    /// The evaluation of an accumulator's position from its point of view, in [-1, 1].
+    /// The evaluation of an accumulator's position from its point of view, in [-1, 1]: scalar
+    /// code compiled for the build target, inlined into the search, and the twin the batched
+    /// paths ([`Network::evaluate_accumulators`]) are tested against.
     #[inline]
     pub fn evaluate_accumulator(&self, acc: &Accumulator) -> f32 {
         tanh(self.output_input(acc))
@@ -227,72 +205,46 @@ impl Network {
     }
 
     /// The evaluations of several accumulators, bit for bit those of
-    /// [`Network::evaluate_accumulator`]: `values[i]` for `accs[i]` (equal lengths).
+    /// [`Network::evaluate_accumulator`]: `values[i]` for `accs[i]` (equal lengths), on the
+    /// detected path ([`Supported::detected`]).
     ///
-    /// Faster per accumulator: groups of up to 8 are evaluated together (see
-    /// [`Network::evaluate_accumulators_portable`]); on a processor with AVX-512 the same code,
-    /// compiled for it, runs 16 lanes per instruction. Every lane does the same IEEE operations
-    /// either way, so the bits do not depend on the path (tested against the scalar path).
+    /// Faster per accumulator: the hidden layers of a group of up to 8 accumulators are packed
+    /// into 8 × 20 lanes, with none of the accumulators' 4 padding lanes each, so tanh runs 20
+    /// 8-lane vectors per group (10 with AVX-512) instead of 24; then the output tanh runs once,
+    /// lane by lane over the group, instead of 8 latency-bound scalar times.
     #[inline]
     pub fn evaluate_accumulators(&self, accs: &[Accumulator], values: &mut [f32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor has AVX-512F, checked just above.
-            unsafe { self.evaluate_accumulators_avx512(accs, values) };
-            return;
-        }
-        self.evaluate_accumulators_portable(accs, values);
+        self.evaluate_accumulators_on(Supported::detected(), accs, values);
     }
 
-    /// [`Network::evaluate_accumulators`] compiled with AVX-512F enabled.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn evaluate_accumulators_avx512(&self, accs: &[Accumulator], values: &mut [f32]) {
-        self.evaluate_groups::<16>(accs, values);
+    /// [`Network::evaluate_accumulators`] on `path`: the same bits on every path.
+    #[inline]
+    pub fn evaluate_accumulators_on(&self, path: Supported, accs: &[Accumulator], values: &mut [f32]) {
+        path.run(EvaluateGroups { network: self, accs, values });
     }
 
-    /// [`Network::evaluate_accumulators`] on the build target's instructions alone (the twin the
-    /// tests compare the AVX-512 path with; the same results, bit for bit).
-    ///
-    /// The hidden layers of a group of up to 8 accumulators are packed into 8 × 20 lanes, with
-    /// none of the accumulators' 4 padding lanes each, so tanh runs 20 8-lane vectors per group
-    /// instead of 24; then the output tanh runs once, lane by lane over the group, instead of 8
-    /// latency-bound scalar times.
+    /// [`Network::evaluate_accumulators`] on the portable path.
     pub fn evaluate_accumulators_portable(&self, accs: &[Accumulator], values: &mut [f32]) {
-        self.evaluate_groups::<8>(accs, values);
-    }
-
-    /// The group evaluation, tanh over `W` lanes at a time (the vector width it is compiled
-    /// for; any `W` gives the same bits, as every lane is independent).
-    #[inline(always)]
-    fn evaluate_groups<const W: usize>(&self, accs: &[Accumulator], values: &mut [f32]) {
-        assert_eq!(accs.len(), values.len());
-        for (accs, values) in accs.chunks(GROUP).zip(values.chunks_mut(GROUP)) {
-            let mut inputs = self.group_output_inputs::<W>(accs, tanh);
-            for x in inputs.iter_mut() {
-                *x = tanh(*x);
-            }
-            copy_group(values, &inputs);
-        }
+        self.evaluate_accumulators_on(Supported::PORTABLE, accs, values);
     }
 
     /// The output unit's inputs `b + Σ_h activation(a_h)·V_h` of a group of up to [`GROUP`]
     /// accumulators (the rest of the array is unused), each summed as [`output_sum`] does: the
     /// hidden units packed into 8 × 20 lanes, with none of the accumulators' 4 padding lanes
-    /// each, and the products computed `W` lanes at a time (the vector width it is compiled
-    /// for; a fixed-size array, which the compiler turns into whole-vector instructions).
+    /// each, and the products computed `W` lanes at a time (the path's vector width; a
+    /// fixed-size array, which the compiler turns into whole-vector instructions).
     #[inline(always)]
-    fn group_output_inputs<const W: usize>(
+    fn group_output_inputs<I: Isa, const W: usize>(
         &self,
+        isa: I,
         accs: &[Accumulator],
         activation: impl Fn(f32) -> f32,
     ) -> [f32; GROUP] {
         let tables = &*self.tables;
         assert!(accs.len() <= GROUP);
         // Each lane written once: the accumulators' copied, the rest (none in a full group)
-        // zeroed. Zeroing the whole array first was a call to memset on the portable path (5 %
-        // of a match there); zeroing only up to a whole vector made each group sum a variable
-        // number of accumulators, 4 % slower with AVX-512.
+        // zeroed. Zeroing the whole array first would be a call to memset; zeroing only up to a
+        // whole vector would make each group sum a variable number of accumulators.
         let used = (accs.len() * HIDDEN).div_ceil(W) * W;
         let mut lanes = [std::mem::MaybeUninit::<f32>::uninit(); GROUP * HIDDEN];
         for (packed, acc) in lanes.chunks_exact_mut(HIDDEN).zip(accs) {
@@ -317,7 +269,7 @@ impl Network {
         }
         let mut inputs = [0.0f32; GROUP];
         for (x, products) in inputs.iter_mut().zip(hidden.as_chunks::<HIDDEN>().0) {
-            *x = packed_output_sum(tables.output_bias, products);
+            *x = isa.packed_output_sum(tables.output_bias, products);
         }
         inputs
     }
@@ -328,8 +280,30 @@ impl Network {
     }
 }
 
-/// Accumulators evaluated together by [`Network::evaluate_accumulators`].
-const GROUP: usize = 8;
+/// [`Network::evaluate_accumulators`] as a [`Kernel`]: groups of up to [`GROUP`], tanh on the
+/// path's instructions.
+struct EvaluateGroups<'a> {
+    network: &'a Network,
+    accs: &'a [Accumulator],
+    values: &'a mut [f32],
+}
+
+impl Kernel for EvaluateGroups<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa, const W: usize>(self, isa: I) {
+        let EvaluateGroups { network, accs, values } = self;
+        assert_eq!(accs.len(), values.len());
+        for (accs, values) in accs.chunks(GROUP).zip(values.chunks_mut(GROUP)) {
+            let mut inputs = network.group_output_inputs::<I, W>(isa, accs, tanh_on::<I>);
+            for x in inputs.iter_mut() {
+                *x = tanh_on::<I>(*x);
+            }
+            copy_group(values, &inputs);
+        }
+    }
+}
 
 /// Copies a group's first `values.len()` (at most [`GROUP`]) results into `values` in
 /// fixed-size pieces only (moves in registers): a variable-length copy is a call to memcpy,
@@ -347,56 +321,9 @@ fn copy_group(values: &mut [f32], group: &[f32; GROUP]) {
     }
 }
 
-/// `bias + Σ products` in a fixed order: lanes `j`, `j + 8` and `j + 16` added first, then a
-/// tree over the 8 lane sums. The 4 padding lanes hold `+0` (`tanh(+0) · 0`), and adding them
-/// is not a no-op in IEEE arithmetic (`−0 + +0 = +0`), so every layout adds them.
-#[inline(always)]
-fn output_sum(bias: f32, products: &[f32; LANES]) -> f32 {
-    let lanes: [f32; 8] = std::array::from_fn(|j| (products[j] + products[j + 8]) + products[j + 16]);
-    let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
-    let sum = ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7));
-    bias + sum
-}
-
-/// [`output_sum`] of one accumulator's 20 products packed without padding (the padding lanes
-/// read as `+0`), bit for bit: the same additions in the same order, four lanes at a time.
-///
-/// Written with SSE (part of x86-64's baseline) because the compiler, given `output_sum` for each
-/// of a group's accumulators, vectorised across them with one gather per lane (a quarter of the
-/// batched evaluation's time); within one accumulator the order is the usual horizontal sum.
-#[inline(always)]
-fn packed_output_sum(bias: f32, products: &[f32; HIDDEN]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_add_ps, _mm_add_ss, _mm_cvtss_f32, _mm_loadu_ps, _mm_movehl_ps, _mm_setzero_ps, _mm_shuffle_ps,
-        };
-        // SAFETY: SSE is in every x86-64 processor; each load reads 4 lanes at offsets 0-16 of
-        // the 20, all in bounds, and `loadu` needs no alignment.
-        unsafe {
-            let at = |i: usize| _mm_loadu_ps(products.as_ptr().add(i));
-            // Lanes j and j + 4 of output_sum's eight: (p[j] + p[j+8]) + p[j+16], where p[20..24]
-            // is the +0 padding (adding it is not a no-op: −0 + +0 = +0).
-            let low = _mm_add_ps(_mm_add_ps(at(0), at(8)), at(16));
-            let high = _mm_add_ps(_mm_add_ps(at(4), at(12)), _mm_setzero_ps());
-            // (l0 + l4, l1 + l5, l2 + l6, l3 + l7), then ((l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)).
-            let pairs = _mm_add_ps(low, high);
-            let halves = _mm_add_ps(pairs, _mm_movehl_ps(pairs, pairs));
-            let sum = _mm_add_ss(halves, _mm_shuffle_ps::<1>(halves, halves));
-            bias + _mm_cvtss_f32(sum)
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut lanes = [0.0f32; LANES];
-        lanes[..HIDDEN].copy_from_slice(products);
-        output_sum(bias, &lanes)
-    }
-}
-
 /// The inputs a lone piece changes from the empty board's, with the changes, for every square:
-/// what [`build_tables`] needs of [`encode`], which is the same for every network (computing
-/// it for each network was most of building its tables: 0.9 % of a thesis epoch).
+/// what [`build_tables`] needs of [`encode`], which is the same for every network, so it is
+/// computed once per process rather than once per network.
 struct LonePieceInputs {
     empty: [f32; INPUTS],
     /// By square: an own piece's changes, then an opponent piece's.
@@ -452,8 +379,7 @@ fn build_tables(topology: Topology, weights: &[f32]) -> Tables {
     // contribute ±0 terms, which are skipped: adding ±0 to a sum leaves it unchanged unless
     // every term so far was zero (only then can the sign of a zero sum differ), and the piece's
     // own board cell always changes, so each sum has a nonzero term and the rows are bit for
-    // bit those of the full sums. (A tenth of the work: building the tables was a tenth of a
-    // network game.)
+    // bit those of the full sums, for a tenth of the work.
     let row = |changes: &InputChanges| {
         let mut lanes = Lanes::ZERO;
         for (h, lane) in lanes.0.iter_mut().take(HIDDEN).enumerate() {
@@ -497,8 +423,8 @@ impl Evaluator for Network {
         self.update(state, pos, mv)
     }
 
-    /// One loop of [`Network::update`], inlined (as a call a child, it cost a leaf's parent
-    /// as much as the rest of its bookkeeping).
+    /// One loop of [`Network::update`], inlined: a call per child would cost a leaf's parent
+    /// as much as the rest of its bookkeeping.
     #[inline]
     fn child_states(&self, state: &Accumulator, pos: &Position, moves: &[Move], states: &mut [Accumulator]) {
         for (next, &mv) in states.iter_mut().zip(moves) {

@@ -12,15 +12,22 @@
 //! - [`symmetry`]: the board's eight symmetries and weight tyings that make an evaluation
 //!   invariant under them (fewer free parameters for evolution).
 //! - [`tanh`](fn@tanh): a portable tanh, so every machine computes bit-identical evaluations.
+//! - [`simd`]: the vector paths of the batched evaluations (AVX-512, AVX2, portable), the one
+//!   place that chooses among them.
 //!
-//! Determinism: every float operation here is a plain IEEE add, multiply or divide in an order
-//! fixed by the code (no FMA, no platform `libm`), so games replay bit for bit on any x86-64.
+//! Determinism: every float operation here is an IEEE add, multiply or divide, in an order fixed
+//! by the code, with no platform `libm`. The one other is in `tanh`: on the paths with FMA (and in
+//! a build whose target has it), three steps whose product is exact are fused multiply-adds, which
+//! round as the separate multiply and add do. Rust never fuses a multiply and an add by itself, and
+//! each lane of every vector path does the scalar code's operations, so games replay bit for bit
+//! on any x86-64, whatever the build target and the path.
 
 mod chromosome;
 mod error;
 mod forward;
 mod inputs;
 mod json;
+pub mod simd;
 pub mod symmetry;
 mod tanh;
 
@@ -32,7 +39,7 @@ pub use error::ChromosomeError;
 pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
 pub use tanh::{
-    TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, inputs_at_least, inputs_at_most, tanh, tanh_estimate,
+    TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, inputs_at_least, inputs_at_most, tanh, tanh_estimate, tanh_many,
     tanh_unfused,
 };
 

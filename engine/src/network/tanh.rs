@@ -1,9 +1,10 @@
 //! A portable tanh, so evaluations are bit-identical on every machine.
 //!
 //! `f32::tanh` calls the platform's libm, whose last bits differ between systems. This one uses
-//! only IEEE add, subtract, multiply and divide (each correctly rounded everywhere), fused
-//! multiply-add only where the product is exact (so it rounds as the separate operations do), and
-//! bit manipulation, with selects instead of branches, so it also vectorises over the hidden layer.
+//! only IEEE add, subtract, multiply and divide (each correctly rounded everywhere), bit
+//! manipulation, and, on the paths that have it ([`simd`](super::simd)), fused multiply-add where
+//! the product is exact (so it rounds as the separate operations do). It selects instead of
+//! branching, so it also vectorises over the hidden layer.
 //!
 //! Method: with `y = 2|x|`, `tanh|x| = −m / (2 + m) = 1 − 2e / (1 + e)` where `e = exp(−y)` and
 //! `m = expm1(−y) = e − 1`. Both come from one exact range reduction `y = n·ln2 + r`
@@ -15,6 +16,8 @@
 mod inverse;
 
 pub use inverse::{inputs_at_least, inputs_at_most};
+
+use super::simd::{Build, Isa, Kernel, Portable, Supported};
 
 /// High part of ln 2 with 9 significant bits: `n · LN2_HI` is exact for every `n` used here.
 const LN2_HI: f32 = 0.693_359_4;
@@ -39,34 +42,56 @@ const C8: f32 = 1.0 / 40320.0;
 /// The hyperbolic tangent, the same bits on every machine; odd, exact at ±0, ±1 at ±∞, and
 /// within 2e-7 of the true value everywhere.
 ///
-/// Where the build target has fused multiply-add, three steps whose product is exact use it
-/// (see `tanh_steps`); the bits are those of [`tanh_unfused`], the twin that does every step
-/// with separate IEEE operations (compared on every f32 by the `fused_tanh_equals_unfused`
-/// test).
+/// Compiled for the build target (see [`simd`](super::simd)): where it has FMA (x86-64-v3, the
+/// default), three steps whose product is exact are fused multiply-adds; the bits are those of
+/// [`tanh_unfused`] (compared on every f32 by the `fused_tanh_equals_unfused` test).
 #[inline(always)]
 pub fn tanh(x: f32) -> f32 {
-    tanh_steps::<true>(x)
+    tanh_on::<Build>(x)
 }
 
-/// [`tanh`] with every step a separate IEEE operation, on any target: the reference the fused
-/// steps are checked against.
+/// [`tanh`] with every step a separate IEEE operation, on any target: the portable path's, and
+/// the reference the fused steps are checked against.
 #[inline(always)]
 pub fn tanh_unfused(x: f32) -> f32 {
-    tanh_steps::<false>(x)
+    tanh_on::<Portable>(x)
 }
 
-/// `a · b + c` where the product `a · b` is exact: one fused multiply-add (one vector operation
-/// instead of two in the batched evaluation, whose tanh loop is bound by their number) if
-/// `FUSED` and the target has it, else a multiply and an add. Same bits either way, as rounding the exact
-/// product changes nothing.
-#[inline(always)]
-fn exact_product_plus<const FUSED: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if FUSED && cfg!(target_feature = "fma") { a.mul_add(b, c) } else { a * b + c }
+/// `out[i] = tanh(xs[i])` on `path`, as the batched evaluation computes its tanh (a vector at a
+/// time, fused where the path has FMA); the same bits on every path. `xs` and `out` have equal
+/// lengths; a remainder shorter than a vector is computed lane by lane.
+pub fn tanh_many(path: Supported, xs: &[f32], out: &mut [f32]) {
+    assert_eq!(xs.len(), out.len(), "tanh_many: {} inputs, {} outputs", xs.len(), out.len());
+    path.run(TanhMany { xs, out });
 }
 
-/// The steps of [`tanh`]; `FUSED` chooses how [`exact_product_plus`] computes.
+/// [`tanh_many`] as a [`Kernel`].
+struct TanhMany<'a> {
+    xs: &'a [f32],
+    out: &'a mut [f32],
+}
+
+impl Kernel for TanhMany<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa, const W: usize>(self, _isa: I) {
+        let (xs, x_rest) = self.xs.as_chunks::<W>();
+        let (out, out_rest) = self.out.as_chunks_mut::<W>();
+        for (o, x) in out.iter_mut().zip(xs) {
+            for k in 0..W {
+                o[k] = tanh_on::<I>(x[k]);
+            }
+        }
+        for (o, x) in out_rest.iter_mut().zip(x_rest) {
+            *o = tanh_on::<I>(*x);
+        }
+    }
+}
+
+/// [`tanh`] on the path of `I`: [`Isa::exact_product_plus`] fuses where the path has FMA.
 #[inline(always)]
-fn tanh_steps<const FUSED: bool>(x: f32) -> f32 {
+pub(super) fn tanh_on<I: Isa>(x: f32) -> f32 {
     const SIGN: u32 = 0x8000_0000;
     let sign = x.to_bits() & SIGN;
     let a = f32::from_bits(x.to_bits() & !SIGN);
@@ -79,7 +104,7 @@ fn tanh_steps<const FUSED: bool>(x: f32) -> f32 {
     let k = y * INV_LN2 + ROUND_MAGIC;
     let n = k - ROUND_MAGIC;
     let n_int = k.to_bits().wrapping_sub(ROUND_MAGIC.to_bits());
-    let r = exact_product_plus::<FUSED>(-n, LN2_HI, y) - n * LN2_LO;
+    let r = I::exact_product_plus(-n, LN2_HI, y) - n * LN2_LO;
 
     // q = expm1(−r), then e^−y − 1 and e^−y via 2^−n (built from its exponent bits, exact, so
     // its product with q is exact too: q is 0 or far above the smallest normal float).
@@ -90,8 +115,8 @@ fn tanh_steps<const FUSED: bool>(x: f32) -> f32 {
     let p = ((C2 + C3 * s) + (C4 + C5 * s) * s2) + ((C6 + C7 * s) + C8 * s2) * s4;
     let q = s + s2 * p;
     let scale = f32::from_bits(127u32.wrapping_sub(n_int) << 23);
-    let expm1 = exact_product_plus::<FUSED>(scale, q, scale - 1.0);
-    let exp = exact_product_plus::<FUSED>(scale, q, scale);
+    let expm1 = I::exact_product_plus(scale, q, scale - 1.0);
+    let exp = I::exact_product_plus(scale, q, scale);
 
     // One division for both forms (divisions are the slowest step). The operands are picked
     // with bit masks, not `if`: given selects, the compiler divides both forms and selects
@@ -103,7 +128,7 @@ fn tanh_steps<const FUSED: bool>(x: f32) -> f32 {
     let numerator = blend(mask, -expm1, exp);
     let denominator = blend(mask, 2.0 + expm1, 1.0 + exp);
     let quotient = numerator / denominator;
-    let magnitude = blend(mask, quotient, exact_product_plus::<FUSED>(-2.0, quotient, 1.0));
+    let magnitude = blend(mask, quotient, I::exact_product_plus(-2.0, quotient, 1.0));
     f32::from_bits((magnitude.to_bits() & !SIGN) | sign)
 }
 

@@ -15,8 +15,9 @@
 //! `T`'s own error and its saturation at ±1 (random networks' values crowd within 1e-4 of ±1).
 //! The estimate's error only widens `S`'s range, which the output's flat tails mostly absorb.
 
-use super::{GROUP, Network, copy_group, unit_major};
+use super::{Network, copy_group, unit_major};
 use crate::network::Accumulator;
+use crate::network::simd::{GROUP, Isa, Kernel, Supported};
 use crate::network::tanh::{TANH_ESTIMATE_ERROR, tanh_estimate};
 
 /// The unit roundoff of f32.
@@ -41,43 +42,27 @@ impl Network {
     /// Bounds on the output unit's input ([`Network::output_input`]) of several accumulators:
     /// `lo[i] ≤ output_input(accs[i]) ≤ hi[i]` (equal lengths), about 0.002 apart for a
     /// typical network, at a fraction of the exact evaluation's cost (see the module
-    /// documentation for why they hold). Same bits on every path, and the same as bounding
-    /// each accumulator alone.
+    /// documentation for why they hold), on the detected path ([`Supported::detected`]). Same
+    /// bits on every path, and the same as bounding each accumulator alone.
     #[inline]
     pub fn bound_accumulators(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
         if let ([acc], [lo], [hi]) = (accs, &mut *lo, &mut *hi) {
             (*lo, *hi) = self.bound_accumulator(acc);
             return;
         }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor has AVX-512F, checked just above.
-            unsafe { self.bound_accumulators_avx512(accs, lo, hi) };
-            return;
-        }
-        self.bound_accumulators_portable(accs, lo, hi);
+        self.bound_accumulators_on(Supported::detected(), accs, lo, hi);
     }
 
-    /// [`Network::bound_accumulators`] compiled with AVX-512F enabled: the groups packed as in
-    /// the exact evaluation, 16 lanes at a time (measured at 80 M bounds/s on a Zen 5 in issue
-    /// 14's round 9; the unit-major layout of the portable path has not been measured with
-    /// AVX-512, as no machine since had it).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn bound_accumulators_avx512(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
-        self.bound_groups(accs, lo, hi, |accs| self.group_output_inputs::<16>(accs, tanh_estimate));
+    /// [`Network::bound_accumulators`] on `path`, in groups of up to 8 even for one
+    /// accumulator: the same bits on every path.
+    #[inline]
+    pub fn bound_accumulators_on(&self, path: Supported, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
+        path.run(BoundGroups { network: self, accs, lo, hi });
     }
 
-    /// [`Network::bound_accumulators`] on the build target's instructions alone, unit-major
-    /// (`unit_major`: each hidden unit of a group one 8-lane vector; 1.66x the packed layout's
-    /// speed with AVX2, where the compiler vectorised the packed estimate across every eighth
-    /// lane). The twin the tests compare the AVX-512 path with.
+    /// [`Network::bound_accumulators_on`] on the portable path.
     pub fn bound_accumulators_portable(&self, accs: &[Accumulator], lo: &mut [f32], hi: &mut [f32]) {
-        let tables = &*self.tables;
-        self.bound_groups(accs, lo, hi, |accs| {
-            let units = unit_major::transpose(accs);
-            unit_major::output_inputs(&units, &tables.output_weights, tables.output_bias, tanh_estimate)
-        });
+        self.bound_accumulators_on(Supported::PORTABLE, accs, lo, hi);
     }
 
     /// The bounds of one accumulator: the same bits as in a group (the same products, summed
@@ -115,5 +100,32 @@ impl Network {
             copy_group(lo, &low);
             copy_group(hi, &high);
         }
+    }
+}
+
+/// [`Network::bound_accumulators_on`] as a [`Kernel`]: each group's estimated output inputs
+/// unit-major or packed, as the path's [`Isa::UNIT_MAJOR_BOUNDS`] says.
+struct BoundGroups<'a> {
+    network: &'a Network,
+    accs: &'a [Accumulator],
+    lo: &'a mut [f32],
+    hi: &'a mut [f32],
+}
+
+impl Kernel for BoundGroups<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa, const W: usize>(self, isa: I) {
+        let BoundGroups { network, accs, lo, hi } = self;
+        let tables = &*network.tables;
+        network.bound_groups(accs, lo, hi, |group| {
+            if I::UNIT_MAJOR_BOUNDS {
+                let units = unit_major::transpose(isa, group);
+                unit_major::output_inputs(&units, &tables.output_weights, tables.output_bias, tanh_estimate)
+            } else {
+                network.group_output_inputs::<I, W>(isa, group, tanh_estimate)
+            }
+        });
     }
 }
