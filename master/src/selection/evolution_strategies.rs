@@ -26,7 +26,7 @@
 //! update is tied too. The centre is still stored as a whole chromosome.
 
 use super::adam::AdamState;
-use super::judging::{self, Judging, JudgingConfig, JudgingState, Seating};
+use super::judging::{self, JudgingConfig, JudgingState, Seating};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
@@ -169,7 +169,6 @@ impl State {
 #[derive(Clone, Debug)]
 pub struct EvolutionStrategies {
     settings: EsConfig,
-    judging: Judging,
     state: State,
 }
 
@@ -184,8 +183,7 @@ impl EvolutionStrategies {
         if let Some(key) = settings.unknown.keys().next() {
             return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
         }
-        let judging = Judging::new(KEY, &settings.judging)?;
-        Ok(EvolutionStrategies { settings, judging, state: State::default() })
+        Ok(EvolutionStrategies { settings, state: State::default() })
     }
 }
 
@@ -269,7 +267,7 @@ impl Scheme for EvolutionStrategies {
                 ),
             );
         }
-        self.judging.validate(KEY, population)
+        self.settings.judging.validate(KEY, population)
     }
 
     fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
@@ -321,14 +319,15 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
-        let (seating, tasks) = judging::plan(&candidates, &self.judging, &self.state.judged, config, generation, rng);
+        let (seating, tasks) =
+            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
         let plan = EsPlan {
             centre: theta,
             topology,
             noise,
             candidates,
             seating,
-            rung: self.judging.rung(&self.state.judged),
+            rung: self.settings.judging.rung(&self.state.judged),
             next_serial: serials.issue(),
             learning_rate: self.settings.learning_rate_at(generation),
             sigma,
@@ -338,7 +337,7 @@ impl Scheme for EvolutionStrategies {
 
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: EsPlan = own_plan(plan)?;
-        let fitness = self.judging.settings.fitness;
+        let fitness = self.settings.judging.fitness;
         let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
         let utility = centred_ranks(&scores.means());
         let n = plan.candidates.len() as f64;
@@ -375,7 +374,7 @@ impl Scheme for EvolutionStrategies {
         let chromosome = Chromosome::new(plan.topology, weights)?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
         self.state.adam = adam;
-        self.state.judged.promote(&self.judging, &scores);
+        self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected {
             next: vec![centre],
             tournaments: Vec::new(),
@@ -385,7 +384,7 @@ impl Scheme for EvolutionStrategies {
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
-        self.state.judged.induct(&self.judging, survivors, report)
+        self.state.judged.induct(&self.settings.judging, survivors, report)
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {
@@ -399,7 +398,7 @@ impl Scheme for EvolutionStrategies {
         _config: &ExperimentConfig,
     ) -> Result<(), StateError> {
         let state = State::load(saved)?;
-        state.judged.check(&self.judging)?;
+        state.judged.check(&self.settings.judging)?;
         let weights = population.first().map_or(0, |c| c.chromosome.weights().len());
         state.adam.check(weights).map_err(StateError::Adam)?;
         self.state = state;

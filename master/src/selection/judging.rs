@@ -108,17 +108,6 @@ const MAX_OPENING_PLIES: u32 = 40;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
 
-/// Judging settings with their players parsed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Judging {
-    /// The settings as written.
-    pub settings: JudgingConfig,
-    /// The fixed opponents.
-    pub fixed: Vec<FixedPlayer>,
-    /// The ladder's rungs.
-    pub ladder: Vec<FixedPlayer>,
-}
-
 /// Why a player spec is not a fixed player.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotFixed {
@@ -148,25 +137,27 @@ pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
     }
 }
 
-impl Judging {
-    /// The judging `settings` of the scheme whose table is `key`, with their players parsed.
-    pub fn new(key: &str, settings: &JudgingConfig) -> Result<Judging, ConfigError> {
-        let players = |field: &str, specs: &[String]| {
-            let invalid = |e: NotFixed| ConfigError::Invalid { key: format!("{key}.{field}"), why: e.to_string() };
-            specs.iter().map(|s| parse_fixed(s).map_err(invalid)).collect::<Result<Vec<_>, _>>()
-        };
-        Ok(Judging {
-            fixed: players("fixed_opponents", &settings.fixed_opponents)?,
-            ladder: players("ladder", &settings.ladder)?,
-            settings: settings.clone(),
-        })
+impl JudgingConfig {
+    /// The fixed opponents (checked by [`JudgingConfig::validate`]).
+    pub fn fixed(&self) -> Vec<FixedPlayer> {
+        self.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+    }
+
+    /// The ladder's rungs (checked by [`JudgingConfig::validate`]).
+    pub fn ladder(&self) -> Vec<FixedPlayer> {
+        self.ladder.iter().filter_map(|s| parse_fixed(s).ok()).collect()
     }
 
     /// Checks the settings of the scheme whose table is `key` for `candidates` candidates per
     /// generation, against the bounds of one task (16 entrants, 256 matches, 40 opening plies).
     pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
-        let j = &self.settings;
+        let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
+        for (field, specs) in [("fixed_opponents", &self.fixed_opponents), ("ladder", &self.ladder)] {
+            if let Some(e) = specs.iter().find_map(|s| parse_fixed(s).err()) {
+                return bad(field, e.to_string());
+            }
+        }
         if j.groups > 0 {
             if j.opponents > 0 {
                 return bad("groups", "round robin in groups replaces drawn opponents: set opponents = 0".into());
@@ -185,7 +176,7 @@ impl Judging {
         }
         let drawn = if j.groups > 0 { 0 } else { j.opponents as usize };
         let rung = usize::from(!self.ladder.is_empty());
-        let entrants = 1 + drawn + j.hall_of_fame as usize + self.fixed.len() + rung;
+        let entrants = 1 + drawn + j.hall_of_fame as usize + self.fixed_opponents.len() + rung;
         if entrants > MAX_ENTRANTS {
             return bad(
                 "opponents",
@@ -195,7 +186,7 @@ impl Judging {
                 ),
             );
         }
-        let matches = drawn + j.hall_of_fame as usize + (self.fixed.len() + rung) * j.fixed_matches as usize;
+        let matches = drawn + j.hall_of_fame as usize + (self.fixed_opponents.len() + rung) * j.fixed_matches as usize;
         if matches > MAX_MATCHES {
             return bad(
                 "fixed_matches",
@@ -221,7 +212,7 @@ impl Judging {
         if self.ladder.len() > MAX_RUNGS {
             return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", self.ladder.len()));
         }
-        if drawn == 0 && j.groups == 0 && self.fixed.is_empty() && j.hall_of_fame == 0 && self.ladder.is_empty() {
+        if drawn == 0 && j.groups == 0 && j.fixed_opponents.is_empty() && j.hall_of_fame == 0 && j.ladder.is_empty() {
             return Err(ConfigError::Invalid {
                 key: key.into(),
                 why: "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
@@ -249,9 +240,9 @@ pub struct JudgingState {
 
 impl JudgingState {
     /// Moves the ladder up if the candidates scored enough against the rung they met.
-    pub fn promote(&mut self, judging: &Judging, scores: &Scores) {
+    pub fn promote(&mut self, judging: &JudgingConfig, scores: &Scores) {
         if let Some(points) = scores.points_vs_rung()
-            && points >= judging.settings.promote_at
+            && points >= judging.promote_at
             && (self.rung as usize) + 1 < judging.ladder.len()
         {
             self.rung += 1;
@@ -260,8 +251,13 @@ impl JudgingState {
 
     /// Adds the epoch's champion (the survivor with the best combined benchmark score, the older
     /// on a tie) to the hall of fame, if the run keeps one and the champion is not in it yet.
-    pub fn induct(&mut self, judging: &Judging, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
-        if judging.settings.hall_of_fame == 0 {
+    pub fn induct(
+        &mut self,
+        judging: &JudgingConfig,
+        survivors: &[Individual],
+        report: &EpochReport,
+    ) -> Option<Champion> {
+        if judging.hall_of_fame == 0 {
             return None;
         }
         let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
@@ -274,7 +270,7 @@ impl JudgingState {
     }
 
     /// Checks a saved state against the settings.
-    pub fn check(&self, judging: &Judging) -> Result<(), StateError> {
+    pub fn check(&self, judging: &JudgingConfig) -> Result<(), StateError> {
         let rungs = judging.ladder.len();
         if self.rung as usize >= rungs.max(1) {
             return Err(StateError::Rung { rung: self.rung, rungs });
@@ -311,13 +307,13 @@ pub struct Seating {
 /// hall of fame and the ladder's rung from `state`.
 pub fn plan(
     candidates: &[Individual],
-    judging: &Judging,
+    settings: &JudgingConfig,
     state: &JudgingState,
     config: &ExperimentConfig,
     generation: u64,
     rng: &mut GaRng,
 ) -> (Seating, Vec<MatchTask>) {
-    let settings = &judging.settings;
+    let (fixed, ladder) = (settings.fixed(), settings.ladder());
     let n = candidates.len();
     let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
         entrants,
@@ -363,8 +359,8 @@ pub fn plan(
         let mut pairs: Vec<Pairing> = (1..entrants.len())
             .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: settings.opening_plies })
             .collect();
-        let rung = judging.ladder.get((state.rung as usize).min(judging.ladder.len().saturating_sub(1)));
-        let yardsticks = judging.fixed.iter().map(|p| (p, Seat::Fixed)).chain(rung.map(|p| (p, Seat::Rung)));
+        let rung = ladder.get((state.rung as usize).min(ladder.len().saturating_sub(1)));
+        let yardsticks = fixed.iter().map(|p| (p, Seat::Fixed)).chain(rung.map(|p| (p, Seat::Rung)));
         for (f, (player, kind)) in yardsticks.enumerate() {
             let b = entrants.len();
             // Serials above every candidate's.
@@ -545,8 +541,8 @@ mod tests {
         }
     }
 
-    fn judging() -> Judging {
-        Judging::new("x", &settings()).unwrap()
+    fn judging() -> JudgingConfig {
+        settings()
     }
 
     fn population(n: usize) -> Vec<Individual> {
@@ -596,7 +592,7 @@ mod tests {
         use loa_engine::tasks::{GameSummary, MatchSummary};
         let candidates = population(4);
         let settings = JudgingConfig { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..settings() };
-        let judging = Judging::new("x", &settings).unwrap();
+        let judging = settings;
         let state = JudgingState::default();
         let (seating, tasks) =
             plan(&candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));

@@ -11,7 +11,7 @@
 //! self-adaptive mutation operator each individual keeps its own step, part of the scheme's
 //! state.
 
-use super::judging::{self, Judging, JudgingConfig, JudgingState, Seating};
+use super::judging::{self, JudgingConfig, JudgingState, Seating};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
@@ -91,7 +91,6 @@ impl State {
 #[derive(Clone, Debug)]
 pub struct MuPlusLambda {
     settings: MuPlusLambdaConfig,
-    judging: Judging,
     state: State,
 }
 
@@ -106,8 +105,7 @@ impl MuPlusLambda {
         if let Some(key) = settings.unknown.keys().next() {
             return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
         }
-        let judging = Judging::new(KEY, &settings.judging)?;
-        Ok(MuPlusLambda { settings, judging, state: State::default() })
+        Ok(MuPlusLambda { settings, state: State::default() })
     }
 }
 
@@ -155,7 +153,7 @@ impl Scheme for MuPlusLambda {
                 );
             }
         }
-        self.judging.validate(KEY, population * (1 + s.offspring as usize))
+        self.settings.judging.validate(KEY, population * (1 + s.offspring as usize))
     }
 
     fn adapts_steps(&self) -> bool {
@@ -210,14 +208,15 @@ impl Scheme for MuPlusLambda {
                 candidates.push(bred(serials, topology, weights, parents, origin)?);
             }
         }
-        let (seating, tasks) = judging::plan(&candidates, &self.judging, &self.state.judged, config, generation, rng);
-        let rung = self.judging.rung(&self.state.judged);
+        let (seating, tasks) =
+            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let rung = self.settings.judging.rung(&self.state.judged);
         Ok((Box::new(MuPlusLambdaPlan { candidates, seating, rung, parents: p, steps }), tasks))
     }
 
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: MuPlusLambdaPlan = own_plan(plan)?;
-        let fitness = self.judging.settings.fitness;
+        let fitness = self.settings.judging.fitness;
         let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
         let means = scores.means();
         // Best mean first; ties to the older (lower serial), so the result never depends on
@@ -252,12 +251,12 @@ impl Scheme for MuPlusLambda {
             summary.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
         }
         self.state.steps = steps;
-        self.state.judged.promote(&self.judging, &scores);
+        self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
-        self.state.judged.induct(&self.judging, survivors, report)
+        self.state.judged.induct(&self.settings.judging, survivors, report)
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {
@@ -271,7 +270,7 @@ impl Scheme for MuPlusLambda {
         _config: &ExperimentConfig,
     ) -> Result<(), StateError> {
         let state = State::load(saved)?;
-        state.judged.check(&self.judging)?;
+        state.judged.check(&self.settings.judging)?;
         if let Some(&(serial, step)) = state.steps.iter().find(|(_, step)| !(MIN_STEP..=MAX_STEP).contains(step)) {
             return Err(StateError::Step { serial, step });
         }

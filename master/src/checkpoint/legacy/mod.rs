@@ -105,10 +105,12 @@ pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
     let head: ConfigHead = r.read("the configuration")?;
     let variant: u32 = r.read("the configuration")?;
     let scheme = match (variant, format) {
-        (KNOCKOUT, 1) => Scheme::Knockout,
+        (KNOCKOUT, 1) => None,
         (MU_PLUS_LAMBDA | EVOLUTION_STRATEGIES, 1) => return Err(LegacyError::OldScheme),
-        (MU_PLUS_LAMBDA, 2) => Scheme::MuPlusLambda(r.read("the (mu + lambda) settings")?),
-        (EVOLUTION_STRATEGIES, 2..=6) => Scheme::EvolutionStrategies(es_settings(&mut r, format)?),
+        (MU_PLUS_LAMBDA, 2) => {
+            Some((mu_plus_lambda::NAME, table(&r.read::<MuPlusLambda>("the (mu + lambda) settings")?)?))
+        }
+        (EVOLUTION_STRATEGIES, 2..=6) => Some((evolution_strategies::NAME, es_settings(&mut r, format)?)),
         (KNOCKOUT, _) => return Err(LegacyError::Mismatch { format, scheme: knockout::NAME }),
         (MU_PLUS_LAMBDA, _) => return Err(LegacyError::Mismatch { format, scheme: mu_plus_lambda::NAME }),
         (other, _) => return Err(LegacyError::UnknownScheme(other)),
@@ -116,56 +118,36 @@ pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
     let benchmark: Benchmark = r.read("the configuration")?;
     let rules: Rules = r.read("the configuration")?;
     let tail: StateTail = r.read("the run's state")?;
-    let memory: Option<Memory> = match format {
-        1 => None,
-        _ => Some(r.read("the scheme memory (hall of fame, ladder)")?),
-    };
-    let scheme_state = match (&scheme, memory) {
-        (Scheme::Knockout, _) => Vec::new(),
-        (Scheme::MuPlusLambda(_), Some(memory)) => {
-            let steps = if r.bytes.is_empty() { Vec::new() } else { r.read("the mutation steps")? };
-            let state = mu_plus_lambda::State { judged: judged(memory)?, steps };
-            state.save().map_err(LegacyError::State)?
-        }
-        (Scheme::EvolutionStrategies(es), Some(memory)) => {
-            let adam = match es.optimizer {
-                EsOptimizer::Adam => {
-                    let a: Adam = r.read("Adam's moments")?;
-                    AdamState {
-                        updates: a.updates,
-                        beta_1_power: a.beta_1_power,
-                        beta_2_power: a.beta_2_power,
-                        first: a.first,
-                        second: a.second,
-                    }
-                }
-                EsOptimizer::Plain => AdamState::default(),
+    let scheme_state = match scheme.as_ref().map(|(name, _)| *name) {
+        None => Vec::new(),
+        Some(name) => {
+            let memory: Memory = r.read("the scheme memory (hall of fame, ladder)")?;
+            let judged = judged(memory)?;
+            let saved = if name == mu_plus_lambda::NAME {
+                let steps = if r.bytes.is_empty() { Vec::new() } else { r.read("the mutation steps")? };
+                mu_plus_lambda::State { judged, steps }.save()
+            } else {
+                let adam = match scheme.as_ref().and_then(|(_, t)| t.get("optimizer")).and_then(|o| o.as_str()) {
+                    Some("adam") => adam(r.read("Adam's moments")?),
+                    _ => AdamState::default(),
+                };
+                evolution_strategies::State { judged, adam }.save()
             };
-            let state = evolution_strategies::State { judged: judged(memory)?, adam };
-            state.save().map_err(LegacyError::State)?
+            saved.map_err(LegacyError::State)?
         }
-        (_, None) => return Err(LegacyError::OldScheme),
     };
     if !r.bytes.is_empty() {
         return Err(LegacyError::Decode { part: "the file", error: CodecError::Trailing(r.bytes.len()) });
     }
-    let name = match &scheme {
-        Scheme::Knockout => knockout::NAME,
-        Scheme::MuPlusLambda(_) => mu_plus_lambda::NAME,
-        Scheme::EvolutionStrategies(_) => evolution_strategies::NAME,
+    let mut config = table(&head)?;
+    let (name, settings) = scheme.unwrap_or((knockout::NAME, toml::Table::new()));
+    let scheme = match settings.is_empty() {
+        true => toml::Value::String(name.to_owned()),
+        false => toml::Value::Table(toml::Table::from_iter([(name.to_owned(), toml::Value::Table(settings))])),
     };
-    let config = Config {
-        seed: head.seed,
-        epochs: head.epochs,
-        population: head.population,
-        generations_per_epoch: head.generations_per_epoch,
-        network_depth: head.network_depth,
-        mutation: head.mutation,
-        crossover: head.crossover,
-        selection: Selection { scheme },
-        benchmark,
-        rules,
-    };
+    config.insert("selection".into(), toml::Value::Table(toml::Table::from_iter([("scheme".to_owned(), scheme)])));
+    config.insert("benchmark".into(), toml::Value::Table(table(&benchmark)?));
+    config.insert("rules".into(), toml::Value::Table(table(&rules)?));
     let state = Stored {
         generation: tail.generation,
         epoch: tail.epoch,
@@ -179,35 +161,35 @@ pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
     Ok(Contents { config: toml::to_string(&config).map_err(LegacyError::Config)?, state })
 }
 
+/// An old value as a TOML table (keys: its field names, which today's configuration shares).
+fn table<T: serde::Serialize>(value: &T) -> Result<toml::Table, LegacyError> {
+    toml::Table::try_from(value).map_err(LegacyError::Config)
+}
+
 /// Evolution strategies' settings of format `format`, the settings added since at their
 /// defaults (a constant learning rate, no weight decay, a random first centre, no tied weights,
 /// a constant σ, plain steps: what the older builds did).
-fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<Es, LegacyError> {
+fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyError> {
     let part = "the evolution-strategies settings";
-    let base: Es2 = r.read(part)?;
-    let a3 = if format >= 3 { r.read(part)? } else { Added3 { learning_rate_half_life: 0, weight_decay: 0.0 } };
-    let a4 = if format >= 4 { r.read(part)? } else { Added4 { initial_network: String::new() } };
-    let a5 = if format >= 5 { r.read(part)? } else { Added5 { symmetry: WeightTying::None, sigma_half_life: 0 } };
-    let a6 = if format >= 6 { r.read(part)? } else { Added6 { optimizer: EsOptimizer::Plain } };
-    Ok(Es {
-        sigma: base.sigma,
-        learning_rate: base.learning_rate,
-        opponents: base.opponents,
-        fixed_opponents: base.fixed_opponents,
-        fitness: base.fitness,
-        opening_plies: base.opening_plies,
-        fixed_matches: base.fixed_matches,
-        hall_of_fame: base.hall_of_fame,
-        groups: base.groups,
-        ladder: base.ladder,
-        promote_at: base.promote_at,
-        learning_rate_half_life: a3.learning_rate_half_life,
-        weight_decay: a3.weight_decay,
-        initial_network: a4.initial_network,
-        symmetry: a5.symmetry,
-        sigma_half_life: a5.sigma_half_life,
-        optimizer: a6.optimizer,
-    })
+    let mut settings = table(&r.read::<Es2>(part)?)?;
+    let added = [
+        table(&if format >= 3 { r.read(part)? } else { Added3 { learning_rate_half_life: 0, weight_decay: 0.0 } })?,
+        table(&if format >= 4 { r.read(part)? } else { Added4 { initial_network: String::new() } })?,
+        table(&if format >= 5 { r.read(part)? } else { Added5 { symmetry: WeightTying::None, sigma_half_life: 0 } })?,
+        table(&if format >= 6 { r.read(part)? } else { Added6 { optimizer: EsOptimizer::Plain } })?,
+    ];
+    settings.extend(added.into_iter().flatten());
+    Ok(settings)
+}
+
+fn adam(a: Adam) -> AdamState {
+    AdamState {
+        updates: a.updates,
+        beta_1_power: a.beta_1_power,
+        beta_2_power: a.beta_2_power,
+        first: a.first,
+        second: a.second,
+    }
 }
 
 fn stored(i: types::Individual) -> StoredIndividual {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The configuration's fields before its selection scheme.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ConfigHead {
     pub seed: u64,
     pub epochs: u32,
@@ -76,7 +76,7 @@ pub struct MuPlusLambda {
 }
 
 /// Evolution strategies' settings in format 2.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Es2 {
     pub sigma: f64,
     pub learning_rate: f64,
@@ -92,27 +92,27 @@ pub struct Es2 {
 }
 
 /// What format 3 added.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Added3 {
     pub learning_rate_half_life: u32,
     pub weight_decay: f64,
 }
 
 /// What format 4 added.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Added4 {
     pub initial_network: String,
 }
 
 /// What format 5 added.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Added5 {
     pub symmetry: WeightTying,
     pub sigma_half_life: u32,
 }
 
 /// What format 6 added.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Added6 {
     pub optimizer: EsOptimizer,
 }
@@ -130,29 +130,6 @@ pub enum WeightTying {
 pub enum EsOptimizer {
     Plain,
     Adam,
-}
-
-/// Evolution strategies' settings of format 6, which the older formats' are with the added
-/// settings at the defaults that did what the older builds did.
-#[derive(Serialize)]
-pub struct Es {
-    pub sigma: f64,
-    pub learning_rate: f64,
-    pub opponents: u32,
-    pub fixed_opponents: Vec<String>,
-    pub fitness: Fitness,
-    pub opening_plies: u32,
-    pub fixed_matches: u32,
-    pub hall_of_fame: u32,
-    pub groups: u32,
-    pub ladder: Vec<String>,
-    pub promote_at: f64,
-    pub learning_rate_half_life: u32,
-    pub weight_decay: f64,
-    pub initial_network: String,
-    pub symmetry: WeightTying,
-    pub sigma_half_life: u32,
-    pub optimizer: EsOptimizer,
 }
 
 /// The configuration's fields after its selection scheme.
@@ -224,32 +201,4 @@ pub struct Adam {
     pub beta_2_power: f64,
     pub first: Vec<f64>,
     pub second: Vec<f64>,
-}
-
-/// The configuration as TOML.
-#[derive(Serialize)]
-pub struct Config {
-    pub seed: u64,
-    pub epochs: u32,
-    pub population: u64,
-    pub generations_per_epoch: u32,
-    pub network_depth: u32,
-    pub mutation: Mutation,
-    pub crossover: Crossover,
-    pub selection: Selection,
-    pub benchmark: Benchmark,
-    pub rules: Rules,
-}
-
-#[derive(Serialize)]
-pub struct Selection {
-    pub scheme: Scheme,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scheme {
-    Knockout,
-    MuPlusLambda(MuPlusLambda),
-    EvolutionStrategies(Es),
 }
