@@ -1,9 +1,9 @@
 //! Evolution strategies after Salimans et al. (OpenAI, 2017), on the same task scheduler: one
 //! centre network θ; each generation `population` perturbations θ ± σ·εᵢ in antithetic pairs
-//! (εᵢ standard normal, one value per weight), judged by points over several games ([`judging`](super::judging));
-//! the points become centred ranks in [−½, ½] (rank-based fitness shaping: only the order of the
-//! points counts, so a few lopsided games cannot dominate the step; equal points share their
-//! average rank), and the centre moves by
+//! (εᵢ standard normal, one value per weight), judged by points over several games
+//! ([`judging`]); the points become centred ranks in [−½, ½] (rank-based fitness shaping: only
+//! the order of the points counts, so a few lopsided games cannot dominate the step; equal points
+//! share their average rank), and the centre moves by
 //!
 //! ```text
 //! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ

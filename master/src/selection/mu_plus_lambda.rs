@@ -5,7 +5,7 @@
 //!
 //! Each generation: every parent makes `offspring` children (a crossover with a random other
 //! parent at `crossover_rate`, then a mutation); parents and children are judged over several
-//! games ([`judging`](super::judging)); the `population` candidates with the best mean score per
+//! games ([`judging`]); the `population` candidates with the best mean score per
 //! game survive, ties going to the older (lower serial). With `elitism = k`, (μ, λ) with k
 //! elites: the k best parents stay and the other places go to the best children. With the
 //! self-adaptive mutation operator each individual keeps its own step, part of the scheme's

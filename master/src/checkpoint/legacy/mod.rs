@@ -10,7 +10,7 @@
 //! lacks take the defaults that do what the builds writing it did, so a resumed run continues
 //! as that build would have.
 //!
-//! Old bytes are decoded with frozen copies of the old types ([`types`]), never today's, and
+//! Old bytes are decoded with frozen copies of the old types (`types.rs`), never today's, and
 //! converted: the configuration to TOML text that today's parser reads to the same
 //! configuration, the memory to the state of today's scheme.
 
