@@ -16,6 +16,7 @@ pub struct Group {
     pub members: [Individual; 4],
 }
 
+/// An individual with the next serial and `weights`.
 pub(crate) fn individual(
     serials: &mut SerialCounter,
     topology: Topology,
@@ -25,9 +26,9 @@ pub(crate) fn individual(
 }
 
 /// An individual bred from `parents` by `steps`, which its chromosome remembers as its
-/// [`Origin`] (issue 14: a task can then carry the origin instead of the weights). An origin the
-/// engine would refuse (none does: the configuration's checks are stricter) is left out; the
-/// chromosome then travels with its weights.
+/// [`Origin`], so a task can carry the origin instead of the weights. An origin the engine would
+/// refuse (none does: the configuration's checks are stricter) is left out; the chromosome then
+/// travels with its weights.
 pub(crate) fn bred(
     serials: &mut SerialCounter,
     topology: Topology,
@@ -55,25 +56,6 @@ pub fn initial_population(
             bred(serials, topology, weights, Vec::new(), vec![step])
         })
         .collect()
-}
-
-/// The first generation of a run that starts from a given network (evolution strategies'
-/// `initial_network`): that network alone, as the first centre. Nothing is drawn from the
-/// generator, so the rest of the run is a function of the seed and the network.
-pub fn given_population(
-    config: &ExperimentConfig,
-    topology: Topology,
-    serials: &mut SerialCounter,
-) -> Result<Option<Vec<Individual>>, crate::config::ConfigError> {
-    let Some(path) = config.initial_network() else { return Ok(None) };
-    let invalid = |why: String| crate::config::ConfigError::Invalid {
-        key: "selection.scheme.evolution-strategies.initial_network".into(),
-        why,
-    };
-    // Reading validates the file's topology and weight count.
-    let chromosome = Chromosome::read(path).map_err(|e| invalid(e.to_string()))?;
-    let first = individual(serials, topology, chromosome.weights().to_vec()).map_err(|e| invalid(e.to_string()))?;
-    Ok(Some(vec![first]))
 }
 
 /// Breeds the survivors and shuffles everyone into groups.

@@ -2,10 +2,12 @@
 //!
 //! - [`config`]: the experiment configuration (TOML, thesis defaults, validation).
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
-//! - [`population`]: individuals with birth serials.
+//! - [`population`]: individuals with birth serials, and their stored form.
+//! - [`codec`]: the binary form of stored state, read with a bound on what it allocates.
 //! - [`operators`]: mutation and crossover.
 //! - [`generation`]: the initial population and breeding survivors into knockout groups.
-//! - [`selection`]: selection schemes: a population into match tasks, outcomes into survivors.
+//! - [`selection`]: selection schemes, each with its settings and state, found by name: a
+//!   population into match tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
@@ -13,10 +15,11 @@
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
-//! - [`experiment`]: match experiments (issue 11) played as tasks through the scheduler.
+//! - [`experiment`]: match experiments played as tasks through the scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
+pub mod codec;
 pub mod config;
 pub mod dashboard;
 pub mod experiment;

@@ -1,13 +1,16 @@
-//! Individuals and the population: chromosomes with birth serials.
+//! Individuals and the population: chromosomes with birth serials, and the form they are stored
+//! in.
 
-use loa_engine::network::Chromosome;
+use loa_engine::network::{Chromosome, ChromosomeError, Topology};
 use loa_engine::tasks::MatchEntrant;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A chromosome with its birth serial. Serials are given in creation order and never reused,
-/// so a lower serial always means an older chromosome (SPEC §5's "A").
+/// so a lower serial always means an older chromosome (SPEC §5's "A"). Serialised as a
+/// [`StoredIndividual`], and checked as one when read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "StoredIndividual", try_from = "StoredIndividual")]
 pub struct Individual {
     /// Birth serial.
     pub serial: u64,
@@ -22,6 +25,50 @@ impl Individual {
     }
 }
 
+/// An individual as stored: serial, topology name and weights (not the chromosome's own serde
+/// form, which is made for JSON files).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredIndividual {
+    /// Birth serial.
+    pub serial: u64,
+    /// Topology name, e.g. `board-nonad-100-20-1`.
+    pub topology: String,
+    /// The weights.
+    pub weights: Vec<f32>,
+}
+
+impl StoredIndividual {
+    /// Stores an individual.
+    pub fn from_individual(i: &Individual) -> StoredIndividual {
+        StoredIndividual {
+            serial: i.serial,
+            topology: i.chromosome.topology().name().to_string(),
+            weights: i.chromosome.weights().to_vec(),
+        }
+    }
+
+    /// Rebuilds the individual, validating the chromosome.
+    pub fn to_individual(&self) -> Result<Individual, ChromosomeError> {
+        let topology = Topology::from_name(&self.topology)
+            .ok_or_else(|| ChromosomeError::UnknownTopology { name: self.topology.clone() })?;
+        Ok(Individual { serial: self.serial, chromosome: Arc::new(Chromosome::new(topology, self.weights.clone())?) })
+    }
+}
+
+impl From<Individual> for StoredIndividual {
+    fn from(i: Individual) -> StoredIndividual {
+        StoredIndividual::from_individual(&i)
+    }
+}
+
+impl TryFrom<StoredIndividual> for Individual {
+    type Error = ChromosomeError;
+
+    fn try_from(stored: StoredIndividual) -> Result<Individual, ChromosomeError> {
+        stored.to_individual()
+    }
+}
+
 /// Hands out birth serials in creation order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SerialCounter {
@@ -32,6 +79,11 @@ impl SerialCounter {
     /// A counter whose first serial is 0.
     pub fn new() -> SerialCounter {
         SerialCounter { next: 0 }
+    }
+
+    /// A counter whose next serial is `next` (a stored counter).
+    pub fn starting_at(next: u64) -> SerialCounter {
+        SerialCounter { next }
     }
 
     /// The next serial.

@@ -50,14 +50,6 @@ impl Progress {
         self.step.reset_elapsed();
     }
 
-    /// Tasks done so far in the current step; workers connected.
-    pub fn tick(&self, done: usize, workers: usize) {
-        self.step.set_position(done as u64);
-        let secs = self.step.elapsed().as_secs_f64();
-        let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
-        self.step.set_message(format!("{rate:.1} tasks/s, {workers} workers"));
-    }
-
     /// Tasks done so far in the current step, with the scheduler's counters (workers
     /// connected and stragglers among them, tasks in flight, leases given again, dropped
     /// duplicate and unknown outcomes).

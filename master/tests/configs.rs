@@ -12,12 +12,13 @@ fn committed_run_configurations_are_valid() {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
-                ExperimentConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let config = ExperimentConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                loa_master::selection::build(&config).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 checked += 1;
             }
         }
     }
-    ExperimentConfig::read(&root.join("thesis.toml")).unwrap();
+    loa_master::selection::build(&ExperimentConfig::read(&root.join("thesis.toml")).unwrap()).unwrap();
     assert!(checked >= 7, "only {checked} configurations found");
 }
 

@@ -1,4 +1,4 @@
-//! The crash test matrix (issue 8): a run halted at every phase boundary and resumed gives the
+//! The crash test matrix: a run halted at every phase boundary and resumed gives the
 //! checkpoints and metrics lines of an uninterrupted run, byte for byte (generation lines up to
 //! their wall-clock fields). Halts are injected in-process here (`RunOptions::halt`); the
 //! command-line tests in `cli.rs` abort and kill -9 the real binary, and the worker crate's
@@ -132,8 +132,8 @@ fn run_refuses_a_usable_run_and_needs_force_for_an_unusable_directory() {
 /// The hall of fame joins the state between an epoch's line and its checkpoint: halts around it
 /// (with a decaying learning rate and σ and weight decay, functions of the generation, and tied
 /// weights, whose first centre is projected) resume to the uninterrupted run (and the
-/// checkpoints are format 6, evolution strategies' format), stepping plainly or with Adam (whose
-/// moments the checkpoints carry).
+/// checkpoints are format 7), stepping plainly or with Adam (whose moments the checkpoints
+/// carry).
 #[test]
 fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted_run() {
     let text = "seed = 9\nepochs = 2\npopulation = 4\ngenerations_per_epoch = 1\nnetwork_depth = 1\n\
@@ -158,7 +158,7 @@ fn a_run_with_a_hall_of_fame_halted_around_an_epoch_resumes_to_the_uninterrupted
             same_run(&reference, &run, 2, &format!("{optimizer} {point}"));
         }
         let latest = read(&RunDir::new(&reference).latest_checkpoint());
-        assert_eq!(latest[8..12], 6u32.to_le_bytes());
+        assert_eq!(latest[8..12], 7u32.to_le_bytes());
         sizes.push(latest.len());
     }
     // Adam's checkpoint carries two moments per weight.

@@ -1,4 +1,4 @@
-//! Match experiments (issue 11): the same file for any number of worker threads, a run's
+//! Match experiments: the same file for any number of worker threads, a run's
 //! survivors by epoch, files `analysis` can read, and the command line end to end.
 
 use loa_master::config::ExperimentConfig;

@@ -234,7 +234,7 @@ fn a_tied_evolution_strategies_run_is_deterministic_and_keeps_its_centre_tied() 
 #[test]
 fn an_evolution_strategies_run_starts_from_a_given_network_and_resumes_without_its_file() {
     let tmp = tempfile::tempdir().unwrap();
-    // The imitation diagnostic's network (issue 12): it wins games, so the perturbations' scores
+    // The imitation diagnostic's network: it wins games, so the perturbations' scores
     // differ and the centre moves (a degenerate network draws every short game and never moves).
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/nets/imitation-aloa.json");
     let given = loa_engine::network::Chromosome::read(&committed).unwrap();
@@ -315,10 +315,10 @@ fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
         assert!(read(&a.epoch_checkpoint(epoch)) == read(&c.epoch_checkpoint(epoch)), "resumed, epoch {epoch}");
     }
     assert!(read(&a.epochs()) == read(&c.epochs()), "epochs.jsonl");
-    // Format 2, and the hall of fame holds each epoch's champion once: the best benchmarked
+    // Format 7, and the hall of fame holds each epoch's champion once: the best benchmarked
     // survivor of each epoch, as epochs.jsonl names it.
     let bytes = read(&a.epoch_checkpoint(3));
-    assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+    assert_eq!(bytes[8..12], 7u32.to_le_bytes());
     let state = RunState::decode(&bytes, &a.epoch_checkpoint(3)).unwrap();
     let epochs = loa_records::jsonl::read::<loa_records::EpochReport>(&a.epochs()).unwrap().records;
     let mut champions: Vec<u64> = Vec::new();
@@ -328,7 +328,8 @@ fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
             champions.push(best.serial);
         }
     }
-    let hall: Vec<u64> = state.memory.hall_of_fame.iter().map(|h| h.serial).collect();
+    let scheme = loa_master::selection::mu_plus_lambda::State::load(&state.scheme_state).unwrap();
+    let hall: Vec<u64> = scheme.judged.hall_of_fame.iter().map(|h| h.serial).collect();
     assert_eq!(hall, champions);
     // Generation 1: 9 candidates in 3 groups of 3 (3 matches each); each candidate hosts 2
     // matches against the fixed player and 1 against epoch 0's champion, except the champion
@@ -372,7 +373,8 @@ fn a_ladder_moves_up_when_the_candidates_score_enough_and_resumes_on_its_rung() 
     // Games per generation: 4 perturbations, 2 matches against the rung.
     assert!(lines.iter().all(|g| g.games == 4 * 2 * 2));
     let state = loa_master::checkpoint::RunState::load(&a.latest_checkpoint()).unwrap();
-    assert_eq!(state.memory.rung, rungs.last().map(|&(r, p)| if p >= 0.3 && r < 2 { r + 1 } else { r }).unwrap());
+    let scheme = loa_master::selection::evolution_strategies::State::load(&state.scheme_state).unwrap();
+    assert_eq!(scheme.judged.rung, rungs.last().map(|&(r, p)| if p >= 0.3 && r < 2 { r + 1 } else { r }).unwrap());
 }
 
 #[test]
@@ -393,9 +395,10 @@ fn self_adaptive_steps_are_kept_per_survivor_and_survive_a_resume() {
     // One step per survivor, by serial; they have moved away from the initial 0.05.
     let state = RunState::load(&a.latest_checkpoint()).unwrap();
     let serials: Vec<u64> = state.population.iter().map(|i| i.serial).collect();
-    let stepped: Vec<u64> = state.memory.steps.iter().map(|&(s, _)| s).collect();
+    let steps = loa_master::selection::mu_plus_lambda::State::load(&state.scheme_state).unwrap().steps;
+    let stepped: Vec<u64> = steps.iter().map(|&(s, _)| s).collect();
     assert_eq!(stepped, serials);
-    assert!(state.memory.steps.iter().any(|&(_, s)| s != 0.05), "{:?}", state.memory.steps);
+    assert!(steps.iter().any(|&(_, s)| s != 0.05), "{steps:?}");
     let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
     for (line, g) in lines.iter().zip(1..) {
         let step = line.fitness.as_ref().and_then(|f| f.mean_step).unwrap();
@@ -403,6 +406,8 @@ fn self_adaptive_steps_are_kept_per_survivor_and_survive_a_resume() {
     }
     // The operator needs (mu + lambda).
     let es = text.replace("mu-plus-lambda]\noffspring = 2\n", "evolution-strategies]\n");
-    let err = ExperimentConfig::from_toml(&es).unwrap_err().to_string();
-    assert!(err.contains("self-adaptive steps need the (mu + lambda) scheme"), "{err}");
+    let err = start(ExperimentConfig::from_toml(&es).unwrap(), &tmp.path().join("es"), &options(1));
+    let err = err.unwrap_err().to_string();
+    assert!(err.contains("self-adaptive steps need a scheme that keeps each individual's step"), "{err}");
+    assert!(!tmp.path().join("es").exists(), "a run that cannot start writes nothing");
 }

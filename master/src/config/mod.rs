@@ -1,7 +1,8 @@
 //! Experiment configuration: a TOML file whose every field defaults to the thesis (SPEC §5).
 //!
 //! Unknown keys are errors (serde's message names the key), and [`ExperimentConfig::validate`]
-//! rejects out-of-range values naming the key, so a typo never silently runs the defaults.
+//! rejects out-of-range values naming the key, so a typo never silently runs the defaults. The
+//! selection scheme's table is the scheme's own: [`crate::selection::build`] parses and checks it.
 
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
@@ -10,11 +11,9 @@ use loa_engine::tasks::Reference;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-mod schemes;
+mod scheme;
 
-pub use schemes::{
-    EsConfig, EsOptimizer, Fitness, Judging, MuPlusLambdaConfig, SelectionConfig, SelectionScheme, parse_fixed,
-};
+pub use scheme::{SchemeConfig, SelectionConfig};
 
 /// The whole definition of a run, together with its seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,8 +54,7 @@ pub struct MutationConfig {
     pub mutants_per_survivor: u32,
 }
 
-/// Mutation operators. New operators are new variants after the thesis's, so a checkpoint of a
-/// thesis run (which stores the configuration) keeps its bytes.
+/// Mutation operators.
 ///
 /// In TOML: `operator = "uniform-reset"`, or a table for an operator with parameters:
 /// `[mutation.operator.gaussian]` with `sigma = 0.05` and `decay = 0.999`.
@@ -78,8 +76,8 @@ pub enum MutationOperator {
     /// Self-adaptive Gaussian steps (Schwefel's evolution strategy, one step per individual):
     /// a child's step is its parent's times `exp(tau · N(0, 1))`, and each allele, with the
     /// configured probability, gets Gaussian noise of that step. Steps that produce good children
-    /// survive with them, so the step size is evolved instead of scheduled. (μ + λ) only; the
-    /// steps are part of the run's state (checkpoint format 2).
+    /// survive with them, so the step size is evolved instead of scheduled. Only for schemes
+    /// that keep each individual's step ((μ + λ)), as part of their state.
     SelfAdaptive {
         /// The step of the initial population.
         sigma: f64,
@@ -105,7 +103,7 @@ pub struct CrossoverConfig {
     pub operator: CrossoverOperator,
 }
 
-/// Crossover operators (new ones after the thesis's, see [`MutationOperator`]).
+/// Crossover operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CrossoverOperator {
@@ -182,8 +180,9 @@ impl Default for BenchmarkConfig {
 pub enum ConfigError {
     /// The file could not be read.
     Io(std::path::PathBuf, std::io::Error),
-    /// Not valid TOML, or an unknown key or wrong type (the message names it).
-    Parse(String),
+    /// Not valid TOML, or an unknown key or wrong type (the message names it), in the file
+    /// named if any.
+    Parse(Option<std::path::PathBuf>, Box<toml::de::Error>),
     /// A value out of range: the key and why.
     Invalid {
         /// The key, e.g. `mutation.probability`.
@@ -197,28 +196,27 @@ impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ConfigError::Io(path, e) => write!(f, "cannot read {}: {e}", path.display()),
-            ConfigError::Parse(msg) => write!(f, "{msg}"),
+            ConfigError::Parse(Some(path), e) => write!(f, "{}: {e}", path.display()),
+            ConfigError::Parse(None, e) => write!(f, "{e}"),
             ConfigError::Invalid { key, why } => write!(f, "invalid `{key}`: {why}"),
         }
     }
 }
 
-impl std::error::Error for ConfigError {}
-
-impl ExperimentConfig {
-    /// The chromosome file an evolution-strategies run starts from, if one is configured.
-    pub fn initial_network(&self) -> Option<&std::path::Path> {
-        match &self.selection.scheme {
-            SelectionScheme::EvolutionStrategies(es) if !es.initial_network.is_empty() => {
-                Some(std::path::Path::new(&es.initial_network))
-            }
-            _ => None,
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Io(_, e) => Some(e),
+            ConfigError::Parse(_, e) => Some(e.as_ref()),
+            ConfigError::Invalid { .. } => None,
         }
     }
+}
 
+impl ExperimentConfig {
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
-        let config: ExperimentConfig = toml::from_str(text).map_err(|e| ConfigError::Parse(e.to_string()))?;
+        let config: ExperimentConfig = toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))?;
         config.validate()?;
         Ok(config)
     }
@@ -227,7 +225,7 @@ impl ExperimentConfig {
     pub fn read(path: &Path) -> Result<ExperimentConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
         ExperimentConfig::from_toml(&text).map_err(|e| match e {
-            ConfigError::Parse(msg) => ConfigError::Parse(format!("{}: {msg}", path.display())),
+            ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
             other => other,
         })
     }
@@ -237,9 +235,14 @@ impl ExperimentConfig {
         toml::to_string(self).unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))
     }
 
-    /// Checks every value's range.
+    /// Checks every value's range, but for the scheme's own settings (see
+    /// [`crate::selection::build`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: key.into(), why });
+        if i64::try_from(self.seed).is_err() {
+            // Checkpoints keep the configuration as TOML, whose integers are signed.
+            return bad("seed", format!("must be at most {}, got {}", i64::MAX, self.seed));
+        }
         if self.population < 2 {
             return bad(
                 "population",
@@ -284,40 +287,12 @@ impl ExperimentConfig {
                 if !(tau > 0.0 && tau <= 1.0) {
                     return bad("mutation.operator.self-adaptive.tau", format!("must be in (0, 1], got {tau}"));
                 }
-                if !matches!(self.selection.scheme, SelectionScheme::MuPlusLambda(_)) {
-                    return bad(
-                        "mutation.operator.self-adaptive",
-                        "self-adaptive steps need the (mu + lambda) scheme, which keeps each individual's step".into(),
-                    );
-                }
             }
-        }
-        if let SelectionScheme::MuPlusLambda(m) = &self.selection.scheme {
-            m.validate(self.population)?;
-        } else if let SelectionScheme::EvolutionStrategies(es) = &self.selection.scheme {
-            es.validate(self.population)?;
-        } else if self.mutation.mutants_per_survivor != 2 {
-            return bad(
-                "mutation.mutants_per_survivor",
-                format!(
-                    "must be 2: knockout groups are one survivor, two mutants and one child, got {}",
-                    self.mutation.mutants_per_survivor
-                ),
-            );
         }
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
         }
         Ok(())
-    }
-
-    /// How a points-judged scheme ((μ + λ), ES) judges its candidates; `None` for the knockout.
-    pub fn judging(&self) -> Option<Judging> {
-        match &self.selection.scheme {
-            SelectionScheme::MuPlusLambda(m) => Some(m.judging()),
-            SelectionScheme::EvolutionStrategies(es) => Some(es.judging()),
-            SelectionScheme::Knockout => None,
-        }
     }
 
     /// The benchmark's reference player.
@@ -362,130 +337,14 @@ mod tests {
         assert!(err("[rules]\nply_cap = 0").contains("`rules.ply_cap`"));
         assert!(err("[rules]\nno_moves = \"explodes\"").contains("explodes"));
         assert!(err("population = \"many\"").contains("population"));
-        assert!(err("[mutation]\nmutants_per_survivor = 3").contains("mutants_per_survivor"));
-    }
-
-    const MU_PLUS_LAMBDA: &str = "population = 8\n\
-        [mutation]\nprobability = 1.0\n[mutation.operator.gaussian]\nsigma = 0.05\ndecay = 0.999\n\
-        [crossover]\noperator = \"per-neuron\"\n\
-        [selection.scheme.mu-plus-lambda]\noffspring = 2\nopponents = 6\ncrossover_rate = 0.3\n\
-        fixed_opponents = [\"random:1\", \"aloa:1\"]\n";
-
-    #[test]
-    fn new_schemes_and_operators_parse_round_trip_and_are_checked() {
-        let c = ExperimentConfig::from_toml(MU_PLUS_LAMBDA).unwrap();
-        assert_eq!(c.mutation.operator, MutationOperator::Gaussian { sigma: 0.05, decay: 0.999 });
-        assert_eq!(c.crossover.operator, CrossoverOperator::PerNeuron);
-        let SelectionScheme::MuPlusLambda(m) = &c.selection.scheme else { panic!("{:?}", c.selection) };
-        assert_eq!((m.offspring, m.opponents, m.crossover_rate), (2, 6, 0.3));
-        assert_eq!(c.judging().unwrap().fixed.len(), 2);
-        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
-        let err = |from: &str, to: &str| {
-            ExperimentConfig::from_toml(&MU_PLUS_LAMBDA.replace(from, to)).unwrap_err().to_string()
-        };
-        assert!(err("sigma = 0.05", "sigma = -1").contains("`mutation.operator.gaussian.sigma`"));
-        assert!(err("decay = 0.999", "decay = 1.5").contains("`mutation.operator.gaussian.decay`"));
-        assert!(err("opponents = 6", "opponents = 24").contains("`selection.scheme.mu-plus-lambda.opponents`"));
-        assert!(err("offspring = 2", "offspring = 0").contains("offspring"));
-        assert!(err("\"aloa:1\"", "\"chess:1\"").contains("unknown player kind `chess`"));
-        assert!(err("\"aloa:1\"", "\"randomann:1\"").contains("not a fixed player"));
-        assert!(err("\"aloa:1\"", "\"aloa:0\"").contains("1..=12"));
-        assert!(err("opponents = 6", "oponents = 6").contains("oponents"));
-        // The thesis's configuration is unchanged by the new variants.
-        assert_eq!(ExperimentConfig::from_toml("").unwrap().selection.scheme, SelectionScheme::Knockout);
-    }
-
-    #[test]
-    fn judging_options_parse_and_their_bounds_are_named() {
-        let text = format!(
-            "{MU_PLUS_LAMBDA}fitness = \"benchmark-score\"\nopening_plies = 4\nfixed_matches = 3\nhall_of_fame = 2\nelitism = 1\n"
-        );
-        let c = ExperimentConfig::from_toml(&text).unwrap();
-        let j = c.judging().unwrap();
-        assert_eq!((j.fitness, j.opening_plies, j.fixed_matches, j.hall_of_fame), (Fitness::BenchmarkScore, 4, 3, 2));
-        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
-        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
-        assert!(err("opening_plies = 4", "opening_plies = 0").contains("fixed_matches"));
-        assert!(err("opening_plies = 4", "opening_plies = 41").contains("opening_plies"));
-        assert!(err("elitism = 1", "elitism = 9").contains("elitism"));
-        assert!(err("hall_of_fame = 2", "hall_of_fame = 8").contains("entrants"));
-        assert!(err("fitness = \"benchmark-score\"", "fitness = \"elo\"").contains("elo"));
-        // Groups replace drawn opponents, and must not leave anyone alone.
-        assert!(err("hall_of_fame = 2", "groups = 4").contains("opponents = 0"));
-        let grouped = text.replace("opponents = 6", "opponents = 0").replace("hall_of_fame = 2", "groups = 4");
-        let c = ExperimentConfig::from_toml(&grouped).unwrap();
-        assert_eq!(c.judging().unwrap().groups, 4);
-        let laddered = format!("{text}ladder = [\"aloa:1\", \"aloa:2\"]\npromote_at = 0.6\n");
-        let j = ExperimentConfig::from_toml(&laddered).unwrap().judging().unwrap();
-        assert_eq!((j.ladder.len(), j.promote_at), (2, 0.6));
-        let err =
-            |from: &str, to: &str| ExperimentConfig::from_toml(&laddered.replace(from, to)).unwrap_err().to_string();
-        assert!(err("promote_at = 0.6", "promote_at = 1.5").contains("promote_at"));
-        assert!(err("\"aloa:2\"]", "\"chess:2\"]").contains("ladder"));
-        // 3 parents and 6 children in pairs: one of the 9 has no partner.
-        let lonely = grouped.replace("population = 8", "population = 3").replace("groups = 4", "groups = 2");
-        let err = ExperimentConfig::from_toml(&lonely).unwrap_err().to_string();
-        assert!(err.contains("9 candidates in groups of 2 leave one alone"), "{err}");
-    }
-
-    #[test]
-    fn learning_rate_half_life_and_weight_decay_parse_and_their_bounds_are_named() {
-        let text = "population = 8\n[selection.scheme.evolution-strategies]\nlearning_rate = 0.1\n\
-                    learning_rate_half_life = 1000\nweight_decay = 0.005\n";
-        let c = ExperimentConfig::from_toml(text).unwrap();
-        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
-        assert_eq!((es.learning_rate_half_life, es.weight_decay), (1000, 0.005));
-        // α halves every 1000 generations, starting at generation 1.
-        assert_eq!(es.learning_rate_at(1), 0.1);
-        assert!((es.learning_rate_at(1001) - 0.05).abs() < 1e-15);
-        assert!((es.learning_rate_at(3001) - 0.0125).abs() < 1e-15);
-        let constant = EsConfig { learning_rate_half_life: 0, ..es.clone() };
-        assert_eq!(constant.learning_rate_at(1_000_000), 0.1);
-        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
-        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
-        // α·λ above 1 would flip the weights' signs.
-        assert!(err("weight_decay = 0.005", "weight_decay = 11").contains("weight_decay"));
-        assert!(err("weight_decay = 0.005", "weight_decay = -0.1").contains("weight_decay"));
-        assert!(err("weight_decay = 0.005", "weight_decay = nan").contains("weight_decay"));
-        assert!(
-            err("learning_rate_half_life = 1000", "learning_rate_half_life = -1").contains("learning_rate_half_life")
-        );
-    }
-
-    #[test]
-    fn symmetry_and_sigma_half_life_parse_round_trip_and_bad_values_are_named() {
-        use loa_engine::network::symmetry::WeightTying;
-        let text = "population = 8\n[selection.scheme.evolution-strategies]\nsigma = 0.2\nopponents = 1\n\
-                    symmetry = \"equivariant\"\nsigma_half_life = 400\n";
-        let c = ExperimentConfig::from_toml(text).unwrap();
-        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
-        assert_eq!((es.symmetry, es.sigma_half_life), (WeightTying::Equivariant, 400));
-        // σ halves every 400 generations, starting at generation 1.
-        assert_eq!(es.sigma_at(1), 0.2);
-        assert!((es.sigma_at(801) - 0.05).abs() < 1e-15);
-        assert_eq!(EsConfig { sigma_half_life: 0, ..es.clone() }.sigma_at(10_000), 0.2);
-        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
-        let err = |from: &str, to: &str| ExperimentConfig::from_toml(&text.replace(from, to)).unwrap_err().to_string();
-        let bogus = err("\"equivariant\"", "\"rotated\"");
-        assert!(bogus.contains("symmetry") && bogus.contains("invariant"), "{bogus}");
-        assert!(err("sigma_half_life = 400", "sigma_half_life = -1").contains("sigma_half_life"));
-        // Only evolution strategies tie weights.
-        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\nsymmetry = \"invariant\"\n";
-        assert!(ExperimentConfig::from_toml(mu).unwrap_err().to_string().contains("symmetry"));
-    }
-    #[test]
-    fn the_optimizer_parses_defaults_to_plain_and_a_bad_name_is_named() {
-        let text = "population = 8\n[selection.scheme.evolution-strategies]\nopponents = 1\noptimizer = \"adam\"\n";
-        let c = ExperimentConfig::from_toml(text).unwrap();
-        let SelectionScheme::EvolutionStrategies(es) = &c.selection.scheme else { panic!("{c:?}") };
-        assert_eq!(es.optimizer, EsOptimizer::Adam);
-        assert_eq!(ExperimentConfig::from_toml(&c.to_toml()).unwrap(), c);
-        let plain = ExperimentConfig::from_toml(&text.replace("optimizer = \"adam\"\n", "")).unwrap();
-        let SelectionScheme::EvolutionStrategies(es) = &plain.selection.scheme else { panic!("{plain:?}") };
-        assert_eq!(es.optimizer, EsOptimizer::Plain);
-        let bogus = ExperimentConfig::from_toml(&text.replace("adam", "rmsprop")).unwrap_err().to_string();
-        assert!(bogus.contains("optimizer") && bogus.contains("plain") && bogus.contains("adam"), "{bogus}");
-        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\noptimizer = \"adam\"\n";
-        assert!(ExperimentConfig::from_toml(mu).unwrap_err().to_string().contains("optimizer"));
+        assert!(err("seed = 9223372036854775808").contains("seed"));
+        let gaussian =
+            |sigma: &str, decay: &str| format!("[mutation.operator.gaussian]\nsigma = {sigma}\ndecay = {decay}\n");
+        assert!(err(&gaussian("-1", "0.9")).contains("`mutation.operator.gaussian.sigma`"));
+        assert!(err(&gaussian("0.1", "1.5")).contains("`mutation.operator.gaussian.decay`"));
+        // The scheme's table is only carried: the scheme checks it.
+        let c = ExperimentConfig::from_toml("[selection.scheme.anything]\nopponents = 1\n").unwrap();
+        assert_eq!(c.selection.scheme.name, "anything");
+        assert!(err("[selection]\nscheme = 3").contains("expected `scheme = \"NAME\"`"));
     }
 }

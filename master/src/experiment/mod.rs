@@ -1,4 +1,4 @@
-//! Experiments (issue 11): two players, many two-game matches, every game written in the
+//! Experiments: two players, many two-game matches, every game written in the
 //! format `analysis matches` reads (`loa_records::matches`), played as match tasks through the
 //! scheduler, so the same command runs on embedded workers or on a cluster of `worker`s.
 //!
@@ -62,8 +62,8 @@ pub enum ExperimentError {
     },
     /// No worker could play: `threads` 0 without a cluster.
     NoWorkers,
-    /// The cluster service could not start.
-    Cluster(String),
+    /// The workers could not start.
+    Pool(PoolError),
     /// A task failed or its outcome does not fit it.
     Task {
         /// The task id.
@@ -83,7 +83,7 @@ impl fmt::Display for ExperimentError {
             ExperimentError::Config(e) => write!(f, "{e}"),
             ExperimentError::Player { key, error } => write!(f, "player `{key}`: {error}"),
             ExperimentError::NoWorkers => f.write_str("no workers: give --threads at least 1, or --listen"),
-            ExperimentError::Cluster(why) => f.write_str(why),
+            ExperimentError::Pool(e) => write!(f, "{e}"),
             ExperimentError::Task { id, why } => write!(f, "task {id}: {why}"),
             ExperimentError::Stopped => f.write_str("stopped before every match was played; nothing written"),
             ExperimentError::Io(path, e) => write!(f, "{}: {e}", path.display()),
@@ -91,7 +91,43 @@ impl fmt::Display for ExperimentError {
     }
 }
 
-impl std::error::Error for ExperimentError {}
+impl std::error::Error for ExperimentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ExperimentError::Config(e) => Some(e),
+            ExperimentError::Player { error, .. } => Some(error),
+            ExperimentError::Pool(e) => Some(e),
+            ExperimentError::Io(_, e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Why a [`WorkerPool`] could not start.
+#[derive(Debug)]
+pub enum PoolError {
+    /// The cluster service could not listen.
+    Serve(std::net::SocketAddr, std::io::Error),
+    /// The embedded worker threads could not be started.
+    Threads(std::io::Error),
+}
+
+impl fmt::Display for PoolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolError::Serve(addr, e) => write!(f, "cannot serve on {addr}: {e}"),
+            PoolError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PoolError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PoolError::Serve(_, e) | PoolError::Threads(e) => Some(e),
+        }
+    }
+}
 
 /// A scheduler with its embedded worker threads and, in cluster mode, its gRPC service: what
 /// `master run` sets up around a run, reusable by anything that submits tasks.
@@ -105,18 +141,16 @@ pub struct WorkerPool {
 impl WorkerPool {
     /// Starts `threads` embedded workers (none if 0) and, with `cluster`, the service for remote
     /// workers.
-    pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, String> {
+    pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, PoolError> {
         let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
         let scheduler = Arc::new(Scheduler::new(lease_time));
         let server = match cluster {
-            Some(c) => {
-                Some(crate::cluster::serve(&scheduler, c).map_err(|e| format!("cannot serve on {}: {e}", c.listen))?)
-            }
+            Some(c) => Some(crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e))?),
             None => None,
         };
         let workers = match threads {
             0 => Vec::new(),
-            n => spawn_embedded_workers(&scheduler, n).map_err(|e| format!("cannot start worker threads: {e}"))?,
+            n => spawn_embedded_workers(&scheduler, n).map_err(PoolError::Threads)?,
         };
         Ok(WorkerPool { scheduler, workers, server })
     }
@@ -271,7 +305,7 @@ pub fn run(
         plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
-    let pool = WorkerPool::start(options.threads, options.cluster.as_ref()).map_err(ExperimentError::Cluster)?;
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref()).map_err(ExperimentError::Pool)?;
     if let Some(addr) = pool.addr() {
         eprintln!("serving workers on {addr}");
     }

@@ -64,23 +64,47 @@ impl std::error::Error for SpecError {}
 const FORMS: &str = "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], randomann-printed:D[:SEED], \
                      net:D:FILE or run:D:DIR:epochs=LIST";
 
-fn parse_epochs(list: &str) -> Result<Vec<u32>, String> {
+/// Why an epoch list does not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum EpochListError {
+    /// An item is not an epoch number.
+    NotANumber(String),
+    /// A range's step is 0.
+    ZeroStep,
+    /// A range ends before it starts.
+    Empty(u32, u32),
+    /// More epochs than [`MAX_EPOCHS`].
+    TooMany,
+}
+
+impl fmt::Display for EpochListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EpochListError::NotANumber(s) => write!(f, "`{s}` is not an epoch number"),
+            EpochListError::ZeroStep => f.write_str("a range's step must be at least 1"),
+            EpochListError::Empty(first, last) => write!(f, "the range {first}-{last} is empty"),
+            EpochListError::TooMany => write!(f, "at most {MAX_EPOCHS} epochs"),
+        }
+    }
+}
+
+fn parse_epochs(list: &str) -> Result<Vec<u32>, EpochListError> {
     let mut epochs: Vec<u32> = Vec::new();
     for item in list.split(',') {
-        let number = |s: &str| s.trim().parse::<u32>().map_err(|_| format!("`{s}` is not an epoch number"));
+        let number = |s: &str| s.trim().parse::<u32>().map_err(|_| EpochListError::NotANumber(s.to_owned()));
         let (range, step) = match item.split_once('/') {
             Some((r, s)) => (r, number(s)?),
             None => (item, 1),
         };
         if step == 0 {
-            return Err("a range's step must be at least 1".into());
+            return Err(EpochListError::ZeroStep);
         }
         let (first, last) = match range.split_once('-') {
             Some((f, l)) => (number(f)?, number(l)?),
             None => (number(range)?, number(range)?),
         };
         if last < first {
-            return Err(format!("the range {first}-{last} is empty"));
+            return Err(EpochListError::Empty(first, last));
         }
         let mut e = first;
         loop {
@@ -88,7 +112,7 @@ fn parse_epochs(list: &str) -> Result<Vec<u32>, String> {
                 epochs.push(e);
             }
             if epochs.len() > MAX_EPOCHS {
-                return Err(format!("at most {MAX_EPOCHS} epochs"));
+                return Err(EpochListError::TooMany);
             }
             match e.checked_add(step) {
                 Some(next) if next <= last => e = next,
@@ -114,7 +138,7 @@ impl std::str::FromStr for PlayerSpec {
                 if dir.is_empty() {
                     return Err(err("missing the run directory"));
                 }
-                let epochs = parse_epochs(list).map_err(|why| err(&why))?;
+                let epochs = parse_epochs(list).map_err(|why| err(&why.to_string()))?;
                 PlayerSpec::Run { depth, dir: PathBuf::from(dir), epochs }
             }
             PlayerText::Other { kind, .. } => return Err(err(&format!("unknown player kind `{kind}`"))),

@@ -1,8 +1,10 @@
 //! Why a run, a resume or an export stopped with an error.
 
 use super::halt::HaltPoint;
-use crate::checkpoint::CheckpointError;
+use crate::checkpoint::{CheckpointError, InvalidState};
+use crate::codec::CodecError;
 use crate::config::ConfigError;
+use crate::selection::SelectionError;
 use loa_engine::network::ChromosomeError;
 use std::path::PathBuf;
 
@@ -21,8 +23,8 @@ pub enum RunError {
     Unusable {
         /// The run directory.
         dir: PathBuf,
-        /// What is wrong with it.
-        why: String,
+        /// Why each checkpoint found could not be used (none: no checkpoint was written).
+        problems: Vec<CheckpointError>,
     },
     /// The run directory has no such checkpoint.
     NoCheckpoint(PathBuf),
@@ -33,7 +35,11 @@ pub enum RunError {
     /// An outcome does not fit its task (a worker bug).
     Outcome(String),
     /// The selection scheme could not plan a generation or select from its outcomes.
-    Selection(String),
+    Selection(SelectionError),
+    /// The run's state is not one it can continue from.
+    State(InvalidState),
+    /// The selection scheme's state could not be saved.
+    SchemeState(CodecError),
     /// The cluster service could not start.
     Cluster(String),
     /// The dashboard could not start.
@@ -60,17 +66,24 @@ impl std::fmt::Display for RunError {
             RunError::Exists(p) => {
                 write!(f, "{} already holds a run: use `master resume {}` or another --out", p.display(), p.display())
             }
-            RunError::Unusable { dir, why } => write!(
-                f,
-                "{} holds run files but no usable checkpoint ({why}): start over with `master run ... --out {} --force`",
-                dir.display(),
-                dir.display()
-            ),
+            RunError::Unusable { dir, problems } => {
+                let why: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                let why = if why.is_empty() { "no checkpoint was written".to_owned() } else { why.join("; ") };
+                write!(
+                    f,
+                    "{} holds run files but no usable checkpoint ({why}): start over with `master run ... --out {} \
+                     --force`",
+                    dir.display(),
+                    dir.display()
+                )
+            }
             RunError::NoCheckpoint(p) => write!(f, "no checkpoint {}", p.display()),
             RunError::Chromosome(e) => write!(f, "{e}"),
             RunError::Task(e) => write!(f, "a worker could not play a task: {e}"),
             RunError::Outcome(e) => write!(f, "a task's outcome does not fit it: {e}"),
             RunError::Selection(e) => write!(f, "selection: {e}"),
+            RunError::State(e) => write!(f, "the run's state: {e}"),
+            RunError::SchemeState(e) => write!(f, "the selection scheme's state: {e}"),
             RunError::Cluster(e) => write!(f, "cluster service: {e}"),
             RunError::Dashboard(e) => write!(f, "{e}"),
             RunError::NoIndividual { epoch, index, count } => {
@@ -81,7 +94,33 @@ impl std::fmt::Display for RunError {
     }
 }
 
-impl std::error::Error for RunError {}
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Config(e) => Some(e),
+            RunError::Checkpoint(e) => Some(e),
+            RunError::Io(_, e) => Some(e),
+            RunError::Chromosome(e) => Some(e),
+            RunError::Task(e) => Some(e),
+            RunError::Selection(e) => Some(e),
+            RunError::State(e) => Some(e),
+            RunError::SchemeState(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<InvalidState> for RunError {
+    fn from(e: InvalidState) -> Self {
+        RunError::State(e)
+    }
+}
+
+impl From<SelectionError> for RunError {
+    fn from(e: SelectionError) -> Self {
+        RunError::Selection(e)
+    }
+}
 
 impl From<CheckpointError> for RunError {
     fn from(e: CheckpointError) -> Self {

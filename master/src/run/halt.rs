@@ -50,14 +50,32 @@ impl std::fmt::Display for HaltPoint {
     }
 }
 
+/// Why a halt point does not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HaltPointError {
+    /// The text.
+    pub text: String,
+    /// What is wrong.
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for HaltPointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "halt point `{}`: {}", self.text, self.why)
+    }
+}
+
+impl std::error::Error for HaltPointError {}
+
 impl std::str::FromStr for HaltPoint {
-    type Err = String;
+    type Err = HaltPointError;
 
     /// Parses the form [`HaltPoint`]'s `Display` prints, e.g. `after-generation-line:3`.
-    fn from_str(text: &str) -> Result<HaltPoint, String> {
+    fn from_str(text: &str) -> Result<HaltPoint, HaltPointError> {
+        let bad = |why| HaltPointError { text: text.to_owned(), why };
         let (name, number) = text.split_once(':').unwrap_or((text, ""));
-        let n = || number.parse::<u64>().map_err(|_| format!("halt point `{text}`: expected NAME:NUMBER"));
-        let epoch = || n().and_then(|v| u32::try_from(v).map_err(|_| format!("halt point `{text}`: epoch too large")));
+        let n = || number.parse::<u64>().map_err(|_| bad("expected NAME:NUMBER"));
+        let epoch = || n().and_then(|v| u32::try_from(v).map_err(|_| bad("epoch too large")));
         Ok(match name {
             "before-first-benchmark" if number.is_empty() => HaltPoint::BeforeFirstBenchmark,
             "mid-benchmark" => HaltPoint::MidBenchmark(epoch()?),
@@ -66,7 +84,7 @@ impl std::str::FromStr for HaltPoint {
             "mid-generation" => HaltPoint::MidGeneration(n()?),
             "after-generation-line" => HaltPoint::AfterGenerationLine(n()?),
             "after-generation" => HaltPoint::AfterGeneration(n()?),
-            _ => return Err(format!("unknown halt point `{text}`")),
+            _ => return Err(bad("unknown name")),
         })
     }
 }
@@ -112,7 +130,7 @@ mod tests {
         ] {
             assert_eq!(p.to_string().parse::<HaltPoint>(), Ok(p));
         }
-        assert!("after-generation:x".parse::<HaltPoint>().unwrap_err().contains("NAME:NUMBER"));
-        assert!("explode:1".parse::<HaltPoint>().unwrap_err().contains("unknown halt point"));
+        assert!("after-generation:x".parse::<HaltPoint>().unwrap_err().to_string().contains("NAME:NUMBER"));
+        assert!("explode:1".parse::<HaltPoint>().unwrap_err().to_string().contains("`explode:1`: unknown name"));
     }
 }

@@ -20,10 +20,10 @@ pub use halt::{Halt, HaltPoint};
 pub use loa_records::RunDir;
 pub use runner::Runner;
 
-use crate::checkpoint::{RunState, SchemeMemory, StoredIndividual};
+use crate::checkpoint::{CheckpointError, RunState};
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::{given_population, initial_population};
-use crate::population::SerialCounter;
+use crate::generation::initial_population;
+use crate::population::{SerialCounter, StoredIndividual};
 use crate::progress::Progress;
 use crate::rng::GaRng;
 use crate::scheduler::{Scheduler, spawn_embedded_workers};
@@ -89,8 +89,9 @@ fn run_files(dir: &RunDir) -> [std::path::PathBuf; 5] {
 }
 
 /// Whether `dir` holds a checkpoint that loads: `Ok(true)` if so, `Ok(false)` if it holds no run
-/// files at all, `Err(why)` if it holds run files but nothing usable.
-fn usable(dir: &RunDir) -> Result<bool, String> {
+/// files at all, `Err(problems)` if it holds run files but nothing usable (no problem: no
+/// checkpoint at all).
+fn usable(dir: &RunDir) -> Result<bool, Vec<CheckpointError>> {
     if !run_files(dir).iter().any(|p| p.exists()) {
         return Ok(false);
     }
@@ -105,10 +106,10 @@ fn usable(dir: &RunDir) -> Result<bool, String> {
     for path in candidates.iter().filter(|p| p.exists()) {
         match RunState::load(path) {
             Ok(_) => return Ok(true),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => problems.push(e),
         }
     }
-    if problems.is_empty() { Err("no checkpoint was written".into()) } else { Err(problems.join("; ")) }
+    Err(problems)
 }
 
 /// Starts a new run in `out`. A directory that already holds a usable run is refused; one that
@@ -117,11 +118,14 @@ fn usable(dir: &RunDir) -> Result<bool, String> {
 /// is checkpointed before its benchmark, so a crash from then on can be resumed.
 pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Result<RunSummary, RunError> {
     config.validate().map_err(RunError::Config)?;
+    // The scheme's settings in full, as the run directory and the checkpoints keep them.
+    let config = crate::selection::normalized(&config).map_err(RunError::Config)?;
+    let scheme = crate::selection::build(&config).map_err(RunError::Config)?;
     let dir = RunDir::new(out);
     match usable(&dir) {
         Ok(true) => return Err(RunError::Exists(out.to_path_buf())),
         Ok(false) => {}
-        Err(why) if !options.force => return Err(RunError::Unusable { dir: out.to_path_buf(), why }),
+        Err(problems) if !options.force => return Err(RunError::Unusable { dir: out.to_path_buf(), problems }),
         Err(_) => {
             for path in run_files(&dir) {
                 let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
@@ -132,17 +136,15 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
             }
         }
     }
-    // Read before anything is written, so a missing or malformed network leaves no run files.
-    let mut serials = SerialCounter::new();
-    let given = given_population(&config, Topology::default(), &mut serials).map_err(RunError::Config)?;
-    std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
-    std::fs::write(dir.config(), config.to_toml()).map_err(io(&dir.config()))?;
-    let mut rng = GaRng::from_seed(config.seed);
-    let population = match given {
+    // Made before anything is written, so a missing or malformed network file leaves no run
+    // files.
+    let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::new());
+    let population = match scheme.given_population(&mut serials).map_err(RunError::Config)? {
         Some(population) => population,
         None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
     };
     let state = RunState {
+        scheme_state: scheme.save().map_err(RunError::SchemeState)?,
         config,
         generation: 0,
         epoch: 0,
@@ -150,8 +152,9 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         rng,
         population: population.iter().map(StoredIndividual::from_individual).collect(),
         epochs: Vec::new(),
-        memory: SchemeMemory::default(),
     };
+    std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
+    std::fs::write(dir.config(), state.config.to_toml()).map_err(io(&dir.config()))?;
     state.save(&dir.latest_checkpoint())?;
     Halt::check(options.halt.as_ref(), HaltPoint::BeforeFirstBenchmark)?;
     execute(&dir, state, options)

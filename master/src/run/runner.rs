@@ -10,13 +10,13 @@
 use super::events::{RunEvent, Step, Subscriber};
 use super::halt::{Halt, HaltPoint};
 use super::{RunError, RunOptions, RunSummary};
-use crate::checkpoint::{RunState, StoredIndividual};
+use crate::checkpoint::RunState;
 use crate::cluster::Counters;
 use crate::config::ExperimentConfig;
-use crate::config::SelectionScheme;
 use crate::metrics::benchmark_entry;
+use crate::population::StoredIndividual;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
-use crate::selection::{EvolutionStrategies, Knockout, Memory, MuPlusLambda, Scheme, Selected};
+use crate::selection::{Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
@@ -82,6 +82,7 @@ impl Runner<'_> {
     /// epoch 0; a pending end-of-epoch benchmark (a resume after a stop between an epoch's last
     /// generation and its checkpoint) is done before anything else.
     pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
+        let mut scheme = state.scheme()?;
         self.emit(RunEvent::Started {
             generation: state.generation,
             epoch: state.epoch,
@@ -91,7 +92,7 @@ impl Runner<'_> {
         let gpe = u64::from(state.config.generations_per_epoch);
         loop {
             let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
-            if pending && let Ran::Stopped = self.benchmark(&mut state)? {
+            if pending && let Ran::Stopped = self.benchmark(&mut state, scheme.as_mut())? {
                 return self.stopped(&state);
             }
             if state.epoch >= state.config.epochs {
@@ -100,7 +101,7 @@ impl Runner<'_> {
             if self.options.stop.load(Ordering::Acquire) {
                 return self.stopped(&state);
             }
-            if let Ran::Stopped = self.generation(&mut state)? {
+            if let Ran::Stopped = self.generation(&mut state, scheme.as_mut())? {
                 return self.stopped(&state);
             }
         }
@@ -150,36 +151,15 @@ impl Runner<'_> {
         outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Ran::Done)
     }
 
-    /// One generation under the configured selection scheme.
-    fn generation(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
-        match &state.config.selection.scheme {
-            SelectionScheme::Knockout => self.generation_with(&Knockout, state),
-            SelectionScheme::MuPlusLambda(params) => {
-                self.generation_with(&MuPlusLambda { params: params.clone() }, state)
-            }
-            SelectionScheme::EvolutionStrategies(params) => {
-                self.generation_with(&EvolutionStrategies { params: params.clone() }, state)
-            }
-        }
-    }
-
     /// One generation: the scheme breeds and plans tasks, the workers play them, the scheme
     /// selects; then the generation is recorded and checkpointed.
-    fn generation_with<S: Scheme>(&self, scheme: &S, state: &mut RunState) -> Result<Ran<()>, RunError> {
+    fn generation(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Ran<()>, RunError> {
         let begun = Instant::now();
         let survivors = state.individuals()?;
-        let memory = Memory {
-            hall_of_fame: state.hall_of_fame()?,
-            rung: state.memory.rung as usize,
-            steps: state.memory.steps.clone(),
-            adam: state.memory.adam.clone(),
-        };
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
-        let (plan, tasks) = scheme
-            .plan(&survivors, &memory, &state.config, generation, &mut rng, &mut serials)
-            .map_err(RunError::Selection)?;
+        let (plan, tasks) = scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials)?;
         let tasks: Vec<(TaskId, MatchTask)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
@@ -195,26 +175,18 @@ impl Runner<'_> {
             Ran::Done(o) => o,
             Ran::Stopped => return Ok(Ran::Stopped),
         };
-        let selected = scheme.select(plan, &outcomes).map_err(RunError::Selection)?;
+        let selected = scheme.select(plan, &outcomes)?;
         let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
         record.survivors_kept = selected.survivors_kept;
         if self.options.cluster.is_some() {
             let after = self.scheduler.workers();
             record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
         }
-        let Selected { next, tournaments, fitness, steps, adam, .. } = selected;
+        let Selected { next, tournaments, fitness, .. } = selected;
         record.tournaments = tournaments;
         record.fitness = fitness;
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
-        state.memory.steps = steps;
-        state.memory.adam = adam;
-        if let (Some(judging), Some(points)) = (state.config.judging(), record.fitness.as_ref().and_then(|f| f.vs_rung))
-            && points >= judging.promote_at
-            && (state.memory.rung as usize) + 1 < judging.ladder.len()
-        {
-            // The candidates beat this rung: the next generation meets the next one.
-            state.memory.rung += 1;
-        }
+        state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         state.rng = rng;
         state.serials = serials;
         state.generation = generation;
@@ -230,7 +202,7 @@ impl Runner<'_> {
 
     /// Benchmarks the population against the reference player, ends the epoch, records it and
     /// checkpoints.
-    fn benchmark(&self, state: &mut RunState) -> Result<Ran<()>, RunError> {
+    fn benchmark(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Ran<()>, RunError> {
         let config = &state.config;
         let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
         let survivors = state.individuals()?;
@@ -264,10 +236,11 @@ impl Runner<'_> {
         state.epoch = epoch;
         state.epochs.push(report.clone());
         self.emit(RunEvent::EpochDone(&report))?;
-        if config.judging().is_some_and(|j| j.hall_of_fame > 0)
-            && let Some(champion) = induct_champion(state, &survivors, &report)
-        {
-            self.emit(RunEvent::Champion { epoch, serial: champion, members: state.memory.hall_of_fame.len() })?;
+        // Part of the epoch's step, so the epoch checkpoint records it and a resume redoes it.
+        let champion = scheme.end_epoch(&survivors, &report);
+        state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
+        if let Some(champion) = champion {
+            self.emit(RunEvent::Champion { epoch, serial: champion.serial, members: champion.members })?;
         }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
         state.save(&self.dir.epoch_checkpoint(epoch))?;
@@ -275,23 +248,6 @@ impl Runner<'_> {
         state.save(&self.dir.latest_checkpoint())?;
         Ok(Ran::Done(()))
     }
-}
-
-/// Adds the epoch's champion (the survivor with the best combined benchmark score, the older on
-/// a tie) to the hall of fame unless it is already there; returns its serial if added. Part of
-/// the epoch's step, so the epoch checkpoint records it and a resume redoes it identically.
-fn induct_champion(
-    state: &mut RunState,
-    survivors: &[crate::population::Individual],
-    report: &EpochReport,
-) -> Option<u64> {
-    let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
-    if state.memory.hall_of_fame.iter().any(|h| h.serial == best.serial) {
-        return None;
-    }
-    let champion = survivors.iter().find(|s| s.serial == best.serial)?;
-    state.memory.hall_of_fame.push(StoredIndividual::from_individual(champion));
-    Some(best.serial)
 }
 
 /// The fixed player a benchmark reference is.

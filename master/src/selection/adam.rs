@@ -18,6 +18,48 @@ pub const BETA_2: f64 = 0.999;
 /// Added to the root mean square, so a weight that never saw a gradient does not divide by 0.
 pub const EPSILON: f64 = 1e-8;
 
+/// Why Adam's state cannot step a gradient, or cannot be a network's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdamError {
+    /// The moments are not one per weight.
+    Size {
+        /// First moments held.
+        first: usize,
+        /// Second moments held.
+        second: usize,
+        /// Weights of the gradient or the network.
+        weights: usize,
+    },
+    /// Moments without any update.
+    NoUpdates,
+    /// The running powers of β are out of range.
+    Powers {
+        /// β₁ to the power of the updates.
+        beta_1: f64,
+        /// β₂ to the power of the updates.
+        beta_2: f64,
+    },
+    /// A moment is not finite, or a second moment is negative.
+    Moments,
+}
+
+impl std::fmt::Display for AdamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AdamError::Size { first, second, weights } => {
+                write!(f, "Adam's moments: {first} and {second} moments for {weights} weights")
+            }
+            AdamError::NoUpdates => f.write_str("Adam's moments: moments but no updates"),
+            AdamError::Powers { beta_1, beta_2 } => {
+                write!(f, "Adam's moments: bias corrections out of range: beta powers {beta_1} and {beta_2}")
+            }
+            AdamError::Moments => f.write_str("Adam's moments: not finite, or a second moment is negative"),
+        }
+    }
+}
+
+impl std::error::Error for AdamError {}
+
 /// What Adam remembers between updates: one first and second moment per weight.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AdamState {
@@ -36,7 +78,7 @@ pub struct AdamState {
 impl AdamState {
     /// The step of each weight for gradient `gradient` (ascent: add it to the weights) with step
     /// size `alpha`, updating the moments. The first update sizes the state to the gradient.
-    pub fn step(&mut self, gradient: &[f64], alpha: f64) -> Result<Vec<f64>, String> {
+    pub fn step(&mut self, gradient: &[f64], alpha: f64) -> Result<Vec<f64>, AdamError> {
         if self.updates == 0 {
             *self = AdamState {
                 updates: 0,
@@ -47,12 +89,7 @@ impl AdamState {
             };
         }
         if self.first.len() != gradient.len() || self.second.len() != gradient.len() {
-            return Err(format!(
-                "Adam's state holds {} and {} moments for a gradient of {} weights",
-                self.first.len(),
-                self.second.len(),
-                gradient.len()
-            ));
+            return Err(self.size(gradient.len()));
         }
         self.updates += 1;
         self.beta_1_power *= BETA_1;
@@ -70,32 +107,29 @@ impl AdamState {
     }
 
     /// Why this state (read from a checkpoint) cannot be Adam's for `weights` weights, if so.
-    pub fn check(&self, weights: usize) -> Result<(), String> {
+    pub fn check(&self, weights: usize) -> Result<(), AdamError> {
         let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
         if self.updates == 0 {
             return match self.first.is_empty() && self.second.is_empty() {
                 true => Ok(()),
-                false => Err("Adam's state has moments but no updates".into()),
+                false => Err(AdamError::NoUpdates),
             };
         }
         if self.first.len() != weights || self.second.len() != weights {
-            return Err(format!(
-                "Adam's state holds {} and {} moments, the network has {weights} weights",
-                self.first.len(),
-                self.second.len()
-            ));
+            return Err(self.size(weights));
         }
         let powers_in_range = |p: f64, beta: f64| p > 0.0 && p <= beta;
         if !powers_in_range(self.beta_1_power, BETA_1) || !powers_in_range(self.beta_2_power, BETA_2) {
-            return Err(format!(
-                "Adam's bias corrections out of range: beta powers {} and {}",
-                self.beta_1_power, self.beta_2_power
-            ));
+            return Err(AdamError::Powers { beta_1: self.beta_1_power, beta_2: self.beta_2_power });
         }
         if !finite(&self.first) || !finite(&self.second) || self.second.iter().any(|&v| v < 0.0) {
-            return Err("Adam's moments are not finite, or a second moment is negative".into());
+            return Err(AdamError::Moments);
         }
         Ok(())
+    }
+
+    fn size(&self, weights: usize) -> AdamError {
+        AdamError::Size { first: self.first.len(), second: self.second.len(), weights }
     }
 }
 
@@ -143,15 +177,15 @@ mod tests {
     fn a_mismatched_or_corrupt_state_is_refused_by_name() {
         let mut state = AdamState::default();
         state.step(&[1.0, 2.0], 0.1).unwrap();
-        assert!(state.step(&[1.0], 0.1).unwrap_err().contains("for a gradient of 1 weights"));
+        assert_eq!(state.step(&[1.0], 0.1).unwrap_err(), AdamError::Size { first: 2, second: 2, weights: 1 });
         assert!(state.check(2).is_ok());
-        assert!(state.check(3).unwrap_err().contains("the network has 3 weights"));
+        assert!(state.check(3).unwrap_err().to_string().contains("2 and 2 moments for 3 weights"));
         let negative = AdamState { second: vec![0.1, -1.0], ..state.clone() };
-        assert!(negative.check(2).unwrap_err().contains("negative"));
+        assert!(negative.check(2).unwrap_err().to_string().contains("negative"));
         let powers = AdamState { beta_1_power: 1.0, ..state.clone() };
-        assert!(powers.check(2).unwrap_err().contains("bias corrections"));
+        assert!(powers.check(2).unwrap_err().to_string().contains("bias corrections"));
         let early = AdamState { updates: 0, ..state };
-        assert!(early.check(2).unwrap_err().contains("no updates"));
+        assert_eq!(early.check(2).unwrap_err(), AdamError::NoUpdates);
         assert!(AdamState::default().check(2041).is_ok());
     }
 }

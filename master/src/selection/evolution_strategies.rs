@@ -1,9 +1,9 @@
 //! Evolution strategies after Salimans et al. (OpenAI, 2017), on the same task scheduler: one
 //! centre network θ; each generation `population` perturbations θ ± σ·εᵢ in antithetic pairs
-//! (εᵢ standard normal, one value per weight), judged by points over several games ([`points`]);
-//! the points become centred ranks in [−½, ½] (rank-based fitness shaping: only the order of the
-//! points counts, so a few lopsided games cannot dominate the step; equal points share their
-//! average rank), and the centre moves by
+//! (εᵢ standard normal, one value per weight), judged by points over several games
+//! ([`judging`]); the points become centred ranks in [−½, ½] (rank-based fitness shaping: only
+//! the order of the points counts, so a few lopsided games cannot dominate the step; equal points
+//! share their average rank), and the centre moves by
 //!
 //! ```text
 //! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ
@@ -26,26 +26,169 @@
 //! update is tied too. The centre is still stored as a whole chromosome.
 
 use super::adam::AdamState;
-use super::points::{self, Seating};
-use super::{Memory, Scheme, Selected};
-use crate::config::{EsConfig, EsOptimizer, ExperimentConfig};
+use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
+use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use crate::codec::CodecError;
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::individual;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::network::symmetry::{Tying, WeightTying};
-use loa_engine::network::{MAX_ABS_WEIGHT, Topology};
+use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_records::EpochReport;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// The ES scheme with its parameters.
+/// The scheme's name in the configuration.
+pub const NAME: &str = "evolution-strategies";
+const KEY: &str = "selection.scheme.evolution-strategies";
+
+/// The settings, `[selection.scheme.evolution-strategies]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EsConfig {
+    /// The perturbations' standard deviation σ.
+    pub sigma: f64,
+    /// The step size α of the centre's update.
+    pub learning_rate: f64,
+    /// Generations over which the learning rate halves (`α_g = α · 2^(−(g − 1)/H)`); 0 keeps
+    /// it constant. With a constant α the centre ends up doing a random walk once the gradient
+    /// estimate is mostly noise; a decaying α anneals it.
+    pub learning_rate_half_life: u32,
+    /// The L2 coefficient λ (weight decay, as in OpenAI's ES): each update also moves the centre
+    /// by `−α_g · λ · θ`, pulling weights that the noise alone pushed out back towards 0.
+    pub weight_decay: f64,
+    /// A chromosome file (JSON, as `master export` and `loa imitate` write) whose network is the
+    /// first centre, instead of the first of a random population; empty: random. The path is
+    /// relative to the working directory of `master run`. The file is read once, when the run
+    /// starts: the epoch-0 checkpoint holds its weights, so a resume does not need it.
+    pub initial_network: String,
+    /// Weights tied by the board's symmetries: `"none"` (every one of the 2 041 weights free),
+    /// `"invariant"` (every hidden unit invariant under the board's rotations and reflections:
+    /// 361 free parameters) or `"equivariant"` (two groups of eight hidden units that the
+    /// symmetries map onto each other, and four invariant units: 277); see
+    /// [`loa_engine::network::symmetry`]. The perturbations are drawn per free parameter, so
+    /// the centre stays tied.
+    pub symmetry: WeightTying,
+    /// Generations over which σ halves (`σ_g = σ · 2^(−(g − 1)/H)`); 0 keeps it constant.
+    /// ES climbs the fitness smoothed over a Gaussian of width σ: a wide σ gives a signal from
+    /// the first generation, but the smoothed optimum is a broad region, and good networks are
+    /// sharp; shrinking σ lets the centre settle into one. The step in weights is about α/σ per
+    /// generation, so α should shrink faster: a learning-rate half-life of H/2 keeps the step a
+    /// constant fraction of σ.
+    pub sigma_half_life: u32,
+    /// How the centre steps along the gradient estimate: `"plain"` (θ ← θ + α_g·g, the
+    /// default) or `"adam"` (Adam's step with α_g, as OpenAI's ES: about α_g per weight where
+    /// the estimate keeps its sign, whatever its scale; [`crate::selection::adam`]). Weight decay
+    /// stays a separate shrink by `1 − α_g λ` with either (decoupled, as in AdamW). Adam's
+    /// moments are part of the scheme's state.
+    pub optimizer: EsOptimizer,
+    /// How perturbations are judged.
+    #[serde(flatten)]
+    pub judging: JudgingConfig,
+    /// Keys no setting has (refused).
+    #[serde(flatten, skip_serializing)]
+    pub unknown: toml::Table,
+}
+
+/// How evolution strategies turn the gradient estimate into the centre's step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EsOptimizer {
+    /// Plain gradient ascent: the step is α_g times the estimate.
+    #[default]
+    Plain,
+    /// Adam (β₁ 0.9, β₂ 0.999, ε 10⁻⁸) with step size α_g.
+    Adam,
+}
+
+impl Default for EsConfig {
+    fn default() -> Self {
+        EsConfig {
+            sigma: 0.02,
+            learning_rate: 0.01,
+            learning_rate_half_life: 0,
+            weight_decay: 0.0,
+            initial_network: String::new(),
+            symmetry: WeightTying::None,
+            sigma_half_life: 0,
+            optimizer: EsOptimizer::Plain,
+            judging: JudgingConfig::default(),
+            unknown: toml::Table::new(),
+        }
+    }
+}
+
+impl EsConfig {
+    /// The learning rate of generation `generation` (the first is 1): `learning_rate` halved
+    /// every `learning_rate_half_life` generations, exactly `learning_rate` without a half-life.
+    pub fn learning_rate_at(&self, generation: u64) -> f64 {
+        match self.learning_rate_half_life {
+            0 => self.learning_rate,
+            h => self.learning_rate * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
+        }
+    }
+
+    /// σ of generation `generation` (the first is 1): `sigma` halved every `sigma_half_life`
+    /// generations, exactly `sigma` without a half-life.
+    pub fn sigma_at(&self, generation: u64) -> f64 {
+        match self.sigma_half_life {
+            0 => self.sigma,
+            h => self.sigma * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
+        }
+    }
+}
+
+/// What evolution strategies remember across generations besides the centre.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The hall of fame and the ladder's rung.
+    pub judged: JudgingState,
+    /// Adam's moments (empty with plain steps).
+    pub adam: AdamState,
+}
+
+/// The layout of [`State`] this build writes.
+const STATE_VERSION: u32 = 1;
+
+impl State {
+    /// The state as the scheme saves it.
+    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
+        save_state(STATE_VERSION, self)
+    }
+
+    /// The state the scheme saved.
+    pub fn load(saved: &[u8]) -> Result<State, StateError> {
+        load_state(STATE_VERSION, saved)
+    }
+}
+
+/// The ES scheme with its settings and state.
 #[derive(Clone, Debug)]
 pub struct EvolutionStrategies {
-    /// The parameters.
-    pub params: EsConfig,
+    settings: EsConfig,
+    state: State,
+}
+
+/// The scheme from its settings.
+pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
+    Ok(Box::new(EvolutionStrategies::new(parse_settings(NAME, settings)?)?))
+}
+
+impl EvolutionStrategies {
+    /// The scheme with `settings`, in its initial state.
+    pub fn new(settings: EsConfig) -> Result<EvolutionStrategies, ConfigError> {
+        if let Some(key) = settings.unknown.keys().next() {
+            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
+        }
+        Ok(EvolutionStrategies { settings, state: State::default() })
+    }
 }
 
 /// What a generation's update needs.
-pub struct Plan {
+struct EsPlan {
     /// The centre's weights.
     centre: Vec<f32>,
     /// Its topology.
@@ -58,15 +201,13 @@ pub struct Plan {
     seating: Seating,
     /// The ladder's rung they met, if the run climbs one.
     rung: Option<usize>,
-    /// The serial issued for the next centre (issued while planning, so the state's counter
+    /// The serial issued for the next centre (issued while planning, so the run's counter
     /// moves only with the plan).
     next_serial: u64,
     /// This generation's learning rate α_g.
     learning_rate: f64,
     /// This generation's σ_g.
     sigma: f64,
-    /// Adam's moments before this generation's update (empty with plain steps).
-    adam: AdamState,
 }
 
 /// Centred ranks in [−½, ½] of `scores`, equal scores sharing their average rank.
@@ -94,27 +235,73 @@ pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
 }
 
 impl Scheme for EvolutionStrategies {
-    type Plan = Plan;
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn settings(&self) -> toml::Table {
+        settings_table(&self.settings)
+    }
+
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        let (s, population) = (&self.settings, config.population);
+        let bad = |key: String, why: String| Err(ConfigError::Invalid { key, why });
+        if !population.is_multiple_of(2) {
+            let why = format!("evolution strategies sample antithetic pairs: must be even, got {population}");
+            return bad("population".into(), why);
+        }
+        if !(s.sigma > 0.0 && s.sigma <= 10.0) {
+            return bad(format!("{KEY}.sigma"), format!("must be in (0, 10], got {}", s.sigma));
+        }
+        if !(s.learning_rate > 0.0 && s.learning_rate <= 100.0) {
+            return bad(format!("{KEY}.learning_rate"), format!("must be in (0, 100], got {}", s.learning_rate));
+        }
+        if !(0.0..=1.0).contains(&(s.learning_rate * s.weight_decay)) || s.weight_decay < 0.0 {
+            return bad(
+                format!("{KEY}.weight_decay"),
+                format!(
+                    "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's \
+                     sign, got {}",
+                    1.0 / s.learning_rate,
+                    s.weight_decay
+                ),
+            );
+        }
+        self.settings.judging.validate(KEY, population)
+    }
+
+    fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+        if self.settings.initial_network.is_empty() {
+            return Ok(None);
+        }
+        let path = std::path::Path::new(&self.settings.initial_network);
+        let invalid = |why: String| ConfigError::Invalid { key: format!("{KEY}.initial_network"), why };
+        // Reading checks the file's topology and weight count.
+        let chromosome = Chromosome::read(path).map_err(|e| invalid(e.to_string()))?;
+        let first = individual(serials, Topology::default(), chromosome.weights().to_vec())
+            .map_err(|e| invalid(e.to_string()))?;
+        Ok(Some(vec![first]))
+    }
 
     fn plan(
         &self,
         survivors: &[Individual],
-        memory: &Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), String> {
+    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         let Some(centre) = survivors.first() else {
-            return Err("evolution strategies: the population is empty, so there is no centre".into());
+            return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
         };
         let topology = centre.chromosome.topology();
-        let tying = (self.params.symmetry != WeightTying::None).then(|| Tying::new(self.params.symmetry));
+        let symmetry = self.settings.symmetry;
+        let tying = (symmetry != WeightTying::None).then(|| Tying::new(symmetry));
         let theta = match &tying {
             Some(tying) => tying.project(centre.chromosome.weights()),
             None => centre.chromosome.weights().to_vec(),
         };
-        let (sigma, bound) = (self.params.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
+        let (sigma, bound) = (self.settings.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
         let mut noise = Vec::with_capacity(pairs);
         let mut candidates = Vec::with_capacity(2 * pairs);
@@ -128,36 +315,34 @@ impl Scheme for EvolutionStrategies {
                     .iter()
                     .zip(&eps)
                     .map(|(&w, &e)| (f64::from(w) + sign * sigma * e).clamp(-bound, bound) as f32);
-                candidates.push(individual(serials, topology, weights.collect()).map_err(|e| e.to_string())?);
+                candidates.push(individual(serials, topology, weights.collect())?);
             }
             noise.push(eps);
         }
-        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
-        let next_serial = serials.issue();
-        Ok((
-            Plan {
-                centre: theta,
-                topology,
-                noise,
-                candidates,
-                seating,
-                rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
-                next_serial,
-                learning_rate: self.params.learning_rate_at(generation),
-                sigma,
-                adam: memory.adam.clone(),
-            },
-            tasks,
-        ))
+        let (seating, tasks) =
+            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let plan = EsPlan {
+            centre: theta,
+            topology,
+            noise,
+            candidates,
+            seating,
+            rung: self.settings.judging.rung(&self.state.judged),
+            next_serial: serials.issue(),
+            learning_rate: self.settings.learning_rate_at(generation),
+            sigma,
+        };
+        Ok((Box::new(plan), tasks))
     }
 
-    fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
-        let scores = points::scores(&plan.seating, plan.candidates.len(), self.params.fitness, outcomes)?;
-        let means = scores.means();
-        let utility = centred_ranks(&means);
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+        let plan: EsPlan = own_plan(plan)?;
+        let fitness = self.settings.judging.fitness;
+        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
+        let utility = centred_ranks(&scores.means());
         let n = plan.candidates.len() as f64;
-        // Without weight decay the factor is exactly 1, so such runs keep their bits.
-        let shrink = 1.0 - plan.learning_rate * self.params.weight_decay;
+        // Without weight decay the factor is exactly 1.
+        let shrink = 1.0 - plan.learning_rate * self.settings.weight_decay;
         let bound = f64::from(MAX_ABS_WEIGHT);
         let mut step = vec![0.0f64; plan.centre.len()];
         for (i, eps) in plan.noise.iter().enumerate() {
@@ -166,18 +351,18 @@ impl Scheme for EvolutionStrategies {
                 *s += weight * e;
             }
         }
-        let mut adam = plan.adam;
-        match self.params.optimizer {
+        let mut adam = self.state.adam.clone();
+        match self.settings.optimizer {
             EsOptimizer::Plain => {
                 // The gradient estimate is step / (n σ); α_g / (n σ) is applied as one factor,
-                // as before Adam existed, so plain runs keep their bits.
+                // which fixes the bits of plain runs.
                 let scale = plan.learning_rate / (n * plan.sigma);
                 step.iter_mut().for_each(|s| *s *= scale);
             }
             EsOptimizer::Adam => {
                 let gradient: Vec<f64> = step.iter().map(|s| s / (n * plan.sigma)).collect();
                 // Tied weights share their noise, so their moments and steps stay equal too.
-                step = adam.step(&gradient, plan.learning_rate)?;
+                step = adam.step(&gradient, plan.learning_rate).map_err(SelectionError::Adam)?;
             }
         }
         let weights: Vec<f32> = plan
@@ -186,16 +371,38 @@ impl Scheme for EvolutionStrategies {
             .zip(&step)
             .map(|(&w, &s)| (f64::from(w) * shrink + s).clamp(-bound, bound) as f32)
             .collect();
-        let chromosome = loa_engine::network::Chromosome::new(plan.topology, weights).map_err(|e| e.to_string())?;
+        let chromosome = Chromosome::new(plan.topology, weights)?;
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
+        self.state.adam = adam;
+        self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected {
             next: vec![centre],
             tournaments: Vec::new(),
             survivors_kept: 0,
             fitness: Some(scores.summary(plan.rung)),
-            steps: Vec::new(),
-            adam,
         })
+    }
+
+    fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
+        self.state.judged.induct(&self.settings.judging, survivors, report)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        self.state.save()
+    }
+
+    fn restore(
+        &mut self,
+        saved: &[u8],
+        population: &[Individual],
+        _config: &ExperimentConfig,
+    ) -> Result<(), StateError> {
+        let state = State::load(saved)?;
+        state.judged.check(&self.settings.judging)?;
+        let weights = population.first().map_or(0, |c| c.chromosome.weights().len());
+        state.adam.check(weights).map_err(StateError::Adam)?;
+        self.state = state;
+        Ok(())
     }
 }
 
@@ -205,21 +412,23 @@ mod tests {
 
     /// Two perturbations of a random centre with `params`, planned for `generation` from `seed`:
     /// the scheme, the run's config, the plan and its tasks.
-    fn planned(params: EsConfig, generation: u64, seed: u64) -> (EvolutionStrategies, Plan, Vec<MatchTask>) {
-        use crate::config::{SelectionConfig, SelectionScheme};
+    fn planned(params: EsConfig, generation: u64, seed: u64) -> (EvolutionStrategies, EsPlan, Vec<MatchTask>) {
+        use crate::config::SchemeConfig;
         use crate::generation::initial_population;
-        let config = ExperimentConfig {
-            population: 2,
-            selection: SelectionConfig { scheme: SelectionScheme::EvolutionStrategies(params.clone()) },
-            ..ExperimentConfig::default()
-        };
+        let mut config = ExperimentConfig { population: 2, ..ExperimentConfig::default() };
+        config.selection.scheme = SchemeConfig::new(NAME, settings_table(&params));
         config.validate().unwrap();
-        let scheme = EvolutionStrategies { params };
+        crate::selection::build(&config).unwrap();
+        let scheme = EvolutionStrategies::new(params).unwrap();
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) =
-            scheme.plan(&start, &Memory::default(), &config, generation, &mut rng, &mut serials).unwrap();
-        (scheme, plan, tasks)
+        let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();
+        (scheme, own_plan(plan).unwrap(), tasks)
+    }
+
+    /// Judged by one drawn opponent.
+    fn one_opponent() -> JudgingConfig {
+        JudgingConfig { opponents: 1, ..JudgingConfig::default() }
     }
 
     #[test]
@@ -253,11 +462,11 @@ mod tests {
 
     #[test]
     fn the_centre_moves_towards_the_perturbation_that_won() {
-        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, ..EsConfig::default() };
-        let (scheme, plan, tasks) = planned(params, 1, 12);
+        let params = EsConfig { sigma: 0.05, learning_rate: 0.01, judging: one_opponent(), ..EsConfig::default() };
+        let (mut scheme, plan, tasks) = planned(params, 1, 12);
         assert_eq!(tasks.len(), 2, "two perturbations, each hosting one match against the other");
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
-        let next = scheme.select(plan, &plus_wins()).unwrap().next;
+        let next = scheme.select(Box::new(plan), &plus_wins()).unwrap().next;
         assert_eq!(next.len(), 1);
         // Utilities +½ and −½: θ' = θ + α / (2σ) · ε.
         for j in [0, 17, 999, 2040] {
@@ -272,13 +481,13 @@ mod tests {
         let params = EsConfig {
             sigma: 0.05,
             learning_rate: 0.2,
-            opponents: 1,
+            judging: one_opponent(),
             learning_rate_half_life: 2,
             weight_decay: 0.5,
             ..EsConfig::default()
         };
         // Generation 5 with a half-life of 2: α = 0.2 · 2^(−4/2) = 0.05.
-        let (scheme, plan, _) = planned(params, 5, 5);
+        let (mut scheme, plan, _) = planned(params, 5, 5);
         let theta = plan.centre.clone();
         // No outcomes count (every game drawn at the cap): equal ranks, so no gradient step, and
         // the centre only shrinks by 1 − αλ = 1 − 0.05 · 0.5.
@@ -296,7 +505,7 @@ mod tests {
         };
         let outcomes =
             [MatchTaskOutcome { matches: vec![drawn(0, 1)] }, MatchTaskOutcome { matches: vec![drawn(1, 0)] }];
-        let next = scheme.select(plan, &outcomes).unwrap().next;
+        let next = scheme.select(Box::new(plan), &outcomes).unwrap().next;
         for j in [0, 17, 999, 2040] {
             assert_eq!(next[0].chromosome.weights()[j], (f64::from(theta[j]) * 0.975) as f32, "weight {j}");
         }
@@ -307,13 +516,14 @@ mod tests {
         let params = EsConfig {
             sigma: 0.05,
             learning_rate: 0.01,
-            opponents: 1,
+            judging: one_opponent(),
             optimizer: EsOptimizer::Adam,
             ..EsConfig::default()
         };
-        let (scheme, plan, _) = planned(params, 1, 12);
+        let (mut scheme, plan, _) = planned(params, 1, 12);
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
-        let selected = scheme.select(plan, &plus_wins()).unwrap();
+        let selected = scheme.select(Box::new(plan), &plus_wins()).unwrap();
+        let adam = scheme.state.adam.clone();
         // Adam's first step is α·m̂/√v̂ = α·g/|g|: each weight moves by α = 0.01 towards the
         // + perturbation (the sign of its noise), however large the noise (plain steps: α / (2σ)
         // times it).
@@ -322,13 +532,14 @@ mod tests {
             let expected = f64::from(theta[j]) + 0.01 * eps[j].signum();
             assert!((f64::from(next[j]) - expected).abs() < 1e-6, "weight {j}: {} against {expected}", next[j]);
         }
-        let adam = selected.adam;
         assert_eq!((adam.updates, adam.first.len(), adam.second.len()), (1, 2041, 2041));
         // m = (1 − β₁)·g with g = ε / (2σ).
         assert!((adam.first[17] - 0.1 * eps[17] / 0.1).abs() < 1e-12);
         // Plain steps keep no moments.
-        let (scheme, plan, _) = planned(EsConfig { sigma: 0.05, opponents: 1, ..EsConfig::default() }, 1, 12);
-        assert_eq!(scheme.select(plan, &plus_wins()).unwrap().adam, AdamState::default());
+        let (mut scheme, plan, _) =
+            planned(EsConfig { sigma: 0.05, judging: one_opponent(), ..EsConfig::default() }, 1, 12);
+        scheme.select(Box::new(plan), &plus_wins()).unwrap();
+        assert_eq!(scheme.state.adam, AdamState::default());
     }
 
     #[test]
@@ -338,9 +549,15 @@ mod tests {
             (WeightTying::Equivariant, EsOptimizer::Plain),
             (WeightTying::Equivariant, EsOptimizer::Adam),
         ] {
-            let params =
-                EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, symmetry, optimizer, ..EsConfig::default() };
-            let (scheme, plan, tasks) = planned(params, 1, 12);
+            let params = EsConfig {
+                sigma: 0.05,
+                learning_rate: 0.01,
+                judging: one_opponent(),
+                symmetry,
+                optimizer,
+                ..EsConfig::default()
+            };
+            let (mut scheme, plan, tasks) = planned(params, 1, 12);
             let tying = Tying::new(symmetry);
             // The random first centre is projected; perturbations stay tied, but differ from it.
             assert_eq!(tying.project(&plan.centre), plan.centre);
@@ -357,7 +574,7 @@ mod tests {
             // The + perturbation wins every game: the centre moves, and stays tied.
             assert_eq!(tasks.len(), 2);
             let before = plan.centre.clone();
-            let next = scheme.select(plan, &plus_wins()).unwrap().next;
+            let next = scheme.select(Box::new(plan), &plus_wins()).unwrap().next;
             let w = next[0].chromosome.weights();
             assert_eq!(tying.project(w), w, "{symmetry:?}: the next centre is tied");
             assert_ne!(w, &before[..], "{symmetry:?}: and it moved");
@@ -366,10 +583,15 @@ mod tests {
 
     #[test]
     fn sigma_decays_with_the_generation_in_the_perturbations_and_the_step() {
-        let params =
-            EsConfig { sigma: 0.05, learning_rate: 0.01, opponents: 1, sigma_half_life: 2, ..EsConfig::default() };
+        let params = EsConfig {
+            sigma: 0.05,
+            learning_rate: 0.01,
+            judging: one_opponent(),
+            sigma_half_life: 2,
+            ..EsConfig::default()
+        };
         // Generation 5 with a half-life of 2: σ = 0.05 · 2^(−4/2) = 0.0125.
-        let (scheme, plan, _) = planned(params, 5, 12);
+        let (mut scheme, plan, _) = planned(params, 5, 12);
         let (theta, eps) = (plan.centre.clone(), plan.noise[0].clone());
         let bound = f64::from(MAX_ABS_WEIGHT);
         for j in [0, 17, 999, 2040] {
@@ -377,7 +599,7 @@ mod tests {
             assert_eq!(plan.candidates[0].chromosome.weights()[j], plus, "weight {j} of the + perturbation");
         }
         // θ' = θ + α / (2σ_g) · ε.
-        let next = scheme.select(plan, &plus_wins()).unwrap().next;
+        let next = scheme.select(Box::new(plan), &plus_wins()).unwrap().next;
         for j in [0, 17, 999, 2040] {
             let expected = (f64::from(theta[j]) + 0.01 / (2.0 * 0.0125) * eps[j]) as f32;
             assert_eq!(next[0].chromosome.weights()[j], expected, "weight {j}");

@@ -1,9 +1,10 @@
 //! The thesis's selection (SPEC §5): each survivor makes two mutants and a child, everyone is
 //! shuffled into groups of one survivor, two mutants and one child, and each group plays a
-//! knockout of four; the group winners survive.
+//! knockout of four; the group winners survive. It has no settings and no state.
 
-use super::{Scheme, Selected};
-use crate::config::ExperimentConfig;
+use super::{Plan, Scheme, Selected, SelectionError, StateError, own_plan, parse_settings};
+use crate::codec::CodecError;
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{Group, breed};
 use crate::metrics::match_summary;
 use crate::population::{Individual, SerialCounter};
@@ -11,29 +12,62 @@ use crate::rng::GaRng;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
+use serde::Deserialize;
+
+/// The scheme's name in the configuration.
+pub const NAME: &str = "knockout";
 
 /// The thesis's knockout groups of four.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Knockout;
 
+/// The knockout's settings: none.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Settings {}
+
+/// The knockout, from its (empty) settings.
+pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
+    let Settings {} = parse_settings(NAME, settings)?;
+    Ok(Box::new(Knockout))
+}
+
 impl Scheme for Knockout {
-    type Plan = Vec<Group>;
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn settings(&self) -> toml::Table {
+        toml::Table::new()
+    }
+
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        if config.mutation.mutants_per_survivor != 2 {
+            return Err(ConfigError::Invalid {
+                key: "mutation.mutants_per_survivor".into(),
+                why: format!(
+                    "must be 2: knockout groups are one survivor, two mutants and one child, got {}",
+                    config.mutation.mutants_per_survivor
+                ),
+            });
+        }
+        Ok(())
+    }
 
     fn plan(
         &self,
         survivors: &[Individual],
-        _memory: &super::Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Vec<Group>, Vec<MatchTask>), String> {
+    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         // Each survivor's child has a partner among the others (and a checkpoint's population,
         // checked on load, always has the configured size).
         if survivors.len() < 2 {
-            return Err(format!("knockout: {} survivors, and breeding needs at least 2", survivors.len()));
+            return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: survivors.len(), needed: 2 });
         }
-        let groups = breed(survivors, config, generation, rng, serials).map_err(|e| e.to_string())?;
+        let groups = breed(survivors, config, generation, rng, serials)?;
         let tasks = groups
             .iter()
             .enumerate()
@@ -44,23 +78,25 @@ impl Scheme for Knockout {
                 format: MatchFormat::Knockout { seed: derive_seed(derive_seed(config.seed, generation), g as u64) },
             })
             .collect();
-        Ok((groups, tasks))
+        Ok((Box::new(groups), tasks))
     }
 
-    fn select(&self, groups: Vec<Group>, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+        let groups: Vec<Group> = own_plan(plan)?;
         if outcomes.len() != groups.len() {
-            return Err(format!("{} outcomes for {} knockout groups", outcomes.len(), groups.len()));
+            return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: groups.len() });
         }
         let mut next = Vec::with_capacity(groups.len());
         let mut tournaments = Vec::with_capacity(groups.len());
         let mut survivors_kept = 0;
         for (g, (group, outcome)) in groups.iter().zip(outcomes).enumerate() {
+            let bad = |why: String| SelectionError::Outcome { task: g, why };
             let [semi1, semi2, last] = outcome.matches.as_slice() else {
-                return Err(format!("knockout {g}: {} matches instead of 3", outcome.matches.len()));
+                return Err(bad(format!("a knockout of {} matches instead of 3", outcome.matches.len())));
             };
             let winner = last.winner_index();
             let Some(member) = group.members.get(winner) else {
-                return Err(format!("knockout {g}: winner {winner} is not an entrant"));
+                return Err(bad(format!("knockout winner {winner} is not an entrant")));
             };
             survivors_kept += u32::from(winner == 0);
             next.push(member.clone());
@@ -70,7 +106,29 @@ impl Scheme for Knockout {
                 matches: [semi1, semi2, last].map(match_summary),
             });
         }
-        Ok(Selected { next, tournaments, survivors_kept, fitness: None, steps: Vec::new(), adam: Default::default() })
+        Ok(Selected { next, tournaments, survivors_kept, fitness: None })
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        Ok(Vec::new())
+    }
+
+    fn restore(
+        &mut self,
+        saved: &[u8],
+        population: &[Individual],
+        config: &ExperimentConfig,
+    ) -> Result<(), StateError> {
+        if !saved.is_empty() {
+            return Err(StateError::Decode(CodecError::Trailing(saved.len())));
+        }
+        // The knockout keeps its size from generation to generation (one winner a group, a
+        // group a survivor), and breeding a child needs a partner.
+        if population.len() != config.population {
+            let expected = format!("the knockout keeps the configured {}", config.population);
+            return Err(StateError::Population { found: population.len(), expected });
+        }
+        Ok(())
     }
 }
 
@@ -93,9 +151,8 @@ mod tests {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (groups, tasks) = Knockout
-            .plan(&survivors, &crate::selection::Memory::default(), &config, 1, &mut rng, &mut serials)
-            .unwrap();
+        let (plan, tasks) = Knockout.plan(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
+        let groups: Vec<Group> = own_plan(plan).unwrap();
         assert_eq!(tasks.len(), 3);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
         // Winners: group 0 its survivor (entrant 0), group 1 entrant 3 (the child), group 2
@@ -103,7 +160,7 @@ mod tests {
         let outcome = |w| MatchTaskOutcome {
             matches: vec![summary(0, 1, MatchSide::A), summary(2, 3, MatchSide::A), summary(0, w, MatchSide::B)],
         };
-        let selected = Knockout.select(groups.clone(), &[outcome(0), outcome(3), outcome(1)]);
+        let selected = Knockout.select(Box::new(groups.clone()), &[outcome(0), outcome(3), outcome(1)]);
         // The final's winner is its B side: entrants 0, 3 and 1.
         let selected = selected.unwrap();
         assert_eq!(selected.next[0], groups[0].members[0], "the survivor that won persists unchanged");
@@ -113,8 +170,8 @@ mod tests {
         assert_eq!(selected.tournaments[1].winner, groups[1].members[3].serial);
         // An outcome that does not fit is refused, naming the group.
         let short = MatchTaskOutcome { matches: vec![summary(0, 1, MatchSide::A)] };
-        let err = Knockout.select(groups, &[outcome(0), short, outcome(1)]).unwrap_err();
-        assert!(err.contains("knockout 1"), "{err}");
+        let err = Knockout.select(Box::new(groups), &[outcome(0), short, outcome(1)]).unwrap_err().to_string();
+        assert!(err.contains("task 1: a knockout of 1 matches"), "{err}");
     }
 
     #[test]
@@ -123,8 +180,7 @@ mod tests {
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         for alone in [&survivors[..1], &[]] {
-            let memory = crate::selection::Memory::default();
-            let err = Knockout.plan(alone, &memory, &config, 1, &mut rng, &mut serials).unwrap_err();
+            let err = Knockout.plan(alone, &config, 1, &mut rng, &mut serials).unwrap_err().to_string();
             assert!(err.contains(&format!("{} survivors", alone.len())), "{err}");
         }
     }

@@ -1,44 +1,136 @@
 //! Selection schemes: how a population becomes match tasks, and the tasks' outcomes the next
-//! population. The [`Runner`](crate::run::Runner) only submits the tasks a scheme plans and hands
-//! it back their outcomes, so a new scheme is a new implementation of [`Scheme`] built from the
-//! one unit of work workers play ([`MatchTask`]): no change to the proto or the worker.
+//! population.
+//!
+//! A scheme is a [`Scheme`]: built from its `[selection.scheme.NAME]` table by [`build`], which
+//! finds its name in [`SCHEMES`]. It plans the tasks of a generation from the one unit of work
+//! workers play ([`MatchTask`]), selects from their outcomes, reacts to the end of an epoch, and
+//! keeps its own state, which the runner saves in checkpoints as opaque bytes. A new scheme is
+//! one file here and one line in [`SCHEMES`]: no change to the runner, the checkpoints, the
+//! scheduler, the proto or the worker (see `docs/extending.md`).
 //!
 //! - [`knockout`]: the thesis's scheme (SPEC §5), the default.
-//! - [`mu_plus_lambda`]: (μ + λ) survival on points over several games, with fixed opponents.
-//! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre,
-//!   rank-based fitness shaping.
-//! - [`points`]: judging candidates over several games (shared by the last two).
+//! - [`mu_plus_lambda`]: (μ + λ) survival on a score over several games.
+//! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre.
+//! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder
+//!   (shared by the last two).
 //! - [`adam`]: the Adam optimiser, which evolution strategies can step with.
+//! - [`error`]: why a scheme could not plan, select or restore its state.
 
 pub mod adam;
+pub mod error;
 pub mod evolution_strategies;
+pub mod judging;
 pub mod knockout;
 pub mod mu_plus_lambda;
-pub mod points;
 
-pub use evolution_strategies::EvolutionStrategies;
-pub use knockout::Knockout;
-pub use mu_plus_lambda::MuPlusLambda;
+pub use error::{SelectionError, StateError};
 
-use crate::config::ExperimentConfig;
+use crate::codec::{self, CodecError};
+use crate::config::{ConfigError, ExperimentConfig, MutationOperator, SchemeConfig};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use adam::AdamState;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
-use loa_records::{FitnessSummary, TournamentRecord};
+use loa_records::{EpochReport, FitnessSummary, TournamentRecord};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::any::Any;
 
-/// What a run remembers for its scheme besides the population (see
-/// [`SchemeMemory`](crate::checkpoint::SchemeMemory), its stored form).
-#[derive(Clone, Debug, Default)]
-pub struct Memory {
-    /// Champions of past epochs, oldest first.
-    pub hall_of_fame: Vec<Individual>,
-    /// The ladder's current rung.
-    pub rung: usize,
-    /// The survivors' self-adaptive mutation steps, by serial.
-    pub steps: Vec<(u64, f64)>,
-    /// Adam's moments, for evolution strategies stepping with Adam (empty otherwise).
-    pub adam: AdamState,
+/// How a scheme is made from its settings (the scheme's own table of the configuration).
+pub type Build = fn(&toml::Table) -> Result<Box<dyn Scheme>, ConfigError>;
+
+/// Every selection scheme, by the name the configuration gives it.
+pub const SCHEMES: &[(&str, Build)] = &[
+    (knockout::NAME, knockout::build),
+    (mu_plus_lambda::NAME, mu_plus_lambda::build),
+    (evolution_strategies::NAME, evolution_strategies::build),
+];
+
+/// The scheme `config` names, built from its settings and checked against the whole
+/// configuration (errors name the key), in its initial state.
+pub fn build(config: &ExperimentConfig) -> Result<Box<dyn Scheme>, ConfigError> {
+    let chosen = &config.selection.scheme;
+    let Some((_, build)) = SCHEMES.iter().find(|(name, _)| *name == chosen.name) else {
+        let names: Vec<&str> = SCHEMES.iter().map(|(name, _)| *name).collect();
+        let why = format!("unknown scheme `{}`: use {}", chosen.name, names.join(", "));
+        return Err(ConfigError::Invalid { key: "selection.scheme".into(), why });
+    };
+    let scheme = build(&chosen.settings)?;
+    scheme.validate(config)?;
+    if matches!(config.mutation.operator, MutationOperator::SelfAdaptive { .. }) && !scheme.adapts_steps() {
+        let why = format!(
+            "self-adaptive steps need a scheme that keeps each individual's step, as mu-plus-lambda does; {} does not",
+            chosen.name
+        );
+        return Err(ConfigError::Invalid { key: "mutation.operator.self-adaptive".into(), why });
+    }
+    Ok(scheme)
+}
+
+/// `config` with its scheme's settings written out in full, defaults included, as checkpoints
+/// keep them (so a default changed later does not change a run under way).
+pub fn normalized(config: &ExperimentConfig) -> Result<ExperimentConfig, ConfigError> {
+    let scheme = build(config)?;
+    let mut config = config.clone();
+    config.selection.scheme = SchemeConfig::new(scheme.name(), scheme.settings());
+    Ok(config)
+}
+
+/// What a scheme planned, handed back to it with the outcomes (its own type inside).
+pub type Plan = Box<dyn Any>;
+
+/// A selection scheme with its state.
+pub trait Scheme {
+    /// Its name in the configuration (`[selection.scheme.NAME]`).
+    fn name(&self) -> &'static str;
+
+    /// Its settings with every default filled in.
+    fn settings(&self) -> toml::Table;
+
+    /// Checks its settings against the rest of the configuration (the population, say);
+    /// errors name the key, e.g. `selection.scheme.mu-plus-lambda.opponents`.
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError>;
+
+    /// Whether it keeps each individual's self-adaptive mutation step (the operator needs it).
+    fn adapts_steps(&self) -> bool {
+        false
+    }
+
+    /// The first population its settings give, if any (otherwise the run draws a random one).
+    /// Issues serials from `serials` and draws nothing from the run's generator.
+    fn given_population(&self, _serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+        Ok(None)
+    }
+
+    /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
+    /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the run's
+    /// state, and changes no state of the scheme's.
+    fn plan(
+        &self,
+        survivors: &[Individual],
+        config: &ExperimentConfig,
+        generation: u64,
+        rng: &mut GaRng,
+        serials: &mut SerialCounter,
+    ) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
+
+    /// The next population from the planned tasks' outcomes (in task order); the scheme's state
+    /// moves on with it. An outcome that does not fit its task (a worker bug) is an error naming
+    /// the task.
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError>;
+
+    /// The end of an epoch, with its survivors and their benchmark report: a scheme with a hall
+    /// of fame inducts the epoch's champion, and says so.
+    fn end_epoch(&mut self, _survivors: &[Individual], _report: &EpochReport) -> Option<Champion> {
+        None
+    }
+
+    /// Its state as bytes, versioned by the scheme (see [`save_state`]).
+    fn save(&self) -> Result<Vec<u8>, CodecError>;
+
+    /// Takes up the state `saved` (by [`Scheme::save`]) of a run whose population is
+    /// `population`, checking both against the configuration.
+    fn restore(&mut self, saved: &[u8], population: &[Individual], config: &ExperimentConfig)
+    -> Result<(), StateError>;
 }
 
 /// What a generation's selection decided.
@@ -52,32 +144,211 @@ pub struct Selected {
     pub survivors_kept: u32,
     /// How the candidates scored, for schemes that score them.
     pub fitness: Option<FitnessSummary>,
-    /// The survivors' self-adaptive mutation steps, by serial (empty without them).
-    pub steps: Vec<(u64, f64)>,
-    /// Adam's moments after this generation's update (empty unless ES steps with Adam).
-    pub adam: AdamState,
 }
 
-/// A selection scheme.
-pub trait Scheme {
-    /// What the scheme remembers between planning a generation and selecting from its outcomes.
-    type Plan;
+/// An epoch's champion that joined a scheme's hall of fame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Champion {
+    /// Its birth serial.
+    pub serial: u64,
+    /// Champions in the hall of fame now.
+    pub members: usize,
+}
 
-    /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
-    /// judge them, with what the run remembers besides them (`memory`). Draws only from `rng`
-    /// and `serials`, so a plan is a function of the state. Fails (naming why) only on an
-    /// invalid population, which loading a checkpoint rules out.
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        memory: &Memory,
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Self::Plan, Vec<MatchTask>), String>;
+/// The settings table of the scheme `name` read as its settings type (whose every field has a
+/// default); an unknown key or a value of the wrong type is named.
+pub fn parse_settings<T: DeserializeOwned>(name: &str, settings: &toml::Table) -> Result<T, ConfigError> {
+    settings.clone().try_into().map_err(|e: toml::de::Error| {
+        // Every key alone parses, but the one at fault.
+        let alone = |(key, value): &(&String, &toml::Value)| {
+            toml::Table::from_iter([((*key).clone(), (*value).clone())]).try_into::<T>().is_err()
+        };
+        let key = settings.iter().find(alone).map_or(String::new(), |(key, _)| format!(".{key}"));
+        ConfigError::Invalid { key: format!("selection.scheme.{name}{key}"), why: e.message().trim_end().to_owned() }
+    })
+}
 
-    /// The next population from the planned tasks' outcomes (in task order). An outcome that
-    /// does not fit its task (a worker bug) is an error naming the task.
-    fn select(&self, plan: Self::Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String>;
+/// A scheme's settings as a TOML table.
+pub fn settings_table<T: Serialize>(settings: &T) -> toml::Table {
+    // Settings are plain numbers, strings and lists: they always make a table.
+    toml::Table::try_from(settings).unwrap_or_default()
+}
+
+/// A scheme's state as bytes: the scheme's version of its state's layout, then the state.
+pub fn save_state<T: Serialize>(version: u32, state: &T) -> Result<Vec<u8>, CodecError> {
+    codec::encode(&(version, state))
+}
+
+/// A scheme's state saved by [`save_state`] with layout `version`.
+pub fn load_state<T: DeserializeOwned>(version: u32, saved: &[u8]) -> Result<T, StateError> {
+    let (found, used): (u32, usize) = codec::decode_prefix(saved).map_err(StateError::Decode)?;
+    if found != version {
+        return Err(StateError::Version { found, known: version });
+    }
+    codec::decode(&saved[used..]).map_err(StateError::Decode)
+}
+
+/// The plan a scheme made, as its own type.
+pub(crate) fn own_plan<P: 'static>(plan: Plan) -> Result<P, SelectionError> {
+    plan.downcast::<P>().map(|p| *p).map_err(|_| SelectionError::ForeignPlan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evolution_strategies::{EsConfig, EsOptimizer};
+    use super::judging::Fitness;
+    use super::*;
+    use crate::config::CrossoverOperator;
+    use loa_engine::network::symmetry::WeightTying;
+
+    /// The configuration and its scheme from TOML, or the first error's message.
+    fn parse(text: &str) -> Result<(ExperimentConfig, Box<dyn Scheme>), String> {
+        let config = ExperimentConfig::from_toml(text).map_err(|e| e.to_string())?;
+        let scheme = build(&config).map_err(|e| e.to_string())?;
+        Ok((config, scheme))
+    }
+
+    /// The scheme's full settings, read back as `T`.
+    fn settings<T: DeserializeOwned>(text: &str) -> T {
+        let (_, scheme) = parse(text).unwrap();
+        scheme.settings().try_into().unwrap()
+    }
+
+    /// A configuration's TOML read back gives the same configuration and settings.
+    fn round_trips(text: &str) {
+        let (config, scheme) = parse(text).unwrap();
+        let normal = normalized(&config).unwrap();
+        let (again, twice) = parse(&normal.to_toml()).unwrap();
+        assert_eq!((again, twice.settings()), (normal, scheme.settings()));
+    }
+
+    const MU_PLUS_LAMBDA: &str = "population = 8\n\
+        [mutation]\nprobability = 1.0\n[mutation.operator.gaussian]\nsigma = 0.05\ndecay = 0.999\n\
+        [crossover]\noperator = \"per-neuron\"\n\
+        [selection.scheme.mu-plus-lambda]\noffspring = 2\nopponents = 6\ncrossover_rate = 0.3\n\
+        fixed_opponents = [\"random:1\", \"aloa:1\"]\n";
+
+    #[test]
+    fn schemes_are_found_by_name_and_their_settings_parse_round_trip_and_are_checked() {
+        let (c, scheme) = parse(MU_PLUS_LAMBDA).unwrap();
+        assert_eq!(c.crossover.operator, CrossoverOperator::PerNeuron);
+        assert_eq!(scheme.name(), "mu-plus-lambda");
+        let m: mu_plus_lambda::MuPlusLambdaConfig = settings(MU_PLUS_LAMBDA);
+        assert_eq!((m.offspring, m.judging.opponents, m.crossover_rate), (2, 6, 0.3));
+        assert_eq!(m.judging.fixed_opponents.len(), 2);
+        round_trips(MU_PLUS_LAMBDA);
+        let err = |from: &str, to: &str| parse(&MU_PLUS_LAMBDA.replace(from, to)).err().unwrap();
+        assert!(err("opponents = 6", "opponents = 24").contains("`selection.scheme.mu-plus-lambda.opponents`"));
+        assert!(err("offspring = 2", "offspring = 0").contains("`selection.scheme.mu-plus-lambda.offspring`"));
+        assert!(err("\"aloa:1\"", "\"chess:1\"").contains("unknown player kind `chess`"));
+        assert!(err("\"aloa:1\"", "\"randomann:1\"").contains("not a fixed player"));
+        assert!(err("\"aloa:1\"", "\"aloa:0\"").contains("1..=12"));
+        assert!(err("opponents = 6", "oponents = 6").contains("`selection.scheme.mu-plus-lambda.oponents`"));
+        assert!(err("offspring = 2", "offspring = \"two\"").contains("offspring"));
+        let unknown = err("mu-plus-lambda", "mu-plus-kappa");
+        assert!(unknown.contains("unknown scheme `mu-plus-kappa`: use knockout, mu-plus-lambda"), "{unknown}");
+        // The thesis's configuration: the knockout, which takes no settings, and groups of four.
+        let (c, scheme) = parse("").unwrap();
+        assert_eq!((c.selection.scheme.name.as_str(), scheme.name()), ("knockout", "knockout"));
+        assert!(scheme.settings().is_empty() && normalized(&c).unwrap().to_toml().contains("scheme = \"knockout\""));
+        assert!(parse("[selection.scheme.knockout]\nsize = 4\n").err().unwrap().contains("size"));
+        assert!(parse("[mutation]\nmutants_per_survivor = 3").err().unwrap().contains("mutants_per_survivor"));
+    }
+
+    #[test]
+    fn judging_options_parse_and_their_bounds_are_named() {
+        let text = format!(
+            "{MU_PLUS_LAMBDA}fitness = \"benchmark-score\"\nopening_plies = 4\nfixed_matches = 3\nhall_of_fame = 2\nelitism = 1\n"
+        );
+        let j = settings::<mu_plus_lambda::MuPlusLambdaConfig>(&text).judging;
+        assert_eq!((j.fitness, j.opening_plies, j.fixed_matches, j.hall_of_fame), (Fitness::BenchmarkScore, 4, 3, 2));
+        round_trips(&text);
+        let err = |from: &str, to: &str| parse(&text.replace(from, to)).err().unwrap();
+        assert!(err("opening_plies = 4", "opening_plies = 0").contains("fixed_matches"));
+        assert!(err("opening_plies = 4", "opening_plies = 41").contains("opening_plies"));
+        assert!(err("elitism = 1", "elitism = 9").contains("elitism"));
+        assert!(err("hall_of_fame = 2", "hall_of_fame = 8").contains("entrants"));
+        assert!(err("fitness = \"benchmark-score\"", "fitness = \"elo\"").contains("elo"));
+        // Groups replace drawn opponents, and must not leave anyone alone.
+        assert!(err("hall_of_fame = 2", "groups = 4").contains("opponents = 0"));
+        let grouped = text.replace("opponents = 6", "opponents = 0").replace("hall_of_fame = 2", "groups = 4");
+        assert_eq!(settings::<mu_plus_lambda::MuPlusLambdaConfig>(&grouped).judging.groups, 4);
+        let laddered = format!("{text}ladder = [\"aloa:1\", \"aloa:2\"]\npromote_at = 0.6\n");
+        let j = settings::<mu_plus_lambda::MuPlusLambdaConfig>(&laddered).judging;
+        assert_eq!((j.ladder.len(), j.promote_at), (2, 0.6));
+        let err = |from: &str, to: &str| parse(&laddered.replace(from, to)).err().unwrap();
+        assert!(err("promote_at = 0.6", "promote_at = 1.5").contains("promote_at"));
+        assert!(err("\"aloa:2\"]", "\"chess:2\"]").contains("ladder"));
+        // 3 parents and 6 children in pairs: one of the 9 has no partner.
+        let lonely = grouped.replace("population = 8", "population = 3").replace("groups = 4", "groups = 2");
+        let err = parse(&lonely).err().unwrap();
+        assert!(err.contains("9 candidates in groups of 2 leave one alone"), "{err}");
+    }
+
+    #[test]
+    fn learning_rate_half_life_and_weight_decay_parse_and_their_bounds_are_named() {
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nlearning_rate = 0.1\n\
+                    learning_rate_half_life = 1000\nweight_decay = 0.005\n";
+        let es: EsConfig = settings(text);
+        assert_eq!((es.learning_rate_half_life, es.weight_decay), (1000, 0.005));
+        // α halves every 1000 generations, starting at generation 1.
+        assert_eq!(es.learning_rate_at(1), 0.1);
+        assert!((es.learning_rate_at(1001) - 0.05).abs() < 1e-15);
+        assert!((es.learning_rate_at(3001) - 0.0125).abs() < 1e-15);
+        let constant = EsConfig { learning_rate_half_life: 0, ..es.clone() };
+        assert_eq!(constant.learning_rate_at(1_000_000), 0.1);
+        round_trips(text);
+        let err = |from: &str, to: &str| parse(&text.replace(from, to)).err().unwrap();
+        // α·λ above 1 would flip the weights' signs.
+        assert!(err("weight_decay = 0.005", "weight_decay = 11").contains("weight_decay"));
+        assert!(err("weight_decay = 0.005", "weight_decay = -0.1").contains("weight_decay"));
+        assert!(err("weight_decay = 0.005", "weight_decay = nan").contains("weight_decay"));
+        assert!(
+            err("learning_rate_half_life = 1000", "learning_rate_half_life = -1").contains("learning_rate_half_life")
+        );
+        assert!(parse(&text.replace("population = 8", "population = 7")).err().unwrap().contains("`population`"));
+    }
+
+    #[test]
+    fn symmetry_and_sigma_half_life_parse_round_trip_and_bad_values_are_named() {
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nsigma = 0.2\nopponents = 1\n\
+                    symmetry = \"equivariant\"\nsigma_half_life = 400\n";
+        let es: EsConfig = settings(text);
+        assert_eq!((es.symmetry, es.sigma_half_life), (WeightTying::Equivariant, 400));
+        // σ halves every 400 generations, starting at generation 1.
+        assert_eq!(es.sigma_at(1), 0.2);
+        assert!((es.sigma_at(801) - 0.05).abs() < 1e-15);
+        assert_eq!(EsConfig { sigma_half_life: 0, ..es.clone() }.sigma_at(10_000), 0.2);
+        round_trips(text);
+        let err = |from: &str, to: &str| parse(&text.replace(from, to)).err().unwrap();
+        let bogus = err("\"equivariant\"", "\"rotated\"");
+        assert!(bogus.contains("symmetry") || bogus.contains("invariant"), "{bogus}");
+        assert!(err("sigma_half_life = 400", "sigma_half_life = -1").contains("sigma_half_life"));
+        // Only evolution strategies tie weights.
+        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\nsymmetry = \"invariant\"\n";
+        assert!(parse(mu).err().unwrap().contains("`selection.scheme.mu-plus-lambda.symmetry`"));
+    }
+
+    #[test]
+    fn the_optimizer_parses_defaults_to_plain_and_a_bad_name_is_named() {
+        let text = "population = 8\n[selection.scheme.evolution-strategies]\nopponents = 1\noptimizer = \"adam\"\n";
+        assert_eq!(settings::<EsConfig>(text).optimizer, EsOptimizer::Adam);
+        round_trips(text);
+        assert_eq!(settings::<EsConfig>(&text.replace("optimizer = \"adam\"\n", "")).optimizer, EsOptimizer::Plain);
+        let bogus = parse(&text.replace("adam", "rmsprop")).err().unwrap();
+        assert!(bogus.contains("plain") && bogus.contains("adam"), "{bogus}");
+        let mu = "population = 8\n[selection.scheme.mu-plus-lambda]\nopponents = 1\noptimizer = \"adam\"\n";
+        assert!(parse(mu).err().unwrap().contains("optimizer"));
+    }
+
+    #[test]
+    fn self_adaptive_steps_need_a_scheme_that_keeps_them() {
+        let steps = "population = 4\n[mutation.operator.self-adaptive]\nsigma = 0.05\ntau = 0.3\n";
+        let mu = format!("{steps}[selection.scheme.mu-plus-lambda]\nopponents = 1\n");
+        assert!(parse(&mu).is_ok());
+        for other in ["", "[selection.scheme.evolution-strategies]\nopponents = 1\n"] {
+            let err = parse(&format!("{steps}{other}")).err().unwrap();
+            assert!(err.contains("`mutation.operator.self-adaptive`") && err.contains("keeps each"), "{err}");
+        }
+    }
 }

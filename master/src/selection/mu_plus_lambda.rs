@@ -5,30 +5,112 @@
 //!
 //! Each generation: every parent makes `offspring` children (a crossover with a random other
 //! parent at `crossover_rate`, then a mutation); parents and children are judged over several
-//! games ([`points`]); the `population` candidates with the best mean score per game survive,
-//! ties going to the older (lower serial). With `elitism = k`, (μ, λ) with k elites: the k best
-//! parents stay and the other places go to the best children.
+//! games ([`judging`]); the `population` candidates with the best mean score per
+//! game survive, ties going to the older (lower serial). With `elitism = k`, (μ, λ) with k
+//! elites: the k best parents stay and the other places go to the best children. With the
+//! self-adaptive mutation operator each individual keeps its own step, part of the scheme's
+//! state.
 
-use super::points::{self, Seating};
-use super::{Memory, Scheme, Selected};
-use crate::config::MutationOperator;
-use crate::config::{ExperimentConfig, MuPlusLambdaConfig};
+use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
+use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use crate::codec::CodecError;
+use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator};
 use crate::generation::bred;
 use crate::operators::{child_step, crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::breeding::{Step, Variation};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_records::EpochReport;
+use serde::{Deserialize, Serialize};
 
-/// The (μ + λ) scheme with its parameters.
+/// The scheme's name in the configuration.
+pub const NAME: &str = "mu-plus-lambda";
+const KEY: &str = "selection.scheme.mu-plus-lambda";
+
+/// The settings, `[selection.scheme.mu-plus-lambda]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MuPlusLambdaConfig {
+    /// Children per parent (λ = `offspring × population`).
+    pub offspring: u32,
+    /// Probability that a child is a crossover of its parent and a random other parent before
+    /// mutation (otherwise a copy of its parent before mutation).
+    pub crossover_rate: f64,
+    /// Absent: (μ + λ), parents compete with their children for every place. `k`: (μ, λ) with k
+    /// elites: the k fittest parents stay, the other μ − k places go to the fittest children,
+    /// so a population cannot stall on old parents (and with k = 0 nobody outlives a
+    /// generation).
+    pub elitism: Option<u32>,
+    /// How candidates are judged.
+    #[serde(flatten)]
+    pub judging: JudgingConfig,
+    /// Keys no setting has (refused).
+    #[serde(flatten, skip_serializing)]
+    pub unknown: toml::Table,
+}
+
+impl Default for MuPlusLambdaConfig {
+    fn default() -> Self {
+        MuPlusLambdaConfig {
+            offspring: 1,
+            crossover_rate: 0.5,
+            elitism: None,
+            judging: JudgingConfig::default(),
+            unknown: toml::Table::new(),
+        }
+    }
+}
+
+/// What (μ + λ) remembers across generations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The hall of fame and the ladder's rung.
+    pub judged: JudgingState,
+    /// Each survivor's self-adaptive mutation step, by serial (empty without them).
+    pub steps: Vec<(u64, f64)>,
+}
+
+/// The layout of [`State`] this build writes.
+const STATE_VERSION: u32 = 1;
+
+impl State {
+    /// The state as the scheme saves it.
+    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
+        save_state(STATE_VERSION, self)
+    }
+
+    /// The state the scheme saved.
+    pub fn load(saved: &[u8]) -> Result<State, StateError> {
+        load_state(STATE_VERSION, saved)
+    }
+}
+
+/// The (μ + λ) scheme with its settings and state.
 #[derive(Clone, Debug)]
 pub struct MuPlusLambda {
-    /// The parameters.
-    pub params: MuPlusLambdaConfig,
+    settings: MuPlusLambdaConfig,
+    state: State,
+}
+
+/// The scheme from its settings.
+pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
+    Ok(Box::new(MuPlusLambda::new(parse_settings(NAME, settings)?)?))
+}
+
+impl MuPlusLambda {
+    /// The scheme with `settings`, in its initial state.
+    pub fn new(settings: MuPlusLambdaConfig) -> Result<MuPlusLambda, ConfigError> {
+        if let Some(key) = settings.unknown.keys().next() {
+            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
+        }
+        Ok(MuPlusLambda { settings, state: State::default() })
+    }
 }
 
 /// Who played in a generation's tasks.
-pub struct Plan {
+struct MuPlusLambdaPlan {
     /// Parents first, then children, in creation order.
     candidates: Vec<Individual>,
     /// Who sits where in the candidates' tasks.
@@ -42,38 +124,69 @@ pub struct Plan {
 }
 
 impl Scheme for MuPlusLambda {
-    type Plan = Plan;
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn settings(&self) -> toml::Table {
+        settings_table(&self.settings)
+    }
+
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        let (s, population) = (&self.settings, config.population);
+        let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{KEY}.{field}"), why });
+        if !(1..=16).contains(&s.offspring) {
+            return bad("offspring", format!("must be 1..=16, got {}", s.offspring));
+        }
+        if !(0.0..=1.0).contains(&s.crossover_rate) {
+            return bad("crossover_rate", format!("must be in [0, 1], got {}", s.crossover_rate));
+        }
+        if let Some(k) = s.elitism {
+            let children = population * s.offspring as usize;
+            if k as usize > population || children + (k as usize) < population {
+                return bad(
+                    "elitism",
+                    format!(
+                        "must be at most the population ({population}), and the {children} children with the \
+                         elites must fill it, got {k}"
+                    ),
+                );
+            }
+        }
+        self.settings.judging.validate(KEY, population * (1 + s.offspring as usize))
+    }
+
+    fn adapts_steps(&self) -> bool {
+        true
+    }
 
     fn plan(
         &self,
         survivors: &[Individual],
-        memory: &Memory,
         config: &ExperimentConfig,
         generation: u64,
         rng: &mut GaRng,
         serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), String> {
+    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
-        // Self-adaptive steps: each parent's from the memory (the initial step for the random
+        // Self-adaptive steps: each parent's from the state (the initial step for the random
         // first population), each child's drawn from its parent's before its noise.
         let adaptive = match config.mutation.operator {
             MutationOperator::SelfAdaptive { sigma, tau } => Some((sigma, tau)),
             _ => None,
         };
+        let kept = |serial: u64| self.state.steps.iter().find(|(s, _)| *s == serial).map(|&(_, step)| step);
         let mut steps: Vec<f64> = match adaptive {
-            Some((sigma, _)) => survivors
-                .iter()
-                .map(|s| memory.steps.iter().find(|(serial, _)| *serial == s.serial).map_or(sigma, |&(_, step)| step))
-                .collect(),
+            Some((sigma, _)) => survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect(),
             None => Vec::new(),
         };
         for (i, parent) in survivors.iter().enumerate() {
             let (topology, own) = (parent.chromosome.topology(), parent.chromosome.weights());
             let length = topology.weight_count();
-            for _ in 0..self.params.offspring {
-                // Each step recorded (issue 14): the child's origin, crossing and then mutation.
-                let (genes, parents, mut origin) = if p > 1 && rng.chance(self.params.crossover_rate) {
+            for _ in 0..self.settings.offspring {
+                // Each step is recorded in the child's origin: the crossing, then the mutation.
+                let (genes, parents, mut origin) = if p > 1 && rng.chance(self.settings.crossover_rate) {
                     let j = rng.below(p - 1);
                     let partner = &survivors[if j >= i { j + 1 } else { j }].chromosome;
                     let crossed = crossing(config.crossover.operator);
@@ -92,24 +205,19 @@ impl Scheme for MuPlusLambda {
                 };
                 let (weights, step) = Step::take(variation, length, &[&genes], rng);
                 origin.push(step);
-                candidates.push(bred(serials, topology, weights, parents, origin).map_err(|e| e.to_string())?);
+                candidates.push(bred(serials, topology, weights, parents, origin)?);
             }
         }
-        let (seating, tasks) = points::plan(&candidates, &self.params.judging(), memory, config, generation, rng);
-        Ok((
-            Plan {
-                candidates,
-                seating,
-                rung: (!self.params.ladder.is_empty()).then_some(memory.rung),
-                parents: p,
-                steps,
-            },
-            tasks,
-        ))
+        let (seating, tasks) =
+            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let rung = self.settings.judging.rung(&self.state.judged);
+        Ok((Box::new(MuPlusLambdaPlan { candidates, seating, rung, parents: p, steps }), tasks))
     }
 
-    fn select(&self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, String> {
-        let scores = points::scores(&plan.seating, plan.candidates.len(), self.params.fitness, outcomes)?;
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+        let plan: MuPlusLambdaPlan = own_plan(plan)?;
+        let fitness = self.settings.judging.fitness;
+        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
         let means = scores.means();
         // Best mean first; ties to the older (lower serial), so the result never depends on
         // anything but the games.
@@ -121,7 +229,7 @@ impl Scheme for MuPlusLambda {
             order
         };
         let (mu, all) = (plan.parents, plan.candidates.len());
-        let mut order = match self.params.elitism {
+        let mut order = match self.settings.elitism {
             None => rank(0..all),
             Some(k) => {
                 let mut elites = rank(0..mu);
@@ -138,66 +246,93 @@ impl Scheme for MuPlusLambda {
         let steps: Vec<(u64, f64)> =
             order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (plan.candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| plan.candidates[c].clone()).collect();
-        let mut fitness = scores.summary(plan.rung);
+        let mut summary = scores.summary(plan.rung);
         if !steps.is_empty() {
-            fitness.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
+            summary.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
         }
-        Ok(Selected {
-            next,
-            tournaments: Vec::new(),
-            survivors_kept,
-            fitness: Some(fitness),
-            steps,
-            adam: Default::default(),
-        })
+        self.state.steps = steps;
+        self.state.judged.promote(&self.settings.judging, &scores);
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })
+    }
+
+    fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
+        self.state.judged.induct(&self.settings.judging, survivors, report)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        self.state.save()
+    }
+
+    fn restore(
+        &mut self,
+        saved: &[u8],
+        _population: &[Individual],
+        _config: &ExperimentConfig,
+    ) -> Result<(), StateError> {
+        let state = State::load(saved)?;
+        state.judged.check(&self.settings.judging)?;
+        if let Some(&(serial, step)) = state.steps.iter().find(|(_, step)| !(MIN_STEP..=MAX_STEP).contains(step)) {
+            return Err(StateError::Step { serial, step });
+        }
+        self.state = state;
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{MutationConfig, MutationOperator, SelectionScheme};
+    use crate::config::{MutationConfig, SchemeConfig};
     use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary};
     use loa_engine::{Color, Outcome};
 
-    fn config() -> ExperimentConfig {
-        let params = MuPlusLambdaConfig {
-            offspring: 1,
-            opponents: 3,
-            crossover_rate: 0.5,
-            fixed_opponents: vec!["random:1".into()],
-            ..MuPlusLambdaConfig::default()
-        };
-        ExperimentConfig {
+    fn settings() -> MuPlusLambdaConfig {
+        let judging =
+            JudgingConfig { opponents: 3, fixed_opponents: vec!["random:1".into()], ..JudgingConfig::default() };
+        MuPlusLambdaConfig { offspring: 1, crossover_rate: 0.5, judging, ..MuPlusLambdaConfig::default() }
+    }
+
+    fn config_with(settings: &MuPlusLambdaConfig) -> ExperimentConfig {
+        let mut config = ExperimentConfig {
             population: 4,
-            selection: crate::config::SelectionConfig { scheme: SelectionScheme::MuPlusLambda(params) },
             mutation: MutationConfig {
                 operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0 },
                 probability: 1.0,
                 ..MutationConfig::default()
             },
             ..ExperimentConfig::default()
-        }
+        };
+        config.selection.scheme = SchemeConfig::new(NAME, settings_table(settings));
+        config
     }
 
     fn game(outcome: Outcome) -> GameSummary {
         GameSummary { outcome, reason: loa_engine::EndReason::Connected, plies: 30 }
     }
 
+    fn planned(
+        scheme: &MuPlusLambda,
+        config: &ExperimentConfig,
+        seed: u64,
+        generation: u64,
+    ) -> (MuPlusLambdaPlan, Vec<MatchTask>, Vec<Individual>) {
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, config, generation, &mut rng, &mut serials).unwrap();
+        (own_plan(plan).unwrap(), tasks, parents)
+    }
+
     #[test]
     fn children_are_made_again_from_their_origins() {
         // Self-adaptive steps (drawn between the crossing and the noise) and crossing half the time.
-        let mut config = config();
+        let settings = MuPlusLambdaConfig { offspring: 4, ..settings() };
+        let mut config = config_with(&settings);
         config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3 };
-        let SelectionScheme::MuPlusLambda(mut params) = config.selection.scheme.clone() else { unreachable!() };
-        params.offspring = 4;
-        let scheme = MuPlusLambda { params };
-        let (mut rng, mut serials) = (GaRng::from_seed(5), SerialCounter::new());
-        let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, _) = scheme.plan(&parents, &Memory::default(), &config, 2, &mut rng, &mut serials).unwrap();
+        let scheme = MuPlusLambda::new(settings).unwrap();
+        let (plan, _, parents) = planned(&scheme, &config, 5, 2);
         let children: Vec<&Individual> = plan.candidates[4..].iter().collect();
         assert_eq!(crate::generation::tests::made_again(&children, &parents), 16);
         let crossed = children.iter().filter(|c| c.chromosome.origin().is_some_and(|o| o.steps().len() == 2)).count();
@@ -206,13 +341,10 @@ mod tests {
 
     #[test]
     fn candidates_host_matches_against_distinct_drawn_opponents_and_the_fixed_player() {
-        let config = config();
-        config.validate().unwrap();
-        let SelectionScheme::MuPlusLambda(params) = config.selection.scheme.clone() else { unreachable!() };
-        let scheme = MuPlusLambda { params };
-        let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
-        let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
+        let config = config_with(&settings());
+        crate::selection::build(&config).unwrap();
+        let scheme = MuPlusLambda::new(settings()).unwrap();
+        let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
         assert_eq!((plan.candidates.len(), tasks.len()), (8, 8));
         for (host, task) in tasks.iter().enumerate() {
             task.validate().unwrap();
@@ -229,19 +361,12 @@ mod tests {
     /// Candidates judged only by one match against the fixed player, with `wins[c]` and
     /// `draws[c]` of candidate c's two games: mean half-points per game (2 win, 1 draw).
     fn select_with(elitism: Option<u32>, wins: [u8; 8], draws: [u8; 8]) -> (Vec<u64>, u32) {
-        let mut config = config();
-        let params = MuPlusLambdaConfig {
-            opponents: 0,
-            elitism,
-            fixed_opponents: vec!["random:1".into()],
-            ..MuPlusLambdaConfig::default()
-        };
-        config.selection.scheme = SelectionScheme::MuPlusLambda(params.clone());
-        config.validate().unwrap();
-        let scheme = MuPlusLambda { params };
-        let (mut rng, mut serials) = (GaRng::from_seed(3), SerialCounter::new());
-        let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &Memory::default(), &config, 1, &mut rng, &mut serials).unwrap();
+        let judging = JudgingConfig { opponents: 0, ..settings().judging };
+        let settings = MuPlusLambdaConfig { elitism, judging, ..settings() };
+        let config = config_with(&settings);
+        crate::selection::build(&config).unwrap();
+        let mut scheme = MuPlusLambda::new(settings).unwrap();
+        let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
         assert_eq!(tasks.len(), 8);
         let outcomes: Vec<MatchTaskOutcome> = (0..8)
             .map(|c| {
@@ -261,7 +386,7 @@ mod tests {
                 MatchTaskOutcome { matches: vec![summary] }
             })
             .collect();
-        let selected = scheme.select(plan, &outcomes).unwrap();
+        let selected = scheme.select(Box::new(plan), &outcomes).unwrap();
         (selected.next.iter().map(|i| i.serial).collect(), selected.survivors_kept)
     }
 
@@ -280,14 +405,26 @@ mod tests {
 
     #[test]
     fn the_plan_is_a_function_of_the_generator() {
-        let config = config();
-        let SelectionScheme::MuPlusLambda(params) = config.selection.scheme.clone() else { unreachable!() };
-        let scheme = MuPlusLambda { params };
-        let run = || {
-            let (mut rng, mut serials) = (GaRng::from_seed(9), SerialCounter::new());
-            let parents = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-            scheme.plan(&parents, &Memory::default(), &config, 2, &mut rng, &mut serials).unwrap().1
-        };
-        assert_eq!(run(), run());
+        let config = config_with(&settings());
+        let scheme = MuPlusLambda::new(settings()).unwrap();
+        assert_eq!(planned(&scheme, &config, 9, 2).1, planned(&scheme, &config, 9, 2).1);
+    }
+
+    #[test]
+    fn the_state_round_trips_and_steps_out_of_range_are_refused_by_name() {
+        let mut scheme = MuPlusLambda::new(settings()).unwrap();
+        scheme.state.steps = vec![(3, 0.05), (7, 0.2)];
+        let saved = scheme.save().unwrap();
+        let config = config_with(&settings());
+        let mut other = MuPlusLambda::new(settings()).unwrap();
+        other.restore(&saved, &[], &config).unwrap();
+        assert_eq!(other.state, scheme.state);
+        scheme.state.steps[1].1 = 20.0;
+        let err = other.restore(&scheme.save().unwrap(), &[], &config).unwrap_err().to_string();
+        assert!(err.contains("individual 7's mutation step 20"), "{err}");
+        // A rung beyond the configured ladder (none here) is refused.
+        scheme.state = State { judged: JudgingState { rung: 1, ..JudgingState::default() }, steps: Vec::new() };
+        let err = other.restore(&scheme.save().unwrap(), &[], &config).unwrap_err().to_string();
+        assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
     }
 }

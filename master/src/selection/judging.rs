@@ -1,5 +1,5 @@
 //! Judging candidates over several games, shared by the schemes that do so ((μ + λ) and
-//! evolution strategies), as set by [`Judging`]:
+//! evolution strategies), as set by their [`JudgingConfig`]:
 //!
 //! - against peers: every candidate hosts two-game matches against `opponents` others drawn
 //!   uniformly without replacement (it also plays those that draw it), or, with `groups`, the
@@ -7,23 +7,277 @@
 //! - against the hall of fame: champions of past epochs drawn for each candidate;
 //! - against fixed opponents (a curriculum): `fixed_matches` matches each, from openings that are
 //!   the same for every candidate of the generation (common random numbers);
-//! - against the ladder's current rung, the same way (the runner moves the rung up, see
-//!   [`Judging::ladder`]).
+//! - against the ladder's current rung, the same way; the rung moves up once the candidates
+//!   score enough against it.
 //!
 //! Every game scores for both sides that are candidates ([`Fitness`]: points, win 1, draw ½; or
 //! the benchmark score), so being A, who wins drawn matches by SPEC §5's criterion 4, is worth
 //! nothing; fixed opponents and champions score nothing: they are yardsticks. A candidate's
 //! fitness is its mean score per game, since drawn opponents make the number of games differ.
+//! What judging remembers across generations (the hall of fame, the rung) is a
+//! [`JudgingState`], part of each such scheme's state.
 
-use super::Memory;
-use crate::config::{ExperimentConfig, Fitness, Judging};
+use super::Champion;
+use super::error::{SelectionError, StateError};
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
+use loa_engine::spec::{PlayerText, parse_player};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
 use loa_engine::{Color, Outcome};
-use loa_records::FitnessSummary;
+use loa_records::{EpochReport, FitnessSummary};
+use serde::{Deserialize, Serialize};
+
+/// How a game scores for a candidate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fitness {
+    /// Win 1, draw ½, loss 0 per game. Coarse: against a much stronger opponent every game
+    /// scores 0, so it tells nothing apart.
+    #[default]
+    Points,
+    /// The benchmark's score per game (SPEC: a win in m plies 200 − m, a loss in m plies m, a
+    /// draw 100): losing later scores more, so candidates that all lose are still ordered, and
+    /// a curriculum against ALoA has a gradient from the first generation.
+    BenchmarkScore,
+}
+
+/// The judging settings, flattened into the tables of the schemes that judge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JudgingConfig {
+    /// Two-game matches each candidate hosts against others drawn uniformly from the candidates
+    /// (0 with `groups`).
+    pub opponents: u32,
+    /// Fixed opponents each candidate plays `fixed_matches` matches against per generation, as
+    /// player specs: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED`,
+    /// `randomann-printed:D:SEED` (yardsticks that score nothing themselves: a curriculum).
+    pub fixed_opponents: Vec<String>,
+    /// How a game scores.
+    pub fitness: Fitness,
+    /// Random plies (SPEC's random openings) before every game a candidate plays. Against fixed
+    /// opponents the openings of a generation are the same for every candidate (common random
+    /// numbers: candidates are compared on equal terms, which makes ES's pair differences and
+    /// (μ + λ)'s ranking far less noisy). 0 keeps the start position.
+    pub opening_plies: u32,
+    /// Two-game matches per candidate against each fixed opponent per generation; each from its
+    /// own random opening, so it needs `opening_plies` when above 1.
+    pub fixed_matches: u32,
+    /// Matches each candidate hosts against champions drawn from the hall of fame: the best
+    /// benchmarked network of every epoch so far (Rosin and Belew's hall of fame), so the
+    /// population keeps beating what it once beat.
+    pub hall_of_fame: u32,
+    /// Round robin in groups: when above 0, the candidates are shuffled into groups of this size
+    /// (sizes differing by at most one) and every pair in a group plays one two-game match, in
+    /// place of drawn `opponents`. Every candidate then plays the same number of games against
+    /// its peers.
+    pub groups: u32,
+    /// A curriculum that climbs: fixed players in rising strength (e.g. ALoA at depth 1, 2, 3).
+    /// Candidates meet the current rung like a fixed opponent (`fixed_matches` matches from the
+    /// common openings); once a generation's candidates score `promote_at` points per game
+    /// (win 1, draw ½) against it on average, the next generation meets the next rung.
+    pub ladder: Vec<String>,
+    /// Mean points per game against the current rung that move the ladder up.
+    pub promote_at: f64,
+}
+
+impl Default for JudgingConfig {
+    fn default() -> Self {
+        JudgingConfig {
+            opponents: 4,
+            fixed_opponents: Vec::new(),
+            fitness: Fitness::Points,
+            opening_plies: 0,
+            fixed_matches: 1,
+            hall_of_fame: 0,
+            groups: 0,
+            ladder: Vec::new(),
+            promote_at: 0.5,
+        }
+    }
+}
+
+/// At most this many entrants in one task (the proto's bound).
+const MAX_ENTRANTS: usize = 16;
+/// At most this many matches in one task (the proto's bound).
+const MAX_MATCHES: usize = 256;
+/// At most this many random opening plies (the proto's bound).
+const MAX_OPENING_PLIES: u32 = 40;
+/// At most this many rungs.
+const MAX_RUNGS: usize = 16;
+
+/// Why a player spec is not a fixed player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotFixed {
+    /// The spec.
+    pub spec: String,
+    /// Why.
+    pub why: String,
+}
+
+impl std::fmt::Display for NotFixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`: {}", self.spec, self.why)
+    }
+}
+
+impl std::error::Error for NotFixed {}
+
+/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`,
+/// `randomann:D:SEED` or `randomann-printed:D:SEED` (the players that are the same in every
+/// match).
+pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
+    let not = |why: String| NotFixed { spec: spec.to_owned(), why };
+    match parse_player(spec).map_err(not)? {
+        PlayerText::Fixed(player) => Ok(player),
+        PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
+        _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".to_owned())),
+    }
+}
+
+impl JudgingConfig {
+    /// The fixed opponents (checked by [`JudgingConfig::validate`]).
+    pub fn fixed(&self) -> Vec<FixedPlayer> {
+        self.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+    }
+
+    /// The ladder's rungs (checked by [`JudgingConfig::validate`]).
+    pub fn ladder(&self) -> Vec<FixedPlayer> {
+        self.ladder.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+    }
+
+    /// Checks the settings of the scheme whose table is `key` for `candidates` candidates per
+    /// generation, against the bounds of one task (16 entrants, 256 matches, 40 opening plies).
+    pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
+        let j = self;
+        let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
+        for (field, specs) in [("fixed_opponents", &self.fixed_opponents), ("ladder", &self.ladder)] {
+            if let Some(e) = specs.iter().find_map(|s| parse_fixed(s).err()) {
+                return bad(field, e.to_string());
+            }
+        }
+        if j.groups > 0 {
+            if j.opponents > 0 {
+                return bad("groups", "round robin in groups replaces drawn opponents: set opponents = 0".into());
+            }
+            if j.groups < 2 || j.groups as usize > MAX_ENTRANTS || j.groups as usize > candidates {
+                return bad(
+                    "groups",
+                    format!("must be 2..={MAX_ENTRANTS} and at most the {candidates} candidates, got {}", j.groups),
+                );
+            }
+            if candidates / candidates.div_ceil(j.groups as usize) < 2 {
+                return bad("groups", format!("{candidates} candidates in groups of {} leave one alone", j.groups));
+            }
+        } else if j.opponents as usize >= candidates {
+            return bad("opponents", format!("must be below the {candidates} candidates, got {}", j.opponents));
+        }
+        let drawn = if j.groups > 0 { 0 } else { j.opponents as usize };
+        let rung = usize::from(!self.ladder.is_empty());
+        let entrants = 1 + drawn + j.hall_of_fame as usize + self.fixed_opponents.len() + rung;
+        if entrants > MAX_ENTRANTS {
+            return bad(
+                "opponents",
+                format!(
+                    "a candidate's task would have {entrants} entrants (itself, opponents, hall of fame, fixed \
+                     opponents): at most {MAX_ENTRANTS}"
+                ),
+            );
+        }
+        let matches = drawn + j.hall_of_fame as usize + (self.fixed_opponents.len() + rung) * j.fixed_matches as usize;
+        if matches > MAX_MATCHES {
+            return bad(
+                "fixed_matches",
+                format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}"),
+            );
+        }
+        if j.fixed_matches == 0 || (j.fixed_matches > 1 && j.opening_plies == 0) {
+            return bad(
+                "fixed_matches",
+                format!(
+                    "must be at least 1, and above 1 only with opening_plies (games from the start position \
+                     against a fixed player repeat), got {}",
+                    j.fixed_matches
+                ),
+            );
+        }
+        if j.opening_plies > MAX_OPENING_PLIES {
+            return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", j.opening_plies));
+        }
+        if !(j.promote_at > 0.0 && j.promote_at <= 1.0) {
+            return bad("promote_at", format!("must be in (0, 1] points per game, got {}", j.promote_at));
+        }
+        if self.ladder.len() > MAX_RUNGS {
+            return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", self.ladder.len()));
+        }
+        if drawn == 0 && j.groups == 0 && j.fixed_opponents.is_empty() && j.hall_of_fame == 0 && j.ladder.is_empty() {
+            return Err(ConfigError::Invalid {
+                key: key.into(),
+                why: "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
+                      candidates"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The ladder's rung candidates meet with `state`, if the run climbs one.
+    pub fn rung(&self, state: &JudgingState) -> Option<usize> {
+        (!self.ladder.is_empty()).then_some(state.rung as usize)
+    }
+}
+
+/// What judging remembers across generations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JudgingState {
+    /// Champions of past epochs (the best benchmarked network of each), oldest first.
+    pub hall_of_fame: Vec<Individual>,
+    /// The ladder's current rung (index into the configured ladder).
+    pub rung: u32,
+}
+
+impl JudgingState {
+    /// Moves the ladder up if the candidates scored enough against the rung they met.
+    pub fn promote(&mut self, judging: &JudgingConfig, scores: &Scores) {
+        if let Some(points) = scores.points_vs_rung()
+            && points >= judging.promote_at
+            && (self.rung as usize) + 1 < judging.ladder.len()
+        {
+            self.rung += 1;
+        }
+    }
+
+    /// Adds the epoch's champion (the survivor with the best combined benchmark score, the older
+    /// on a tie) to the hall of fame, if the run keeps one and the champion is not in it yet.
+    pub fn induct(
+        &mut self,
+        judging: &JudgingConfig,
+        survivors: &[Individual],
+        report: &EpochReport,
+    ) -> Option<Champion> {
+        if judging.hall_of_fame == 0 {
+            return None;
+        }
+        let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
+        if self.hall_of_fame.iter().any(|h| h.serial == best.serial) {
+            return None;
+        }
+        let champion = survivors.iter().find(|s| s.serial == best.serial)?;
+        self.hall_of_fame.push(champion.clone());
+        Some(Champion { serial: best.serial, members: self.hall_of_fame.len() })
+    }
+
+    /// Checks a saved state against the settings.
+    pub fn check(&self, judging: &JudgingConfig) -> Result<(), StateError> {
+        let rungs = judging.ladder.len();
+        if self.rung as usize >= rungs.max(1) {
+            return Err(StateError::Rung { rung: self.rung, rungs });
+        }
+        Ok(())
+    }
+}
 
 /// Tags that keep the seeds of fixed-opponent and group matches apart from the others.
 const FIXED_TAG: u64 = 0xF1CE_D0FF;
@@ -50,15 +304,16 @@ pub struct Seating {
 }
 
 /// The tasks that judge `candidates` in generation `generation`, and their seating, with the
-/// hall of fame and the ladder's rung from `memory`.
+/// hall of fame and the ladder's rung from `state`.
 pub fn plan(
     candidates: &[Individual],
-    judging: &Judging,
-    memory: &Memory,
+    settings: &JudgingConfig,
+    state: &JudgingState,
     config: &ExperimentConfig,
     generation: u64,
     rng: &mut GaRng,
 ) -> (Seating, Vec<MatchTask>) {
+    let (fixed, ladder) = (settings.fixed(), settings.ladder());
     let n = candidates.len();
     let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
         entrants,
@@ -68,21 +323,21 @@ pub fn plan(
     };
     let mut tasks = Vec::new();
     let mut seats = Vec::new();
-    if judging.groups > 0 {
-        for (g, members) in groups(n, judging.groups, rng).into_iter().enumerate() {
+    if settings.groups > 0 {
+        for (g, members) in groups(n, settings.groups as usize, rng).into_iter().enumerate() {
             let base = derive_seed(derive_seed(config.seed ^ GROUP_TAG, generation), g as u64);
             let mut pairs = Vec::new();
             for a in 0..members.len() {
                 for b in a + 1..members.len() {
                     let seed = derive_seed(base, pairs.len() as u64);
-                    pairs.push(Pairing { a, b, seed, opening_plies: judging.opening_plies });
+                    pairs.push(Pairing { a, b, seed, opening_plies: settings.opening_plies });
                 }
             }
             tasks.push(task(members.iter().map(|&c| candidates[c].entrant()).collect(), pairs));
             seats.push(members.into_iter().map(Seat::Candidate).collect());
         }
     }
-    let drawn = if judging.groups > 0 { 0 } else { judging.opponents.min(n.saturating_sub(1)) };
+    let drawn = if settings.groups > 0 { 0 } else { (settings.opponents as usize).min(n.saturating_sub(1)) };
     let fixed_base = derive_seed(config.seed ^ FIXED_TAG, generation);
     for host in 0..n {
         // Distinct others, by a partial Fisher-Yates over the other candidates.
@@ -93,8 +348,8 @@ pub fn plan(
         let mut seat: Vec<Seat> = std::iter::once(host).chain(others).map(Seat::Candidate).collect();
         // Champions, distinct and not already seated (a champion may still be a candidate).
         let mut champions: Vec<&Individual> =
-            memory.hall_of_fame.iter().filter(|h| entrants.iter().all(|e| e.serial() != h.serial)).collect();
-        let picked = judging.hall_of_fame.min(champions.len());
+            state.hall_of_fame.iter().filter(|h| entrants.iter().all(|e| e.serial() != h.serial)).collect();
+        let picked = (settings.hall_of_fame as usize).min(champions.len());
         partial_shuffle(&mut champions, picked, rng);
         for champion in champions {
             entrants.push(champion.entrant());
@@ -102,23 +357,23 @@ pub fn plan(
         }
         let base = derive_seed(derive_seed(config.seed, generation), host as u64);
         let mut pairs: Vec<Pairing> = (1..entrants.len())
-            .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: judging.opening_plies })
+            .map(|b| Pairing { a: 0, b, seed: derive_seed(base, b as u64), opening_plies: settings.opening_plies })
             .collect();
-        let rung = judging.ladder.get(memory.rung.min(judging.ladder.len().saturating_sub(1)));
-        let yardsticks = judging.fixed.iter().map(|p| (p, Seat::Fixed)).chain(rung.map(|p| (p, Seat::Rung)));
+        let rung = ladder.get((state.rung as usize).min(ladder.len().saturating_sub(1)));
+        let yardsticks = fixed.iter().map(|p| (p, Seat::Fixed)).chain(rung.map(|p| (p, Seat::Rung)));
         for (f, (player, kind)) in yardsticks.enumerate() {
             let b = entrants.len();
             // Serials above every candidate's.
             entrants.push(MatchEntrant::Fixed { serial: u64::MAX - f as u64, player: *player });
             seat.push(kind);
-            for k in 0..judging.fixed_matches {
-                let seed = if judging.opening_plies == 0 {
+            for k in 0..settings.fixed_matches {
+                let seed = if settings.opening_plies == 0 {
                     // From the start position the seed only salts a random heuristic's values.
                     derive_seed(base, b as u64)
                 } else {
                     derive_seed(derive_seed(fixed_base, f as u64), k as u64)
                 };
-                pairs.push(Pairing { a: 0, b, seed, opening_plies: judging.opening_plies });
+                pairs.push(Pairing { a: 0, b, seed, opening_plies: settings.opening_plies });
             }
         }
         if !pairs.is_empty() {
@@ -211,16 +466,17 @@ pub fn scores(
     candidates: usize,
     fitness: Fitness,
     outcomes: &[MatchTaskOutcome],
-) -> Result<Scores, String> {
+) -> Result<Scores, SelectionError> {
     if outcomes.len() != seating.seats.len() {
-        return Err(format!("{} outcomes for {} tasks", outcomes.len(), seating.seats.len()));
+        return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: seating.seats.len() });
     }
     let mut scores =
         Scores { fitness, total: vec![0; candidates], games: vec![0; candidates], vs_fixed: (0, 0), vs_rung: (0, 0) };
     for (t, (seat, outcome)) in seating.seats.iter().zip(outcomes).enumerate() {
         for m in &outcome.matches {
             let (Some(&a), Some(&b)) = (seat.get(m.a), seat.get(m.b)) else {
-                return Err(format!("task {t}: a match names an entrant it does not have"));
+                let why = "a match names an entrant it does not have".to_owned();
+                return Err(SelectionError::Outcome { task: t, why });
             };
             for (g, game) in m.games.iter().enumerate() {
                 // A is Black in game 0, White in game 1.
@@ -236,7 +492,8 @@ pub fn scores(
                         Fitness::Points => halves,
                         Fitness::BenchmarkScore => u64::from(benchmark_score(game.outcome, game.plies, color)),
                     };
-                    let slot = scores.total.get_mut(c).ok_or_else(|| format!("task {t}: no candidate {c}"))?;
+                    let no_candidate = || SelectionError::Outcome { task: t, why: format!("no candidate {c}") };
+                    let slot = scores.total.get_mut(c).ok_or_else(no_candidate)?;
                     *slot += score;
                     scores.games[c] += 1;
                     if other == Seat::Fixed || other == Seat::Rung {
@@ -272,18 +529,20 @@ mod tests {
         }
     }
 
-    fn judging() -> Judging {
-        Judging {
+    fn settings() -> JudgingConfig {
+        JudgingConfig {
             opponents: 2,
-            groups: 0,
-            fixed: vec![loa_engine::tasks::FixedPlayer::Random { depth: 1, salt: 0 }],
+            fixed_opponents: vec!["random:1".into()],
             fixed_matches: 3,
             hall_of_fame: 2,
             opening_plies: 4,
             fitness: Fitness::BenchmarkScore,
-            ladder: Vec::new(),
-            promote_at: 0.5,
+            ..JudgingConfig::default()
         }
+    }
+
+    fn judging() -> JudgingConfig {
+        settings()
     }
 
     fn population(n: usize) -> Vec<Individual> {
@@ -298,8 +557,8 @@ mod tests {
         let all = population(8);
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
-        let memory = Memory { hall_of_fame: hall.to_vec(), ..Memory::default() };
-        let (seating, tasks) = plan(candidates, &judging(), &memory, &config, 7, &mut GaRng::from_seed(1));
+        let state = JudgingState { hall_of_fame: hall.to_vec(), ..JudgingState::default() };
+        let (seating, tasks) = plan(candidates, &judging(), &state, &config, 7, &mut GaRng::from_seed(1));
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
             let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
@@ -332,9 +591,11 @@ mod tests {
         use loa_engine::game::{Criterion, MatchSide};
         use loa_engine::tasks::{GameSummary, MatchSummary};
         let candidates = population(4);
-        let judging = Judging { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..judging() };
+        let settings = JudgingConfig { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..settings() };
+        let judging = settings;
+        let state = JudgingState::default();
         let (seating, tasks) =
-            plan(&candidates, &judging, &Memory::default(), &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+            plan(&candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
         // Two groups of two (one match each), then 4 host tasks against the fixed player.
         assert_eq!(tasks.len(), 6);
         let matches = |t: &MatchTask| match &t.format {

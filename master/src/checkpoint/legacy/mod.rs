@@ -1,0 +1,208 @@
+//! Checkpoints of formats 1 to 6, read into the contents of format 7.
+//!
+//! Those formats were the bincode of the run state with the configuration's types inside:
+//! format 1 for the knockout (and, before format 2, every scheme), format 2 for (μ + λ), with
+//! the scheme's memory (hall of fame, ladder rung) after the state and, with self-adaptive
+//! mutation, the survivors' steps after that; formats 2 to 6 for evolution strategies, each
+//! adding settings at the end of the scheme's (format 3: `learning_rate_half_life`,
+//! `weight_decay`; 4: `initial_network`; 5: `symmetry`, `sigma_half_life`; 6: `optimizer`,
+//! and Adam's moments after the memory for runs stepping with Adam). The settings a format
+//! lacks take the defaults that do what the builds writing it did, so a resumed run continues
+//! as that build would have.
+//!
+//! Old bytes are decoded with frozen copies of the old types (`types.rs`), never today's, and
+//! converted: the configuration to TOML text that today's parser reads to the same
+//! configuration, the memory to the state of today's scheme.
+
+mod types;
+
+use super::{Contents, Stored};
+use crate::codec::{self, CodecError};
+use crate::population::{Individual, StoredIndividual};
+use crate::selection::adam::AdamState;
+use crate::selection::judging::JudgingState;
+use crate::selection::{evolution_strategies, knockout, mu_plus_lambda};
+use loa_engine::network::ChromosomeError;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use types::*;
+
+/// Why an old checkpoint cannot be read.
+#[derive(Debug)]
+pub enum LegacyError {
+    /// Format 1 of a scheme whose settings format 2 changed.
+    OldScheme,
+    /// A scheme that the format was never written for.
+    Mismatch {
+        /// The format.
+        format: u32,
+        /// The scheme's name.
+        scheme: &'static str,
+    },
+    /// A scheme variant no format had.
+    UnknownScheme(u32),
+    /// A part of the file does not decode.
+    Decode {
+        /// The part.
+        part: &'static str,
+        /// Why.
+        error: CodecError,
+    },
+    /// A hall-of-fame champion is not a valid network.
+    Champion(ChromosomeError),
+    /// The configuration could not be written as TOML.
+    Config(toml::ser::Error),
+    /// The scheme's state could not be encoded.
+    State(CodecError),
+}
+
+impl fmt::Display for LegacyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LegacyError::OldScheme => f.write_str(
+                "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 \
+                 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
+            ),
+            LegacyError::Mismatch { format, scheme } => {
+                write!(f, "cannot decode: a format-{format} file holding a {scheme} run, which it never held")
+            }
+            LegacyError::UnknownScheme(v) => write!(f, "cannot decode: selection scheme variant {v}"),
+            LegacyError::Decode { part, error } => write!(f, "cannot decode {part}: {error}"),
+            LegacyError::Champion(e) => write!(f, "hall of fame: {e}"),
+            LegacyError::Config(e) => write!(f, "the configuration as TOML: {e}"),
+            LegacyError::State(e) => write!(f, "the scheme's state: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LegacyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LegacyError::Decode { error, .. } | LegacyError::State(error) => Some(error),
+            LegacyError::Champion(e) => Some(e),
+            LegacyError::Config(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Old bytes read in order.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn read<T: DeserializeOwned>(&mut self, part: &'static str) -> Result<T, LegacyError> {
+        let (value, used) = codec::decode_prefix(self.bytes).map_err(|error| LegacyError::Decode { part, error })?;
+        self.bytes = &self.bytes[used..];
+        Ok(value)
+    }
+}
+
+/// The contents of the payload of a format-`format` checkpoint (1 to 6).
+pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
+    let mut r = Reader { bytes: payload };
+    let head: ConfigHead = r.read("the configuration")?;
+    let variant: u32 = r.read("the configuration")?;
+    let scheme = match (variant, format) {
+        (KNOCKOUT, 1) => None,
+        (MU_PLUS_LAMBDA | EVOLUTION_STRATEGIES, 1) => return Err(LegacyError::OldScheme),
+        (MU_PLUS_LAMBDA, 2) => {
+            Some((mu_plus_lambda::NAME, table(&r.read::<MuPlusLambda>("the (mu + lambda) settings")?)?))
+        }
+        (EVOLUTION_STRATEGIES, 2..=6) => Some((evolution_strategies::NAME, es_settings(&mut r, format)?)),
+        (KNOCKOUT, _) => return Err(LegacyError::Mismatch { format, scheme: knockout::NAME }),
+        (MU_PLUS_LAMBDA, _) => return Err(LegacyError::Mismatch { format, scheme: mu_plus_lambda::NAME }),
+        (other, _) => return Err(LegacyError::UnknownScheme(other)),
+    };
+    let benchmark: Benchmark = r.read("the configuration")?;
+    let rules: Rules = r.read("the configuration")?;
+    let tail: StateTail = r.read("the run's state")?;
+    let scheme_state = match scheme.as_ref().map(|(name, _)| *name) {
+        None => Vec::new(),
+        Some(name) => {
+            let memory: Memory = r.read("the scheme memory (hall of fame, ladder)")?;
+            let judged = judged(memory)?;
+            let saved = if name == mu_plus_lambda::NAME {
+                let steps = if r.bytes.is_empty() { Vec::new() } else { r.read("the mutation steps")? };
+                mu_plus_lambda::State { judged, steps }.save()
+            } else {
+                let adam = match scheme.as_ref().and_then(|(_, t)| t.get("optimizer")).and_then(|o| o.as_str()) {
+                    Some("adam") => adam(r.read("Adam's moments")?),
+                    _ => AdamState::default(),
+                };
+                evolution_strategies::State { judged, adam }.save()
+            };
+            saved.map_err(LegacyError::State)?
+        }
+    };
+    if !r.bytes.is_empty() {
+        return Err(LegacyError::Decode { part: "the file", error: CodecError::Trailing(r.bytes.len()) });
+    }
+    let mut config = table(&head)?;
+    let (name, settings) = scheme.unwrap_or((knockout::NAME, toml::Table::new()));
+    let scheme = match settings.is_empty() {
+        true => toml::Value::String(name.to_owned()),
+        false => toml::Value::Table(toml::Table::from_iter([(name.to_owned(), toml::Value::Table(settings))])),
+    };
+    config.insert("selection".into(), toml::Value::Table(toml::Table::from_iter([("scheme".to_owned(), scheme)])));
+    config.insert("benchmark".into(), toml::Value::Table(table(&benchmark)?));
+    config.insert("rules".into(), toml::Value::Table(table(&rules)?));
+    let state = Stored {
+        generation: tail.generation,
+        epoch: tail.epoch,
+        next_serial: tail.next_serial,
+        rng: tail.rng,
+        population: tail.population.into_iter().map(stored).collect(),
+        epochs: tail.epochs,
+        scheme: name.to_owned(),
+        scheme_state,
+    };
+    Ok(Contents { config: toml::to_string(&config).map_err(LegacyError::Config)?, state })
+}
+
+/// An old value as a TOML table (keys: its field names, which today's configuration shares).
+fn table<T: serde::Serialize>(value: &T) -> Result<toml::Table, LegacyError> {
+    toml::Table::try_from(value).map_err(LegacyError::Config)
+}
+
+/// Evolution strategies' settings of format `format`, the settings added since at their
+/// defaults (a constant learning rate, no weight decay, a random first centre, no tied weights,
+/// a constant σ, plain steps: what the older builds did).
+fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyError> {
+    let part = "the evolution-strategies settings";
+    let mut settings = table(&r.read::<Es2>(part)?)?;
+    let added = [
+        table(&if format >= 3 { r.read(part)? } else { Added3 { learning_rate_half_life: 0, weight_decay: 0.0 } })?,
+        table(&if format >= 4 { r.read(part)? } else { Added4 { initial_network: String::new() } })?,
+        table(&if format >= 5 { r.read(part)? } else { Added5 { symmetry: WeightTying::None, sigma_half_life: 0 } })?,
+        table(&if format >= 6 { r.read(part)? } else { Added6 { optimizer: EsOptimizer::Plain } })?,
+    ];
+    settings.extend(added.into_iter().flatten());
+    Ok(settings)
+}
+
+fn adam(a: Adam) -> AdamState {
+    AdamState {
+        updates: a.updates,
+        beta_1_power: a.beta_1_power,
+        beta_2_power: a.beta_2_power,
+        first: a.first,
+        second: a.second,
+    }
+}
+
+fn stored(i: types::Individual) -> StoredIndividual {
+    StoredIndividual { serial: i.serial, topology: i.topology, weights: i.weights }
+}
+
+/// The judging state of an old memory.
+fn judged(memory: Memory) -> Result<JudgingState, LegacyError> {
+    let champion = |i: types::Individual| -> Result<Individual, LegacyError> {
+        stored(i).to_individual().map_err(LegacyError::Champion)
+    };
+    Ok(JudgingState {
+        hall_of_fame: memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?,
+        rung: memory.rung,
+    })
+}
