@@ -7,8 +7,19 @@ use crate::matches::MatchSeries;
 use crate::run::Run;
 use crate::scores::{EpochStatistic, ScoreKind};
 use crate::stats::{Trend, least_squares, smooth_centred};
-use crate::tables::fixed;
 use loa_records::EndReason;
+
+/// `x` with enough decimals to show 3 significant digits of `scale` (for slopes and their
+/// intervals, which can be tiny over a thousand epochs): `fixed(0.000231, 0.00104)` is
+/// `+0.00023`.
+pub fn fixed(x: f64, scale: f64) -> String {
+    if x.is_nan() {
+        return "–".into();
+    }
+    let magnitude = if scale.is_finite() && scale != 0.0 { scale.abs().log10().floor() } else { 0.0 };
+    let digits = (2.0 - magnitude).clamp(1.0, 10.0) as usize;
+    format!("{x:+.digits$}")
+}
 
 /// The thesis's smoothing: each epoch with the two before and the two after (edges: the window
 /// is cut to the epochs that exist, see [`smooth_centred`]).

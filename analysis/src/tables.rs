@@ -2,7 +2,7 @@
 //! (Tables 3-5, 7), wins / losses / ties with Wilson intervals (Tables 6, 8), Welch's t-test
 //! between two sets of scores, and the trend of each epoch statistic.
 
-use crate::figures::{SMOOTHING_HALF_WIDTH, combined_trend};
+use crate::figures::{SMOOTHING_HALF_WIDTH, combined_trend, fixed};
 use crate::run::Run;
 use crate::scores::{Column, EpochStatistic, Outcomes, ScoreKind, ScoreSets};
 use crate::stats::{Summary, WinLossTie, smooth_centred, welch};
@@ -40,18 +40,6 @@ impl Table {
 /// A number with `digits` decimals, `–` for NaN.
 pub fn num(x: f64, digits: usize) -> String {
     if x.is_nan() { "–".into() } else { format!("{x:.digits$}") }
-}
-
-/// `x` with enough decimals to show 3 significant digits of `scale` (for slopes and their
-/// intervals, which can be tiny over a thousand epochs): `fixed(0.000231, 0.00104)` is
-/// `+0.00023`.
-pub fn fixed(x: f64, scale: f64) -> String {
-    if x.is_nan() {
-        return "–".into();
-    }
-    let magnitude = if scale.is_finite() && scale != 0.0 { scale.abs().log10().floor() } else { 0.0 };
-    let digits = (2.0 - magnitude).clamp(1.0, 10.0) as usize;
-    format!("{x:+.digits$}")
 }
 
 /// A p-value: 4 decimals, or scientific below 0.0001.

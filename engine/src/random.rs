@@ -4,8 +4,7 @@
 //! position, not the next draw of a generator: it does not depend on the order in which the
 //! search visits leaves, so alpha-beta agrees with minimax, and a game replays bit for bit.
 
-use crate::search::Evaluator;
-use crate::{Color, Move, Position};
+use crate::{Color, Position};
 
 /// The splitmix64 finaliser: a bijective 64-bit mixer with good avalanche.
 #[inline]
@@ -48,7 +47,8 @@ pub fn unit_interval(hash: u64) -> f32 {
 }
 
 /// The random heuristic's leaf evaluator: a uniformly distributed pseudo-random value in [-1, 1)
-/// keyed by the game's seed and the player's colour. Wins and losses are scored by the search.
+/// keyed by the game's seed and the player's colour. Wins and losses are scored by the search
+/// (its `Evaluator` implementation is with the trait, in `search::evaluator`).
 #[derive(Clone, Copy, Debug)]
 pub struct RandomHeuristic {
     game_seed: u64,
@@ -67,25 +67,6 @@ impl RandomHeuristic {
         let h = mix64(key ^ pos.pieces(Color::Black).0);
         let h = mix64(h ^ pos.pieces(Color::White).0.rotate_left(17));
         unit_interval(mix64(h ^ pos.side_to_move() as u64))
-    }
-}
-
-impl Evaluator for RandomHeuristic {
-    type State = Color;
-
-    /// A hash of the position and the point of view.
-    const PATH_INDEPENDENT: bool = true;
-
-    fn root_state(&self, _pos: &Position, pov: Color) -> Color {
-        pov
-    }
-
-    fn child_state(&self, pov: &Color, _pos: &Position, _mv: Move) -> Color {
-        *pov
-    }
-
-    fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
-        self.value(pos, *pov)
     }
 }
 

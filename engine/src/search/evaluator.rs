@@ -1,5 +1,6 @@
 //! The evaluator interface the search calls at its leaves.
 
+use crate::random::RandomHeuristic;
 use crate::{Color, Move, Position};
 
 /// Every static evaluation lies strictly inside `(-EVAL_LIMIT, EVAL_LIMIT)`; terminal positions
@@ -137,5 +138,24 @@ impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     #[inline]
     fn key_at_least(&self, value: f32) -> f32 {
         (**self).key_at_least(value)
+    }
+}
+
+impl Evaluator for RandomHeuristic {
+    type State = Color;
+
+    /// A hash of the position and the point of view.
+    const PATH_INDEPENDENT: bool = true;
+
+    fn root_state(&self, _pos: &Position, pov: Color) -> Color {
+        pov
+    }
+
+    fn child_state(&self, pov: &Color, _pos: &Position, _mv: Move) -> Color {
+        *pov
+    }
+
+    fn evaluate(&self, pov: &Color, pos: &Position) -> f32 {
+        self.value(pos, *pov)
     }
 }

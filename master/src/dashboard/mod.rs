@@ -8,7 +8,8 @@
 
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
-use crate::run::{RunError, RunEvent, Step, Subscriber};
+use crate::run::error::RunError;
+use crate::run::events::{RunEvent, RunLog, Step, Subscriber};
 use crate::scheduler::{Scheduler, SchedulerStats};
 use loa_dashboard::{
     Counts, GenerationRate, HISTORY, ProgressInfo, Provider, RunInfo, Status, StepInfo, TaskRate, WorkerRow,
@@ -323,10 +324,10 @@ pub fn start(
     state: &RunState,
     scheduler: &Arc<Scheduler>,
     cluster: Option<&crate::cluster::Server>,
-    options: &crate::run::RunOptions,
-    log: &crate::run::RunLog,
+    options: Option<&DashboardOptions>,
+    log: &RunLog,
 ) -> Result<Option<Dashboard>, RunError> {
-    let Some(dashboard) = &options.dashboard else { return Ok(None) };
+    let Some(dashboard) = options else { return Ok(None) };
     let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| s.counters_handle()));
     let served = Dashboard::start(view, dashboard)?;
     let hint = if dashboard.token.is_some() { "?token=..." } else { "" };

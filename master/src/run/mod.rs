@@ -216,7 +216,8 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     };
     let metrics = MetricsFiles::new(dir.clone());
     let progress = Progress::new(options.progress, &state);
-    let dashboard = crate::dashboard::start(dir, &state, &scheduler, server.as_ref(), options, &log)?;
+    let dashboard =
+        crate::dashboard::start(dir, &state, &scheduler, server.as_ref(), options.dashboard.as_ref(), &log)?;
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
     subscribers.extend(dashboard.as_ref().map(|d| d.subscriber()));
     let runner = Runner {
