@@ -1,0 +1,14 @@
+//! Benchmarks of the loa-evolve master that the production `master` binary does not carry: they
+//! drive the master through its public API (its scheduler and cluster service) from a binary of
+//! their own, `loa-bench`.
+//!
+//! - [`dispatch`]: how many tasks a second the cluster service hands out and takes back, and
+//!   what each costs the master's CPU, with stub workers in a process of their own.
+//! - [`compare`]: that benchmark side by side with another build's, interleaved.
+//! - [`BenchError`]: what can go wrong, named.
+
+pub mod compare;
+pub mod dispatch;
+mod error;
+
+pub use error::BenchError;
