@@ -88,7 +88,7 @@ impl ClusterFlags {
         let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
-            options.tls = Some(TlsIdentity::read(cert, key)?);
+            options.tls = Some(TlsIdentity::read(cert, key).map_err(|e| e.to_string())?);
         }
         Ok(Some(options))
     }

@@ -64,10 +64,26 @@ impl std::fmt::Debug for TlsIdentity {
     }
 }
 
+/// A TLS certificate or key file that cannot be read: the file and why.
+#[derive(Debug)]
+pub struct TlsFileError(pub std::path::PathBuf, pub std::io::Error);
+
+impl std::fmt::Display for TlsFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.0.display(), self.1)
+    }
+}
+
+impl std::error::Error for TlsFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.1)
+    }
+}
+
 impl TlsIdentity {
     /// Reads the certificate and key from PEM files, naming the file that cannot be read.
-    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, String> {
-        let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> Result<TlsIdentity, TlsFileError> {
+        let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| TlsFileError(p.to_path_buf(), e));
         Ok(TlsIdentity { cert_pem: read(cert)?, key_pem: read(key)? })
     }
 }
