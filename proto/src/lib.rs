@@ -9,6 +9,7 @@
 //! - [`cache`]: chromosome caching: the bounded [`cache::Lru`] a worker keeps its chromosomes in
 //!   and the master mirrors it with, and how a worker resolves the networks a task names by id
 //!   alone, makes from their origins or fetches.
+//! - [`codec`]: prost's gRPC codec, each message written and read through one contiguous slice.
 //! - [`peers`]: workers serving each other the chromosomes they hold, so new networks travel as
 //!   their origins and their parents come from peers rather than from the master.
 //! - [`accept`]: accepting connections by the thousand (the open-files limit, no busy loop when
@@ -23,6 +24,7 @@
 
 pub mod accept;
 pub mod cache;
+pub mod codec;
 pub mod convert;
 mod error;
 pub mod peers;
