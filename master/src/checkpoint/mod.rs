@@ -482,8 +482,8 @@ mod tests {
         let err = RunState::decode(&s.encode().unwrap(), Path::new("seed.ckpt")).unwrap_err().to_string();
         assert!(err.contains("seed.ckpt: configuration") && err.contains("seed"), "{err}");
         s.config.seed = 1;
-        s.config.selection.scheme = SchemeConfig::new("tournament", toml::Table::new());
+        s.config.selection.scheme = SchemeConfig::new("no-such-scheme", toml::Table::new());
         let err = RunState::decode(&s.encode().unwrap(), Path::new("name.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("name.ckpt") && err.contains("unknown scheme `tournament`"), "{err}");
+        assert!(err.contains("name.ckpt") && err.contains("unknown scheme `no-such-scheme`"), "{err}");
     }
 }

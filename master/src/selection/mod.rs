@@ -22,6 +22,7 @@ pub mod evolution_strategies;
 pub mod judging;
 pub mod knockout;
 pub mod mu_plus_lambda;
+pub mod tournament;
 
 pub use error::{SelectionError, StateError};
 
@@ -43,6 +44,7 @@ pub const SCHEMES: &[(&str, Build)] = &[
     (knockout::NAME, knockout::build),
     (mu_plus_lambda::NAME, mu_plus_lambda::build),
     (evolution_strategies::NAME, evolution_strategies::build),
+    (tournament::NAME, tournament::build),
 ];
 
 /// The scheme `config` names, built from its settings and checked against the whole

@@ -1,0 +1,591 @@
+//! Tournament selection of size k with elitism: a generational GA whose parents win small
+//! tournaments on a score over several games.
+//!
+//! Each generation the population is judged over games ([`judging`], with the same settings as
+//! (μ + λ)), and the next population is made from it: the `elitism` fittest stay unchanged, and
+//! every other place goes to a child whose parents won tournaments. A tournament draws `size`
+//! individuals uniformly with replacement from the judged population, and the fittest of them
+//! wins (the older, lower serial, on a tie). A child is a crossover of two winners at
+//! `crossover_rate` (otherwise a copy of one), then mutated, with the run's configured operators.
+//!
+//! The size k sets the selection pressure: with N individuals of distinct fitness, the one
+//! ranked i (1 the fittest) wins a tournament with probability ((N − i + 1)^k − (N − i)^k) / N^k
+//! (Blickle and Thiele, "A mathematical analysis of tournament selection", ICGA 1995), so the
+//! fittest wins 1 − (1 − 1/N)^k of them while the least fit still breeds now and then.
+//!
+//! Breeding needs the fitness and the run's generator, and only [`Scheme::plan`] is handed the
+//! generator: so the scheme keeps the fitness of the population it judged last in its state and
+//! breeds the next population at the start of the next generation's plan, which then judges it.
+//! A population it has not judged (the initial one) is judged as it is. Every population the run
+//! records and benchmarks has thus been judged, and the elites are judged again each generation,
+//! so one lucky score does not keep a network forever.
+
+use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
+use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use crate::codec::CodecError;
+use crate::config::{ConfigError, ExperimentConfig};
+use crate::generation::bred;
+use crate::operators::{crossing, mutation};
+use crate::population::{Individual, SerialCounter};
+use crate::rng::GaRng;
+use loa_engine::breeding::Step;
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_records::EpochReport;
+use serde::{Deserialize, Serialize};
+
+/// The scheme's name in the configuration.
+pub const NAME: &str = "tournament";
+const KEY: &str = "selection.scheme.tournament";
+
+/// The settings, `[selection.scheme.tournament]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TournamentConfig {
+    /// Individuals drawn for each tournament (k, 2 up to the population), uniformly with
+    /// replacement; the fittest of them is a parent.
+    pub size: u32,
+    /// The fittest individuals kept unchanged into the next population (below the population).
+    pub elitism: u32,
+    /// Probability that a child is a crossover of two tournament winners before mutation
+    /// (otherwise a copy of one winner before mutation).
+    pub crossover_rate: f64,
+    /// How the population is judged.
+    #[serde(flatten)]
+    pub judging: JudgingConfig,
+    /// Keys no setting has (refused).
+    #[serde(flatten, skip_serializing)]
+    pub unknown: toml::Table,
+}
+
+impl Default for TournamentConfig {
+    fn default() -> Self {
+        TournamentConfig {
+            size: 2,
+            elitism: 1,
+            crossover_rate: 0.5,
+            judging: JudgingConfig::default(),
+            unknown: toml::Table::new(),
+        }
+    }
+}
+
+/// What tournament selection remembers across generations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The hall of fame and the ladder's rung.
+    pub judged: JudgingState,
+    /// The population judged last, in order: each individual's serial and mean score per game
+    /// (empty until the first generation is judged).
+    pub fitness: Vec<(u64, f64)>,
+}
+
+/// The layout of [`State`] this build writes.
+const STATE_VERSION: u32 = 1;
+
+impl State {
+    /// The state as the scheme saves it.
+    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
+        save_state(STATE_VERSION, self)
+    }
+
+    /// The state the scheme saved.
+    pub fn load(saved: &[u8]) -> Result<State, StateError> {
+        load_state(STATE_VERSION, saved)
+    }
+
+    /// Whether `population` is the one whose fitness this state holds.
+    fn judged(&self, population: &[Individual]) -> bool {
+        !population.is_empty() && self.fitness.iter().map(|f| f.0).eq(population.iter().map(|i| i.serial))
+    }
+}
+
+/// Tournament selection with its settings and state.
+#[derive(Clone, Debug)]
+pub struct Tournament {
+    settings: TournamentConfig,
+    state: State,
+}
+
+/// The scheme from its settings.
+pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
+    Ok(Box::new(Tournament::new(parse_settings(NAME, settings)?)?))
+}
+
+impl Tournament {
+    /// The scheme with `settings`, in its initial state.
+    pub fn new(settings: TournamentConfig) -> Result<Tournament, ConfigError> {
+        if let Some(key) = settings.unknown.keys().next() {
+            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
+        }
+        Ok(Tournament { settings, state: State::default() })
+    }
+
+    /// The next population bred from `parents`, the population the state judged: its elites,
+    /// then children in creation order (which fixes their serials).
+    fn breed(
+        &self,
+        parents: &[Individual],
+        config: &ExperimentConfig,
+        generation: u64,
+        rng: &mut GaRng,
+        serials: &mut SerialCounter,
+    ) -> Result<Vec<Individual>, SelectionError> {
+        let s = &self.settings;
+        let ranking = Ranking::new(&self.state.fitness);
+        let mut next: Vec<Individual> =
+            ranking.fittest(s.elitism as usize).iter().map(|&i| parents[i].clone()).collect();
+        let (crossed, mutated) = (crossing(config.crossover.operator), mutation(&config.mutation, generation));
+        while next.len() < parents.len() {
+            // Each step is recorded in the child's origin: the crossing, then the mutation.
+            let first = &parents[ranking.tournament(s.size, rng)].chromosome;
+            let (topology, own) = (first.topology(), first.weights());
+            let length = topology.weight_count();
+            let (genes, ids, mut origin) = if rng.chance(s.crossover_rate) {
+                // The same parent may win both; crossed with itself, it is copied.
+                let second = &parents[ranking.tournament(s.size, rng)].chromosome;
+                let (genes, step) = Step::take(crossed, length, &[own, second.weights()], rng);
+                (genes, vec![first.id(), second.id()], vec![step])
+            } else {
+                (own.to_vec(), vec![first.id()], Vec::new())
+            };
+            let (weights, step) = Step::take(mutated, length, &[&genes], rng);
+            origin.push(step);
+            next.push(bred(serials, topology, weights, ids, origin)?);
+        }
+        Ok(next)
+    }
+}
+
+/// A judged population in order of fitness, which tournaments are decided by.
+#[derive(Clone, Debug, PartialEq)]
+struct Ranking {
+    /// Each individual's place, 0 the fittest.
+    place: Vec<usize>,
+    /// The individuals (indices), fittest first.
+    order: Vec<usize>,
+}
+
+impl Ranking {
+    /// The individuals with `fitness` (serial, mean score per game) ranked: the higher score
+    /// first, the older (lower serial) on a tie, so a ranking depends on nothing but the games.
+    fn new(fitness: &[(u64, f64)]) -> Ranking {
+        let mut order: Vec<usize> = (0..fitness.len()).collect();
+        order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+        let mut place = vec![0; order.len()];
+        for (p, &i) in order.iter().enumerate() {
+            place[i] = p;
+        }
+        Ranking { place, order }
+    }
+
+    /// The `n` fittest, fittest first.
+    fn fittest(&self, n: usize) -> &[usize] {
+        &self.order[..n.min(self.order.len())]
+    }
+
+    /// The winner of one tournament (a non-empty ranking): `size` individuals drawn uniformly
+    /// with replacement, and the best placed of them.
+    fn tournament(&self, size: u32, rng: &mut GaRng) -> usize {
+        let n = self.place.len();
+        (0..size.max(1)).map(|_| rng.below(n)).min_by_key(|&i| self.place[i]).unwrap_or(0)
+    }
+}
+
+/// Who played in a generation's tasks.
+struct TournamentPlan {
+    /// The population being judged: elites first, then children, in creation order.
+    candidates: Vec<Individual>,
+    /// Who sits where in the candidates' tasks.
+    seating: Seating,
+    /// The ladder's rung they met, if the run climbs one.
+    rung: Option<usize>,
+    /// Candidates that come unchanged from the population before (all of an unjudged one).
+    kept: usize,
+}
+
+impl Scheme for Tournament {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn settings(&self) -> toml::Table {
+        settings_table(&self.settings)
+    }
+
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        let (s, population) = (&self.settings, config.population);
+        let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{KEY}.{field}"), why });
+        if s.size < 2 || s.size as usize > population {
+            return bad("size", format!("must be 2..={population} (at most the population), got {}", s.size));
+        }
+        if s.elitism as usize >= population {
+            return bad(
+                "elitism",
+                format!("must be below the population ({population}), so that children are bred, got {}", s.elitism),
+            );
+        }
+        if !(0.0..=1.0).contains(&s.crossover_rate) {
+            return bad("crossover_rate", format!("must be in [0, 1], got {}", s.crossover_rate));
+        }
+        s.judging.validate(KEY, population)
+    }
+
+    fn plan(
+        &self,
+        survivors: &[Individual],
+        config: &ExperimentConfig,
+        generation: u64,
+        rng: &mut GaRng,
+        serials: &mut SerialCounter,
+    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let (candidates, kept) = if self.state.judged(survivors) {
+            (self.breed(survivors, config, generation, rng, serials)?, self.settings.elitism as usize)
+        } else {
+            (survivors.to_vec(), survivors.len())
+        };
+        let (seating, tasks) =
+            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let rung = self.settings.judging.rung(&self.state.judged);
+        Ok((Box::new(TournamentPlan { candidates, seating, rung, kept }), tasks))
+    }
+
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+        let plan: TournamentPlan = own_plan(plan)?;
+        let fitness = self.settings.judging.fitness;
+        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
+        self.state.fitness = plan.candidates.iter().map(|c| c.serial).zip(scores.means()).collect();
+        self.state.judged.promote(&self.settings.judging, &scores);
+        Ok(Selected {
+            next: plan.candidates,
+            tournaments: Vec::new(),
+            survivors_kept: plan.kept as u32,
+            fitness: Some(scores.summary(plan.rung)),
+        })
+    }
+
+    fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
+        self.state.judged.induct(&self.settings.judging, survivors, report)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        self.state.save()
+    }
+
+    fn restore(
+        &mut self,
+        saved: &[u8],
+        population: &[Individual],
+        config: &ExperimentConfig,
+    ) -> Result<(), StateError> {
+        let state = State::load(saved)?;
+        state.judged.check(&self.settings.judging)?;
+        // Elites and children always refill the configured population.
+        if population.len() != config.population {
+            let expected = format!("tournament selection keeps the configured {}", config.population);
+            return Err(StateError::Population { found: population.len(), expected });
+        }
+        if !state.fitness.is_empty() && !state.judged(population) {
+            let expected = "not the one whose fitness tournament selection's state holds".to_owned();
+            return Err(StateError::Population { found: population.len(), expected });
+        }
+        self.state = state;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{MutationConfig, MutationOperator, SchemeConfig};
+    use crate::generation::initial_population;
+    use loa_engine::game::{Criterion, MatchSide};
+    use loa_engine::network::Topology;
+    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::{Color, Outcome};
+    use std::sync::Arc;
+
+    /// Judged by one match against a fixed player, so a test decides every score.
+    fn settings(size: u32, elitism: u32) -> TournamentConfig {
+        let judging =
+            JudgingConfig { opponents: 0, fixed_opponents: vec!["random:1".into()], ..JudgingConfig::default() };
+        TournamentConfig { size, elitism, crossover_rate: 0.5, judging, ..TournamentConfig::default() }
+    }
+
+    fn config_with(population: usize, settings: &TournamentConfig) -> ExperimentConfig {
+        let mut config = ExperimentConfig {
+            population,
+            mutation: MutationConfig {
+                operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0 },
+                probability: 1.0,
+                ..MutationConfig::default()
+            },
+            ..ExperimentConfig::default()
+        };
+        config.selection.scheme = SchemeConfig::new(NAME, settings_table(settings));
+        config
+    }
+
+    /// The configuration and its scheme from TOML, or the first error's message.
+    fn parse(text: &str) -> Result<(ExperimentConfig, Box<dyn Scheme>), String> {
+        let config = ExperimentConfig::from_toml(text).map_err(|e| e.to_string())?;
+        let scheme = crate::selection::build(&config).map_err(|e| e.to_string())?;
+        Ok((config, scheme))
+    }
+
+    const TEXT: &str = "population = 8\n\
+        [mutation]\nprobability = 1.0\n[mutation.operator.gaussian]\nsigma = 0.05\n\
+        [selection.scheme.tournament]\nsize = 3\nelitism = 2\ncrossover_rate = 0.25\nopponents = 2\n\
+        fixed_opponents = [\"random:1\"]\nhall_of_fame = 1\n";
+
+    #[test]
+    fn settings_parse_round_trip_and_bad_values_are_named() {
+        let (config, scheme) = parse(TEXT).unwrap();
+        assert_eq!(scheme.name(), NAME);
+        let s: TournamentConfig = scheme.settings().try_into().unwrap();
+        assert_eq!((s.size, s.elitism, s.crossover_rate), (3, 2, 0.25));
+        assert_eq!((s.judging.opponents, s.judging.hall_of_fame, s.judging.fixed_opponents.len()), (2, 1, 1));
+        // Written out in full and read back, the same configuration and settings.
+        let normal = crate::selection::normalized(&config).unwrap();
+        let (again, twice) = parse(&normal.to_toml()).unwrap();
+        assert_eq!((again, twice.settings()), (normal, scheme.settings()));
+        // Defaults: binary tournaments, one elite.
+        let (_, plain) = parse("population = 4\n[selection.scheme.tournament]\nopponents = 1\n").unwrap();
+        let s: TournamentConfig = plain.settings().try_into().unwrap();
+        assert_eq!((s.size, s.elitism, s.crossover_rate), (2, 1, 0.5));
+        let err = |from: &str, to: &str| parse(&TEXT.replace(from, to)).err().unwrap();
+        let named = |e: String, key: &str| assert!(e.contains(&format!("`selection.scheme.tournament.{key}`")), "{e}");
+        named(err("size = 3", "size = 1"), "size");
+        named(err("size = 3", "size = 9"), "size");
+        assert!(err("size = 3", "size = 9").contains("must be 2..=8"));
+        named(err("size = 3", "size = -2"), "size");
+        named(err("elitism = 2", "elitism = 8"), "elitism");
+        named(err("crossover_rate = 0.25", "crossover_rate = 1.5"), "crossover_rate");
+        named(err("crossover_rate = 0.25", "crossover_rate = nan"), "crossover_rate");
+        named(err("size = 3", "sise = 3"), "sise");
+        named(err("opponents = 2", "opponents = 8"), "opponents");
+        // Itself, 2 opponents, a champion and 15 fixed players: 19 entrants, more than a task holds.
+        let many = format!("fixed_opponents = [{}]", vec!["\"random:1\""; 15].join(", "));
+        named(err("fixed_opponents = [\"random:1\"]", &many), "opponents");
+        // Self-adaptive steps need a scheme that keeps them.
+        let adaptive = err(
+            "[mutation.operator.gaussian]\nsigma = 0.05",
+            "[mutation.operator.self-adaptive]\nsigma = 0.05\ntau = 0.1",
+        );
+        assert!(
+            adaptive.contains("`mutation.operator.self-adaptive`") && adaptive.contains("tournament"),
+            "{adaptive}"
+        );
+    }
+
+    /// Upper 0.001 point of the chi-square distribution with 7 degrees of freedom: 24.322
+    /// (NIST/SEMATECH e-Handbook of Statistical Methods, table 1.3.6.7.4; the upper tail of
+    /// the regularised gamma function at 24.322 is 0.00100).
+    const CHI2_7_AT_0_001: f64 = 24.322;
+
+    /// Pearson's chi-square of `observed` counts against the probabilities `expected`.
+    fn chi_square(observed: &[u64], expected: &[f64]) -> f64 {
+        let n: u64 = observed.iter().sum();
+        observed.iter().zip(expected).map(|(&o, &p)| (o as f64 - n as f64 * p).powi(2) / (n as f64 * p)).sum()
+    }
+
+    /// Blickle and Thiele's probability that rank i (1 the fittest) of `n` wins a tournament of
+    /// size `k` drawn with replacement.
+    fn wins(n: usize, k: u32) -> Vec<f64> {
+        let nk = (n as f64).powi(k as i32);
+        (1..=n).map(|i| ((n - i + 1) as f64).powi(k as i32) - ((n - i) as f64).powi(k as i32)).map(|w| w / nk).collect()
+    }
+
+    /// The winners' ranks (0 the fittest) of `draws` tournaments of size `k` among 8 individuals
+    /// of distinct fitness, listed in a shuffled order with serials unrelated to fitness.
+    fn rank_histogram(k: u32, draws: usize, rng: &mut GaRng) -> Vec<u64> {
+        let mut rank_of: Vec<usize> = (0..8).collect();
+        rng.shuffle(&mut rank_of);
+        // Individual j has rank rank_of[j]: the fitter the lower, and its serial is j.
+        let fitness: Vec<(u64, f64)> = rank_of.iter().enumerate().map(|(j, &r)| (j as u64, 10.0 - r as f64)).collect();
+        let ranking = Ranking::new(&fitness);
+        let mut counts = vec![0; 8];
+        for _ in 0..draws {
+            counts[rank_of[ranking.tournament(k, rng)]] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn tournament_winners_follow_blickle_and_thiele() {
+        let mut rng = GaRng::from_seed(2024);
+        let draws = 100_000;
+        for k in [2, 4] {
+            let counts = rank_histogram(k, draws, &mut rng);
+            let expected = wins(8, k);
+            // Every expected count is at least 5 (k = 4, rank 8: 100 000 / 4 096 ≈ 24), so the
+            // chi-square approximation holds.
+            assert!(expected.iter().all(|p| p * draws as f64 >= 5.0));
+            let chi2 = chi_square(&counts, &expected);
+            eprintln!("k = {k}: chi-square {chi2:.3} (7 df, reject above {CHI2_7_AT_0_001}); counts {counts:?}");
+            assert!(chi2 < CHI2_7_AT_0_001, "k = {k}: chi-square {chi2} for {counts:?}");
+            // The test tells sizes apart: the same draws are far from the law of k ± 1.
+            for other in [k - 1, k + 1] {
+                let wrong = chi_square(&counts, &wins(8, other));
+                eprintln!("k = {k} against the law of k = {other}: chi-square {wrong:.1}");
+                assert!(wrong > 10.0 * CHI2_7_AT_0_001, "k = {k} against k = {other}: {wrong}");
+            }
+        }
+    }
+
+    #[test]
+    fn ties_go_to_the_older_and_the_fittest_lead() {
+        // Serials 5, 3, 4 with scores 1, 1, 2: 4 first, then 3 (older than 5), then 5.
+        let ranking = Ranking::new(&[(5, 1.0), (3, 1.0), (4, 2.0)]);
+        assert_eq!(ranking.order, vec![2, 1, 0]);
+        assert_eq!(ranking.fittest(2), &[2, 1]);
+        assert_eq!(ranking.fittest(9), &[2, 1, 0]);
+        // Between the two tied, the older wins every tournament that draws it.
+        let tied = Ranking::new(&[(5, 1.0), (3, 1.0)]);
+        let mut rng = GaRng::from_seed(1);
+        let older = (0..1000).filter(|_| tied.tournament(2, &mut rng) == 1).count();
+        // It is drawn at least once with probability 3/4: 750 of 1000, within 5 standard errors.
+        assert!((682..=818).contains(&older), "{older}");
+    }
+
+    fn game(outcome: Outcome) -> GameSummary {
+        GameSummary { outcome, reason: loa_engine::EndReason::Connected, plies: 30 }
+    }
+
+    /// Outcomes of tasks that each judge one candidate by one match against the fixed player,
+    /// in which candidate c wins `wins[c]` of its two games and loses the others.
+    fn outcomes(wins: &[u8]) -> Vec<MatchTaskOutcome> {
+        wins.iter()
+            .map(|&w| {
+                // The candidate is A: Black in game 0, White in game 1.
+                let result = |g: u8| {
+                    let mine = if g == 0 { Color::Black } else { Color::White };
+                    if g < w { Outcome::Win(mine) } else { Outcome::Win(mine.opponent()) }
+                };
+                let summary = MatchSummary {
+                    a: 0,
+                    b: 1,
+                    winner: MatchSide::A,
+                    criterion: Criterion::WonBoth,
+                    games: [game(result(0)), game(result(1))],
+                };
+                MatchTaskOutcome { matches: vec![summary] }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn elites_survive_unchanged_children_fill_the_population_and_are_made_again_from_their_origins() {
+        let config = config_with(6, &settings(3, 2));
+        crate::selection::build(&config).unwrap();
+        let mut scheme = Tournament::new(settings(3, 2)).unwrap();
+        let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
+        let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        // Generation 1 judges the initial population as it is.
+        let (plan, tasks) = scheme.plan(&first, &config, 1, &mut rng, &mut serials).unwrap();
+        assert_eq!((tasks.len(), serials.peek()), (6, 6), "one task per individual, nobody bred");
+        // Scores: serial 4 wins both games, 1 and 3 one each, the others none.
+        let selected = scheme.select(plan, &outcomes(&[0, 1, 0, 1, 2, 0])).unwrap();
+        assert_eq!((selected.next.clone(), selected.survivors_kept), (first.clone(), 6));
+        let summary = selected.fitness.unwrap();
+        assert_eq!((summary.unit.as_str(), summary.best, summary.mean), ("points", 1.0, 4.0 / 12.0));
+        assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
+        // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
+        let (plan, tasks) = scheme.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let candidates = own_plan::<TournamentPlan>(plan).unwrap().candidates;
+        assert_eq!(tasks.len(), 6);
+        assert_eq!(candidates.len(), 6, "the population keeps its size");
+        assert_eq!(candidates[..2], [first[4].clone(), first[1].clone()]);
+        assert!(Arc::ptr_eq(&candidates[0].chromosome, &first[4].chromosome), "an elite is the same network");
+        let children: Vec<&Individual> = candidates[2..].iter().collect();
+        assert_eq!(children.iter().map(|c| c.serial).collect::<Vec<_>>(), vec![6, 7, 8, 9]);
+        assert_eq!(crate::generation::tests::made_again(&children, &first), 4);
+        // Their next selection keeps the two elites, and judges the six.
+        let mut again = scheme.clone();
+        let (plan, _) =
+            again.plan(&first, &config, 2, &mut GaRng::from_seed(3), &mut SerialCounter::starting_at(6)).unwrap();
+        let selected = again.select(plan, &outcomes(&[2, 2, 2, 2, 2, 2])).unwrap();
+        assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
+        assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
+        // With no elite, every place is a child.
+        let mut none = Tournament::new(settings(2, 0)).unwrap();
+        none.state.fitness = scheme.state.fitness.clone();
+        let (plan, _) = none.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let candidates = own_plan::<TournamentPlan>(plan).unwrap().candidates;
+        assert_eq!(candidates.len(), 6);
+        assert!(candidates.iter().all(|c| c.serial >= 10), "all children");
+    }
+
+    #[test]
+    fn fitter_parents_breed_more_children() {
+        // 8 individuals whose fitness is their serial, tournaments of 4: count the parents of
+        // 400 generations' children (about 4 800 tournaments at crossover rate 0.5).
+        let settings = TournamentConfig { crossover_rate: 0.5, ..settings(4, 0) };
+        let config = config_with(8, &settings);
+        let mut scheme = Tournament::new(settings).unwrap();
+        let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::new());
+        let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
+        let mut parents = vec![0u64; 8];
+        for generation in 1..=400 {
+            let next = scheme.breed(&population, &config, generation, &mut rng, &mut serials).unwrap();
+            for child in &next {
+                for id in child.chromosome.origin().unwrap().parents() {
+                    let p = population.iter().position(|i| i.chromosome.id() == *id).unwrap();
+                    parents[p] += 1;
+                }
+            }
+        }
+        // The fittest (serial 7) wins 1 − (7/8)⁴ ≈ 41.4 % of tournaments (standard error about
+        // 0.7 % here), the least fit 1/4096; in between the fitter win more.
+        let total: u64 = parents.iter().sum();
+        let best = parents[7] as f64 / total as f64;
+        assert!((0.386..0.442).contains(&best), "the fittest parents {best} of children");
+        assert!(parents.windows(2).all(|w| w[0] <= w[1]), "{parents:?}");
+    }
+
+    #[test]
+    fn the_plan_is_a_function_of_the_generator_and_the_state() {
+        let config = config_with(6, &settings(3, 1));
+        let mut scheme = Tournament::new(settings(3, 1)).unwrap();
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
+        let planned = |seed| {
+            let (plan, tasks) =
+                scheme.plan(&population, &config, 3, &mut GaRng::from_seed(seed), &mut serials.clone()).unwrap();
+            (own_plan::<TournamentPlan>(plan).unwrap().candidates, tasks)
+        };
+        assert_eq!(planned(9), planned(9));
+        assert_ne!(planned(9).0, planned(10).0);
+    }
+
+    #[test]
+    fn the_state_round_trips_and_a_population_it_did_not_judge_is_refused() {
+        let config = config_with(3, &settings(2, 1));
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
+        let mut scheme = Tournament::new(settings(2, 1)).unwrap();
+        scheme.state.fitness = vec![(0, 1.5), (1, 0.0), (2, 2.0)];
+        scheme.state.judged.hall_of_fame = vec![population[2].clone()];
+        let saved = scheme.save().unwrap();
+        let mut other = Tournament::new(settings(2, 1)).unwrap();
+        other.restore(&saved, &population, &config).unwrap();
+        assert_eq!(other.state, scheme.state);
+        // The initial state fits any population of the configured size.
+        other.restore(&State::default().save().unwrap(), &population, &config).unwrap();
+        let err = other.restore(&saved, &population[..2], &config).unwrap_err().to_string();
+        assert!(err.contains("a population of 2 individuals: tournament selection keeps the configured 3"), "{err}");
+        let mut moved = population.clone();
+        moved.swap(0, 1);
+        let err = other.restore(&saved, &moved, &config).unwrap_err().to_string();
+        assert!(err.contains("not the one whose fitness"), "{err}");
+        // A rung beyond the configured ladder (none here) is refused.
+        scheme.state.judged.rung = 1;
+        let err = other.restore(&scheme.save().unwrap(), &population, &config).unwrap_err().to_string();
+        assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
+        // Another layout is named.
+        let err = other.restore(&save_state(2, &State::default()).unwrap(), &population, &config).unwrap_err();
+        assert!(err.to_string().contains("layout 2"), "{err}");
+    }
+}
