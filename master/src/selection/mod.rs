@@ -8,11 +8,9 @@
 //! one file here and one line in [`SCHEMES`]: no change to the runner, the checkpoints, the
 //! scheduler, the proto or the worker (see `docs/extending.md`).
 //!
-//! - [`knockout`]: the thesis's scheme (SPEC §5), the default.
-//! - [`mu_plus_lambda`]: (μ + λ) survival on a score over several games.
-//! - [`evolution_strategies`]: OpenAI-style ES: antithetic Gaussian perturbations of one centre.
-//! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder
-//!   (shared by the last two).
+//! The schemes are the modules listed in [`SCHEMES`] (the thesis's `knockout` is the default).
+//! What they share:
+//! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
 //! - [`adam`]: the Adam optimiser, which evolution strategies can step with.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
 
