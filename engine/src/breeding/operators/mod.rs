@@ -30,6 +30,7 @@ register! {
     single_point,
     uniform,
     per_neuron,
+    blend,
 }
 
 /// The operator named `name`, if any.
