@@ -1,10 +1,10 @@
 //! Breeding (SPEC §5): the initial population, and survivors bred into knockout groups.
 
 use crate::config::ExperimentConfig;
-use crate::operators::{crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::breeding::{Origin, Step, Variation};
+use loa_engine::breeding::operators::random;
+use loa_engine::breeding::{Origin, Step};
 use loa_engine::network::{Chromosome, ChromosomeError, ChromosomeId, Topology};
 use std::sync::Arc;
 
@@ -52,7 +52,7 @@ pub fn initial_population(
 ) -> Result<Vec<Individual>, ChromosomeError> {
     (0..config.population)
         .map(|_| {
-            let (weights, step) = Step::take(Variation::Random, topology.weight_count(), &[], rng);
+            let (weights, step) = Step::take(random::variation(), topology.weight_count(), &[], rng);
             bred(serials, topology, weights, Vec::new(), vec![step])
         })
         .collect()
@@ -74,7 +74,7 @@ pub fn breed(
     let p = survivors.len();
     let mut mutants = Vec::with_capacity(2 * p);
     let mut children = Vec::with_capacity(p);
-    let variation = mutation(&config.mutation, generation);
+    let (variation, crossing) = (config.mutation.operator.variation(generation), config.crossover.operator);
     for (i, s) in survivors.iter().enumerate() {
         let (topology, parent) = (s.chromosome.topology(), s.chromosome.weights());
         let length = topology.weight_count();
@@ -86,8 +86,7 @@ pub fn breed(
             let j = rng.below(p - 1);
             &survivors[if j >= i { j + 1 } else { j }].chromosome
         };
-        let crossed = crossing(config.crossover.operator);
-        let (weights, step) = Step::take(crossed, length, &[parent, partner.weights()], rng);
+        let (weights, step) = Step::take(crossing, length, &[parent, partner.weights()], rng);
         children.push(bred(serials, topology, weights, vec![s.chromosome.id(), partner.id()], vec![step])?);
     }
     let mut order: Vec<Individual> = survivors.to_vec();
@@ -164,28 +163,35 @@ pub(crate) mod tests {
 
     #[test]
     fn every_chromosome_bred_is_made_again_from_its_origin() {
-        use crate::config::{CrossoverOperator, MutationOperator};
-        let operators = [
-            MutationOperator::UniformReset,
-            MutationOperator::Gaussian { sigma: 0.1, decay: 0.9 },
-            MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.2 },
-        ];
-        let crossings = [CrossoverOperator::SinglePoint, CrossoverOperator::Uniform, CrossoverOperator::PerNeuron];
-        for (operator, crossing) in operators.into_iter().zip(crossings) {
-            let mut config = ExperimentConfig { population: 5, ..ExperimentConfig::default() };
-            config.mutation.operator = operator;
-            config.crossover.operator = crossing;
-            let (survivors, mut rng, mut serials) = population(&config);
-            let first: Vec<&Individual> = survivors.iter().collect();
-            assert_eq!(made_again(&first, &[]), 5, "the first generation, from nothing");
-            // Generation 3: the Gaussian step has shrunk twice, which the origin must carry.
-            let groups = breed(&survivors, &config, 3, &mut rng, &mut serials).unwrap();
-            let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g.members[1..]).collect();
-            assert_eq!(made_again(&offspring, &survivors), 15, "{operator:?}, {crossing:?}");
-            for g in &groups {
-                let (mutant, child) =
-                    (g.members[1].chromosome.origin().unwrap(), g.members[3].chromosome.origin().unwrap());
-                assert_eq!((mutant.parents().len(), child.parents().len()), (1, 2));
+        use crate::config::MutationOperator;
+        use loa_engine::breeding::OPERATORS;
+        use loa_engine::breeding::operators::uniform_reset;
+        let taking = |n: usize| OPERATORS.iter().filter(move |o| o.parents == n).map(|o| o.example());
+        let operators: Vec<MutationOperator> = [
+            MutationOperator::Fixed(uniform_reset::variation(0.15)),
+            MutationOperator::Gaussian { sigma: 0.1, decay: 0.9, probability: 0.15 },
+            MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.2, probability: 0.15 },
+        ]
+        .into_iter()
+        .chain(taking(1).map(MutationOperator::Fixed))
+        .collect();
+        for operator in operators {
+            for crossing in taking(2) {
+                let mut config = ExperimentConfig { population: 5, ..ExperimentConfig::default() };
+                config.mutation.operator = operator;
+                config.crossover.operator = crossing;
+                let (survivors, mut rng, mut serials) = population(&config);
+                let first: Vec<&Individual> = survivors.iter().collect();
+                assert_eq!(made_again(&first, &[]), 5, "the first generation, from nothing");
+                // Generation 3: the Gaussian step has shrunk twice, which the origin must carry.
+                let groups = breed(&survivors, &config, 3, &mut rng, &mut serials).unwrap();
+                let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g.members[1..]).collect();
+                assert_eq!(made_again(&offspring, &survivors), 15, "{operator:?}, {crossing:?}");
+                for g in &groups {
+                    let (mutant, child) =
+                        (g.members[1].chromosome.origin().unwrap(), g.members[3].chromosome.origin().unwrap());
+                    assert_eq!((mutant.parents().len(), child.parents().len()), (1, 2));
+                }
             }
         }
     }

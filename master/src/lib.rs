@@ -1,10 +1,10 @@
 //! The master of loa-evolve: runs the thesis's genetic algorithm (SPEC §5) over workers.
 //!
-//! - [`config`]: the experiment configuration (TOML, thesis defaults, validation).
+//! - [`config`]: the experiment configuration (TOML, thesis defaults, validation), with its
+//!   variation operators: the engine's, by name.
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
 //! - [`population`]: individuals with birth serials, and their stored form.
 //! - [`codec`]: the binary form of stored state, read with a bound on what it allocates.
-//! - [`operators`]: mutation and crossover.
 //! - [`generation`]: the initial population and breeding survivors into knockout groups.
 //! - [`selection`]: selection schemes, each with its settings and state, found by name: a
 //!   population into match tasks, outcomes into survivors.
@@ -25,7 +25,6 @@ pub mod dashboard;
 pub mod experiment;
 pub mod generation;
 pub mod metrics;
-pub mod operators;
 pub mod population;
 pub mod progress;
 pub mod rng;

@@ -4,7 +4,8 @@
 use crate::BenchError;
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
-use loa_engine::breeding::{BreedingRng, Crossover, Origin, Step, Variation};
+use loa_engine::breeding::operators::{single_point, uniform_reset};
+use loa_engine::breeding::{BreedingRng, Origin, Step, Variation};
 use loa_engine::network::{Chromosome, Topology, random_uniform};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
@@ -190,8 +191,8 @@ impl Generations {
     /// winners.
     fn generation(&mut self, generation: u64) -> Result<Vec<MatchTask>, BenchError> {
         let population = self.population;
-        let mutation = Variation::UniformReset { probability: 0.15 };
-        let crossing = Variation::Crossover(Crossover::SinglePoint);
+        let mutation = uniform_reset::variation(0.15);
+        let crossing = single_point::OPERATOR.example();
         // SPEC §5: each survivor makes two mutants and a child with another survivor; the
         // mutants and children are shuffled into the groups, one survivor each.
         let (mut mutants, mut children) = (Vec::new(), Vec::new());

@@ -2,8 +2,9 @@
 //! holding the parents to make it again.
 
 use super::{BreedingRng, Variation};
-use crate::network::{Chromosome, ChromosomeId, MAX_ABS_WEIGHT, Topology};
+use crate::network::{Chromosome, ChromosomeId, Topology};
 use std::fmt;
+use std::ops::RangeInclusive;
 
 /// Most steps an origin has: a crossover and then a mutation ((μ + λ)'s children).
 pub const MAX_STEPS: usize = 2;
@@ -55,19 +56,18 @@ pub enum OriginError {
         /// The step's index.
         step: usize,
     },
-    /// A probability that is not a finite value in [0, 1].
-    Probability {
+    /// A parameter outside its range (the operator's [`Parameter::range`](super::Parameter)).
+    Parameter {
         /// The step's index.
         step: usize,
+        /// The step's operator.
+        operator: &'static str,
+        /// The parameter.
+        parameter: &'static str,
         /// The value.
         value: f64,
-    },
-    /// A Gaussian step that is not a finite value in [0, [`MAX_ABS_WEIGHT`]].
-    Deviation {
-        /// The step's index.
-        step: usize,
-        /// The value.
-        value: f64,
+        /// Its valid values.
+        range: RangeInclusive<f64>,
     },
     /// [`Origin::make`] was given other parents than the origin names.
     WrongParent {
@@ -105,11 +105,13 @@ impl fmt::Display for OriginError {
             OriginError::NotAMutation { step } => {
                 write!(f, "step {step} is not a mutation (only the first may not be)")
             }
-            OriginError::Probability { step, value } => {
-                write!(f, "step {step}: probability {value} is not in [0, 1]")
-            }
-            OriginError::Deviation { step, value } => {
-                write!(f, "step {step}: standard deviation {value} is not in [0, {MAX_ABS_WEIGHT}]")
+            OriginError::Parameter { step, operator, parameter, value, range } => {
+                write!(
+                    f,
+                    "step {step}: {operator}'s {parameter} {value} is not in [{}, {}]",
+                    range.start(),
+                    range.end()
+                )
             }
             OriginError::WrongParent { index, expected, found } => {
                 write!(f, "parent {index} is {found}, not {expected}")
@@ -127,8 +129,8 @@ impl std::error::Error for OriginError {}
 
 impl Origin {
     /// An origin, checked: 1 to [`MAX_STEPS`] steps, as many parents as the first step takes,
-    /// later steps mutations, probabilities in [0, 1], Gaussian deviations in
-    /// [0, [`MAX_ABS_WEIGHT`]] and no generator state all zeros.
+    /// later steps mutations, every parameter in its operator's range and no generator state all
+    /// zeros.
     pub fn new(parents: Vec<ChromosomeId>, steps: Vec<Step>) -> Result<Origin, OriginError> {
         let Some(first) = steps.first() else { return Err(OriginError::StepCount(0)) };
         if steps.len() > MAX_STEPS {
@@ -144,20 +146,9 @@ impl Origin {
             if i > 0 && !step.variation.is_mutation() {
                 return Err(OriginError::NotAMutation { step: i });
             }
-            let probability = match step.variation {
-                Variation::UniformReset { probability } => Some(probability),
-                Variation::Gaussian { step: deviation, probability } => {
-                    if !(0.0..=f64::from(MAX_ABS_WEIGHT)).contains(&deviation) {
-                        return Err(OriginError::Deviation { step: i, value: deviation });
-                    }
-                    Some(probability)
-                }
-                Variation::Random | Variation::Crossover(_) => None,
-            };
-            if let Some(p) = probability
-                && !(0.0..=1.0).contains(&p)
-            {
-                return Err(OriginError::Probability { step: i, value: p });
+            if let Some((parameter, value)) = step.variation.out_of_range() {
+                let (operator, range) = (step.variation.name(), parameter.range.clone());
+                return Err(OriginError::Parameter { step: i, operator, parameter: parameter.name, value, range });
             }
         }
         Ok(Origin { parents, steps })
@@ -206,11 +197,16 @@ impl Origin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::breeding::Crossover;
+    use crate::breeding::OPERATORS;
+    use crate::breeding::operators::{self, gaussian, uniform_reset};
     use crate::network::random_uniform;
 
     fn mutation() -> Variation {
-        Variation::UniformReset { probability: 0.15 }
+        uniform_reset::variation(0.15)
+    }
+
+    fn named(name: &str) -> Variation {
+        operators::variation(name, &[]).unwrap()
     }
 
     #[test]
@@ -221,29 +217,31 @@ mod tests {
         let three = vec![step(mutation()); 3];
         assert_eq!(Origin::new(vec![id], three), Err(OriginError::StepCount(3)));
         assert_eq!(
-            Origin::new(vec![id], vec![step(Variation::Crossover(Crossover::Uniform))]),
+            Origin::new(vec![id], vec![step(named("uniform"))]),
             Err(OriginError::ParentCount { expected: 2, found: 1 })
         );
         assert_eq!(
-            Origin::new(vec![id], vec![step(mutation()), step(Variation::Random)]),
+            Origin::new(vec![id], vec![step(mutation()), step(named("random"))]),
             Err(OriginError::NotAMutation { step: 1 })
         );
         for p in [-0.1, 1.5, f64::NAN] {
-            let bad = Origin::new(vec![id], vec![step(Variation::UniformReset { probability: p })]);
-            assert!(matches!(bad, Err(OriginError::Probability { step: 0, .. })), "{p}: {bad:?}");
+            let bad = Origin::new(vec![id], vec![step(uniform_reset::variation(p))]);
+            assert!(
+                matches!(bad, Err(OriginError::Parameter { step: 0, parameter: "probability", .. })),
+                "{p}: {bad:?}"
+            );
         }
         for s in [-1.0, f64::INFINITY, f64::NAN, 2.0e6] {
-            let bad = Origin::new(vec![id], vec![step(Variation::Gaussian { step: s, probability: 0.5 })]);
-            assert!(matches!(bad, Err(OriginError::Deviation { step: 0, .. })), "{s}: {bad:?}");
+            let bad = Origin::new(vec![id], vec![step(gaussian::variation(s, 0.5))]);
+            assert!(matches!(bad, Err(OriginError::Parameter { step: 0, parameter: "step", .. })), "{s}: {bad:?}");
         }
+        let bad = Origin::new(vec![id], vec![step(gaussian::variation(2.0e6, 0.5))]).unwrap_err();
+        assert_eq!(bad.to_string(), "step 0: gaussian's step 2000000 is not in [0, 1000000]");
         // xoshiro's all-zero state draws 0 forever: a Gaussian step from it would never end.
-        let zero = Step { variation: Variation::Gaussian { step: 0.3, probability: 0.5 }, state: [0; 4] };
+        let zero = Step { variation: gaussian::variation(0.3, 0.5), state: [0; 4] };
         assert_eq!(Origin::new(vec![id], vec![zero]), Err(OriginError::ZeroState { step: 0 }));
-        assert!(Origin::new(vec![], vec![step(Variation::Random)]).is_ok());
-        assert!(
-            Origin::new(vec![id, id], vec![step(Variation::Crossover(Crossover::SinglePoint)), step(mutation())])
-                .is_ok()
-        );
+        assert!(Origin::new(vec![], vec![step(named("random"))]).is_ok());
+        assert!(Origin::new(vec![id, id], vec![step(named("single-point")), step(mutation())]).is_ok());
     }
 
     #[test]
@@ -261,20 +259,24 @@ mod tests {
     }
 
     #[test]
-    fn made_again_from_the_parents_bit_for_bit() {
+    fn every_operator_is_made_again_from_the_parents_bit_for_bit() {
         let (a, b) = (random_uniform(1), random_uniform(2));
         let mut rng = BreedingRng::from_seed(7);
         let length = Topology::default().weight_count();
-        let crossings = [Crossover::SinglePoint, Crossover::Uniform, Crossover::PerNeuron];
-        let mutations = [mutation(), Variation::Gaussian { step: 0.3, probability: 0.5 }];
-        let mut cases: Vec<(Vec<&Chromosome>, Vec<Variation>)> = vec![(vec![], vec![Variation::Random])];
-        for m in mutations {
-            cases.push((vec![&a], vec![m]));
-            cases.push((vec![], vec![Variation::Random, m]));
+        let taking = |n: usize| OPERATORS.iter().filter(move |o| o.parents == n).map(|o| o.example());
+        let mutations: Vec<Variation> =
+            [mutation(), gaussian::variation(0.3, 0.5)].into_iter().chain(taking(1)).collect();
+        let mut cases: Vec<(Vec<&Chromosome>, Vec<Variation>)> = Vec::new();
+        for first in taking(0) {
+            cases.push((vec![], vec![first]));
+            cases.extend(mutations.iter().map(|&m| (vec![], vec![first, m])));
         }
-        for c in crossings {
-            cases.push((vec![&a, &b], vec![Variation::Crossover(c)]));
-            cases.extend(mutations.map(|m| (vec![&b, &a], vec![Variation::Crossover(c), m])));
+        for &m in &mutations {
+            cases.push((vec![&a], vec![m]));
+        }
+        for crossing in taking(2) {
+            cases.push((vec![&a, &b], vec![crossing]));
+            cases.extend(mutations.iter().map(|&m| (vec![&b, &a], vec![crossing, m])));
         }
         for (parents, variations) in cases {
             // As the master breeds: one generator throughout, with other draws between the steps.

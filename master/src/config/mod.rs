@@ -2,7 +2,9 @@
 //!
 //! Unknown keys are errors (serde's message names the key), and [`ExperimentConfig::validate`]
 //! rejects out-of-range values naming the key, so a typo never silently runs the defaults. The
-//! selection scheme's table is the scheme's own: [`crate::selection::build`] parses and checks it.
+//! variation operators are the engine's, found by name (`operators`, and `mutation` for the two
+//! mutation schedules); the selection scheme's table is the scheme's own:
+//! [`crate::selection::build`] parses and checks it.
 
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
@@ -11,8 +13,12 @@ use loa_engine::tasks::Reference;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+mod mutation;
+mod operators;
 mod scheme;
 
+pub use mutation::{DEFAULT_PROBABILITY, MAX_STEP, MIN_STEP, MutationConfig, MutationOperator, child_step};
+pub use operators::CrossoverConfig;
 pub use scheme::{SchemeConfig, SelectionConfig};
 
 /// The whole definition of a run, together with its seed.
@@ -39,83 +45,6 @@ pub struct ExperimentConfig {
     pub benchmark: BenchmarkConfig,
     /// The rules variant.
     pub rules: Rules,
-}
-
-/// Mutation operator settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MutationConfig {
-    /// The operator.
-    pub operator: MutationOperator,
-    /// Probability that each allele is replaced.
-    pub probability: f64,
-    /// Mutants each survivor makes (the thesis: 2, which with the survivor and one child makes
-    /// groups of four).
-    pub mutants_per_survivor: u32,
-}
-
-/// Mutation operators.
-///
-/// In TOML: `operator = "uniform-reset"`, or a table for an operator with parameters:
-/// `[mutation.operator.gaussian]` with `sigma = 0.05` and `decay = 0.999`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MutationOperator {
-    /// Each allele is replaced, with the configured probability, by a fresh uniform value in
-    /// [-1, 1) (the thesis).
-    UniformReset,
-    /// Each allele, with the configured probability, gets Gaussian noise added: standard
-    /// deviation `sigma × decay^(generation − 1)`, so steps shrink as the run goes.
-    Gaussian {
-        /// The standard deviation at generation 1.
-        sigma: f64,
-        /// The factor the standard deviation shrinks by each generation (1: constant).
-        #[serde(default = "one")]
-        decay: f64,
-    },
-    /// Self-adaptive Gaussian steps (Schwefel's evolution strategy, one step per individual):
-    /// a child's step is its parent's times `exp(tau · N(0, 1))`, and each allele, with the
-    /// configured probability, gets Gaussian noise of that step. Steps that produce good children
-    /// survive with them, so the step size is evolved instead of scheduled. Only for schemes
-    /// that keep each individual's step ((μ + λ)), as part of their state.
-    SelfAdaptive {
-        /// The step of the initial population.
-        sigma: f64,
-        /// The step's learning rate (about 1/√(weights) is usual: 0.022 for 2 041 weights).
-        tau: f64,
-    },
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// The smallest self-adaptive step: below it a lineage would stop moving.
-pub const MIN_STEP: f64 = 1e-4;
-/// The largest self-adaptive step (the weights' own range).
-pub const MAX_STEP: f64 = 10.0;
-
-/// Crossover operator settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CrossoverConfig {
-    /// The operator.
-    pub operator: CrossoverOperator,
-}
-
-/// Crossover operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CrossoverOperator {
-    /// Alleles before a uniform cut in 1..len-1 from the survivor, the rest from the partner.
-    SinglePoint,
-    /// Each allele from either parent with probability 1/2.
-    Uniform,
-    /// Each hidden unit from either parent with probability 1/2, its weights travelling together:
-    /// its 100 input weights, its bias and its output weight (the output bias from the
-    /// survivor). A unit's job survives crossover, which a cut through the row-major weight
-    /// order (the thesis's diagnosis) does not guarantee.
-    PerNeuron,
 }
 
 /// Benchmark settings.
@@ -154,18 +83,6 @@ impl Default for ExperimentConfig {
             benchmark: BenchmarkConfig::default(),
             rules: Rules::default(),
         }
-    }
-}
-
-impl Default for MutationConfig {
-    fn default() -> Self {
-        MutationConfig { operator: MutationOperator::UniformReset, probability: 0.15, mutants_per_survivor: 2 }
-    }
-}
-
-impl Default for CrossoverConfig {
-    fn default() -> Self {
-        CrossoverConfig { operator: CrossoverOperator::SinglePoint }
     }
 }
 
@@ -263,32 +180,8 @@ impl ExperimentConfig {
                 return bad(key, format!("must be 1..={MAX_DEPTH}, got {depth}"));
             }
         }
-        let p = self.mutation.probability;
-        if !(0.0..=1.0).contains(&p) {
-            return bad("mutation.probability", format!("must be in [0, 1], got {p}"));
-        }
-        match self.mutation.operator {
-            MutationOperator::UniformReset => {}
-            MutationOperator::Gaussian { sigma, decay } => {
-                if !(sigma > 0.0 && sigma <= 10.0) {
-                    return bad("mutation.operator.gaussian.sigma", format!("must be in (0, 10], got {sigma}"));
-                }
-                if !(decay > 0.0 && decay <= 1.0) {
-                    return bad("mutation.operator.gaussian.decay", format!("must be in (0, 1], got {decay}"));
-                }
-            }
-            MutationOperator::SelfAdaptive { sigma, tau } => {
-                if !(MIN_STEP..=MAX_STEP).contains(&sigma) {
-                    return bad(
-                        "mutation.operator.self-adaptive.sigma",
-                        format!("must be in [{MIN_STEP}, {MAX_STEP}], got {sigma}"),
-                    );
-                }
-                if !(tau > 0.0 && tau <= 1.0) {
-                    return bad("mutation.operator.self-adaptive.tau", format!("must be in (0, 1], got {tau}"));
-                }
-            }
-        }
+        self.mutation.check()?;
+        self.crossover.check()?;
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
         }
@@ -315,7 +208,9 @@ mod tests {
         let c = ExperimentConfig::from_toml("").unwrap();
         assert_eq!(c, ExperimentConfig::default());
         assert_eq!((c.population, c.generations_per_epoch, c.network_depth, c.benchmark.depth), (62, 10, 3, 5));
-        assert_eq!(c.mutation.probability, 0.15);
+        assert_eq!(c.mutation.operator.probability(), Some(0.15));
+        assert_eq!(c.mutation.operator.variation(1).name(), "uniform-reset");
+        assert_eq!(c.crossover.operator.name(), "single-point");
         assert_eq!(c.rules.ply_cap, 100);
     }
 

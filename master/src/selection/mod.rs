@@ -198,7 +198,6 @@ mod tests {
     use super::evolution_strategies::{EsConfig, EsOptimizer};
     use super::judging::Fitness;
     use super::*;
-    use crate::config::CrossoverOperator;
     use loa_engine::network::symmetry::WeightTying;
 
     /// The configuration and its scheme from TOML, or the first error's message.
@@ -231,7 +230,7 @@ mod tests {
     #[test]
     fn schemes_are_found_by_name_and_their_settings_parse_round_trip_and_are_checked() {
         let (c, scheme) = parse(MU_PLUS_LAMBDA).unwrap();
-        assert_eq!(c.crossover.operator, CrossoverOperator::PerNeuron);
+        assert_eq!(c.crossover.operator, loa_engine::breeding::operators::per_neuron::OPERATOR.example());
         assert_eq!(scheme.name(), "mu-plus-lambda");
         let m: mu_plus_lambda::MuPlusLambdaConfig = settings(MU_PLUS_LAMBDA);
         assert_eq!((m.offspring, m.judging.opponents, m.crossover_rate), (2, 6, 0.3));

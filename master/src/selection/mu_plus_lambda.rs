@@ -15,12 +15,12 @@ use super::judging::{self, JudgingConfig, JudgingState, Seating};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
-use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator};
+use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator, child_step};
 use crate::generation::bred;
-use crate::operators::{child_step, crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::breeding::{Step, Variation};
+use loa_engine::breeding::Step;
+use loa_engine::breeding::operators::gaussian;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::EpochReport;
 use serde::{Deserialize, Serialize};
@@ -173,12 +173,12 @@ impl Scheme for MuPlusLambda {
         // Self-adaptive steps: each parent's from the state (the initial step for the random
         // first population), each child's drawn from its parent's before its noise.
         let adaptive = match config.mutation.operator {
-            MutationOperator::SelfAdaptive { sigma, tau } => Some((sigma, tau)),
+            MutationOperator::SelfAdaptive { sigma, tau, probability } => Some((sigma, tau, probability)),
             _ => None,
         };
         let kept = |serial: u64| self.state.steps.iter().find(|(s, _)| *s == serial).map(|&(_, step)| step);
         let mut steps: Vec<f64> = match adaptive {
-            Some((sigma, _)) => survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect(),
+            Some((sigma, ..)) => survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect(),
             None => Vec::new(),
         };
         for (i, parent) in survivors.iter().enumerate() {
@@ -189,19 +189,19 @@ impl Scheme for MuPlusLambda {
                 let (genes, parents, mut origin) = if p > 1 && rng.chance(self.settings.crossover_rate) {
                     let j = rng.below(p - 1);
                     let partner = &survivors[if j >= i { j + 1 } else { j }].chromosome;
-                    let crossed = crossing(config.crossover.operator);
-                    let (genes, step) = Step::take(crossed, length, &[own, partner.weights()], rng);
+                    let crossing = config.crossover.operator;
+                    let (genes, step) = Step::take(crossing, length, &[own, partner.weights()], rng);
                     (genes, vec![parent.chromosome.id(), partner.id()], vec![step])
                 } else {
                     (own.to_vec(), vec![parent.chromosome.id()], Vec::new())
                 };
                 let variation = match adaptive {
-                    Some((_, tau)) => {
+                    Some((_, tau, probability)) => {
                         let step = child_step(steps[i], tau, rng);
                         steps.push(step);
-                        Variation::Gaussian { step, probability: config.mutation.probability }
+                        gaussian::variation(step, probability)
                     }
-                    None => mutation(&config.mutation, generation),
+                    None => config.mutation.operator.variation(generation),
                 };
                 let (weights, step) = Step::take(variation, length, &[&genes], rng);
                 origin.push(step);
@@ -299,8 +299,7 @@ mod tests {
         let mut config = ExperimentConfig {
             population: 4,
             mutation: MutationConfig {
-                operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0 },
-                probability: 1.0,
+                operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0, probability: 1.0 },
                 ..MutationConfig::default()
             },
             ..ExperimentConfig::default()
@@ -330,7 +329,7 @@ mod tests {
         // Self-adaptive steps (drawn between the crossing and the noise) and crossing half the time.
         let settings = MuPlusLambdaConfig { offspring: 4, ..settings() };
         let mut config = config_with(&settings);
-        config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3 };
+        config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3, probability: 1.0 };
         let scheme = MuPlusLambda::new(settings).unwrap();
         let (plan, _, parents) = planned(&scheme, &config, 5, 2);
         let children: Vec<&Individual> = plan.candidates[4..].iter().collect();

@@ -26,7 +26,6 @@ use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::bred;
-use crate::operators::{crossing, mutation};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::breeding::Step;
@@ -135,7 +134,7 @@ impl Tournament {
         let ranking = Ranking::new(&self.state.fitness);
         let mut next: Vec<Individual> =
             ranking.fittest(s.elitism as usize).iter().map(|&i| parents[i].clone()).collect();
-        let (crossed, mutated) = (crossing(config.crossover.operator), mutation(&config.mutation, generation));
+        let (crossed, mutated) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
             // Each step is recorded in the child's origin: the crossing, then the mutation.
             let first = &parents[ranking.tournament(s.size, rng)].chromosome;
@@ -316,8 +315,7 @@ mod tests {
         let mut config = ExperimentConfig {
             population,
             mutation: MutationConfig {
-                operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0 },
-                probability: 1.0,
+                operator: MutationOperator::Gaussian { sigma: 0.1, decay: 1.0, probability: 1.0 },
                 ..MutationConfig::default()
             },
             ..ExperimentConfig::default()

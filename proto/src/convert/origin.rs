@@ -6,7 +6,7 @@
 use super::{id_from_proto, id_to_proto};
 use crate::ProtoError;
 use crate::pb;
-use loa_engine::breeding::{MAX_STEPS, Origin, Step, Variation};
+use loa_engine::breeding::{self, MAX_STEPS, Origin, Step};
 use loa_engine::network::ChromosomeId;
 
 /// Most sources one entrant names.
@@ -26,7 +26,7 @@ fn step_to_proto(step: &Step) -> pb::BreedingStep {
     pb::BreedingStep {
         state: step.state.to_vec(),
         operator: step.variation.name().to_owned(),
-        parameters: step.variation.parameters(),
+        parameters: step.variation.parameters().to_vec(),
     }
 }
 
@@ -56,7 +56,7 @@ fn step_from_proto(step: &pb::BreedingStep) -> Result<Step, ProtoError> {
         .as_slice()
         .try_into()
         .map_err(|_| ProtoError::new("state", format!("{} words: the generator's state is 4", step.state.len())))?;
-    let variation = Variation::from_parts(&step.operator, &step.parameters)
+    let variation = breeding::variation(&step.operator, &step.parameters)
         .map_err(|e| ProtoError::new("operator", e.to_string()))?;
     Ok(Step { variation, state })
 }
@@ -101,7 +101,8 @@ pub fn check_peer_address(address: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loa_engine::breeding::{BreedingRng, Crossover};
+    use loa_engine::breeding::operators::{gaussian, uniform_reset};
+    use loa_engine::breeding::{BreedingRng, OPERATORS, Variation};
     use loa_engine::network::random_uniform;
 
     fn step(variation: Variation) -> Step {
@@ -113,17 +114,14 @@ mod tests {
         let (a, b) = (random_uniform(1).id(), random_uniform(2).id());
         let mut rng = BreedingRng::from_seed(3);
         rng.next_u64();
-        let gaussian = Variation::Gaussian { step: 0.125, probability: 0.5 };
-        let origins = [
-            Origin::new(vec![], vec![step(Variation::Random)]),
-            Origin::new(
-                vec![a],
-                vec![Step { variation: Variation::UniformReset { probability: 0.15 }, state: rng.state() }],
-            ),
-            Origin::new(vec![a, b], vec![step(Variation::Crossover(Crossover::SinglePoint)), step(gaussian)]),
-            Origin::new(vec![b, a], vec![step(Variation::Crossover(Crossover::Uniform))]),
-            Origin::new(vec![a, b], vec![step(Variation::Crossover(Crossover::PerNeuron))]),
-        ];
+        let gaussian = gaussian::variation(0.125, 0.5);
+        let mut origins =
+            vec![Origin::new(vec![a], vec![Step { variation: uniform_reset::variation(0.15), state: rng.state() }])];
+        for variation in OPERATORS.iter().map(|o| o.example()) {
+            let parents = [vec![], vec![a], vec![b, a]][variation.parents()].clone();
+            origins.push(Origin::new(parents.clone(), vec![step(variation)]));
+            origins.push(Origin::new(parents, vec![step(variation), step(gaussian)]));
+        }
         for origin in origins {
             let origin = origin.unwrap();
             assert_eq!(origin_from_proto(&origin_to_proto(&origin)), Ok(origin));
@@ -133,8 +131,7 @@ mod tests {
     /// The error for `o` changed by `change`: its field and problem.
     fn refused(change: impl FnOnce(&mut pb::Origin)) -> (String, String) {
         let a = random_uniform(1).id();
-        let mut o =
-            origin_to_proto(&Origin::new(vec![a], vec![step(Variation::UniformReset { probability: 0.2 })]).unwrap());
+        let mut o = origin_to_proto(&Origin::new(vec![a], vec![step(uniform_reset::variation(0.2))]).unwrap());
         change(&mut o);
         let e = origin_from_proto(&o).unwrap_err();
         (e.field, e.problem)
@@ -147,10 +144,10 @@ mod tests {
         assert_eq!(refused(|o| o.steps.clear()).0, "steps");
         assert_eq!(refused(|o| o.steps = vec![o.steps[0].clone(); 3]).0, "steps");
         assert_eq!(refused(|o| o.steps[0].state.truncate(3)).0, "steps[0].state");
-        let (field, problem) = refused(|o| o.steps[0].operator = "blend".into());
+        let (field, problem) = refused(|o| o.steps[0].operator = "no-such-operator".into());
         assert_eq!(
             (field.as_str(), problem.as_str()),
-            ("steps[0].operator", "no variation operator is named \"blend\"")
+            ("steps[0].operator", "no variation operator is named \"no-such-operator\"")
         );
         let (field, problem) = refused(|o| o.steps[0].parameters.push(0.5));
         assert_eq!(

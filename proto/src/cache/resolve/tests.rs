@@ -4,7 +4,8 @@
 use super::*;
 use crate::convert::{Sending, source_to_proto, task_from_proto_with, task_to_proto_sending};
 use loa_engine::Rules;
-use loa_engine::breeding::{BreedingRng, Crossover, Step, Variation};
+use loa_engine::breeding::operators::uniform_reset;
+use loa_engine::breeding::{self, BreedingRng, Step, Variation};
 use loa_engine::network::random_uniform;
 use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask};
 
@@ -18,7 +19,7 @@ pub(crate) fn bred(variation: Variation, parents: &[&Chromosome], seed: u64) -> 
 }
 
 pub(crate) fn mutant(parent: &Chromosome, seed: u64) -> Arc<Chromosome> {
-    bred(Variation::UniformReset { probability: 0.15 }, &[parent], seed)
+    bred(uniform_reset::variation(0.15), &[parent], seed)
 }
 
 /// A knockout task of these networks.
@@ -49,7 +50,7 @@ pub(crate) fn wire(task: &MatchTask, cache: &ChromosomeCache, sources: &[pb::Sou
 #[test]
 fn networks_are_made_from_parents_at_hand_and_play_the_same_task() {
     let (p, q) = (Arc::new(random_uniform(1)), Arc::new(random_uniform(2)));
-    let child = bred(Variation::Crossover(Crossover::SinglePoint), &[&p, &q], 4);
+    let child = bred(breeding::variation("single-point", &[]).unwrap(), &[&p, &q], 4);
     let task = knockout_of(&[Arc::clone(&p), mutant(&p, 5), mutant(&q, 6), child]);
     let mut cache = ChromosomeCache::new(16);
     cache.insert(p.id(), Arc::clone(&p));

@@ -2,14 +2,15 @@
 //! its weights, and what that makes the worker hold.
 
 use super::*;
-use loa_engine::breeding::{BreedingRng, Origin, Step, Variation};
+use loa_engine::breeding::operators::{single_point, uniform_reset};
+use loa_engine::breeding::{BreedingRng, Origin, Step};
 use loa_engine::network::{Topology, random_uniform};
 use loa_proto::convert::id_from_proto;
 use std::sync::Arc;
 
 fn mutant(parent: &Chromosome, seed: u64) -> Chromosome {
     let mut rng = BreedingRng::from_seed(seed);
-    let variation = Variation::UniformReset { probability: 0.15 };
+    let variation = uniform_reset::variation(0.15);
     let (alleles, step) = Step::take(variation, Topology::default().weight_count(), &[parent.weights()], &mut rng);
     let origin = Origin::new(vec![parent.id()], vec![step]).unwrap();
     Chromosome::new(Topology::default(), alleles).unwrap().with_origin(Arc::new(origin))
@@ -61,7 +62,7 @@ fn a_parent_nobody_holds_means_weights() {
     let (p, q) = (random_uniform(1), random_uniform(2));
     let child = {
         let mut rng = BreedingRng::from_seed(9);
-        let crossing = Variation::Crossover(loa_engine::breeding::Crossover::SinglePoint);
+        let crossing = single_point::OPERATOR.example();
         let length = Topology::default().weight_count();
         let (alleles, step) = Step::take(crossing, length, &[p.weights(), q.weights()], &mut rng);
         let origin = Origin::new(vec![p.id(), q.id()], vec![step]).unwrap();
