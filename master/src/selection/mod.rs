@@ -16,11 +16,7 @@
 
 pub mod adam;
 pub mod error;
-pub mod evolution_strategies;
 pub mod judging;
-pub mod knockout;
-pub mod mu_plus_lambda;
-pub mod tournament;
 
 pub use error::{SelectionError, StateError};
 
@@ -37,13 +33,22 @@ use std::any::Any;
 /// How a scheme is made from its settings (the scheme's own table of the configuration).
 pub type Build = fn(&toml::Table) -> Result<Box<dyn Scheme>, ConfigError>;
 
-/// Every selection scheme, by the name the configuration gives it.
-pub const SCHEMES: &[(&str, Build)] = &[
-    (knockout::NAME, knockout::build),
-    (mu_plus_lambda::NAME, mu_plus_lambda::build),
-    (evolution_strategies::NAME, evolution_strategies::build),
-    (tournament::NAME, tournament::build),
-];
+/// Declares each listed file as a module and lists its `NAME` and `build` in [`SCHEMES`].
+macro_rules! register {
+    ($($scheme:ident,)*) => {
+        $(pub mod $scheme;)*
+
+        /// Every selection scheme, by the name the configuration gives it.
+        pub const SCHEMES: &[(&str, Build)] = &[$(($scheme::NAME, $scheme::build)),*];
+    };
+}
+
+register! {
+    knockout,
+    mu_plus_lambda,
+    evolution_strategies,
+    tournament,
+}
 
 /// The scheme `config` names, built from its settings and checked against the whole
 /// configuration (errors name the key), in its initial state.
