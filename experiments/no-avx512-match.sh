@@ -1,5 +1,5 @@
 #!/bin/bash
-# The network match of README Speed round 7 as on a processor without AVX-512 (AVX2 only): for two
+# A network match as on a processor without AVX-512 (AVX2 only): for two
 # revisions, builds `loa` in a throwaway worktree with every `is_x86_feature_detected!("avx512f")`
 # in the engine patched to false (so the portable 8-lane paths run), then times
 # `loa match --black randomann:3:1 --white randomann:3:2 --games 400 --threads 1 --opening-plies 4`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A cluster run on one machine (issue 14's end-to-end measure): a master and WORKERS single-slot
+# A cluster run on one machine (an end-to-end measure of the master's cost): a master and WORKERS single-slot
 # worker processes on loopback, CONFIG's settings (default experiments/thesis.toml) cut to EPOCHS
 # epochs. Prints the master's CPU time (user + sys), the bytes it wrote (sockets and files,
 # /proc/PID/io wchar) and the wall time; the run's log ends with the cluster summary (networks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A master out of file descriptors (README, "A master for thousands of workers"): starts
+# A master out of file descriptors (docs/cluster.md, thousands of workers): starts
 # MASTER's `run --threads 0` under a 64-file limit (soft and hard, so it cannot raise it), opens
 # 120 connections to it, more than it can accept, and prints the CPU it used over SECONDS
 # (default 3) while they wait. A master that retries `accept` at once uses a whole core.

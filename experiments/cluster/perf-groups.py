@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Where the master's gRPC threads spend a dispatch (README, "A master for thousands of workers").
+"""Where the master's gRPC threads spend a dispatch (docs/bench.md).
 
-Reads `perf script` output of a `perf record --call-graph dwarf` of `master bench-dispatch` and
+Reads `perf script` output of a `perf record --call-graph dwarf` of `loa-bench dispatch` and
 prints the share of the `loa-rpc` threads' samples by the first of these groups found anywhere in
 each sample's stack (so a sample in h2 called from the scheduler counts as the scheduler's):
 
     perf record -e cpu-clock -F 2500 --call-graph dwarf,32768 -o perf.data -- \\
-        target/release/master bench-dispatch --tasks 40000 --clients 32 --samples 1 \\
+        target/release/loa-bench dispatch --tasks 40000 --clients 32 --samples 1 \\
         --reuse repeat --batch 8 --light-stubs
     perf script -i perf.data --comm loa-rpc | experiments/cluster/perf-groups.py
 
@@ -24,7 +24,7 @@ import re
 import sys
 
 GROUPS = [
-    ("scheduler (lease, complete)", "loa_master::scheduler::"),
+    ("scheduler (lease, record)", "loa_master::scheduler::"),
     ("encoding tasks (to_wire)", "to_wire"),
     ("outcomes: protobuf to engine types", "_from_proto"),
     ("prost decoding", "Message>::decode"),
@@ -33,7 +33,7 @@ GROUPS = [
     ("prost encoding", "ReservingCodec"),
     ("prost encoding", "encoded_len"),
     ("dropping protobuf messages", "drop_in_place<loa_proto"),
-    ("the rest of answering a batch", "answer_batch"),
+    ("the rest of a worker's stream", "WorkerStream"),
     ("h2 framing", "h2::"),
     ("hyper", "hyper::"),
     ("tonic", "tonic::"),

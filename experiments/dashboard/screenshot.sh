@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Screenshot of the live run dashboard (issue 13): starts a quick run with --dashboard, waits for
+# Screenshot of the live run dashboard: starts a quick run with --dashboard, waits for
 # its first epoch benchmarks, photographs the page with headless Chromium and stops the master.
 #
 #   experiments/dashboard/screenshot.sh [OUT.png]        (default: docs/dashboard.png)

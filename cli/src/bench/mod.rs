@@ -1,4 +1,4 @@
-//! Speed measurements printed by `loa bench` (and quoted in the README): move generation and
+//! Speed measurements printed by `loa bench` (see docs/speed.md): move generation and
 //! connectivity here, the network in [`network`], ALoA in [`aloa`], and searches and games in
 //! [`player_figures`].
 //!

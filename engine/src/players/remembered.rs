@@ -19,8 +19,8 @@
 //! the rules, the limits and the evaluator (every table it uses starts empty for each search),
 //! so the remembered [`SearchResult`] is the one a new search would return, node count
 //! included. The keys hold all four; of the limits, only where the ply cap falls within the
-//! search's horizon matters, so the plies left are clipped there. The README's speed round 9
-//! has the measurements.
+//! search's horizon matters, so the plies left are clipped there. `loa bench`'s "game with
+//! remembering players" figure measures what it saves (docs/speed.md).
 
 use crate::aloa::Aloa;
 use crate::game::Player;
