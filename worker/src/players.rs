@@ -7,13 +7,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// A leased task: its id, the worker id it was leased under (its outcome is sent under that id,
-/// so a worker that registered again meanwhile does not claim another worker's lease), and the
-/// task or why it failed validation.
+/// A leased task: its id, the worker id it was leased under (its outcome names it, should the
+/// worker register again meanwhile), and the task or why it failed validation.
 pub type Leased = (u64, u64, Result<MatchTask, TaskFailure>);
 
-/// A task's result, ready to send: its id, the worker id it was leased under, and its outcome or
-/// failure message.
+/// A task's result, ready to send: its id, the worker id it was leased under, and the result.
 pub type Finished = (u64, u64, TaskResult);
 
 /// Tasks leased and not yet started, and how many are being played.
@@ -31,8 +29,7 @@ impl Local {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Queues leased tasks; a task that failed validation is queued as its error message, to be
-    /// reported as failed.
+    /// Queues leased tasks (one that failed validation, to be reported as failed).
     pub fn push(&self, tasks: impl IntoIterator<Item = Leased>) {
         self.lock().extend(tasks);
         self.ready.notify_all();

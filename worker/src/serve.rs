@@ -22,10 +22,9 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
         return Err(WorkerError::Options(format!("--slots must be in 1..={most}, got {}", options.slots)));
     }
     if let Some(host) = &options.peer_host {
-        // Checked here as the master will check it, so a typo stops the worker at once with the
-        // reason, rather than have the master refuse every registration.
-        loa_proto::convert::check_peer_address(&format!("{host}:1"))
-            .map_err(|why| WorkerError::Options(format!("--peer-host {host:?}: {why}")))?;
+        // Checked as the master will, so a typo stops the worker at once, saying why.
+        loa_proto::convert::check_peer_address("--peer-host", &format!("{host}:1"))
+            .map_err(|e| WorkerError::Options(format!("--peer-host {host:?}: {}", e.problem)))?;
         if options.peer_listen.is_none() {
             return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
         }
@@ -93,16 +92,14 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     report.played = local.played.load(Ordering::Relaxed);
     report.dropped = dropped;
     match ended {
-        Ended::Refused(message) => Err(WorkerError::Refused(message)),
-        Ended::Untrusted(message) => Err(WorkerError::Untrusted(message)),
-        Ended::Version(message) => Err(WorkerError::Version(message)),
+        Ended::Failed(e) => Err(e),
         Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
         Ended::Stopped => Ok(report),
     }
 }
 
-/// Starts serving the chromosomes of `cache` to other workers on `address`: the
-/// port bound, and the server's task. Fails at once, naming the address, if it cannot be bound.
+/// Starts serving the chromosomes of `cache` to other workers on `address`: the port bound, and
+/// the server's task. Fails at once, naming the address, if it cannot be bound.
 async fn serve_peers(
     address: std::net::SocketAddr,
     cache: &Arc<Mutex<ChromosomeCache>>,
