@@ -63,13 +63,6 @@ impl PeerService {
         PeerService { cache, token }
     }
 
-    /// The tonic service, with the message size bounds.
-    pub fn into_server(self) -> pb::peer_server::PeerServer<PeerService> {
-        pb::peer_server::PeerServer::new(self)
-            .max_decoding_message_size(MAX_PEER_REQUEST)
-            .max_encoding_message_size(MAX_PEER_REPLY)
-    }
-
     /// Serves the peers that connect to `listener` until `shutdown` completes, with
     /// `TCP_NODELAY`: a peer waits for each reply, which Nagle's algorithm would hold back.
     pub async fn serve(
@@ -85,7 +78,11 @@ impl PeerService {
             })
         });
         tonic::transport::Server::builder()
-            .add_service(self.into_server())
+            .add_service(
+                pb::peer_server::PeerServer::new(self)
+                    .max_decoding_message_size(MAX_PEER_REQUEST)
+                    .max_encoding_message_size(MAX_PEER_REPLY),
+            )
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await
     }

@@ -31,9 +31,9 @@ struct Cli {
     /// id instead of its 33 KiB of weights; the least recently used goes first. 0 keeps none.
     #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
     chromosome_cache: usize,
-    /// Outcomes to deliver together in one message (and tasks held beyond one per slot for it):
-    /// for masters serving thousands of workers. An outcome waits at most until the worker's
-    /// queue of unstarted tasks is empty. 1 delivers each as it finishes.
+    /// Outcomes to deliver together in one message, for masters serving thousands of workers (the
+    /// worker holds as many tasks more); an outcome waits at most until no unstarted task is
+    /// left. 1 delivers each as it finishes.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     batch: u32,
     /// Serve the chromosomes this worker holds to the master's other workers on this address,

@@ -15,8 +15,6 @@ pub struct WorkerReport {
     pub unknown: u64,
     /// Outcomes that could not be delivered.
     pub undelivered: u64,
-    /// Leased tasks dropped unstarted when stopping (the master leases them again).
-    pub dropped: u64,
     /// It stopped because the master stayed unreachable for `give_up_after`.
     pub master_gone: bool,
     /// Networks that came with their weights.
