@@ -2,18 +2,18 @@
 //! `docs/protocol.md`). The server runs on a small tokio runtime in a background thread and
 //! talks to the run only through the scheduler, as embedded workers do. [`serve`] starts it.
 //!
-//! - [`service`]: the `Master` service: registration, each worker's stream, fetches.
+//! - `service`: the `Master` service: registration, each worker's stream, fetches.
 //! - `directory`: which workers serve which chromosomes to their peers.
-//! - [`token`]: the shared-token check in front of every call.
+//! - `token`: the shared-token check in front of every call.
 //! - `version`: protocol version 1's registration, refused by name.
 
 mod directory;
-pub mod service;
-pub mod token;
+mod service;
+mod token;
 mod version;
 
-pub use service::{MAX_MIRROR, MasterService};
-pub use token::TokenCheck;
+use service::MasterService;
+use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
 use loa_proto::pb::master_server::MasterServer;
@@ -187,7 +187,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
-    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
+    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters))?;
     let reaper = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
     let grpc = MasterServer::new(service)

@@ -60,18 +60,11 @@ pub struct MasterService {
     peer_token: Arc<str>,
 }
 
-/// A random token for the workers' `Peer` services: 128 bits from the operating system, or if
-/// that fails from the process's randomly keyed hashers and the clock.
-fn peer_token() -> String {
+/// A random token for the workers' `Peer` services: 128 bits from the operating system.
+fn peer_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        use std::hash::BuildHasher;
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let (a, b) = (std::collections::hash_map::RandomState::new(), std::collections::hash_map::RandomState::new());
-        bytes[..8].copy_from_slice(&a.hash_one(nanos).to_le_bytes());
-        bytes[8..].copy_from_slice(&b.hash_one(std::process::id()).to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness for the peer token: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn session_tag() -> u64 {
@@ -86,16 +79,20 @@ fn unknown_worker() -> Status {
 
 impl MasterService {
     /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
-    pub fn new(scheduler: Arc<Scheduler>, lease_time: Duration, counters: Arc<Counters>) -> MasterService {
-        MasterService {
+    pub fn new(
+        scheduler: Arc<Scheduler>,
+        lease_time: Duration,
+        counters: Arc<Counters>,
+    ) -> std::io::Result<MasterService> {
+        Ok(MasterService {
             scheduler,
             lease_time,
             counters,
             remote: Arc::default(),
             session: session_tag(),
             directory: Arc::default(),
-            peer_token: peer_token().into(),
-        }
+            peer_token: peer_token()?.into(),
+        })
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Remote>> {

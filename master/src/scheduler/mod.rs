@@ -11,15 +11,15 @@
 //!   earlier master process's) is accepted.
 //!
 //! **Stragglers and backup copies** (as MapReduce does): a worker is a straggler when its oldest
-//! open lease is older than [`STRAGGLER_FACTOR`] median task times of the current batch (the tasks
-//! completed since the last [`Scheduler::submit`]) and [`STRAGGLER_FLOOR`]. With the queue empty,
+//! open lease is older than `STRAGGLER_FACTOR` median task times of the current batch (the tasks
+//! completed since the last [`Scheduler::submit`]) and `STRAGGLER_FLOOR`. With the queue empty,
 //! a worker asking for work gets copies of stragglers' tasks, oldest first, at most its slots a
-//! call, and a task has at most [`MAX_COPIES`] leases: a dead or slow worker costs the threshold,
+//! call, and a task has at most `MAX_COPIES` leases: a dead or slow worker costs the threshold,
 //! not the lease time.
 //!
 //! - `lease_log`: each worker's leases in order, for its oldest lease and expiry.
 //! - `awaited`, `median`, `id_hash`: what collects wait for, the batch's median, the ids' hasher.
-//! - `embedded`: [`spawn_embedded_workers`]; `straggler`: [`is_straggler`].
+//! - `embedded`: [`spawn_embedded_workers`].
 
 use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
@@ -33,13 +33,11 @@ mod embedded;
 mod id_hash;
 mod lease_log;
 mod median;
-mod straggler;
 
 pub use embedded::spawn_embedded_workers;
 use id_hash::IdHash;
 use lease_log::LeaseLog;
 use median::SampledMedian;
-pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -80,10 +78,20 @@ pub enum Completion {
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
-pub const MAX_COPIES: usize = 2;
+const MAX_COPIES: usize = 2;
 /// How often the open tasks are scanned for backup candidates, so thousands of idle workers
 /// asking at the tail of a batch do not each scan every open task.
-pub const BACKUP_SCAN: Duration = Duration::from_millis(100);
+const BACKUP_SCAN: Duration = Duration::from_millis(100);
+/// A worker is a straggler when its oldest lease is older than this many median task times...
+const STRAGGLER_FACTOR: u32 = 3;
+/// ...and older than this, so that millisecond tasks do not flag every worker that blinks.
+const STRAGGLER_FLOOR: Duration = Duration::from_secs(1);
+
+/// Whether a worker whose oldest open lease is `age` old is a straggler, given the median task
+/// time of the current batch (`None`: nothing completed yet, so no judgement).
+fn is_straggler(age: Duration, median: Option<Duration>) -> bool {
+    median.is_some_and(|m| age > (m * STRAGGLER_FACTOR).max(STRAGGLER_FLOOR))
+}
 
 /// Counters for the progress display and metrics.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
