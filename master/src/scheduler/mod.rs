@@ -176,36 +176,25 @@ struct State {
     finished_before: HashSet<TaskId, IdHash>,
     workers: HashMap<WorkerId, Worker, IdHash>,
     next_worker: WorkerId,
-    /// Open tasks with at least one lease, kept up to date so no call counts them.
-    in_flight: usize,
     /// Task times of the current batch, sampled, so the median is cheap (every tick asks).
     batch_durations: SampledMedian,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
     backup_candidates: VecDeque<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
     backup_scan_at: Option<Instant>,
+    /// The counters; `in_flight` kept up to date so no call counts it, `queued`, `workers` and
+    /// `stragglers` filled in when asked.
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
 }
 
 impl State {
-    /// When `worker`'s oldest open lease was granted.
-    fn oldest_lease(&self, worker: WorkerId) -> Option<Instant> {
-        self.workers.get(&worker).and_then(|w| w.log.oldest())
-    }
-
     /// Marks `lease` ended in its worker's log.
     fn ended(workers: &mut HashMap<WorkerId, Worker, IdHash>, lease: &Lease) {
         if let Some(w) = workers.get_mut(&lease.worker) {
             w.log.end(lease.seq);
         }
-    }
-
-    /// Counts `in_flight` and `queued` into the stats.
-    fn update_stats(&mut self) {
-        self.stats.in_flight = self.in_flight;
-        self.stats.queued = self.queue.len();
     }
 }
 
@@ -319,7 +308,6 @@ impl Scheduler {
             straggler: false,
         };
         s.workers.insert(id, Worker { info, slots: slots.max(1), renewed: None, log: LeaseLog::default() });
-        s.stats.workers = s.workers.len();
         id
     }
 
@@ -328,7 +316,6 @@ impl Scheduler {
     pub fn unregister(&self, worker: WorkerId) -> Option<WorkerInfo> {
         let mut s = self.lock();
         let info = s.workers.remove(&worker).map(|w| w.info);
-        s.stats.workers = s.workers.len();
         let mut returned = Vec::new();
         for (&id, entry) in s.open.iter_mut() {
             let before = entry.leases.len();
@@ -338,13 +325,12 @@ impl Scheduler {
             }
         }
         returned.sort_unstable();
-        s.in_flight -= returned.len();
+        s.stats.in_flight -= returned.len();
         s.stats.re_leased += returned.len() as u64;
         let count = returned.len();
         for id in returned.into_iter().rev() {
             s.queue.push_front(id);
         }
-        s.update_stats();
         drop(s);
         self.work.notify_all();
         self.announce(count);
@@ -378,7 +364,6 @@ impl Scheduler {
             s.open.insert(id, Entry::new(Arc::new(task)));
             s.queue.push_back(id);
         }
-        s.update_stats();
         let queued = s.queue.len() - queued_before;
         drop(s);
         self.work.notify_all();
@@ -399,7 +384,7 @@ impl Scheduler {
     }
 
     fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
-        let State { queue, open, workers, in_flight, .. } = s;
+        let State { queue, open, workers, stats, .. } = s;
         let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
         w.info.last_seen = now;
         let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
@@ -408,7 +393,7 @@ impl Scheduler {
             // Ids that finished while queued (a re-leased task whose first lease delivered) go.
             if let Some(entry) = open.get_mut(&id) {
                 if entry.leases.is_empty() {
-                    *in_flight += 1;
+                    stats.in_flight += 1;
                 }
                 out.push(entry.lease(id, worker, &mut w.log, now));
             }
@@ -417,7 +402,6 @@ impl Scheduler {
             let slots = w.slots;
             self.lease_backups(s, worker, (max - out.len()).min(slots), now, &mut out);
         }
-        s.update_stats();
         out
     }
 
@@ -567,7 +551,7 @@ impl Scheduler {
             return (verdict, None);
         };
         if !entry.leases.is_empty() {
-            s.in_flight -= 1;
+            s.stats.in_flight -= 1;
         }
         // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
         // nobody, has none: no time recorded).
@@ -590,7 +574,6 @@ impl Scheduler {
             w.info.busy += took.unwrap_or_default();
             w.info.last_seen = now;
         }
-        s.stats.in_flight = s.in_flight;
         (Completion::Accepted, Some(entry))
     }
 
@@ -621,10 +604,9 @@ impl Scheduler {
             }
         }
         let count = expired.len();
-        s.in_flight -= count;
+        s.stats.in_flight -= count;
         s.stats.re_leased += count as u64;
         s.queue.extend(expired);
-        s.update_stats();
         drop(s);
         self.work.notify_all();
         self.announce(count);
@@ -675,8 +657,8 @@ impl Scheduler {
         let s = self.lock();
         let (median, now) = (s.batch_durations.median(), self.now());
         let straggles = |since: Instant| is_straggler(now.saturating_duration_since(since), median);
-        let stragglers = s.workers.keys().filter(|&&w| s.oldest_lease(w).is_some_and(straggles)).count();
-        SchedulerStats { stragglers, ..s.stats.clone() }
+        let stragglers = s.workers.values().filter(|w| w.log.oldest().is_some_and(straggles)).count();
+        SchedulerStats { queued: s.queue.len(), workers: s.workers.len(), stragglers, ..s.stats.clone() }
     }
 
     /// Current workers, by id, with their oldest lease and straggler state at this moment.
