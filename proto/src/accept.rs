@@ -1,23 +1,9 @@
-//! Accepting connections when there may be thousands of callers: enough file
-//! descriptors for them, and no busy loop when they run out. Used by the master's service and
-//! by the workers' peer service.
-//!
-//! Each worker holds one connection, so a master for 10 000 workers needs about as many open
-//! files, where Linux's usual soft limit is 1 024; a worker serving peers may be asked by
-//! hundreds. Both raise their soft limit to the hard one when they start serving (as Go's
-//! runtime and most servers do), and the master says so in the run log.
-//!
-//! **The backlog.** Rust's standard library listens with a backlog of 128 connections, so when
-//! thousands of workers connect at once (a run starting, a master restarted) the rest of their
-//! connection attempts were dropped by the kernel, to be retried seconds later, or refused: 10 000
-//! stub workers of `master bench-dispatch` failed with broken pipes. [`widen_backlog`] asks for
-//! [`BACKLOG`], which the kernel caps at `net.core.somaxconn` (4 096 on recent Linux).
-//!
-//! Should the descriptors still run out, `accept` fails at once with `EMFILE` for as long as a
-//! connection waits in the backlog; tonic logs such an error and asks for the next connection
-//! straight away, so the server spun a core on failed `accept` calls until some connection
-//! closed. [`Accepting`] pauses [`PAUSE`] after such a failure instead, counts it, and says
-//! why on standard error the first time.
+//! Accepting connections from thousands of callers (the master's service, a worker's peer
+//! service): each worker holds a connection, so a server raises its open-files limit
+//! ([`raise_open_files_limit`]) and widens its listen backlog ([`widen_backlog`]) for workers
+//! that connect at once. When descriptors run out anyway, `accept` fails at once for as long as a
+//! connection waits, and tonic asks again at once: [`Accepting`] pauses [`PAUSE`] after such a
+//! failure instead of spinning a core, and says why once.
 
 use std::future::Future;
 use std::io;
@@ -109,8 +95,8 @@ impl<A: Accept + Unpin> Stream for Accepting<A> {
 pub const BACKLOG: i32 = 65_535;
 
 /// Listens on `listener` (already listening, as `bind` leaves it) with a backlog of [`BACKLOG`]
-/// connections instead of the standard library's 128 (see the module docs). Listening again
-/// only changes the backlog.
+/// connections instead of the standard library's 128, which drops connections when thousands
+/// come at once. Listening again only changes the backlog.
 pub fn widen_backlog(listener: &std::net::TcpListener) -> io::Result<()> {
     socket2::SockRef::from(listener).listen(BACKLOG)
 }

@@ -1,26 +1,18 @@
 //! The gRPC protocol between the loa-evolve master and its remote workers (version 2,
-//! `loa.proto`): a worker registers, then keeps one stream open that carries its outcomes to the
-//! master and tasks back.
+//! `loa.proto`; `docs/protocol.md` tells it): a worker registers, then keeps one stream open that
+//! carries its outcomes to the master and tasks back.
 //!
-//! - [`pb`]: the messages and the tonic client and server generated from `loa.proto`;
-//!   [`v1`]: protocol version 1's registration, which a master of version 2 refuses by name.
-//! - [`convert`]: conversions between those messages and the engine's [`MatchTask`] and
-//!   [`TaskResult`], validating everything that comes off the network.
-//! - [`cache`]: chromosome caching: the bounded [`cache::Lru`] a worker keeps its chromosomes in
-//!   and the master mirrors it with, and how a worker resolves the networks a task names by id
-//!   alone, makes from their origins or fetches.
-//! - [`codec`]: prost's gRPC codec, each message written and read through one contiguous slice.
-//! - [`peers`]: workers serving each other the chromosomes they hold, so new networks travel as
-//!   their origins and their parents come from peers rather than from the master.
-//! - [`accept`]: accepting connections by the thousand (the open-files limit, no busy loop when
-//!   it runs out).
+//! - [`pb`]: the generated messages, client and server; [`v1`]: version 1's registration, which
+//!   a master of version 2 refuses by name.
+//! - [`convert`]: the messages to and from the engine's task types, validating what comes in.
+//! - [`cache`]: the chromosome cache a worker keeps and the master mirrors, and how a worker
+//!   resolves the networks a message names.
+//! - [`codec`]: prost's codec, each message written and read through one contiguous slice.
+//! - [`peers`]: workers serving each other their chromosomes.
+//! - [`accept`]: accepting connections by the thousand.
 //!
-//! prost types stay at the boundary: the master and workers work with the engine's types and
-//! convert at the edge, so a malformed message is rejected with a [`ProtoError`] naming the
-//! field before it reaches the scheduler or a game.
-//!
-//! [`MatchTask`]: loa_engine::tasks::MatchTask
-//! [`TaskResult`]: loa_engine::tasks::TaskResult
+//! prost types stay at this boundary: a malformed message is refused with a [`ProtoError`] naming
+//! the field before it reaches the scheduler or a game.
 
 pub mod accept;
 pub mod cache;
@@ -49,8 +41,7 @@ pub const PROTOCOL_VERSION: u32 = 2;
 /// Most tasks one message carries, and most outcomes one message may carry.
 pub const MAX_TASKS_PER_MESSAGE: usize = 64;
 
-/// The largest message either side sends: 64 of the largest tasks (six networks' weights and
-/// 256 pairings each) are about 4 MiB.
+/// The largest message either side sends (64 of the largest tasks are about 4 MiB).
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Most tasks a worker may ask for and not yet have been sent (`WorkerMessage.want`, summed).
@@ -64,8 +55,8 @@ pub fn bearer(token: &str) -> String {
     format!("Bearer {token}")
 }
 
-/// Whether a presented token equals the expected one, compared in time independent of where
-/// the first difference is, so a token cannot be guessed byte by byte from response times.
+/// Whether a presented token is the expected one, in time independent of where they differ, so
+/// it cannot be guessed byte by byte from response times.
 pub fn same_token(given: &[u8], expected: &[u8]) -> bool {
     given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

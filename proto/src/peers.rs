@@ -1,19 +1,10 @@
-//! Workers fetching chromosomes from each other.
+//! Workers serving each other the chromosomes they hold, so new networks travel as their origins
+//! and their parents come from peers rather than from the master (`docs/protocol.md`).
+//! [`PeerService`] serves a worker's cache; [`Peers`] asks other workers.
 //!
-//! In the thesis's knockout scheme three of a task's four networks are new, so a master that
-//! sends weights sends about 24 KiB a task, and with thousands of workers its network and CPU
-//! are the limit. New networks travel as their origins instead (`loa_engine::breeding`): a
-//! worker makes each from its parents, survivors of the generation before. Those parents are
-//! held by the workers that played them, so a worker can serve the chromosomes it holds to the
-//! others ([`PeerService`], the `Peer` gRPC service), and the master names, with each network a
-//! worker lacks, peers that hold it or its parents (`Entrant.sources`). [`Peers`] is the
-//! client side: it asks them, in order, and checks everything against its id.
-//!
-//! A peer can only fail a fetch, never change a game: the receiver checks every chromosome
-//! against the id it asked for (its content address), and what it cannot get from peers it
-//! fetches from the master, as for an id its cache lacks. The service is read-only and answers
-//! only calls that carry the master's peer token (`RegisterReply.peer_token`), which is not the
-//! run's token: the run's token never travels between workers.
+//! A peer can fail a fetch but never change a game: every chromosome is checked against the id
+//! asked for, and what peers do not give is fetched from the master. Calls carry the master's
+//! peer token (`RegisterReply.peer_token`), never the run's token.
 
 use crate::cache::ChromosomeCache;
 use crate::convert::{chromosome_from_proto, chromosome_to_proto, id_from_proto, id_to_proto};
@@ -32,19 +23,17 @@ pub const MAX_PEER_IDS: usize = 16;
 const MAX_PEER_REQUEST: usize = 64 << 10;
 /// Largest reply a peer sends or accepts (16 chromosomes of 8 KiB).
 const MAX_PEER_REPLY: usize = 1 << 20;
-/// How long a fetch from one peer may take, connecting included: on a cluster's network one
-/// takes a millisecond or so, and a worker waits for it before it can play.
+/// How long a fetch from one peer may take, connecting included (a worker waits for it).
 const PEER_DEADLINE: Duration = Duration::from_secs(1);
-/// How long a peer that failed a call (unreachable, refusing, timing out) is skipped: a
-/// firewalled or dead peer the master still names then costs one deadline a while, not one a
-/// task.
+/// How long a peer that failed a call is skipped, so a dead peer the master still names costs
+/// one deadline a while, not one a task.
 const FAILED_PEER_PAUSE: Duration = Duration::from_secs(30);
 /// Most peer connections a worker keeps open; past it they are all dropped and made again as
-/// needed (a worker meets few peers a generation, but a long run meets them all).
+/// needed (a long run meets every peer).
 const MAX_CONNECTIONS: usize = 256;
 
-/// The token peers present to each other: set when the worker registers (each master process
-/// issues its own); until then every call is refused.
+/// The token peers present to each other, set when the worker registers; until then every call
+/// is refused.
 #[derive(Clone, Debug, Default)]
 pub struct PeerToken(Arc<RwLock<Option<String>>>);
 
@@ -74,16 +63,8 @@ impl PeerService {
         PeerService { cache, token }
     }
 
-    /// The tonic service, with the message size bounds.
-    pub fn into_server(self) -> pb::peer_server::PeerServer<PeerService> {
-        pb::peer_server::PeerServer::new(self)
-            .max_decoding_message_size(MAX_PEER_REQUEST)
-            .max_encoding_message_size(MAX_PEER_REPLY)
-    }
-
-    /// Serves the peers that connect to `listener` until `shutdown` completes. Replies go out
-    /// at once (`TCP_NODELAY`): a peer waits for each, and Nagle's algorithm with delayed
-    /// acknowledgements would hold one back 40 ms.
+    /// Serves the peers that connect to `listener` until `shutdown` completes, with
+    /// `TCP_NODELAY`: a peer waits for each reply, which Nagle's algorithm would hold back.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
@@ -97,7 +78,11 @@ impl PeerService {
             })
         });
         tonic::transport::Server::builder()
-            .add_service(self.into_server())
+            .add_service(
+                pb::peer_server::PeerServer::new(self)
+                    .max_decoding_message_size(MAX_PEER_REQUEST)
+                    .max_encoding_message_size(MAX_PEER_REPLY),
+            )
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await
     }
@@ -222,7 +207,7 @@ impl Peers {
                 let mut answered = 0;
                 for sent in reply.unwrap_or_default() {
                     // Only what was asked of this peer, and only what hashes to the id it claims.
-                    let Ok(chromosome) = chromosome_from_proto("chromosome", sent) else { continue };
+                    let Ok(chromosome) = chromosome_from_proto("chromosome", &sent) else { continue };
                     let id = chromosome.id();
                     if ids.contains(&id) && !got.contains_key(&id) {
                         got.insert(id, Arc::new(chromosome));

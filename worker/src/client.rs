@@ -7,9 +7,6 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
-/// Largest message the worker accepts from the master.
-const MAX_REPLY_BYTES: usize = loa_proto::MAX_MESSAGE_BYTES;
-
 /// Adds the shared token to every call.
 #[derive(Clone)]
 pub struct TokenInject(Option<MetadataValue<Ascii>>);
@@ -26,18 +23,16 @@ impl tonic::service::Interceptor for TokenInject {
 /// A client of the master's service.
 pub type Client = MasterClient<InterceptedService<Channel, TokenInject>>;
 
-/// A client for `url` that connects lazily, so a master that is not up yet (or restarts) only
-/// makes calls fail until it is back. Errors name a bad URL, token or CA certificate. An
-/// `https://` URL needs `tls_ca`, the PEM certificate that signed the master's (there is no
-/// system trust store: a cluster's master certificate is normally self-signed).
+/// A client for `url` that connects lazily, so a master not up yet only makes calls fail. Errors
+/// name a bad URL, token or CA certificate. An `https://` URL needs `tls_ca`, the certificate
+/// that signed the master's (a cluster's is normally self-signed: no system trust store).
 pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<Client, String> {
     let token = token
         .map(|t| {
             MetadataValue::try_from(loa_proto::bearer(t)).map_err(|_| "the token must be printable ASCII".to_owned())
         })
         .transpose()?;
-    // Checked first: without an http(s) scheme and a host every call would fail and the worker
-    // retry for ever (and tonic reads `unix:` as a socket path, which masters do not serve).
+    // Without an http(s) scheme and a host every call would fail and the worker retry for ever.
     let bad = || format!("bad master URL {url:?}: give http://HOST:PORT or https://HOST:PORT");
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(bad());
@@ -65,12 +60,11 @@ pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<
         .http2_keep_alive_interval(Duration::from_secs(20))
         .keep_alive_while_idle(true);
     Ok(MasterClient::with_interceptor(endpoint.connect_lazy(), TokenInject(token))
-        .max_decoding_message_size(MAX_REPLY_BYTES))
+        .max_decoding_message_size(loa_proto::MAX_MESSAGE_BYTES))
 }
 
-/// If `status` failed because the master's certificate was not trusted, why (retrying will not
-/// help). rustls's error is found in the status's source chain by its message, since tonic does
-/// not expose the rustls error type.
+/// If `status` failed because the master's certificate was not trusted, why. Found by its
+/// message in the source chain: tonic does not expose rustls's error type.
 pub fn certificate_refused(status: &Status) -> Option<String> {
     let mut source = std::error::Error::source(status);
     while let Some(e) = source {

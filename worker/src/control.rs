@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Clone, Debug, Default)]
 pub struct Control {
     stop: Arc<AtomicBool>,
-    pub(crate) kill: Arc<AtomicBool>,
+    kill: Arc<AtomicBool>,
 }
 
 impl Control {
@@ -45,11 +45,6 @@ pub fn spawn(options: WorkerOptions) -> std::io::Result<WorkerHandle> {
 }
 
 impl WorkerHandle {
-    /// Its control.
-    pub fn control(&self) -> &Control {
-        &self.control
-    }
-
     /// Stops it gracefully and waits for it.
     pub fn stop(self) -> Result<WorkerReport, WorkerError> {
         self.control.stop();

@@ -1,75 +1,161 @@
-//! How to run a worker.
+//! How to run a worker: the library's options and the `worker` binary's flags, one and the same.
 
 use std::time::Duration;
 
-/// The most player threads a worker runs: far more than any machine's cores, and a bound on
-/// the threads a mistyped `--slots` would start (each with its own stack).
+/// The most player threads a worker runs: more than any machine's cores, and a bound on the
+/// threads a mistyped `--slots` would start.
 pub const MAX_SLOTS: usize = 1024;
 
 /// How to run a worker.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct WorkerOptions {
-    /// The master's URL, e.g. `http://node001:50051`.
+    /// The master's URL, e.g. http://node001:50051.
+    #[arg(long)]
     pub master: String,
-    /// Player threads, 1 to [`MAX_SLOTS`].
+    /// Player threads, 1 to 1024 (default: one per core).
+    #[arg(long, default_value_t = default_slots(), hide_default_value = true)]
     pub slots: usize,
-    /// Shared token, if the master wants one.
+    /// Shared token (default: the LOA_TOKEN environment variable, if set).
+    #[arg(long, env = "LOA_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
-    /// The CA certificate (PEM) that signed the master's TLS certificate; needed for `https://`.
-    pub tls_ca: Option<Vec<u8>>,
-    /// A name for the master's displays.
+    /// The CA certificate (PEM) that signed the master's TLS certificate, for https:// URLs (the
+    /// flag gives its file).
+    #[arg(long, value_name = "FILE", value_parser = read_file)]
+    pub tls_ca: Option<std::vec::Vec<u8>>,
+    /// Name shown by the master (default: host:pid).
+    #[arg(long, default_value_t = default_name(), hide_default_value = true)]
     pub name: String,
-    /// Tasks held per slot (one playing, the rest waiting), so players never idle.
-    pub ahead: usize,
     /// Longest pause between attempts to reach an absent master.
+    #[arg(skip = Duration::from_secs(5))]
     pub max_backoff: Duration,
-    /// Exit (successfully) once the master has not answered for this long; `None`: wait forever.
+    /// Exit once the master has not answered for this long (the flag: in seconds; default: wait
+    /// forever).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub give_up_after: Option<Duration>,
-    /// Chromosomes kept between tasks, least recently used first out, so the master
-    /// can send a network's id instead of its weights; 0 keeps none (every task then carries its
-    /// weights). About 8 KiB each.
+    /// Chromosomes to keep between tasks (about 8 KiB each), so the master can send a network's
+    /// id instead of its weights; the least recently used goes first. 0 keeps none.
+    #[arg(long, default_value_t = loa_proto::cache::DEFAULT_CAPACITY)]
     pub chromosome_cache: usize,
-    /// The capacity to announce to the master instead of `chromosome_cache`. Only for tests: a
-    /// worker that announces more than it keeps lacks chromosomes the master believes it holds,
-    /// and must fetch them.
-    pub announced_cache: Option<usize>,
-    /// Outcomes delivered together in one message, 1 to 64: the worker holds this many tasks
-    /// more than `slots × ahead`, so its players keep playing while a batch is on its way, and
-    /// sends its finished outcomes when it has this many or when its queue of unstarted tasks is
-    /// empty (so an outcome waits at most for the tasks in hand). 1 (the default) delivers each
-    /// outcome as it finishes. For masters serving thousands of workers, whose cost is per
-    /// message: a batch of K costs the master about one message's work each way instead of K.
+    /// Outcomes to deliver together in one message, 1 to 64, for masters serving thousands of
+    /// workers (the worker holds as many tasks more); an outcome waits at most until no
+    /// unstarted task is left. 1 delivers each as it finishes.
+    #[arg(long, default_value_t = 1)]
     pub batch: usize,
-    /// Serve the chromosomes this worker holds to other workers of its master on this address
-    /// (port 0: any free port), so the master can name it as a source instead of
-    /// sending weights itself. `None` (the default) serves none.
+    /// Serve the chromosomes this worker holds to the master's other workers on this address,
+    /// e.g. 0.0.0.0:50052 (port 0: any free port), so new networks travel as their origins and
+    /// their parents come from peers instead of the master (for large clusters).
+    #[arg(long, value_name = "ADDR:PORT")]
     pub peer_listen: Option<std::net::SocketAddr>,
-    /// The host other workers reach that service at; `None`: the address the master sees this
-    /// worker's connection come from.
+    /// The host other workers reach this worker's peer service at (default: the address the
+    /// master sees this worker connect from).
+    #[arg(long, requires = "peer_listen")]
     pub peer_host: Option<String>,
 }
 
 impl WorkerOptions {
-    /// Options for joining `master` with one slot per core, named after the host and process.
+    /// Options for joining `master` with the flags' defaults.
     pub fn new(master: impl Into<String>) -> WorkerOptions {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|h| h.trim().to_owned())
-            .or_else(|_| std::env::var("HOSTNAME"))
-            .unwrap_or_else(|_| "worker".to_owned());
         WorkerOptions {
             master: master.into(),
-            slots: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            slots: default_slots(),
             token: None,
             tls_ca: None,
-            name: format!("{host}:{}", std::process::id()),
-            ahead: 2,
+            name: default_name(),
             max_backoff: Duration::from_secs(5),
             give_up_after: None,
             chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
-            announced_cache: None,
             batch: 1,
             peer_listen: None,
             peer_host: None,
         }
+    }
+}
+
+/// One slot per core.
+fn default_slots() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The host's name and this process's id.
+fn default_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "worker".to_owned());
+    format!("{host}:{}", std::process::id())
+}
+
+fn read_file(path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{path}: {e}"))
+}
+
+fn seconds(s: &str) -> Result<Duration, String> {
+    s.parse().map(Duration::from_secs).map_err(|e| format!("{s:?} is not a number of seconds: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        options: WorkerOptions,
+    }
+
+    fn parse(args: &[&str]) -> Result<WorkerOptions, String> {
+        Flags::try_parse_from([&["worker"], args].concat()).map(|f| f.options).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_flags_defaults_are_those_of_new_and_each_flag_sets_its_option() {
+        let (flags, new) = (parse(&["--master", "http://m:1"]).unwrap(), WorkerOptions::new("http://m:1"));
+        assert_eq!((&flags.master, flags.slots, &flags.name), (&new.master, new.slots, &new.name));
+        assert_eq!((flags.max_backoff, flags.give_up_after, &flags.tls_ca), (new.max_backoff, None, &None));
+        assert_eq!((flags.chromosome_cache, flags.batch), (new.chromosome_cache, new.batch));
+        assert_eq!((flags.peer_listen, &flags.peer_host), (None, &None));
+        let pem = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(pem.path(), b"PEM").unwrap();
+        let pem = pem.path().to_str().unwrap();
+        let o = parse(&[
+            "--master",
+            "https://m:1",
+            "--slots",
+            "3",
+            "--token",
+            "t",
+            "--tls-ca",
+            pem,
+            "--name",
+            "w",
+            "--give-up-after",
+            "7",
+            "--chromosome-cache",
+            "0",
+            "--batch",
+            "64",
+            "--peer-listen",
+            "0.0.0.0:0",
+            "--peer-host",
+            "h",
+        ])
+        .unwrap();
+        assert_eq!(
+            (o.slots, o.token.as_deref(), o.tls_ca.as_deref(), o.name.as_str()),
+            (3, Some("t"), Some(&b"PEM"[..]), "w")
+        );
+        assert_eq!((o.give_up_after, o.chromosome_cache, o.batch), (Some(Duration::from_secs(7)), 0, 64));
+        assert_eq!((o.peer_listen, o.peer_host.as_deref()), (Some("0.0.0.0:0".parse().unwrap()), Some("h")));
+    }
+
+    #[test]
+    fn bad_flags_are_refused_naming_the_flag() {
+        let e = parse(&["--master", "https://m:1", "--tls-ca", "/no/such/ca.pem"]).unwrap_err();
+        assert!(e.contains("--tls-ca") && e.contains("/no/such/ca.pem"), "{e}");
+        let e = parse(&["--master", "http://m:1", "--give-up-after", "soon"]).unwrap_err();
+        assert!(e.contains("--give-up-after") && e.contains("seconds"), "{e}");
+        let e = parse(&["--master", "http://m:1", "--peer-host", "h"]).unwrap_err();
+        assert!(e.contains("--peer-listen"), "{e}");
     }
 }

@@ -1,5 +1,6 @@
 //! The player threads and the local queue of leased tasks they take work from.
 
+use crate::Control;
 use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -7,13 +8,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// A leased task: its id, the worker id it was leased under (its outcome is sent under that id,
-/// so a worker that registered again meanwhile does not claim another worker's lease), and the
-/// task or why it failed validation.
+/// A leased task: its id, the worker id it was leased under (its outcome names it, should the
+/// worker register again meanwhile), and the task or why it failed validation.
 pub type Leased = (u64, u64, Result<MatchTask, TaskFailure>);
 
-/// A task's result, ready to send: its id, the worker id it was leased under, and its outcome or
-/// failure message.
+/// A task's result, ready to send: its id, the worker id it was leased under, and the result.
 pub type Finished = (u64, u64, TaskResult);
 
 /// Tasks leased and not yet started, and how many are being played.
@@ -31,8 +30,7 @@ impl Local {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Queues leased tasks; a task that failed validation is queued as its error message, to be
-    /// reported as failed.
+    /// Queues leased tasks (one that failed validation, to be reported as failed).
     pub fn push(&self, tasks: impl IntoIterator<Item = Leased>) {
         self.lock().extend(tasks);
         self.ready.notify_all();
@@ -48,18 +46,11 @@ impl Local {
         self.lock().len()
     }
 
-    /// Drops the queued tasks (the master leases them again once this worker leaves).
-    pub fn clear(&self) -> usize {
-        let mut queue = self.lock();
-        let n = queue.len();
-        queue.clear();
-        n
-    }
-
-    fn next(&self, stop: &AtomicBool) -> Option<Leased> {
+    /// The next task to play, or `None` once `stop` says so.
+    fn next(&self, stop: impl Fn() -> bool) -> Option<Leased> {
         let mut queue = self.lock();
         loop {
-            if stop.load(Ordering::Acquire) {
+            if stop() {
                 return None;
             }
             if let Some(task) = queue.pop_front() {
@@ -75,24 +66,26 @@ impl Local {
     }
 }
 
-/// Starts `slots` threads that play queued tasks and send their results to `out` until `stop`.
-/// A thread finishes the task in hand before it stops; with `kill` set its result is dropped.
+/// Starts `slots` threads that play queued tasks and send their results to `out` until the
+/// worker stops or `done` is set; the tasks still queued then are dropped (the master leases
+/// them again). A thread finishes the task in hand first; a killed worker drops its result.
 pub fn spawn(
     slots: usize,
     local: &Arc<Local>,
     out: &UnboundedSender<Finished>,
-    stop: &Arc<AtomicBool>,
-    kill: &Arc<AtomicBool>,
+    control: &Control,
+    done: &Arc<AtomicBool>,
 ) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
     (0..slots)
         .map(|i| {
-            let (local, out, stop, kill) = (Arc::clone(local), out.clone(), Arc::clone(stop), Arc::clone(kill));
+            let (local, out, control, done) = (Arc::clone(local), out.clone(), control.clone(), Arc::clone(done));
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
-                while let Some((id, leased_as, task)) = local.next(&stop) {
+                let stop = || control.stopping() || done.load(Ordering::Acquire);
+                while let Some((id, leased_as, task)) = local.next(stop) {
                     let result = task.and_then(|t| t.run().map_err(TaskFailure::Invalid));
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
-                    if kill.load(Ordering::Acquire) || out.send((id, leased_as, result)).is_err() {
+                    if control.killed() || out.send((id, leased_as, result)).is_err() {
                         return;
                     }
                 }

@@ -15,8 +15,6 @@ pub struct WorkerReport {
     pub unknown: u64,
     /// Outcomes that could not be delivered.
     pub undelivered: u64,
-    /// Leased tasks dropped unstarted when stopping (the master leases them again).
-    pub dropped: u64,
     /// It stopped because the master stayed unreachable for `give_up_after`.
     pub master_gone: bool,
     /// Networks that came with their weights.
@@ -25,8 +23,8 @@ pub struct WorkerReport {
     pub cache_hits: u64,
     /// Networks sent as their id alone that the cache lacked, fetched from the master.
     pub fetched: u64,
-    /// Leased tasks dropped because they named a chromosome the master no longer had: their
-    /// outcome was already in (another worker's copy), so nobody waited for them.
+    /// Leased tasks dropped because the master no longer had their chromosomes: their outcome was
+    /// in already.
     pub abandoned: u64,
     /// Networks made from their origins.
     pub made: u64,
@@ -34,8 +32,7 @@ pub struct WorkerReport {
     pub from_peers: u64,
     /// Chromosomes asked of other workers and not got from them.
     pub peer_misses: u64,
-    /// Origins and sources that could not be used: malformed, or an origin that made another
-    /// chromosome than its id (those networks were fetched from the master instead).
+    /// Origins and sources that could not be used (those networks came from the master).
     pub unusable: u64,
 }
 

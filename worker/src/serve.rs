@@ -22,10 +22,9 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
         return Err(WorkerError::Options(format!("--slots must be in 1..={most}, got {}", options.slots)));
     }
     if let Some(host) = &options.peer_host {
-        // Checked here as the master will check it, so a typo stops the worker at once with the
-        // reason, rather than have the master refuse every registration.
-        loa_proto::convert::check_peer_address(&format!("{host}:1"))
-            .map_err(|why| WorkerError::Options(format!("--peer-host {host:?}: {why}")))?;
+        // Checked as the master will, so a typo stops the worker at once, saying why.
+        loa_proto::convert::check_peer_address("--peer-host", &format!("{host}:1"))
+            .map_err(|e| WorkerError::Options(format!("--peer-host {host:?}: {}", e.problem)))?;
         if options.peer_listen.is_none() {
             return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
         }
@@ -43,8 +42,8 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         .map_err(WorkerError::Options)?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let local = Arc::new(players::Local::default());
-    let players_stop = Arc::new(AtomicBool::new(false));
-    let players = players::spawn(options.slots, &local, &tx, &players_stop, &control.kill).map_err(WorkerError::Io)?;
+    let players_done = Arc::new(AtomicBool::new(false));
+    let players = players::spawn(options.slots, &local, &tx, &control, &players_done).map_err(WorkerError::Io)?;
     drop(tx); // the players hold the only senders: the channel closes when they are done
     let salt = options.name.bytes().fold(0u64, |h, b| loa_engine::random::derive_seed(h, u64::from(b)));
     let cache = Arc::new(Mutex::new(loa_proto::cache::ChromosomeCache::new(options.chromosome_cache)));
@@ -68,19 +67,8 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         peer_port,
         flush_deadline: Mutex::new(None),
     };
-    // Once stopping, the players finish the tasks in hand and take no more; the queued ones go
-    // back to the master when the stream ends.
-    let dropped = {
-        let (local, control, players_stop) = (Arc::clone(&local), control.clone(), Arc::clone(&players_stop));
-        tokio::spawn(async move {
-            stopped(&control).await;
-            players_stop.store(true, Ordering::Release);
-            local.clear() as u64
-        })
-    };
     let ended = session.run(rx).await;
-    players_stop.store(true, Ordering::Release);
-    let dropped = if dropped.is_finished() { dropped.await.unwrap_or(0) } else { local.clear() as u64 };
+    players_done.store(true, Ordering::Release);
     if !control.killed() {
         // A crash lets the players finish their game in the background and throws it away.
         let _ = tokio::task::spawn_blocking(move || players.into_iter().for_each(|p| drop(p.join()))).await;
@@ -91,18 +79,15 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     }
     let mut report = session.report.lock().unwrap_or_else(|p| p.into_inner()).clone();
     report.played = local.played.load(Ordering::Relaxed);
-    report.dropped = dropped;
     match ended {
-        Ended::Refused(message) => Err(WorkerError::Refused(message)),
-        Ended::Untrusted(message) => Err(WorkerError::Untrusted(message)),
-        Ended::Version(message) => Err(WorkerError::Version(message)),
+        Ended::Failed(e) => Err(e),
         Ended::MasterGone => Ok(WorkerReport { master_gone: true, ..report }),
         Ended::Stopped => Ok(report),
     }
 }
 
-/// Starts serving the chromosomes of `cache` to other workers on `address`: the
-/// port bound, and the server's task. Fails at once, naming the address, if it cannot be bound.
+/// Starts serving the chromosomes of `cache` to other workers on `address`: the port bound, and
+/// the server's task. Fails at once, naming the address, if it cannot be bound.
 async fn serve_peers(
     address: std::net::SocketAddr,
     cache: &Arc<Mutex<ChromosomeCache>>,

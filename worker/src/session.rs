@@ -1,27 +1,19 @@
 //! The worker's network side: register, then one `Work` stream for as long as the master keeps
-//! it; register again and open another when it breaks.
+//! it; register again and open another when it breaks (`docs/protocol.md`).
 //!
-//! On the stream the worker sends its finished outcomes, in batches of up to `batch` (sooner
-//! when no unstarted task is left, so an outcome waits at most for the tasks in hand), each
-//! message also asking for as many tasks as it frees, so the worker holds `slots × ahead +
-//! batch − 1` tasks and its players never wait for a round trip. When it has sent nothing for a
-//! third of the lease time it sends an empty message, which renews its leases. The master's
-//! messages are resolved in the order they come (the order the master mirrors the worker's
-//! chromosome cache in): networks named by id from the cache, made from their origins, fetched
-//! from peers, and, failing all that, fetched from the master.
-//!
-//! Outcomes sent are kept until the master's receipt for them arrives, and sent again on the next
-//! stream if this one breaks first (task ids do not change across master restarts; a second copy
-//! counts as a duplicate). On [`Control::stop`](crate::Control::stop) the worker finishes the
-//! tasks in hand, delivers their outcomes and ends the stream, which makes the master lease its
-//! unstarted tasks to others at once.
+//! Finished outcomes go out in batches of up to `batch` (sooner when no unstarted task is left,
+//! so an outcome waits at most for the tasks in hand), each message asking for as many tasks as it
+//! frees; after a third of the lease time without a message, an empty one renews the leases.
+//! Outcomes are kept until their receipt comes, and sent again on the next stream if this one
+//! breaks (task ids do not change across master restarts). The master's messages are resolved in
+//! the order they come, the order in which the master mirrors the worker's chromosome cache.
 
 use crate::client::{Backoff, Client};
 use crate::players::{Finished, Leased, Local};
-use crate::{Control, WorkerOptions, WorkerReport};
+use crate::{Control, WorkerError, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
-use loa_proto::cache::{ChromosomeCache, resolve_entrants};
-use loa_proto::convert::{id_to_proto, outcome_to_proto, task_from_proto_with};
+use loa_proto::cache::{ChromosomeCache, Resolved, resolve_entrants};
+use loa_proto::convert::{id_to_proto, outcome_to_proto, task_from_proto};
 use loa_proto::peers::{PeerToken, Peers};
 use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
 use std::collections::VecDeque;
@@ -32,6 +24,8 @@ use tonic::Code;
 
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
+/// Tasks held per slot (one playing, the rest waiting), so players never wait for a round trip.
+const AHEAD: usize = 2;
 
 /// What the network side shares with the rest of the worker.
 pub struct Session {
@@ -42,11 +36,12 @@ pub struct Session {
     /// When the master last answered.
     pub last_contact: Mutex<Instant>,
     pub report: Mutex<WorkerReport>,
+    /// Varies the back-off's jitter per worker.
     pub salt: u64,
-    /// Chromosomes kept between tasks (see `loa_proto::cache`), fed in the order the master's
-    /// messages come; the peer service reads it without reordering it.
+    /// Chromosomes kept between tasks, fed in the order the master's messages come; the peer
+    /// service reads it without reordering it.
     pub cache: Arc<Mutex<ChromosomeCache>>,
-    /// Other workers to fetch chromosomes from, with the master's peer token.
+    /// Other workers to fetch chromosomes from.
     pub peers: Peers,
     /// The peer token the master gave at registration, shared with the peer service.
     pub peer_token: PeerToken,
@@ -58,29 +53,28 @@ pub struct Session {
 
 /// Why the session ended.
 pub enum Ended {
-    /// Asked to stop (Ctrl-C) or killed.
+    /// Asked to stop, or killed.
     Stopped,
-    /// The master refused our token: retrying will not help.
-    Refused(String),
-    /// The master's TLS certificate is not signed by our CA: retrying will not help.
-    Untrusted(String),
-    /// The master speaks another protocol version.
-    Version(String),
-    /// The master has been unreachable for longer than the worker's patience.
+    /// The master has been unreachable for longer than `give_up_after`.
     MasterGone,
+    /// Retrying cannot help: a wrong token, an untrusted certificate, another protocol version.
+    Failed(WorkerError),
 }
 
 /// How one stream ended.
 enum StreamEnd {
     /// Every outcome is through and the stream is closed: the worker is done.
     Done,
-    /// The stream broke or the master ended it: register again (after a pause unless it said
-    /// it forgot us).
+    /// The stream broke or the master ended it: register again.
     Lost(tonic::Status),
 }
 
 /// Outcomes sent on the stream and not yet acknowledged, message by message.
 type Unacknowledged = VecDeque<Vec<Finished>>;
+
+fn closed() -> StreamEnd {
+    StreamEnd::Lost(tonic::Status::unavailable("the stream closed"))
+}
 
 impl Session {
     fn contact(&self) {
@@ -91,8 +85,8 @@ impl Session {
         f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
     }
 
-    /// Whether the worker is stopping and has tried to deliver what it finished for long enough
-    /// ([`FLUSH_LIMIT`] from the first time this was asked while stopping), or is killed.
+    /// Whether the worker is killed, or stopping and has tried to deliver what it finished for
+    /// [`FLUSH_LIMIT`].
     fn gave_up(&self) -> bool {
         if self.control.killed() {
             return true;
@@ -107,21 +101,19 @@ impl Session {
     /// Classifies a failed call: `Err` ends the session, `Ok(pause)` means retry after `pause`.
     fn failed(&self, status: &tonic::Status, backoff: &mut Backoff) -> Result<Duration, Ended> {
         if status.code() == Code::Unauthenticated {
-            return Err(Ended::Refused(status.message().to_owned()));
+            return Err(Ended::Failed(WorkerError::Refused(status.message().to_owned())));
         }
         if let Some(why) = crate::client::certificate_refused(status) {
-            return Err(Ended::Untrusted(why));
+            return Err(Ended::Failed(WorkerError::Untrusted(why)));
         }
         if status.code() == Code::NotFound {
-            // The master forgot us (we were silent too long, or it restarted): register again.
+            // The master forgot us (silent too long, or restarted): register again at once.
             self.contact();
             return Ok(Duration::ZERO);
         }
-        if let Some(patience) = self.options.give_up_after {
-            let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
-            if since > patience {
-                return Err(Ended::MasterGone);
-            }
+        let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+        if self.options.give_up_after.is_some_and(|patience| since > patience) {
+            return Err(Ended::MasterGone);
         }
         Ok(backoff.pause())
     }
@@ -132,18 +124,13 @@ impl Session {
             if self.gave_up() {
                 return Err(Ended::Stopped);
             }
-            let announced = self.options.announced_cache.unwrap_or(self.options.chromosome_cache);
             let request = pb::RegisterRequest {
                 protocol: PROTOCOL_VERSION,
                 name: self.options.name.clone(),
                 slots: self.options.slots as u32,
-                chromosome_cache: u32::try_from(announced).unwrap_or(u32::MAX),
+                chromosome_cache: u32::try_from(self.options.chromosome_cache).unwrap_or(u32::MAX),
                 peer_port: u32::from(self.peer_port),
-                peer_host: if self.peer_port > 0 {
-                    self.options.peer_host.clone().unwrap_or_default()
-                } else {
-                    String::new()
-                },
+                peer_host: self.options.peer_host.clone().filter(|_| self.peer_port > 0).unwrap_or_default(),
             };
             match self.client.clone().register(request).await {
                 Ok(reply) => {
@@ -155,22 +142,17 @@ impl Session {
                     let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
                     return Ok((reply.worker_id, lease / 3));
                 }
-                Err(status) if matches!(status.code(), Code::FailedPrecondition | Code::Unimplemented) => {
-                    // A master of another version: its message names both (a master of version 1
-                    // does not know the call at all).
-                    let why = match status.code() {
-                        Code::Unimplemented => format!(
-                            "this worker speaks loa protocol v{PROTOCOL_VERSION} and the master does not (a master \
-                             of protocol v1?): run a worker built from the master's version"
-                        ),
-                        _ => status.message().to_owned(),
-                    };
-                    return Err(Ended::Version(why));
+                // A master of version 1 does not know the call; one of another version says why.
+                Err(status) if status.code() == Code::Unimplemented => {
+                    return Err(Ended::Failed(WorkerError::Version(format!(
+                        "this worker speaks loa protocol v{PROTOCOL_VERSION} and the master does not (a master of \
+                         protocol v1?): run a worker built from the master's version"
+                    ))));
                 }
-                Err(status) => {
-                    let pause = self.failed(&status, backoff)?;
-                    tokio::time::sleep(pause).await;
+                Err(status) if status.code() == Code::FailedPrecondition => {
+                    return Err(Ended::Failed(WorkerError::Version(status.message().to_owned())));
                 }
+                Err(status) => tokio::time::sleep(self.failed(&status, backoff)?).await,
             }
         }
     }
@@ -179,15 +161,15 @@ impl Session {
     /// Outcomes come from the players on `results`, which closes when they are done.
     pub async fn run(&self, mut results: UnboundedReceiver<Finished>) -> Ended {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
-        // Finished outcomes not yet acknowledged: resent on the next stream.
+        // Finished outcomes not yet acknowledged: sent again on the next stream.
         let mut pending: Vec<Finished> = Vec::new();
-        loop {
+        let end = loop {
             if self.control.killed() {
                 return Ended::Stopped;
             }
             if self.control.stopping() {
-                // The players finish the tasks in hand and stop: with nothing of theirs left to
-                // deliver, there is nothing to register for.
+                // The players finish the tasks in hand: with none of theirs to deliver, there is
+                // nothing to register for.
                 while let Some(finished) = results.recv().await {
                     pending.push(finished);
                 }
@@ -197,35 +179,22 @@ impl Session {
             }
             let (worker, heartbeat) = match self.register(&mut backoff).await {
                 Ok(registered) => registered,
-                // Stopping before we could register: what is finished cannot be delivered.
-                Err(end) => {
-                    self.record(|r| r.undelivered += pending.len() as u64);
-                    return end;
-                }
+                Err(end) => break end,
             };
             match self.stream(worker, heartbeat, &mut results, &mut pending).await {
-                StreamEnd::Done => {
-                    self.record(|r| r.undelivered += pending.len() as u64);
-                    return Ended::Stopped;
-                }
+                StreamEnd::Done => break Ended::Stopped,
                 StreamEnd::Lost(status) => match self.failed(&status, &mut backoff) {
                     Ok(pause) => tokio::time::sleep(pause).await,
-                    Err(end) => {
-                        self.record(|r| r.undelivered += pending.len() as u64);
-                        return end;
-                    }
+                    Err(end) => break end,
                 },
             }
-        }
-    }
-
-    /// Tasks to hold: `slots × ahead`, and `batch − 1` more while outcomes wait for a batch.
-    fn target(&self) -> usize {
-        self.options.slots * self.options.ahead.max(1) + self.options.batch - 1
+        };
+        self.record(|r| r.undelivered += pending.len() as u64);
+        end
     }
 
     /// One stream under worker id `worker`. `pending` holds outcomes to send first (from a stream
-    /// that broke), and on return those sent and not acknowledged.
+    /// that broke), and on return those not acknowledged.
     async fn stream(
         &self,
         worker: u64,
@@ -234,43 +203,27 @@ impl Session {
         pending: &mut Vec<Finished>,
     ) -> StreamEnd {
         let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
-        let want = if self.control.stopping() { 0 } else { self.target().saturating_sub(self.local.held()) };
-        let first = std::mem::take(pending);
-        let mut unacknowledged = Unacknowledged::new();
-        // The first message names the worker, and carries what a broken stream left undelivered.
-        let mut chunks = first.chunks(MAX_TASKS_PER_MESSAGE).peekable();
-        let head = chunks.next().map(<[Finished]>::to_vec).unwrap_or_default();
-        let _ = out.try_send(self.message(worker, &head, want as u32, worker));
-        unacknowledged.push_back(head);
+        // Tasks to hold: `slots × AHEAD`, and `batch − 1` more while outcomes wait for a batch.
+        let target = self.options.slots * AHEAD + self.options.batch - 1;
+        let want = if self.control.stopping() { 0 } else { target.saturating_sub(self.local.held()) };
+        // The first message names the worker.
+        let _ = out.try_send(pb::WorkerMessage { worker_id: worker, outcomes: Vec::new(), want: want as u32 });
         let mut inbound = match self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await {
             Ok(response) => response.into_inner(),
-            Err(status) => {
-                *pending = unacknowledged.into_iter().flatten().chain(chunks.flatten().cloned()).collect();
-                return StreamEnd::Lost(status);
-            }
+            Err(status) => return StreamEnd::Lost(status),
         };
         self.contact();
-        for chunk in chunks {
-            if out.send(self.message(0, chunk, 0, worker)).await.is_err() {
+        // What a broken stream left unacknowledged goes first, asking for nothing more.
+        let mut unacknowledged: Unacknowledged = pending.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec).collect();
+        pending.clear();
+        for chunk in &unacknowledged {
+            if out.send(message(chunk, 0, worker)).await.is_err() {
                 break;
             }
-            unacknowledged.push_back(chunk.to_vec());
         }
         let end = self.exchange(worker, heartbeat, &out, &mut inbound, results, &mut unacknowledged).await;
         *pending = unacknowledged.into_iter().flatten().collect();
         end
-    }
-
-    /// A message with `outcomes` and `want`; outcomes leased under another id than `worker`
-    /// name it.
-    fn message(&self, worker_id: u64, outcomes: &[Finished], want: u32, worker: u64) -> pb::WorkerMessage {
-        let outcomes = outcomes
-            .iter()
-            .map(|(id, leased_to, result)| {
-                outcome_to_proto(*id, result, if *leased_to == worker { 0 } else { *leased_to })
-            })
-            .collect();
-        pb::WorkerMessage { worker_id, outcomes, want }
     }
 
     /// The stream's traffic until it ends: outcomes and heartbeats out, tasks and receipts in.
@@ -293,26 +246,26 @@ impl Session {
             let stopping = self.control.stopping();
             if stopping && self.gave_up() {
                 // The master does not take our outcomes: give up on them.
-                unacknowledged.push_back(std::mem::take(&mut waiting));
+                unacknowledged.push_back(waiting);
                 return StreamEnd::Done;
             }
-            // Send what is waiting: a full batch, or whatever there is when no unstarted task is
-            // left (the next outcome may be a task's time away) or the worker is stopping.
+            // A full batch, or whatever there is when no unstarted task is left (the next outcome
+            // may be a task's time away) or the worker is stopping.
             let send_now = !waiting.is_empty()
                 && (waiting.len() >= self.options.batch || self.local.queued() == 0 || stopping || players_done);
             if send_now {
                 let batch: Vec<Finished> = waiting.drain(..waiting.len().min(MAX_TASKS_PER_MESSAGE)).collect();
                 let want = if stopping { 0 } else { batch.len() as u32 };
-                if out.send(self.message(0, &batch, want, worker)).await.is_err() {
-                    unacknowledged.push_back(batch);
-                    return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
-                }
+                let sent = out.send(message(&batch, want, worker)).await;
                 unacknowledged.push_back(batch);
+                if sent.is_err() {
+                    return closed();
+                }
                 last_sent = tokio::time::Instant::now();
                 continue;
             }
-            if players_done && waiting.is_empty() && unacknowledged.iter().all(Vec::is_empty) {
-                // Everything is through: end the stream, which is leaving.
+            if players_done && waiting.is_empty() && unacknowledged.is_empty() {
+                // Everything is through: ending the stream is leaving.
                 return StreamEnd::Done;
             }
             tokio::select! {
@@ -321,11 +274,11 @@ impl Session {
                         self.contact();
                         let abandoned = self.take(worker, message, unacknowledged).await;
                         // Tasks dropped unplayed leave room for as many others.
-                        if abandoned > 0 && !stopping {
-                            let more = pb::WorkerMessage { want: abandoned, ..Default::default() };
-                            if out.send(more).await.is_err() {
-                                return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
-                            }
+                        if abandoned > 0
+                            && !stopping
+                            && out.send(pb::WorkerMessage { want: abandoned, ..Default::default() }).await.is_err()
+                        {
+                            return closed();
                         }
                     }
                     Ok(None) => return StreamEnd::Lost(tonic::Status::unavailable("the master ended the stream")),
@@ -337,7 +290,7 @@ impl Session {
                 },
                 () = tokio::time::sleep_until(last_sent + heartbeat.max(Duration::from_millis(100))) => {
                     if out.send(pb::WorkerMessage::default()).await.is_err() {
-                        return StreamEnd::Lost(tonic::Status::unavailable("the stream closed"));
+                        return closed();
                     }
                     last_sent = tokio::time::Instant::now();
                 }
@@ -348,14 +301,10 @@ impl Session {
     }
 
     /// Takes a message from the master: its receipt acknowledges the oldest unacknowledged
-    /// message's outcomes, and its tasks are resolved and queued for the players. Returns how
-    /// many of them were dropped unplayed (see [`Session::receive`]).
+    /// outcomes, and its tasks are resolved and queued for the players. Returns how many tasks
+    /// were dropped unplayed (see [`Session::receive`]).
     async fn take(&self, worker: u64, message: pb::MasterMessage, unacknowledged: &mut Unacknowledged) -> u32 {
         if let Some(receipt) = message.receipt {
-            // Heartbeats carry no outcomes and get no receipt: skip their empty entries.
-            while unacknowledged.front().is_some_and(Vec::is_empty) {
-                unacknowledged.pop_front();
-            }
             unacknowledged.pop_front();
             for refusal in &receipt.refused {
                 eprintln!("worker: the master refused the outcome of task {}: {}", refusal.task_id, refusal.reason);
@@ -367,61 +316,24 @@ impl Session {
                 r.undelivered += receipt.refused.len() as u64;
             });
         }
-        if message.tasks.is_empty() {
+        let sent = message.tasks.len();
+        if sent == 0 {
             return 0;
         }
-        let sent = message.tasks.len();
         let tasks = self.receive(worker, message.tasks).await;
         let abandoned = sent - tasks.len();
         self.local.push(tasks);
         abandoned as u32
     }
 
-    /// Turns a message's tasks into tasks to play: networks named by id are found in the cache,
-    /// those sent as origins are made from their parents (fetched from peers if the master named
-    /// some), and what is still lacking is fetched from the master. A task that fails validation
-    /// is kept as its failure, to be reported; a task whose chromosomes the master no longer has
-    /// is dropped (its outcome is in already).
+    /// Turns a message's tasks into tasks to play: networks are found in the cache, made from
+    /// their origins, fetched from peers or else from the master. A task that fails validation
+    /// is kept as its failure, to be reported; one whose chromosomes the master no longer has is
+    /// dropped (its outcome is in already).
     async fn receive(&self, worker: u64, mut tasks: Vec<pb::Task>) -> Vec<Leased> {
         let mut resolved = resolve_entrants(&mut tasks, &mut self.cache.lock().unwrap_or_else(|p| p.into_inner()));
         resolved.fetch_from_peers(&self.peers, &self.cache).await;
-        let mut fetch_error = None;
-        if !resolved.missing.is_empty() {
-            let request = pb::FetchChromosomesRequest {
-                task_ids: resolved.needing.clone(),
-                ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
-            };
-            let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
-            loop {
-                if self.control.stopping() {
-                    fetch_error = Some("stopping before the chromosomes came".to_owned());
-                    break;
-                }
-                match self.client.clone().fetch_chromosomes(request.clone()).await {
-                    Ok(reply) => {
-                        self.contact();
-                        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-                        match resolved.accept_fetched(reply.into_inner().chromosomes, &mut cache) {
-                            Ok(n) => self.record(|r| r.fetched += n as u64),
-                            Err(e) => fetch_error = Some(format!("the master's chromosomes: {e}")),
-                        }
-                        break;
-                    }
-                    Err(status) if matches!(status.code(), Code::InvalidArgument | Code::Unimplemented) => {
-                        // A bug or version skew that retrying cannot fix: the tasks fail, loudly.
-                        fetch_error = Some(format!("fetching chromosomes: {}", status.message()));
-                        break;
-                    }
-                    Err(status) => match self.failed(&status, &mut backoff) {
-                        Ok(pause) => tokio::time::sleep(pause).await,
-                        Err(_) => {
-                            fetch_error = Some(format!("fetching chromosomes: {}", status.message()));
-                            break;
-                        }
-                    },
-                }
-            }
-        }
+        let fetch_error = if resolved.missing.is_empty() { None } else { self.fetch(&mut resolved).await };
         let mut abandoned = 0;
         let leased = tasks
             .into_iter()
@@ -434,7 +346,7 @@ impl Session {
                     };
                     return Some((id, worker, Err(TaskFailure::Malformed(e.clone()))));
                 }
-                let task = task_from_proto_with(t, &|c| resolved.chromosome(c))
+                let task = task_from_proto(t, &|c| resolved.chromosome(c))
                     .map(|(_, task)| task)
                     .map_err(|e| TaskFailure::Malformed(e.to_string()));
                 Some((id, worker, task))
@@ -451,4 +363,50 @@ impl Session {
         });
         leased
     }
+
+    /// Fetches the chromosomes `resolved` lacks from the master, retrying while it is away; why
+    /// they could not be had, if so (the tasks that need them then fail).
+    async fn fetch(&self, resolved: &mut Resolved) -> Option<String> {
+        let request = pb::FetchChromosomesRequest {
+            task_ids: resolved.needing.clone(),
+            ids: resolved.missing.iter().map(|&id| id_to_proto(id)).collect(),
+        };
+        let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
+        loop {
+            if self.control.stopping() {
+                return Some("stopping before the chromosomes came".to_owned());
+            }
+            match self.client.clone().fetch_chromosomes(request.clone()).await {
+                Ok(reply) => {
+                    self.contact();
+                    let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+                    return match resolved.accept_fetched(reply.into_inner().chromosomes, &mut cache) {
+                        Ok(n) => {
+                            self.record(|r| r.fetched += n as u64);
+                            None
+                        }
+                        Err(e) => Some(format!("the master's chromosomes: {e}")),
+                    };
+                }
+                // A bug that retrying cannot fix: the tasks fail, loudly.
+                Err(status) if status.code() == Code::InvalidArgument => {
+                    return Some(format!("fetching chromosomes: {}", status.message()));
+                }
+                Err(status) => match self.failed(&status, &mut backoff) {
+                    Ok(pause) => tokio::time::sleep(pause).await,
+                    Err(_) => return Some(format!("fetching chromosomes: {}", status.message())),
+                },
+            }
+        }
+    }
+}
+
+/// A message with `outcomes` and `want`; outcomes leased under another id than `worker` (an
+/// earlier registration's) name it.
+fn message(outcomes: &[Finished], want: u32, worker: u64) -> pb::WorkerMessage {
+    let outcomes = outcomes
+        .iter()
+        .map(|(id, leased_to, result)| outcome_to_proto(*id, result, if *leased_to == worker { 0 } else { *leased_to }))
+        .collect();
+    pb::WorkerMessage { worker_id: 0, outcomes, want }
 }

@@ -1,15 +1,14 @@
-//! Chromosome caching through the whole cluster path: runs with cached chromosomes,
-//! with a worker that lacks what the master believes it holds (so it must fetch), and with a
-//! one-chromosome cache all give the checkpoints of an embedded run, byte for byte; the master
-//! sends ids only for what a worker's cache holds, serves fetches from open tasks only, and
-//! bounds them.
+//! Chromosome caching through the whole cluster path: runs with cached chromosomes and with a
+//! one-chromosome cache give the checkpoints of an embedded run, byte for byte; a worker sent ids
+//! it lacks fetches them and plays the same games; the master sends ids only for what a worker's
+//! cache holds, serves fetches from open tasks only, and bounds them.
 
 use loa_engine::network::{Chromosome, random_uniform};
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
 use loa_proto::convert::{id_from_proto, id_to_proto};
 use loa_proto::pb;
-use loa_worker::{WorkerOptions, WorkerReport, spawn};
+use loa_worker::{WorkerReport, spawn};
 use std::sync::Arc;
 use std::time::Duration;
 use tonic::Code;
@@ -17,29 +16,19 @@ use tonic::Code;
 mod common;
 use common::*;
 
-/// A cluster run of `config` into `out` with one worker whose cache keeps `kept` chromosomes and
-/// announces `announced`; the worker's report.
-fn run_with_cache(
-    config: &loa_master::config::ExperimentConfig,
-    out: &std::path::Path,
-    kept: usize,
-    announced: usize,
-) -> WorkerReport {
+/// A cluster run of `config` into `out` with one worker whose cache keeps `kept` chromosomes; the
+/// worker's report.
+fn run_with_cache(config: &loa_master::config::ExperimentConfig, out: &std::path::Path, kept: usize) -> WorkerReport {
     let m = master(config, out, Duration::from_secs(5));
-    let mut options = WorkerOptions::new(format!("http://{}", m.addr));
-    options.slots = 1;
-    options.token = Some(TOKEN.into());
-    options.name = format!("cache-{kept}-{announced}");
-    options.max_backoff = Duration::from_millis(200);
+    let mut options = worker_options(&format!("http://{}", m.addr), &format!("cache-{kept}"), TOKEN, None);
     options.chromosome_cache = kept;
-    options.announced_cache = Some(announced);
     let worker = spawn(options).unwrap();
     m.thread.join().unwrap();
     worker.stop().unwrap()
 }
 
 #[test]
-fn cached_fetched_and_one_chromosome_caches_give_the_checkpoints_of_an_embedded_run() {
+fn cached_and_one_chromosome_caches_give_the_checkpoints_of_an_embedded_run() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tiny(2, 1);
     let reference = tmp.path().join("embedded");
@@ -47,27 +36,109 @@ fn cached_fetched_and_one_chromosome_caches_give_the_checkpoints_of_an_embedded_
 
     // One worker plays every task, so every survivor and benchmarked network comes back to it.
     let cached = tmp.path().join("cached");
-    let r = run_with_cache(&config, &cached, 4096, 4096);
+    let r = run_with_cache(&config, &cached, 4096);
     same_run(&reference, &cached, 2);
     assert!(r.cache_hits > 0 && r.fetched == 0 && r.abandoned == 0, "{r:?}");
     // 4 generations of 4 knockouts of 4, and 3 benchmarks of 4 networks.
     assert_eq!(r.received + r.cache_hits + r.made, 64 + 12, "{r:?}");
 
-    // A worker that keeps nothing but announces a cache (as after losing lease replies): every
-    // network sent by id is fetched, and the run is the same.
-    let fetched = tmp.path().join("fetched");
-    let r = run_with_cache(&config, &fetched, 0, 4096);
-    same_run(&reference, &fetched, 2);
-    assert!(r.cache_hits == 0 && r.fetched > 0 && r.abandoned == 0, "{r:?}");
-    // (A network named twice in one lease reply is fetched once.)
-    assert!(r.received + r.fetched <= 64 + 12 && r.received < 64 + 12, "{r:?}");
-
     // A one-chromosome cache, announced as it is: the master's mirror is exact, so nothing is
     // ever fetched.
     let tiny_cache = tmp.path().join("tiny");
-    let r = run_with_cache(&config, &tiny_cache, 1, 1);
+    let r = run_with_cache(&config, &tiny_cache, 1);
     same_run(&reference, &tiny_cache, 2);
     assert!(r.fetched == 0 && r.abandoned == 0, "{r:?}");
+}
+
+/// A master that sends its one task with every network named by id alone, as to a worker whose
+/// cache it believes holds them, and serves the worker's fetches from the task; it keeps the
+/// outcome it gets.
+struct Forgetful {
+    task: loa_engine::tasks::MatchTask,
+    fetches: std::sync::Mutex<Vec<pb::FetchChromosomesRequest>>,
+    outcome: Arc<std::sync::Mutex<Option<pb::Outcome>>>,
+}
+
+#[tonic::async_trait]
+impl pb::master_server::Master for Forgetful {
+    async fn register(
+        &self,
+        _: tonic::Request<pb::RegisterRequest>,
+    ) -> Result<tonic::Response<pb::RegisterReply>, tonic::Status> {
+        Ok(tonic::Response::new(pb::RegisterReply { worker_id: 1, lease_seconds: 30, peer_token: String::new() }))
+    }
+
+    type WorkStream = tokio_stream::wrappers::ReceiverStream<Result<pb::MasterMessage, tonic::Status>>;
+
+    async fn work(
+        &self,
+        request: tonic::Request<tonic::Streaming<pb::WorkerMessage>>,
+    ) -> Result<tonic::Response<Self::WorkStream>, tonic::Status> {
+        let mut inbound = request.into_inner();
+        let task = loa_proto::convert::task_to_proto(0, &self.task, &mut |_| loa_proto::convert::Sending::Id);
+        let (out, messages) = tokio::sync::mpsc::channel(4);
+        out.send(Ok(pb::MasterMessage { tasks: vec![task], receipt: None })).await.unwrap();
+        let kept = Arc::clone(&self.outcome);
+        tokio::spawn(async move {
+            while let Ok(Some(message)) = inbound.message().await {
+                if let Some(outcome) = message.outcomes.into_iter().next() {
+                    *kept.lock().unwrap() = Some(outcome);
+                    let receipt = pb::Receipt { accepted: 1, ..Default::default() };
+                    let _ = out.send(Ok(pb::MasterMessage { tasks: vec![], receipt: Some(receipt) })).await;
+                }
+            }
+        });
+        Ok(tonic::Response::new(tokio_stream::wrappers::ReceiverStream::new(messages)))
+    }
+
+    async fn fetch_chromosomes(
+        &self,
+        request: tonic::Request<pb::FetchChromosomesRequest>,
+    ) -> Result<tonic::Response<pb::FetchChromosomesReply>, tonic::Status> {
+        self.fetches.lock().unwrap().push(request.get_ref().clone());
+        let asked = request.into_inner().ids.iter().map(id_from_proto).collect::<Vec<_>>();
+        let chromosomes = asked
+            .iter()
+            .filter_map(|&id| self.task.chromosomes().find(|c| c.id() == id))
+            .map(|c| loa_proto::convert::chromosome_to_proto(c))
+            .collect();
+        Ok(tonic::Response::new(pb::FetchChromosomesReply { chromosomes }))
+    }
+}
+
+#[test]
+fn a_worker_sent_ids_it_lacks_fetches_them_and_plays_the_same_games() {
+    // Network 1 twice: asked for and fetched once.
+    let task = knockout([1, 2, 1, 3]);
+    let outcome = Arc::new(std::sync::Mutex::new(None));
+    let master = Arc::new(Forgetful { task: task.clone(), fetches: Default::default(), outcome: Arc::clone(&outcome) });
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let serving = Arc::clone(&master);
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let incoming =
+                tokio_stream::wrappers::TcpListenerStream::new(tokio::net::TcpListener::from_std(listener).unwrap());
+            let service = pb::master_server::MasterServer::from_arc(serving);
+            let _ = tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming).await;
+        });
+    });
+    let worker = spawn(worker_options(&format!("http://{addr}"), "forgotten", TOKEN, None)).unwrap();
+    let began = std::time::Instant::now();
+    while outcome.lock().unwrap().is_none() {
+        assert!(began.elapsed() < Duration::from_secs(30), "no outcome came");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let report = worker.stop().unwrap();
+    let fetches = master.fetches.lock().unwrap().clone();
+    assert_eq!(fetches.len(), 1, "one fetch for the message's ids");
+    assert_eq!((fetches[0].task_ids.clone(), fetches[0].ids.len()), (vec![0], 3));
+    assert_eq!((report.fetched, report.cache_hits, report.accepted), (3, 0, 1), "{report:?}");
+    let sent = outcome.lock().unwrap().take().unwrap();
+    let (id, _, played) = loa_proto::convert::outcome_from_proto(&sent).unwrap();
+    assert_eq!((id, played), (0, Ok(task.run().unwrap())));
 }
 
 /// Each network of a leased task: `Some(weights)` if sent with them, `None` if by id alone; and
@@ -136,7 +207,7 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
             .into_iter()
             .map(|e| {
                 let id = e.id.as_ref().map(id_from_proto);
-                (loa_proto::convert::chromosome_from_proto("fetched", e).unwrap().weights().to_vec(), id)
+                (loa_proto::convert::chromosome_from_proto("fetched", &e).unwrap().weights().to_vec(), id)
             })
             .collect();
         assert_eq!(got.len(), 3);

@@ -134,7 +134,7 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
 
         let mut stream = RawStream::open(&mut c, id, 1).await.unwrap();
         let task = stream.tasks(1).await.remove(0);
-        let (task_id, engine_task) = loa_proto::convert::task_from_proto(task).unwrap();
+        let (task_id, engine_task) = loa_proto::convert::task_from_proto(task, &|_| None).unwrap();
         let outcome = Ok(engine_task.run().unwrap());
         let good = loa_proto::convert::outcome_to_proto(task_id, &outcome, 0);
 

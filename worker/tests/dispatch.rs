@@ -74,7 +74,7 @@ fn serving(tasks: u64) -> (Arc<Scheduler>, cluster::Server) {
 
 /// The outcome of a task from the wire, played.
 fn played(task: pb::Task) -> pb::Outcome {
-    let (id, task) = loa_proto::convert::task_from_proto(task).unwrap();
+    let (id, task) = loa_proto::convert::task_from_proto(task, &|_| None).unwrap();
     outcome_to_proto(id, &Ok(task.run().unwrap()), 0)
 }
 

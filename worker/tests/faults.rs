@@ -144,7 +144,8 @@ fn crafted_messages_are_refused_and_the_run_goes_on() {
         let mut a_stream = RawStream::register(&mut a, registration("a", 0), 1).await;
         let mut b_stream = RawStream::register(&mut b, registration("b", 0), 0).await;
         let a_id = a_stream.id;
-        let (task_id, task) = loa_proto::convert::task_from_proto(a_stream.tasks(1).await.remove(0)).unwrap();
+        let (task_id, task) =
+            loa_proto::convert::task_from_proto(a_stream.tasks(1).await.remove(0), &|_| None).unwrap();
         let played = Ok(task.run().unwrap());
         let outcome = loa_proto::convert::outcome_to_proto(task_id, &played, 0);
 

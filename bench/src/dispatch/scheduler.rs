@@ -17,7 +17,7 @@ const STEPS: u64 = 3;
 /// (a scheduler's bug).
 pub fn scheduler_seconds_per_task(task: &MatchTask, tasks: usize, workers: usize, batch: usize) -> f64 {
     let scheduler = Scheduler::new(Duration::from_secs(3600));
-    let workers: Vec<_> = (0..workers.max(1)).map(|i| scheduler.register_with_slots(format!("stub {i}"), 1)).collect();
+    let workers: Vec<_> = (0..workers.max(1)).map(|i| scheduler.register(format!("stub {i}"), 1)).collect();
     // Outcomes that allocate nothing: their making and freeing is not the scheduler's.
     let failure = || -> TaskResult { Err(TaskFailure::Reported(String::new())) };
     let accept = |_: TaskId, _: &MatchTask, _: &TaskResult| Ok::<(), ()>(());

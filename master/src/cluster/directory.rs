@@ -1,13 +1,7 @@
-//! Which workers hold which chromosomes, so the master can name, with a network a
-//! worker lacks, peers that hold it or its parents, instead of sending its weights.
-//!
-//! Only workers that serve the `Peer` service are listed. What a worker holds is what the
-//! master's mirror of its cache says (every id it was sent, and the parents it was told to
-//! fetch), so the directory is fed where the mirrors are and forgets an id when a mirror evicts
-//! it or its worker goes. It can be wrong the way a mirror can (a reply lost, a fetch failed, a
-//! worker that has not resolved its reply yet); a peer that lacks what it was named for makes
-//! the asking worker try the next source, and then the master: a wrong entry costs a call,
-//! never a result.
+//! Which workers serving the `Peer` service hold which chromosomes, so the master can name
+//! peers that hold a network, or its parents, instead of sending its weights. It is fed as the
+//! workers' mirrors are, so it is wrong where they are: a peer that lacks what it was named for
+//! costs the asking worker a call, never a result.
 
 use crate::scheduler::WorkerId;
 use loa_engine::network::ChromosomeId;

@@ -1,22 +1,19 @@
-//! Cluster mode: the master serves its [`Scheduler`] to remote workers over gRPC (protocol
-//! version 2, `loa-proto`).
+//! Cluster mode: the master serves its [`Scheduler`] to remote workers over gRPC (`loa-proto`,
+//! `docs/protocol.md`). The server runs on a small tokio runtime in a background thread and
+//! talks to the run only through the scheduler, as embedded workers do. [`serve`] starts it.
 //!
-//! The run loop stays synchronous; the gRPC server runs on a small tokio runtime in a background
-//! thread and talks to the run only through the scheduler, exactly like embedded workers do.
-//! [`serve`] starts it, [`Server::shutdown`] stops it gracefully at the end of the run.
-//!
-//! - [`service`]: the `Master` service: registration, each worker's stream, fetches.
+//! - `service`: the `Master` service: registration, each worker's stream, fetches.
 //! - `directory`: which workers serve which chromosomes to their peers.
-//! - [`token`]: the shared-token check in front of every call.
+//! - `token`: the shared-token check in front of every call.
 //! - `version`: protocol version 1's registration, refused by name.
 
 mod directory;
-pub mod service;
-pub mod token;
+mod service;
+mod token;
 mod version;
 
-pub use service::{MAX_MIRROR, MasterService};
-pub use token::TokenCheck;
+use service::MasterService;
+use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
 use loa_proto::pb::master_server::MasterServer;
@@ -26,11 +23,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-/// Largest message the master accepts: an outcome is well under 1 KiB, so a worker's message of
-/// 64 outcomes stays far below this.
-pub const MAX_REQUEST_BYTES: usize = 1 << 20;
-/// Largest message the master sends.
-pub const MAX_REPLY_BYTES: usize = loa_proto::MAX_MESSAGE_BYTES;
+/// Largest message the master accepts: a message of 64 outcomes of well under 1 KiB each fits.
+const MAX_REQUEST_BYTES: usize = 1 << 20;
 
 /// How to serve workers.
 #[derive(Clone, Debug)]
@@ -39,8 +33,7 @@ pub struct ClusterOptions {
     pub listen: SocketAddr,
     /// Shared token workers must present; `None` accepts every caller.
     pub token: Option<String>,
-    /// How long a lease lasts without a heartbeat; a worker silent this long is dropped and its
-    /// tasks are leased again.
+    /// How long a lease lasts without a heartbeat; a worker silent this long is dropped.
     pub lease_time: Duration,
     /// Set to the address actually bound once the server listens (for port 0 and tests).
     pub bound: Arc<OnceLock<SocketAddr>>,
@@ -125,26 +118,26 @@ pub struct Dropped {
     pub reason: DropReason,
 }
 
-/// What the service refused or cleaned up (the scheduler counts the rest).
+/// What the service counted (the scheduler counts the rest).
 #[derive(Debug, Default)]
 pub struct Counters {
     /// Calls refused for a missing or wrong token.
     pub refused: AtomicU64,
     /// Requests refused as malformed (`INVALID_ARGUMENT`).
     pub invalid: AtomicU64,
-    /// Networks sent to workers as their id alone (their cache holds them).
+    /// Networks sent as their id alone (the worker holds them).
     pub sent_by_id: AtomicU64,
-    /// Networks sent to workers with their weights.
-    pub sent_with_weights: AtomicU64,
     /// Networks sent as their origins, for the worker to make.
     pub sent_by_origin: AtomicU64,
     /// Networks sent by id, with peers to fetch them from.
     pub sent_from_peers: AtomicU64,
+    /// Networks sent with their weights.
+    pub sent_with_weights: AtomicU64,
     /// Protobuf bytes of the tasks sent (without gRPC and HTTP/2 framing).
     pub task_bytes: AtomicU64,
-    /// Connections that could not be accepted for want of file descriptors (or kernel memory).
+    /// Connections not accepted for want of file descriptors (or kernel memory).
     pub accept_failures: Arc<AtomicU64>,
-    /// Chromosomes workers fetched because their cache lacked an id they were sent.
+    /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
     drops: std::sync::Mutex<Vec<Dropped>>,
@@ -194,12 +187,12 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
-    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters));
+    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters))?;
     let reaper = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
     let grpc = MasterServer::new(service)
         .max_decoding_message_size(MAX_REQUEST_BYTES)
-        .max_encoding_message_size(MAX_REPLY_BYTES);
+        .max_encoding_message_size(loa_proto::MAX_MESSAGE_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
     let version_one = V1MasterServer::new(version::RefuseVersionOne { counters: Arc::clone(&counters) });
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
@@ -260,8 +253,8 @@ impl Server {
         Arc::clone(&self.counters)
     }
 
-    /// Stops accepting calls, lets calls in progress finish (a few seconds at most) and waits
-    /// for the server thread.
+    /// Stops accepting calls, lets calls in progress finish ([`SHUTDOWN_GRACE`] at most) and
+    /// waits for the server thread.
     pub fn shutdown(mut self) {
         self.stop_and_join();
     }

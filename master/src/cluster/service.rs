@@ -1,14 +1,8 @@
-//! The gRPC service: registration, each worker's stream ([`stream`]), and fetches of chromosomes,
-//! each a thin, validated wrapper around [`Scheduler`] calls.
-//!
-//! Remote workers are dropped (their leases go back to the queue, or to the backup copy's
-//! holder) as soon as the master knows they are gone: when their stream breaks, when they are
-//! silent for the lease time ([`MasterService::reap_forever`]), or when they send a malformed
-//! message. Each drop is counted and named in [`Counters::drops`]. A worker that ends its stream
-//! itself has left: it is taken off without a drop.
-//!
-//! How networks travel to a worker (by id, origin, peers or weights) is decided in [`sending`],
-//! from the master's mirror of the worker's chromosome cache.
+//! The `Master` service: registration, each worker's stream ([`stream`]) and fetches of
+//! chromosomes, validated wrappers around [`Scheduler`] calls; [`sending`] decides how networks
+//! travel. A worker is dropped, its leases going back, as soon as the master knows it is gone:
+//! its stream broke, it was silent for the lease time, or it sent a malformed message (each drop
+//! is named in [`Counters::drops`]). A worker that ends its stream has left, without a drop.
 
 use super::directory::Directory;
 use super::version::version_refused;
@@ -32,11 +26,9 @@ pub mod stream;
 const MAX_NAME: usize = 200;
 /// Most player threads a worker may announce.
 const MAX_SLOTS: u32 = 1024;
-/// The largest mirror of a worker's chromosome cache the master keeps, whatever the worker
-/// announced: about 60 bytes an id (slot and index entry), so 60 KiB per worker and 600 MiB for
-/// 10 000 workers at worst. A mirror smaller than the cache is still right: an LRU holds the last
-/// distinct ids it was given, so the mirror's ids are the most recent of the cache's (see
-/// [`loa_proto::cache`]). It only misses reuse further back than this many chromosomes.
+/// The largest mirror of a worker's cache the master keeps (about 60 bytes an id: 600 MiB for
+/// 10 000 workers at worst). A smaller mirror than the cache is still right, holding the most
+/// recent of its ids; it only misses reuse further back.
 pub const MAX_MIRROR: usize = 1024;
 
 /// What the master knows of a remote worker.
@@ -68,19 +60,11 @@ pub struct MasterService {
     peer_token: Arc<str>,
 }
 
-/// A random token for the workers' `Peer` services (128 bits from the operating system; if it
-/// fails, from the process's randomly keyed hasher and the clock, which are still unknown to
-/// anyone outside).
-fn peer_token() -> String {
+/// A random token for the workers' `Peer` services: 128 bits from the operating system.
+fn peer_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        use std::hash::BuildHasher;
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let (a, b) = (std::collections::hash_map::RandomState::new(), std::collections::hash_map::RandomState::new());
-        bytes[..8].copy_from_slice(&a.hash_one(nanos).to_le_bytes());
-        bytes[8..].copy_from_slice(&b.hash_one(std::process::id()).to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness for the peer token: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn session_tag() -> u64 {
@@ -95,16 +79,20 @@ fn unknown_worker() -> Status {
 
 impl MasterService {
     /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
-    pub fn new(scheduler: Arc<Scheduler>, lease_time: Duration, counters: Arc<Counters>) -> MasterService {
-        MasterService {
+    pub fn new(
+        scheduler: Arc<Scheduler>,
+        lease_time: Duration,
+        counters: Arc<Counters>,
+    ) -> std::io::Result<MasterService> {
+        Ok(MasterService {
             scheduler,
             lease_time,
             counters,
             remote: Arc::default(),
             session: session_tag(),
             directory: Arc::default(),
-            peer_token: peer_token().into(),
-        }
+            peer_token: peer_token()?.into(),
+        })
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Remote>> {
@@ -190,7 +178,7 @@ impl MasterService {
             },
             (port, host) => format!("{host}:{port}"),
         };
-        check_peer_address(&serving).map_err(|why| self.invalid(format!("peer_host: {why}")))?;
+        check_peer_address("peer_host", &serving).map_err(|e| self.invalid(e.to_string()))?;
         Ok(Some(serving))
     }
 }
@@ -214,7 +202,7 @@ impl pb::master_server::Master for MasterService {
         // Checked before anything is registered, so a refused call changes nothing.
         let serving = self.peer_address(&r, address)?;
         let name = format!("{} ({} slots, {peer})", r.name, r.slots);
-        let worker = self.scheduler.register_with_slots(name, r.slots as usize);
+        let worker = self.scheduler.register(name, r.slots as usize);
         if worker > 0xffff_ffff {
             self.scheduler.unregister(worker);
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
@@ -256,8 +244,8 @@ impl pb::master_server::Master for MasterService {
         };
         // Two messages ahead: the stream's loop leases again as soon as one is on its way.
         let (out, answers) = tokio::sync::mpsc::channel(2);
-        let service = self.clone();
-        let stream = stream::WorkerStream::new(service, worker, first.worker_id, out, gone);
+        let stream =
+            stream::WorkerStream { service: self.clone(), worker, wire_id: first.worker_id, out, gone, wanted: 0 };
         tokio::spawn(stream.run(first, inbound));
         Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(answers)))
     }

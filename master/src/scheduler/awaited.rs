@@ -1,12 +1,6 @@
-//! What [`Scheduler::collect`](super::Scheduler::collect) waits for, kept so that an outcome
-//! costs the collecting thread nothing until it is the last one it waits for.
-//!
-//! Waking the collector on every outcome, to count its ids' outcomes under the scheduler's lock,
-//! would cost work in proportion to the tasks of a step for every outcome: quadratic in a step's
-//! size (a master feeding thousands of workers hands out steps of tens of thousands of tasks).
-//! So each collect has a count of its ids still without an outcome; an outcome lowers it, and
-//! only the last one wakes the collector. Its progress ticks, stop checks and lease expiry run
-//! every 100 ms, as documented.
+//! What [`Scheduler::collect`](super::Scheduler::collect) waits for: each collect counts its ids
+//! still without an outcome, an outcome lowers the count, and only the last one wakes the
+//! collector (waking it to count on every outcome would cost time quadratic in a step's size).
 
 use super::{IdHash, TaskId};
 use std::collections::HashMap;
@@ -38,8 +32,7 @@ impl Awaited {
     pub(super) fn begin(&mut self, ids: &[TaskId], has_outcome: impl Fn(&TaskId) -> bool) -> CollectId {
         let me = self.next;
         self.next += 1;
-        // The table the collect before emptied, reset to take these ids in the memory it has
-        // (see `reuse_emptied`): else the arrivals' tombstones make the inserts rehash it.
+        // The table the collect before emptied takes these ids in the memory it has.
         super::reuse_emptied(&mut self.by_id, || 0);
         self.by_id.reserve(ids.len());
         let mut left = 0;

@@ -15,7 +15,7 @@ pub fn spawn_embedded_workers(
         .map(|i| {
             let scheduler = Arc::clone(scheduler);
             std::thread::Builder::new().name(format!("worker-{i}")).spawn(move || {
-                let id = scheduler.register(format!("embedded-{i}"));
+                let id = scheduler.register(format!("embedded-{i}"), 1);
                 while !scheduler.is_closed() {
                     for (task_id, task) in scheduler.lease_wait(id, 1, Duration::from_millis(200)) {
                         let outcome = task.run().map_err(TaskFailure::Invalid);

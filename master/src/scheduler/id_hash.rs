@@ -1,12 +1,8 @@
-//! A hasher for the scheduler's ids (tasks, workers): its tables are keyed by them and touched
-//! several times per task, where the standard library's SipHash (built against keys an
-//! attacker chooses) cost about 20 ns a lookup. The ids are the master's own (a worker can name
-//! any id in an outcome, but only the master's ids are ever inserted), so a fast mix suffices.
-//!
-//! **Neighbours stay neighbours.** A step's task ids are consecutive, and workers lease them in
-//! order and deliver them in about that order. A hash that scatters them makes every lookup a
-//! cache miss once a step outgrows the cache, so the id's 64-id block is mixed and the id's
-//! place in it kept: ids that differ only in their low six bits land in neighbouring buckets.
+//! A hasher for the scheduler's ids, which its tables look up several times per task. Only the
+//! master's own ids are inserted, so a fast mix suffices where SipHash guards against keys an
+//! attacker chooses. A step's ids are consecutive and mostly used in order, so the hash keeps
+//! neighbours together: an id's block of 64 is mixed and its place in the block kept, which
+//! keeps the lookups of a step that outgrows the CPU's cache from each missing it.
 
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -15,10 +11,8 @@ const BLOCK_BITS: u32 = 6;
 const IN_BLOCK: u64 = (1 << BLOCK_BITS) - 1;
 
 /// SplitMix64's finaliser of an id's block (`id >> 6`), with the id's place in the block as the
-/// hash's low bits: 64 consecutive ids fill 64 neighbouring buckets, and blocks (steps,
-/// generations) spread like random. The place is also folded into the top 7 bits (hashbrown's
-/// control tag), so the ids of one block do not share a tag and a lookup compares one key, not
-/// up to sixteen.
+/// low bits (64 consecutive ids fill 64 neighbouring buckets) and folded into the top 7 bits
+/// (hashbrown's control tag), so a block's ids do not share a tag.
 #[derive(Clone, Copy, Default)]
 pub(super) struct IdHasher(u64);
 

@@ -1,8 +1,6 @@
-//! Each worker's leases in the order granted, each marked when it ends, so that the worker's
-//! oldest open lease (what the straggler rule judges) is at the front, rather than found by a
-//! scan of every open task's leases under the scheduler's lock on every progress tick. Expiry,
-//! every tenth of a second, reads a worker's lapsed leases the same way: they are its log's
-//! first ones ([`LeaseLog::granted_up_to`]).
+//! Each worker's leases in the order granted, each marked when it ends, so that its oldest open
+//! lease (what the straggler rule judges) and its lapsed ones (what expiry takes back) are at the
+//! front, rather than found by a scan of every open task under the scheduler's lock.
 
 use std::collections::VecDeque;
 use std::time::Instant;

@@ -1,17 +1,14 @@
-//! The median of a batch's task times, from a bounded sample: the straggler rule asks for it on
-//! every progress tick and every backup scan, and copying and selecting half a million
-//! durations takes milliseconds under the scheduler's lock each time.
+//! The median of a batch's task times from a bounded sample: the straggler rule asks for it on
+//! every progress tick and backup scan, under the scheduler's lock.
 
 use std::time::Duration;
 
 /// Most durations kept: up to this many the median is exact.
 pub(super) const SAMPLE: usize = 4096;
 
-/// The lower median (the element at index `(len − 1) / 2` of their sorted order, as
-/// `select_nth_unstable` gives it) of the durations pushed since the last clear, or of every
-/// `stride`-th of them once there are more than [`SAMPLE`]: when the sample fills, every second
-/// one is dropped and the stride doubles. A systematic sample in arrival order is enough for the
-/// straggler rule, which compares lease ages with three medians; results never depend on it.
+/// The lower median of the durations pushed since the last clear, or of every `stride`-th once
+/// there are more than [`SAMPLE`] (when the sample fills, every second one goes and the stride
+/// doubles): enough for the straggler rule, on which no result depends.
 #[derive(Debug, Default)]
 pub(super) struct SampledMedian {
     sample: Vec<Duration>,

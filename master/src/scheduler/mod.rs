@@ -1,37 +1,25 @@
 //! The one path work takes from the master to workers and back.
 //!
-//! The master submits tasks with ids; workers *pull* them as leases with a deadline and send
-//! back outcomes. Embedded worker threads and remote gRPC workers use the same calls,
-//! so the scheduler is built for workers that come, go and fail:
-//! - a lease past its deadline, or the lease of a worker that left, goes back to the queue;
-//! - the first outcome for a task wins; later ones are counted as duplicates and dropped, and
-//!   outcomes for ids the scheduler does not know (e.g. from before a master restart) are
-//!   counted as unknown and dropped;
-//! - the master collects outcomes by id, so the order in which workers finish never matters.
+//! The master submits tasks under ids it chooses (fixed by the generation and the task's place in
+//! it, so an outcome stays valid across a master restart); workers, embedded threads and remote
+//! ones alike, *lease* them and send back outcomes, which the master collects by id:
+//! - a lease past its deadline, or held by a worker that left, goes back to the queue;
+//! - the first outcome for a task wins; later ones count as duplicates, outcomes for ids the
+//!   scheduler does not know as unknown;
+//! - an outcome from a registered worker for a task it never leased is refused
+//!   ([`Completion::NotLeased`]); one on behalf of a worker this scheduler does not know (an
+//!   earlier master process's) is accepted.
 //!
-//! Task ids are chosen by the master (deterministically, from the generation and the task's
-//! place in it), so a result computed for the same task before a master restart is still valid.
+//! **Stragglers and backup copies** (as MapReduce does): a worker is a straggler when its oldest
+//! open lease is older than `STRAGGLER_FACTOR` median task times of the current batch (the tasks
+//! completed since the last [`Scheduler::submit`]) and `STRAGGLER_FLOOR`. With the queue empty,
+//! a worker asking for work gets copies of stragglers' tasks, oldest first, at most its slots a
+//! call, and a task has at most `MAX_COPIES` leases: a dead or slow worker costs the threshold,
+//! not the lease time.
 //!
-//! **Backup tasks** (as MapReduce does for stragglers): when the queue is empty, a worker asking
-//! for work is given a copy of the oldest open task whose only lease is held by another worker
-//! and is older than the straggler threshold (see [`is_straggler`]). The first outcome wins, as for
-//! any re-leased task, so a dead or slow worker costs the threshold (seconds), not the lease
-//! time. A task has at most [`MAX_COPIES`] leases at once, and a worker registered with its
-//! slots ([`Scheduler::register_with_slots`], as remote workers are) takes at most that many
-//! copies a call, however many tasks it asks for.
-//!
-//! An outcome from a registered worker for a task it never leased is refused
-//! ([`Completion::NotLeased`]): tasks are deterministic, so it would be right, but such a worker is
-//! buggy or hostile. Outcomes from ids this scheduler does not know (a worker of an earlier
-//! master process, or one dropped meanwhile) are still accepted, since task ids are fixed.
-//!
-//! Per worker it keeps tasks done, busy time (the summed lease-to-outcome time of its accepted
-//! outcomes) and the age of its oldest open lease. A worker is a **straggler** when its oldest
-//! open lease is older than [`STRAGGLER_FACTOR`] times the median lease-to-outcome time of the
-//! tasks completed since the last [`Scheduler::submit`] (the current batch), and older than
-//! [`STRAGGLER_FLOOR`]. Lease-to-outcome time includes the time a task waits in a worker's
-//! lease-ahead queue, so the age and the median measure the same thing. Before any task of the
-//! batch completed there is no median and no straggler.
+//! - `lease_log`: each worker's leases in order, for its oldest lease and expiry.
+//! - `awaited`, `median`, `id_hash`: what collects wait for, the batch's median, the ids' hasher.
+//! - `embedded`: [`spawn_embedded_workers`].
 
 use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
@@ -45,13 +33,11 @@ mod embedded;
 mod id_hash;
 mod lease_log;
 mod median;
-mod straggler;
 
 pub use embedded::spawn_embedded_workers;
 use id_hash::IdHash;
 use lease_log::LeaseLog;
 use median::SampledMedian;
-pub use straggler::{STRAGGLER_FACTOR, STRAGGLER_FLOOR, is_straggler};
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -62,8 +48,8 @@ pub type Leased = (TaskId, Arc<Task>);
 
 /// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
-    /// The worker the task was leased to (a worker this scheduler does not know delivers on
-    /// behalf of nobody: see the module documentation).
+    /// The worker the task was leased to (one this scheduler does not know delivers on behalf of
+    /// nobody).
     pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
@@ -72,7 +58,7 @@ pub struct Delivery {
 }
 
 /// The check [`Scheduler::record`] is given for outcomes that need none: those embedded workers
-/// played themselves from the task the scheduler holds.
+/// played from the task the scheduler holds.
 pub fn unchecked(_: TaskId, _: &Task, _: &TaskResult) -> Result<(), std::convert::Infallible> {
     Ok(())
 }
@@ -92,9 +78,20 @@ pub enum Completion {
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
-pub const MAX_COPIES: usize = 2;
-/// How often the open tasks are scanned for backup candidates.
-pub const BACKUP_SCAN: Duration = Duration::from_millis(100);
+const MAX_COPIES: usize = 2;
+/// How often the open tasks are scanned for backup candidates, so thousands of idle workers
+/// asking at the tail of a batch do not each scan every open task.
+const BACKUP_SCAN: Duration = Duration::from_millis(100);
+/// A worker is a straggler when its oldest lease is older than this many median task times...
+const STRAGGLER_FACTOR: u32 = 3;
+/// ...and older than this, so that millisecond tasks do not flag every worker that blinks.
+const STRAGGLER_FLOOR: Duration = Duration::from_secs(1);
+
+/// Whether a worker whose oldest open lease is `age` old is a straggler, given the median task
+/// time of the current batch (`None`: nothing completed yet, so no judgement).
+fn is_straggler(age: Duration, median: Option<Duration>) -> bool {
+    median.is_some_and(|m| age > (m * STRAGGLER_FACTOR).max(STRAGGLER_FLOOR))
+}
 
 /// Counters for the progress display and metrics.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -119,15 +116,14 @@ pub struct SchedulerStats {
     pub failed: u64,
     /// Workers currently registered.
     pub workers: usize,
-    /// Registered workers that are stragglers (see the module documentation).
+    /// Registered workers that are stragglers.
     pub stragglers: usize,
 }
 
-/// One lease of a task. It lapses `lease_time` after `since` unless renewed (no deadline is
-/// kept: it is the same for every lease, and 16 bytes fewer keep a task's entry smaller).
+/// One lease of a task. It lapses `lease_time` after `since` or after its worker's last renewal,
+/// whichever is later.
 struct Lease {
     worker: WorkerId,
-    /// When it was granted (for task durations, lease ages and its deadline).
     since: Instant,
     /// Its number in its worker's [`LeaseLog`].
     seq: u64,
@@ -135,11 +131,37 @@ struct Lease {
 
 struct Entry {
     task: Arc<Task>,
-    /// Current leases: a re-leased task may be played by two workers; the first outcome wins.
+    /// Current leases: a task may be played by two workers; the first outcome wins.
     leases: SmallVec<[Lease; MAX_COPIES]>,
-    /// Every worker that ever held a lease on it (a lease that lapsed still lets its late
-    /// outcome count).
+    /// Every worker that ever held a lease on it (a lapsed lease's late outcome still counts).
     holders: SmallVec<[WorkerId; 2]>,
+}
+
+impl Entry {
+    fn new(task: Arc<Task>) -> Entry {
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new() }
+    }
+
+    /// Leases it to `worker` at `now`, logged in `log`.
+    fn lease(&mut self, id: TaskId, worker: WorkerId, log: &mut LeaseLog, now: Instant) -> Leased {
+        self.leases.push(Lease { worker, since: now, seq: log.grant(now, id) });
+        if !self.holders.contains(&worker) {
+            self.holders.push(worker);
+        }
+        (id, Arc::clone(&self.task))
+    }
+}
+
+/// A registered worker, as the scheduler keeps it.
+struct Worker {
+    info: WorkerInfo,
+    /// Backup copies it takes a call: a copy helps only if it finishes before the original, and
+    /// a worker plays `slots` at a time.
+    slots: usize,
+    /// When it last renewed its leases (a heartbeat).
+    renewed: Option<Instant>,
+    /// Its leases in the order granted.
+    log: LeaseLog,
 }
 
 #[derive(Default)]
@@ -147,71 +169,38 @@ struct State {
     queue: VecDeque<TaskId>,
     open: HashMap<TaskId, Entry, IdHash>,
     done: HashMap<TaskId, TaskResult, IdHash>,
-    /// Ids whose outcome was accepted since the last submit, and in the step before (both kept
-    /// to tell a late duplicate from an unknown id). Older ids are forgotten: kept for the whole
-    /// run, the set grew by every task (gigabytes an hour at 10 000 workers); a duplicate of a
-    /// step two submits back counts as unknown, which changes a counter and nothing else.
+    /// Ids accepted since the last submit, and in the step before, to tell a late duplicate from
+    /// an unknown id; older ones are forgotten so the set does not grow with the run (a
+    /// duplicate from two steps back counts as unknown, which changes a counter and no result).
     finished: HashSet<TaskId, IdHash>,
     finished_before: HashSet<TaskId, IdHash>,
-    workers: HashMap<WorkerId, WorkerInfo, IdHash>,
+    workers: HashMap<WorkerId, Worker, IdHash>,
     next_worker: WorkerId,
-    /// Open tasks with at least one lease, kept up to date on every change of a task's leases
-    /// (so no call has to count them by scanning every open task).
-    in_flight: usize,
-    /// Lease-to-outcome times of the tasks completed since the last submit (the current batch),
-    /// kept as a bounded sample so that their median is cheap to ask (every progress tick asks).
+    /// Task times of the current batch, sampled, so the median is cheap (every tick asks).
     batch_durations: SampledMedian,
-    /// Each worker's leases in the order granted, so its oldest open lease is found at once.
-    lease_log: HashMap<WorkerId, LeaseLog, IdHash>,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
-    /// (A deque: they are taken from the front, one `remove` each, which shifted the whole
-    /// list of a `Vec`; at the tail of a large step the list can hold every open task.)
     backup_candidates: VecDeque<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
     backup_scan_at: Option<Instant>,
+    /// The counters; `in_flight` kept up to date so no call counts it, `queued`, `workers` and
+    /// `stragglers` filled in when asked.
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
-    /// When each worker last renewed its leases (a heartbeat): a lease lapses at its own
-    /// deadline or `lease_time` after this, whichever is later.
-    renewed: HashMap<WorkerId, Instant, IdHash>,
-    /// Backup copies a worker takes a call, for workers registered with their slots (see
-    /// [`Scheduler::register_with_slots`]); others take as many as they ask for.
-    backup_limit: HashMap<WorkerId, usize, IdHash>,
 }
 
 impl State {
-    /// The median of the current batch's task times, if any completed.
-    fn median(&self) -> Option<Duration> {
-        self.batch_durations.median()
-    }
-
-    /// When `worker`'s oldest open lease was granted.
-    fn oldest_lease(&self, worker: WorkerId) -> Option<Instant> {
-        self.lease_log.get(&worker).and_then(LeaseLog::oldest)
-    }
-
-    /// The age at `now` of each worker's oldest open lease.
-    fn oldest_leases(&self, now: Instant) -> HashMap<WorkerId, Duration> {
-        let ages =
-            self.lease_log.keys().filter_map(|&w| Some((w, now.saturating_duration_since(self.oldest_lease(w)?))));
-        ages.collect()
-    }
-
     /// Marks `lease` ended in its worker's log.
-    fn ended(lease_log: &mut HashMap<WorkerId, LeaseLog, IdHash>, lease: &Lease) {
-        if let Some(log) = lease_log.get_mut(&lease.worker) {
-            log.end(lease.seq);
+    fn ended(workers: &mut HashMap<WorkerId, Worker, IdHash>, lease: &Lease) {
+        if let Some(w) = workers.get_mut(&lease.worker) {
+            w.log.end(lease.seq);
         }
     }
 }
 
-/// Lets a table its removals emptied take the next step's entries in the memory it has. The
-/// removals leave tombstones, which make the next `reserve` move the table to new memory,
-/// whose pages then fault in as entries arrive, under the scheduler's lock (the outcomes'
-/// table) or in `submit` (the open tasks'): with thousands of workers, a large part of a step's
-/// cost. `clear` resets the control bytes, but skips a table that holds nothing, so one
-/// placeholder goes in first.
+/// Lets a table its removals emptied take the next step's entries in the memory it has: the
+/// removals' tombstones would make the next `reserve` move it to new memory, whose pages then
+/// fault in under the lock. `clear` resets them, but skips an empty table: one placeholder first.
 fn reuse_emptied<V>(table: &mut HashMap<TaskId, V, IdHash>, placeholder: impl FnOnce() -> V) {
     if table.is_empty() && table.capacity() > 0 {
         table.insert(TaskId::MAX, placeholder());
@@ -226,16 +215,16 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
-    /// Summed lease-to-outcome time of its accepted outcomes. With several tasks leased ahead
-    /// this overlaps; `completed / busy` is a per-task rate, not a throughput.
+    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several
+    /// tasks: `completed / busy` is a per-task rate, not a throughput).
     pub busy: Duration,
     /// When it registered.
     pub registered: Instant,
     /// When it was last heard from.
     pub last_seen: Instant,
-    /// The age of its oldest open lease when this snapshot was taken (`None`: holds no lease).
+    /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
     pub oldest_lease: Option<Duration>,
-    /// Whether it is a straggler (see the module documentation) at the snapshot.
+    /// Whether it is a straggler at the snapshot.
     pub straggler: bool,
 }
 
@@ -249,7 +238,7 @@ pub struct Scheduler {
     work: Condvar,
     /// The same for the gRPC service's streams, which wait on the async runtime.
     work_arrived: tokio::sync::Notify,
-    /// Signalled when an outcome arrives.
+    /// Signalled when a collect's last outcome arrives.
     outcomes: Condvar,
     lease_time: Duration,
     closed: AtomicBool,
@@ -280,19 +269,16 @@ impl Scheduler {
         (self.clock)()
     }
 
-    /// Notified when tasks are queued or leases expire (one waiter a task, see
-    /// `Scheduler::announce`) and when the scheduler closes (every waiter): what wakes the gRPC
-    /// service's streams that wait for tasks, which must not block a runtime thread on
-    /// [`Scheduler::lease_wait`]'s condition variable.
+    /// Notified once per task queued or expired, and for every waiter when the scheduler closes:
+    /// what wakes the gRPC service's streams, which must not block a runtime thread on a
+    /// condition variable.
     pub fn work_arrived(&self) -> &tokio::sync::Notify {
         &self.work_arrived
     }
 
-    /// Wakes up to `tasks` of the service's waiting streams (one a task, longest waiting first),
-    /// not all of them: between generations every worker waits, and waking ten thousand
-    /// workers for a step of 62 tasks costs the master more than the tasks. A woken stream that
-    /// finds nothing (another worker leased the task first) waits again; one that ends before it
-    /// looks passes its turn on (tokio's `Notify`).
+    /// Wakes up to `tasks` waiting streams, longest waiting first, not all of them: between
+    /// generations every worker waits, and waking them all for a few tasks costs more than the
+    /// tasks. A woken stream that finds nothing waits again.
     fn announce(&self, tasks: usize) {
         for _ in 0..tasks {
             self.work_arrived.notify_one();
@@ -300,25 +286,14 @@ impl Scheduler {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // A worker thread that panicked while holding the lock leaves consistent data behind
-        // (every update is a single step), so keep going.
+        // Every update is a single step, so a lock poisoned by a panicking worker thread holds
+        // consistent data.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Registers a worker that plays `slots` tasks at once and returns its id. Such a worker
-    /// takes at most `slots` backup copies a call, however many tasks it asks for: a copy helps
-    /// only if it finishes before the original, and a worker plays its copies `slots` at a time.
-    /// (Without the bound, thousands of idle single-slot workers asking for 64 tasks each at the
-    /// tail of a step took copies of most open tasks, which made the tail, and so the copies,
-    /// grow.)
-    pub fn register_with_slots(&self, name: String, slots: usize) -> WorkerId {
-        let id = self.register(name);
-        self.lock().backup_limit.insert(id, slots.max(1));
-        id
-    }
-
-    /// Registers a worker and returns its id.
-    pub fn register(&self, name: String) -> WorkerId {
+    /// Registers a worker that plays `slots` tasks at once (it takes at most that many backup
+    /// copies a call) and returns its id.
+    pub fn register(&self, name: String, slots: usize) -> WorkerId {
         let mut s = self.lock();
         let id = s.next_worker;
         s.next_worker += 1;
@@ -332,8 +307,7 @@ impl Scheduler {
             oldest_lease: None,
             straggler: false,
         };
-        s.workers.insert(id, info);
-        s.stats.workers = s.workers.len();
+        s.workers.insert(id, Worker { info, slots: slots.max(1), renewed: None, log: LeaseLog::default() });
         id
     }
 
@@ -341,11 +315,7 @@ impl Scheduler {
     /// holds a copy). Returns what was known of it, if it was registered.
     pub fn unregister(&self, worker: WorkerId) -> Option<WorkerInfo> {
         let mut s = self.lock();
-        let info = s.workers.remove(&worker);
-        s.renewed.remove(&worker);
-        s.lease_log.remove(&worker);
-        s.backup_limit.remove(&worker);
-        s.stats.workers = s.workers.len();
+        let info = s.workers.remove(&worker).map(|w| w.info);
         let mut returned = Vec::new();
         for (&id, entry) in s.open.iter_mut() {
             let before = entry.leases.len();
@@ -355,38 +325,32 @@ impl Scheduler {
             }
         }
         returned.sort_unstable();
-        s.in_flight -= returned.len();
-        s.stats.in_flight = s.in_flight;
+        s.stats.in_flight -= returned.len();
         s.stats.re_leased += returned.len() as u64;
-        let returned_count = returned.len();
+        let count = returned.len();
         for id in returned.into_iter().rev() {
             s.queue.push_front(id);
         }
-        s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
-        self.announce(returned_count);
+        self.announce(count);
         info
     }
 
     /// Queues tasks under the given ids (ids of tasks already open are ignored).
     pub fn submit(&self, tasks: Vec<(TaskId, Task)>) {
         let mut s = self.lock();
-        // A new batch: task times of the previous one say nothing about these tasks.
+        // A new batch: the previous one's task times say nothing about these tasks.
         s.batch_durations.clear();
         // The set of two steps ago, emptied, takes this step's ids in the memory it has.
         let State { finished, finished_before, .. } = &mut *s;
         std::mem::swap(finished, finished_before);
         finished.clear();
-        // The outcomes' table, emptied by the step before, too (see `reuse_emptied`).
         reuse_emptied(&mut s.done, || Err(TaskFailure::Reported(String::new())));
-        // And the open tasks' table, which this step's completions emptied the same way.
         if let Some((_, task)) = tasks.first() {
-            let entry = || Entry { task: Arc::new(task.clone()), leases: SmallVec::new(), holders: SmallVec::new() };
-            reuse_emptied(&mut s.open, entry);
+            reuse_emptied(&mut s.open, || Entry::new(Arc::new(task.clone())));
         }
-        // Room for every outcome of the step now, on the submitting thread, rather than tables
-        // grown (rehashed, their pages faulted in) under the lock while outcomes arrive.
+        // Room for the whole step now, rather than tables grown under the lock as outcomes come.
         s.done.reserve(tasks.len());
         s.finished.reserve(tasks.len());
         s.open.reserve(tasks.len());
@@ -397,84 +361,57 @@ impl Scheduler {
                 continue;
             }
             s.finished_before.remove(&id);
-            s.open.insert(id, Entry { task: Arc::new(task), leases: SmallVec::new(), holders: SmallVec::new() });
+            s.open.insert(id, Entry::new(Arc::new(task)));
             s.queue.push_back(id);
         }
-        s.stats.queued = s.queue.len();
         let queued = s.queue.len() - queued_before;
         drop(s);
         self.work.notify_all();
         self.announce(queued);
     }
 
-    /// Whether `worker` holds a lease on an open task (its log has one that has not ended).
-    pub fn holds_lease(&self, worker: WorkerId) -> bool {
-        self.lock().oldest_lease(worker).is_some()
-    }
-
-    /// The open task `id`, if any (to check an outcome against it).
+    /// The open task `id`, if any.
     pub fn task(&self, id: TaskId) -> Option<Arc<Task>> {
         self.lock().open.get(&id).map(|e| Arc::clone(&e.task))
     }
 
-    /// Leases up to `max` queued tasks to `worker`, without waiting.
-    pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<(TaskId, Arc<Task>)> {
+    /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies; none
+    /// to a worker that is not registered.
+    pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<Leased> {
         let mut s = self.lock();
         let now = self.now();
         self.lease_locked(&mut s, worker, max, now)
     }
 
-    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<(TaskId, Arc<Task>)> {
-        if let Some(w) = s.workers.get_mut(&worker) {
-            w.last_seen = now;
-        }
-        // Sized at once: grown from empty, a lease of 64 reallocated five times (an eighth of
-        // this function's time in `bench-dispatch --batch 64`).
-        let mut out = Vec::with_capacity(max.min(s.queue.len()).max(1));
-        let mut newly_in_flight = 0;
-        let State { queue, open, lease_log, .. } = &mut *s;
-        let log = lease_log.entry(worker).or_default();
+    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
+        let State { queue, open, workers, stats, .. } = s;
+        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
+        w.info.last_seen = now;
+        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
         while out.len() < max {
             let Some(id) = queue.pop_front() else { break };
-            // Skip ids that finished while queued (a re-leased task whose first lease delivered).
+            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
             if let Some(entry) = open.get_mut(&id) {
                 if entry.leases.is_empty() {
-                    newly_in_flight += 1;
+                    stats.in_flight += 1;
                 }
-                entry.leases.push(Lease { worker, since: now, seq: log.grant(now, id) });
-                if !entry.holders.contains(&worker) {
-                    entry.holders.push(worker);
-                }
-                out.push((id, Arc::clone(&entry.task)));
+                out.push(entry.lease(id, worker, &mut w.log, now));
             }
         }
-        if out.len() < max && s.queue.is_empty() {
-            let limit = s.backup_limit.get(&worker).copied().unwrap_or(usize::MAX);
-            self.lease_backups(s, worker, (max - out.len()).min(limit), now, &mut out);
+        if out.len() < max && queue.is_empty() {
+            let slots = w.slots;
+            self.lease_backups(s, worker, (max - out.len()).min(slots), now, &mut out);
         }
-        s.in_flight += newly_in_flight;
-        s.stats.queued = s.queue.len();
-        s.stats.in_flight = s.in_flight;
         out
     }
 
     /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
     /// leases are all another worker's and older than the straggler threshold. The candidates
-    /// are found by a scan of the open tasks at most every [`BACKUP_SCAN`], so thousands of idle
-    /// workers polling at the tail of a batch do not each scan every open task.
-    fn lease_backups(
-        &self,
-        s: &mut State,
-        worker: WorkerId,
-        max: usize,
-        now: Instant,
-        out: &mut Vec<(TaskId, Arc<Task>)>,
-    ) {
+    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
+    fn lease_backups(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
         if s.backup_scan_at.is_none_or(|at| now >= at) {
-            // The median is computed here only, at most every BACKUP_SCAN: every idle worker's
-            // poll at the tail of a batch comes through this function.
             s.backup_scan_at = Some(now + BACKUP_SCAN);
-            let Some(median) = s.median() else {
+            let Some(median) = s.batch_durations.median() else {
                 s.backup_candidates.clear();
                 return;
             };
@@ -490,45 +427,39 @@ impl Scheduler {
             candidates.sort_unstable();
             s.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
         }
-        let mut given = 0;
-        let mut i = 0;
-        let State { open, lease_log, backup_candidates, stats, .. } = s;
+        let State { open, workers, backup_candidates, stats, .. } = s;
+        let Some(w) = workers.get_mut(&worker) else { return };
+        let (mut given, mut i) = (0, 0);
         while given < max && i < backup_candidates.len() {
             let id = backup_candidates[i];
-            let Some(entry) = open.get_mut(&id) else {
-                backup_candidates.remove(i);
-                continue;
-            };
-            if entry.leases.is_empty() || entry.leases.len() >= MAX_COPIES {
-                backup_candidates.remove(i);
-                continue;
+            match open.get_mut(&id) {
+                Some(entry) if !entry.leases.is_empty() && entry.leases.len() < MAX_COPIES => {
+                    // Never a second lease to the same worker; the task stays a candidate.
+                    if entry.leases.iter().any(|l| l.worker == worker) {
+                        i += 1;
+                        continue;
+                    }
+                    out.push(entry.lease(id, worker, &mut w.log, now));
+                    backup_candidates.remove(i);
+                    stats.backups += 1;
+                    given += 1;
+                }
+                _ => {
+                    backup_candidates.remove(i);
+                }
             }
-            if entry.leases.iter().any(|l| l.worker == worker) {
-                i += 1;
-                continue;
-            }
-            let seq = lease_log.entry(worker).or_default().grant(now, id);
-            entry.leases.push(Lease { worker, since: now, seq });
-            if !entry.holders.contains(&worker) {
-                entry.holders.push(worker);
-            }
-            out.push((id, Arc::clone(&entry.task)));
-            backup_candidates.remove(i);
-            stats.backups += 1;
-            given += 1;
         }
     }
 
     /// Leases up to `max` tasks, waiting up to `timeout` for one to be queued. Returns an empty
     /// list on timeout or when the scheduler is closed.
-    pub fn lease_wait(&self, worker: WorkerId, max: usize, timeout: Duration) -> Vec<(TaskId, Arc<Task>)> {
+    pub fn lease_wait(&self, worker: WorkerId, max: usize, timeout: Duration) -> Vec<Leased> {
         let deadline = Instant::now() + timeout;
         let mut s = self.lock();
         loop {
             if self.closed.load(Ordering::Acquire) {
                 return Vec::new();
             }
-            // Also with an empty queue: the worker may take a backup copy of a straggling task.
             let now = self.now();
             let leased = self.lease_locked(&mut s, worker, max, now);
             if !leased.is_empty() {
@@ -546,16 +477,15 @@ impl Scheduler {
     }
 
     /// Extends `worker`'s leases (a heartbeat): each lapses `lease_time` from now at the
-    /// earliest. Recorded once per worker rather than written into each lease, so a heartbeat
-    /// costs the same however many tasks are open (with 10 000 workers beating every second,
-    /// visiting every open task's leases was most of the master's time).
+    /// earliest. Recorded once per worker, not in each lease, so a heartbeat costs the same
+    /// however many tasks are open.
     pub fn renew(&self, worker: WorkerId) {
         let mut s = self.lock();
         let now = self.now();
         if let Some(w) = s.workers.get_mut(&worker) {
-            w.last_seen = now;
+            w.info.last_seen = now;
+            w.renewed = Some(now);
         }
-        s.renewed.insert(worker, now);
     }
 
     /// Records outcomes, in order, under one lock and one reading of the clock. `check` is asked
@@ -580,38 +510,31 @@ impl Scheduler {
                 refused = Some(e);
                 break;
             }
-            let (completion, entry) = self.complete_locked(&mut s, worker, id, outcome, now);
+            let (completion, entry) = Self::complete_locked(&mut s, worker, id, outcome, now);
             completions.push(completion);
             finished.extend(entry);
         }
-        self.release(s, finished);
-        (completions, refused)
-    }
-
-    /// Releases the lock after outcomes were recorded, then drops what they freed (tasks, leases:
-    /// off the lock) and wakes the collects if one's last outcome came.
-    fn release(&self, mut s: MutexGuard<'_, State>, freed: impl Sized) {
         let last = std::mem::take(&mut s.awaited.finished_one);
         drop(s);
-        drop(freed);
+        // The tasks and leases freed, off the lock; then the collect whose last outcome came.
+        drop(finished);
         if last {
             self.outcomes.notify_all();
         }
+        (completions, refused)
     }
 
     /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
-    /// the caller to drop once the lock is released (its task and leases freed off the lock).
+    /// the caller to drop off the lock.
     fn complete_locked(
-        &self,
         s: &mut State,
         worker: WorkerId,
         id: TaskId,
         outcome: TaskResult,
         now: Instant,
     ) -> (Completion, Option<Entry>) {
-        let registered = s.workers.contains_key(&worker);
         if let Some(entry) = s.open.get(&id)
-            && registered
+            && s.workers.contains_key(&worker)
             && !entry.holders.contains(&worker)
         {
             s.stats.not_leased += 1;
@@ -628,13 +551,13 @@ impl Scheduler {
             return (verdict, None);
         };
         if !entry.leases.is_empty() {
-            s.in_flight -= 1;
+            s.stats.in_flight -= 1;
         }
-        // The task's time is from this worker's lease (a late outcome of an expired lease has
-        // none, and an outcome on behalf of nobody after a restart neither: no time recorded).
+        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
+        // nobody, has none: no time recorded).
         let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
         for lease in &entry.leases {
-            State::ended(&mut s.lease_log, lease);
+            State::ended(&mut s.workers, lease);
         }
         if let Some(took) = took {
             s.batch_durations.push(took);
@@ -647,11 +570,10 @@ impl Scheduler {
         s.awaited.arrived(id);
         s.stats.completed += 1;
         if let Some(w) = s.workers.get_mut(&worker) {
-            w.completed += 1;
-            w.busy += took.unwrap_or_default();
-            w.last_seen = now;
+            w.info.completed += 1;
+            w.info.busy += took.unwrap_or_default();
+            w.info.last_seen = now;
         }
-        s.stats.in_flight = s.in_flight;
         (Completion::Accepted, Some(entry))
     }
 
@@ -659,51 +581,40 @@ impl Scheduler {
     pub fn expire_leases(&self) {
         let mut s = self.lock();
         let now = self.now();
-        let mut expired = Vec::new();
-        let State { open, renewed, lease_log, .. } = &mut *s;
-        // The later of when a lease was granted and its worker's last renewal, plus the lease
-        // time: a lease lapses at `now` if both are at or before `now - lease_time`.
         let Some(cutoff) = now.checked_sub(self.lease_time) else { return };
-        let lapsed = |l: &Lease| l.since <= cutoff && renewed.get(&l.worker).is_none_or(|&at| at <= cutoff);
-        // Only the tasks of lapsed leases can expire, and a worker's lapsed leases are the
-        // first of its log (granted in order, renewed together): read those alone rather than
-        // every open task, which held the lock for tens of milliseconds a tenth of a second at
-        // a million tasks open.
-        let mut candidates: Vec<TaskId> = lease_log
-            .iter()
-            .filter(|(w, _)| renewed.get(w).is_none_or(|&at| at <= cutoff))
-            .flat_map(|(_, log)| log.granted_up_to(cutoff))
-            .collect();
+        let State { open, workers, .. } = &mut *s;
+        // A lease lapses at `now` if it was granted and its worker last renewed at or before
+        // `now - lease_time`. Those are the first of their worker's log: read them alone, not
+        // every open task.
+        let stale = |w: &Worker| w.renewed.is_none_or(|at| at <= cutoff);
+        let mut candidates: Vec<TaskId> =
+            workers.values().filter(|w| stale(w)).flat_map(|w| w.log.granted_up_to(cutoff)).collect();
         candidates.sort_unstable();
         candidates.dedup();
+        let mut expired = Vec::new();
         for id in candidates {
             let Some(entry) = open.get_mut(&id) else { continue };
+            let lapsed = |l: &Lease| l.since <= cutoff && workers.get(&l.worker).is_none_or(stale);
             if !entry.leases.is_empty() && entry.leases.iter().all(lapsed) {
                 // The task stays open: if the late worker still delivers first, its outcome counts.
                 for lease in entry.leases.drain(..) {
-                    State::ended(lease_log, &lease);
+                    State::ended(workers, &lease);
                 }
                 expired.push(id);
             }
         }
-        expired.sort_unstable();
-        s.in_flight -= expired.len();
-        s.stats.in_flight = s.in_flight;
-        s.stats.re_leased += expired.len() as u64;
         let count = expired.len();
+        s.stats.in_flight -= count;
+        s.stats.re_leased += count as u64;
         s.queue.extend(expired);
-        s.stats.queued = s.queue.len();
         drop(s);
         self.work.notify_all();
-        // Called every tenth of a second by `collect`: the service's waiting calls wake only if
-        // there is something to lease.
         self.announce(count);
     }
 
-    /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids`.
-    /// Returns `None` if `stop()` becomes true first (checked about every 100 ms). A failed task
-    /// is an `Err` with its [`TaskFailure`]. `tick` is called about every 100 ms with the number of tasks
-    /// done (for progress bars).
+    /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids` (a
+    /// failed task is an `Err`). Returns `None` if `stop()` becomes true first. About every
+    /// 100 ms it checks `stop`, calls `tick` with the number of tasks done and expires leases.
     pub fn collect(
         &self,
         ids: &[TaskId],
@@ -718,8 +629,8 @@ impl Scheduler {
         loop {
             let done = {
                 let mut s = self.lock();
-                // The count says when to look; the look is what decides (an id another collect
-                // also waits for is counted as the later one's).
+                // The count says when to look; the look decides (an id another collect also
+                // waits for is counted as the later one's).
                 if s.awaited.left(me) == 0 && ids.iter().all(|id| s.done.contains_key(id)) {
                     s.awaited.end(me, ids);
                     return Some(ids.iter().filter_map(|id| s.done.remove(id)).collect());
@@ -728,45 +639,43 @@ impl Scheduler {
                     s.awaited.end(me, ids);
                     return None;
                 }
-                // Woken by the last outcome of a collect (maybe this one) or after 100 ms.
                 s = match self.outcomes.wait_timeout(s, Duration::from_millis(100)) {
                     Ok((guard, _)) => guard,
                     Err(poisoned) => poisoned.into_inner().0,
                 };
                 ids.len() - s.awaited.left(me)
             };
-            // Outside the lock: the callback may ask the scheduler for its stats.
+            // Outside the lock: the callback may ask for the stats.
             tick(done);
             self.expire_leases();
         }
     }
 
-    /// Current counters. Counting stragglers looks at each worker's oldest open lease (none
-    /// before a task of the batch completed): call it a few times a second, not per task.
+    /// Current counters. Counting stragglers looks at every worker: call it a few times a
+    /// second, not per task.
     pub fn stats(&self) -> SchedulerStats {
         let s = self.lock();
-        let (median, now) = (s.median(), self.now());
+        let (median, now) = (s.batch_durations.median(), self.now());
         let straggles = |since: Instant| is_straggler(now.saturating_duration_since(since), median);
-        let stragglers = s.workers.keys().filter(|&&w| s.oldest_lease(w).is_some_and(straggles)).count();
-        SchedulerStats { stragglers, ..s.stats.clone() }
+        let stragglers = s.workers.values().filter(|w| w.log.oldest().is_some_and(straggles)).count();
+        SchedulerStats { queued: s.queue.len(), workers: s.workers.len(), stragglers, ..s.stats.clone() }
     }
 
     /// Current workers, by id, with their oldest lease and straggler state at this moment.
     pub fn workers(&self) -> Vec<(WorkerId, WorkerInfo)> {
         let s = self.lock();
-        let median = s.median();
-        let oldest = s.oldest_leases(self.now());
-        let mut w: Vec<_> = s
+        let (median, now) = (s.batch_durations.median(), self.now());
+        let mut workers: Vec<_> = s
             .workers
             .iter()
-            .map(|(id, info)| {
-                let age = oldest.get(id).copied();
+            .map(|(&id, w)| {
+                let age = w.log.oldest().map(|since| now.saturating_duration_since(since));
                 let straggler = age.is_some_and(|a| is_straggler(a, median));
-                (*id, WorkerInfo { oldest_lease: age, straggler, ..info.clone() })
+                (id, WorkerInfo { oldest_lease: age, straggler, ..w.info.clone() })
             })
             .collect();
-        w.sort_by_key(|(id, _)| *id);
-        w
+        workers.sort_by_key(|(id, _)| *id);
+        workers
     }
 
     /// Wakes every waiting worker and makes further waits return at once.

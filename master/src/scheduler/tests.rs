@@ -49,7 +49,7 @@ fn counted(s: &Scheduler) -> usize {
 #[test]
 fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
     let (s, clock) = manual(Duration::from_secs(10));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..5));
     let check = |expected: usize| {
         assert_eq!(s.stats().in_flight, expected);
@@ -91,7 +91,7 @@ fn in_flight_stays_right_through_lease_complete_expire_and_unregister() {
 #[test]
 fn per_worker_counts_and_busy_time() {
     let (s, clock) = manual(Duration::from_secs(60));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..5));
     s.lease(a, 2);
     s.lease(b, 1);
@@ -118,7 +118,7 @@ fn per_worker_counts_and_busy_time() {
 #[test]
 fn a_worker_is_a_straggler_past_three_medians_of_the_batch() {
     let (s, clock) = manual(Duration::from_secs(600));
-    let (fast, slow) = (s.register("fast".into()), s.register("slow".into()));
+    let (fast, slow) = (s.register("fast".into(), 64), s.register("slow".into(), 64));
     s.submit(tasks(0..4));
     s.lease(slow, 1);
     // Nothing completed: no median, no straggler however old the lease.
@@ -163,7 +163,7 @@ fn the_straggler_rule_has_a_floor() {
 #[test]
 fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_wins() {
     let (s, clock) = manual(Duration::from_secs(600));
-    let (dead, fast) = (s.register("dead".into()), s.register("fast".into()));
+    let (dead, fast) = (s.register("dead".into(), 64), s.register("fast".into(), 64));
     s.submit(tasks(0..4));
     // The dead worker holds two tasks it will never finish; the fast one does the rest.
     assert_eq!(ids(&s.lease(dead, 2)), [0, 1]);
@@ -179,7 +179,7 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
     assert_eq!(ids(&s.lease(fast, 2)), [0, 1]);
     assert_eq!(s.stats().backups, 2);
     // At most two copies of a task, and never a second copy to the same worker.
-    let third = s.register("third".into());
+    let third = s.register("third".into(), 64);
     advance(&clock, 5_000);
     assert!(s.lease(third, 2).is_empty());
     assert!(s.lease(fast, 2).is_empty());
@@ -193,8 +193,8 @@ fn idle_workers_take_backup_copies_of_straggling_tasks_and_the_first_outcome_win
 #[test]
 fn a_worker_registered_with_its_slots_takes_that_many_backup_copies_a_call() {
     let (s, clock) = manual(Duration::from_secs(600));
-    let dead = s.register("dead".into());
-    let (one, three) = (s.register_with_slots("one".into(), 1), s.register_with_slots("three".into(), 3));
+    let dead = s.register("dead".into(), 64);
+    let (one, three) = (s.register("one".into(), 1), s.register("three".into(), 3));
     s.submit(tasks(0..10));
     assert_eq!(ids(&s.lease(dead, 8)), [0, 1, 2, 3, 4, 5, 6, 7]);
     for id in [8, 9] {
@@ -207,8 +207,8 @@ fn a_worker_registered_with_its_slots_takes_that_many_backup_copies_a_call() {
     assert_eq!(ids(&s.lease(one, 64)), [0]);
     assert_eq!(ids(&s.lease(three, 64)), [1, 2, 3]);
     assert_eq!(ids(&s.lease(one, 64)), [4], "and as many again on its next call");
-    // A worker registered without its slots takes what it asks for, as before.
-    let any = s.register("any".into());
+    // A worker of 64 slots takes what it asks for.
+    let any = s.register("any".into(), 64);
     assert_eq!(ids(&s.lease(any, 64)), [5, 6, 7]);
     assert_eq!(s.stats().backups, 8);
     // Tasks from the queue are not limited: a new step's tasks go out as asked.
@@ -219,7 +219,7 @@ fn a_worker_registered_with_its_slots_takes_that_many_backup_copies_a_call() {
 #[test]
 fn no_backups_while_work_is_queued_or_before_anything_completed() {
     let (s, clock) = manual(Duration::from_secs(600));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..3));
     s.lease(a, 1);
     advance(&clock, 60_000);
@@ -231,7 +231,7 @@ fn no_backups_while_work_is_queued_or_before_anything_completed() {
 #[test]
 fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
     let (s, clock) = manual(Duration::from_secs(10));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..2));
     s.lease(a, 1);
     // b is registered and never held task 0 (nor task 1, still queued).
@@ -253,7 +253,7 @@ fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
 #[test]
 fn record_answers_each_outcome_in_turn_and_stops_at_the_first_refused() {
     let (s, _) = manual(Duration::from_secs(10));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..8));
     assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
     let delivery = |worker, id| Delivery { worker, id, outcome: fail(&id.to_string()) };
@@ -279,7 +279,7 @@ fn record_answers_each_outcome_in_turn_and_stops_at_the_first_refused() {
 #[test]
 fn a_renewal_extends_the_leases_held_then_and_never_shortens_one() {
     let (s, clock) = manual(Duration::from_secs(10));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     s.submit(tasks(0..4));
     // a renews before its lease on 0 is granted: the lease keeps its own deadline (t = 10 s).
     s.renew(a);
@@ -316,7 +316,7 @@ fn nothing_awaited(s: &Scheduler) -> bool {
 #[test]
 fn two_collects_at_once_each_get_their_own_outcomes_in_order() {
     let s = Arc::new(Scheduler::new(Duration::from_secs(60)));
-    let w = s.register("w".into());
+    let w = s.register("w".into(), 64);
     s.submit(tasks(0..200));
     let collect = |ids: Vec<TaskId>| {
         let s = Arc::clone(&s);
@@ -348,7 +348,7 @@ fn two_collects_at_once_each_get_their_own_outcomes_in_order() {
 #[test]
 fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
     let s = Scheduler::new(Duration::from_secs(60));
-    let w = s.register("w".into());
+    let w = s.register("w".into(), 64);
     s.submit(tasks(0..3));
     s.lease(w, 3);
     complete(&s, w, 1, fail("one"));
@@ -374,7 +374,7 @@ fn a_stopped_collect_leaves_its_outcomes_and_nothing_awaited() {
 #[test]
 fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
     let s = Scheduler::new(Duration::from_secs(60));
-    let (a, b) = (s.register("a".into()), s.register("b".into()));
+    let (a, b) = (s.register("a".into(), 64), s.register("b".into(), 64));
     let step = |ids: std::ops::Range<TaskId>| {
         s.submit(tasks(ids.clone()));
         let leased = s.lease(a, ids.clone().count());
@@ -399,7 +399,7 @@ fn late_duplicates_are_told_from_unknown_ids_for_two_steps() {
 #[test]
 fn steps_of_one_size_take_the_tables_the_step_before_emptied() {
     let s = Scheduler::new(Duration::from_secs(60));
-    let a = s.register("a".into());
+    let a = s.register("a".into(), 64);
     let mut capacities = Vec::new();
     for step in 0..4u64 {
         let ids: Vec<TaskId> = (step * 1000..step * 1000 + 1000).collect();
@@ -425,7 +425,7 @@ fn steps_of_one_size_take_the_tables_the_step_before_emptied() {
 #[test]
 fn an_outcome_that_fails_its_check_changes_nothing() {
     let s = Scheduler::new(Duration::from_secs(60));
-    let a = s.register("a".into());
+    let a = s.register("a".into(), 64);
     s.submit(tasks(0..3));
     assert_eq!(ids(&s.lease(a, 1)), [0]);
     let refuse = |_: TaskId, _: &Task, _: &TaskResult| Err("does not fit");
@@ -484,10 +484,11 @@ fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
     let (s, clock) = manual(Duration::from_secs(10));
     let now = |s: &Scheduler| s.now();
     let check = |s: &Scheduler, when: &str| {
-        let kept = s.lock().oldest_leases(s.now());
+        let kept: HashMap<WorkerId, Duration> =
+            s.workers().into_iter().filter_map(|(id, w)| Some((id, w.oldest_lease?))).collect();
         assert_eq!(kept, oldest_by_scan(s, s.now()), "{when}");
     };
-    let (a, b, c) = (s.register("a".into()), s.register("b".into()), s.register("c".into()));
+    let (a, b, c) = (s.register("a".into(), 64), s.register("b".into(), 64), s.register("c".into(), 64));
     s.submit(tasks(0..12));
     assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
     advance(&clock, 100);
@@ -533,7 +534,8 @@ fn the_oldest_leases_kept_as_granted_agree_with_a_scan() {
 /// `expire_leases` applied before it read the workers' logs instead).
 fn lapsed_by_scan(s: &Scheduler, lease_time: Duration) -> Vec<TaskId> {
     let (st, now) = (s.lock(), s.now());
-    let lapsed = |l: &Lease| st.renewed.get(&l.worker).map_or(l.since, |&at| at.max(l.since)) + lease_time <= now;
+    let renewed = |w: WorkerId| st.workers.get(&w).and_then(|w| w.renewed);
+    let lapsed = |l: &Lease| renewed(l.worker).map_or(l.since, |at| at.max(l.since)) + lease_time <= now;
     let mut ids: Vec<TaskId> = st
         .open
         .iter()
@@ -548,7 +550,7 @@ fn lapsed_by_scan(s: &Scheduler, lease_time: Duration) -> Vec<TaskId> {
 fn expiry_read_from_the_lease_logs_agrees_with_a_scan_of_every_task() {
     let lease_time = Duration::from_secs(10);
     let (s, clock) = manual(lease_time);
-    let mut workers: Vec<WorkerId> = (0..4).map(|i| s.register(format!("w{i}"))).collect();
+    let mut workers: Vec<WorkerId> = (0..4).map(|i| s.register(format!("w{i}"), 64)).collect();
     s.submit(tasks(0..80));
     // A fixed pseudo-random walk (an LCG) through leases, completions, renewals, backups (the
     // queue runs dry), a worker leaving and another joining, and time passing.
@@ -584,7 +586,7 @@ fn expiry_read_from_the_lease_logs_agrees_with_a_scan_of_every_task() {
             6 if step % 150 == 149 => {
                 s.unregister(w);
                 workers.retain(|&x| x != w);
-                workers.push(s.register(format!("joined at {step}")));
+                workers.push(s.register(format!("joined at {step}"), 64));
             }
             _ => advance(&clock, next(4_000)),
         }

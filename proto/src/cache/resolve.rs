@@ -1,13 +1,10 @@
-//! How a worker turns the networks of the master's messages into chromosomes (see the parent module's
-//! docs): weights sent are checked and cached, ids are looked up, origins are made again from
-//! parents held or fetched from peers, and whatever is still lacking is left for the master
-//! (`FetchChromosomes`).
+//! How a worker turns the networks of the master's messages into chromosomes: weights are checked
+//! and cached, ids looked up, origins made from parents held or fetched from peers, and what is
+//! still lacking is left for the master (`FetchChromosomes`).
 
 use super::ChromosomeCache;
 use crate::ProtoError;
-use crate::convert::{
-    chromosome_from_proto, has_weights, id_from_proto, id_to_proto, origin_from_proto, sources_from_proto,
-};
+use crate::convert::{chromosome_from_proto, id_from_proto, origin_from_proto, sources_from_proto};
 use crate::peers::Peers;
 use crate::{MAX_TASKS_PER_MESSAGE, pb};
 use loa_engine::breeding::Origin;
@@ -16,30 +13,29 @@ use loa_engine::tasks::MAX_ENTRANTS;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// What one message's networks resolved to (see [`resolve_entrants`]).
+/// What one message's networks resolved to (see [`resolve_entrants`]), and how.
 #[derive(Debug, Default)]
 pub struct Resolved {
     /// Every chromosome the message's tasks need that is at hand, by id: held here until the tasks
-    /// are converted, so a small cache evicting them meanwhile does not matter.
+    /// are converted, whatever the cache evicts meanwhile.
     pub found: HashMap<ChromosomeId, Arc<Chromosome>>,
-    /// Ids the worker could not resolve, each once, in the order met: to fetch from the master.
+    /// Ids lacking, each once, in the order met: to fetch from the master.
     pub missing: Vec<ChromosomeId>,
-    /// The ids of the tasks that named a missing id (each once, in order).
+    /// The ids of the tasks that named a missing id, each once, in order.
     pub needing: Vec<u64>,
     /// Networks sent as their id alone and found in the cache.
     pub hits: u64,
     /// Networks sent with their weights.
     pub received: u64,
-    /// Networks made again from their origins.
+    /// Networks made from their origins.
     pub made: u64,
-    /// Origins or sources that could not be used: malformed, or an origin that made a chromosome
-    /// with another id (the network is then fetched from the master).
+    /// Origins or sources that could not be used: malformed, or an origin that made another id.
     pub unusable: u64,
     /// Chromosomes fetched from peers.
     pub from_peers: u64,
-    /// Chromosomes asked of a peer and not got from it (the peer gone, refusing, or lacking it).
+    /// Chromosomes asked of a peer and not got from it.
     pub peer_misses: u64,
-    /// Networks waiting for chromosomes from peers (see [`Resolved::fetch_from_peers`]).
+    /// Networks waiting for chromosomes from peers.
     waiting: Vec<Waiting>,
     /// What to ask peers for, each once, with the peers to ask in order.
     wanted: Vec<(ChromosomeId, Vec<String>)>,
@@ -53,10 +49,8 @@ struct Waiting {
     origin: Option<(Origin, Topology)>,
 }
 
-/// The network entrants of a task on the wire, in the order the master meets them when it
-/// builds the task (see [`crate::convert::task_to_proto_sending`]); at most [`MAX_ENTRANTS`]
-/// (a task with more fails conversion anyway, naming the field, and its networks are not
-/// worth resolving first: the bookkeeping below scans lists a network at a time).
+/// The network entrants of a task on the wire, in the order the master met them; at most
+/// [`MAX_ENTRANTS`] (a task with more fails conversion anyway).
 fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
     task.entrants
         .iter_mut()
@@ -67,23 +61,20 @@ fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
         .take(MAX_ENTRANTS)
 }
 
-/// Resolves the networks of a message's tasks, in order, against `cache`, as the master's
-/// mirror expects:
+/// Resolves the networks of a message's tasks, in order, against `cache`, feeding it as the
+/// master's mirror expects:
 ///
-/// - a network sent with weights is validated, checked against its id and cached (and its
-///   weights moved out of the message, which then names it by id alone); one whose weights do
-///   not validate is left as it is, so converting its task reports the error with its field;
+/// - a network sent with weights is checked against its id and cached (one that fails is left
+///   for the task's conversion to name);
 /// - a network sent as its id alone is looked up;
-/// - one the cache lacks that comes with an origin is made again if its parents are
-///   held (each looked up, in order), and checked against its id; if a parent is lacking but
-///   the entrant names sources for every lacking one, it waits for [`Resolved::fetch_from_peers`];
-/// - one that names sources for itself waits for them too;
-/// - anything else the cache lacks is `missing`, for the master to send.
+/// - one the cache lacks that comes with an origin is made if its parents are held, or waits for
+///   [`Resolved::fetch_from_peers`] if sources name every lacking parent; one that comes with
+///   sources for itself waits too;
+/// - anything else is `missing`, for the master to send.
 ///
-/// Origins and sources are taken out of the messages, which then name their networks by id
-/// alone. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved, and [`MAX_ENTRANTS`]
-/// networks of each: a message beyond those bounds is a master's bug, and what lies beyond is left
-/// unresolved (its tasks go unplayed, their leases lapse) rather than cost time quadratic in it.
+/// Weights, origins and sources are taken out of the messages, which then name every network by
+/// id. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved: a longer message is a
+/// master's bug, and resolving it would cost time quadratic in its length.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
     for task in tasks.iter_mut().take(MAX_TASKS_PER_MESSAGE) {
@@ -91,7 +82,7 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
         for entrant in networks_mut(task) {
             let origin = entrant.origin.take();
             let sources = std::mem::take(&mut entrant.sources);
-            if has_weights(entrant) {
+            if !entrant.weights.is_empty() {
                 resolved.receive(entrant, cache);
                 continue;
             }
@@ -129,30 +120,20 @@ pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> 
 }
 
 impl Resolved {
-    /// A network sent with its weights.
+    /// Takes in `chromosome`, got for id `id`: cached and found.
+    fn take(&mut self, chromosome: Arc<Chromosome>, cache: &mut ChromosomeCache) {
+        let id = chromosome.id();
+        cache.insert(id, Arc::clone(&chromosome));
+        self.found.insert(id, chromosome);
+    }
+
+    /// A network sent with its weights: if they check, cached and named by id from now on.
     fn receive(&mut self, entrant: &mut pb::Entrant, cache: &mut ChromosomeCache) {
-        let sent = pb::Entrant {
-            serial: 0,
-            topology: std::mem::take(&mut entrant.topology),
-            weights: std::mem::take(&mut entrant.weights),
-            id: entrant.id,
-            origin: None,
-            sources: Vec::new(),
-        };
-        match chromosome_from_proto("entrant", sent.clone()) {
-            Ok(chromosome) => {
-                let id = chromosome.id();
-                let chromosome = Arc::new(chromosome);
-                cache.insert(id, Arc::clone(&chromosome));
-                self.found.insert(id, chromosome);
-                self.received += 1;
-                entrant.id = Some(id_to_proto(id));
-            }
-            Err(_) => {
-                // Put back: the task's conversion names the problem.
-                entrant.topology = sent.topology;
-                entrant.weights = sent.weights;
-            }
+        if let Ok(chromosome) = chromosome_from_proto("entrant", entrant) {
+            entrant.weights = Vec::new();
+            entrant.topology.clear();
+            self.take(Arc::new(chromosome), cache);
+            self.received += 1;
         }
     }
 
@@ -203,8 +184,8 @@ impl Resolved {
         if lacking.is_empty() {
             self.make(task, id, &origin, topology, cache);
         } else if lacking.iter().all(|&p| self.coming(p) || sources.iter().any(|(s, _)| *s == p)) {
-            // (A parent named without a source comes for an earlier network of this message: the
-            // master sends each source once a message, for the first network that needs it.)
+            // A parent without a source comes for an earlier network of this message: the master
+            // names each source once a message.
             for p in lacking {
                 self.want(p, sources);
             }
@@ -219,12 +200,9 @@ impl Resolved {
     fn make(&mut self, task: u64, id: ChromosomeId, origin: &Origin, topology: Topology, cache: &mut ChromosomeCache) {
         let parents: Option<Vec<&Chromosome>> =
             origin.parents().iter().map(|p| self.found.get(p).map(|c| &**c)).collect();
-        let made = parents.and_then(|parents| origin.make(topology, &parents).ok());
-        match made {
+        match parents.and_then(|parents| origin.make(topology, &parents).ok()) {
             Some(chromosome) if chromosome.id() == id => {
-                let chromosome = Arc::new(chromosome);
-                cache.insert(id, Arc::clone(&chromosome));
-                self.found.insert(id, chromosome);
+                self.take(Arc::new(chromosome), cache);
                 self.made += 1;
             }
             Some(_) => {
@@ -235,8 +213,8 @@ impl Resolved {
         }
     }
 
-    /// Whether `id` is on its way for an earlier network of the message: asked of peers, or waiting
-    /// to be made or fetched.
+    /// Whether `id` is on its way for an earlier network of the message: asked of peers, or
+    /// waiting to be made.
     fn coming(&self, id: ChromosomeId) -> bool {
         self.wanted.iter().any(|(w, _)| *w == id) || self.waiting.iter().any(|w| w.id == id)
     }
@@ -247,21 +225,17 @@ impl Resolved {
     }
 
     /// Fetches from `peers` what the waiting networks need (each chromosome checked against its
-    /// id, and cached), then makes those sent as origins, in the message's order (so a network
-    /// made for one task can be another's parent). A network still lacking something goes to
-    /// `missing`, for the master.
+    /// id, and cached), then makes those sent as origins, in the message's order (a network made
+    /// for one task can be another's parent). What is still lacking goes to `missing`.
     pub async fn fetch_from_peers(&mut self, peers: &Peers, cache: &Mutex<ChromosomeCache>) {
         if self.waiting.is_empty() {
             return;
         }
-        let wanted = std::mem::take(&mut self.wanted);
-        let (got, misses) = peers.fetch(&wanted).await;
+        let (got, misses) = peers.fetch(&std::mem::take(&mut self.wanted)).await;
         self.peer_misses += misses;
         let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
         for chromosome in got {
-            let id = chromosome.id();
-            cache.insert(id, Arc::clone(&chromosome));
-            self.found.insert(id, chromosome);
+            self.take(chromosome, &mut cache);
             self.from_peers += 1;
         }
         for w in std::mem::take(&mut self.waiting) {
@@ -273,42 +247,34 @@ impl Resolved {
         }
     }
 
-    /// Takes the chromosomes a `FetchChromosomes` reply brought: each must validate, hash to its
-    /// id and be one that was asked for. They go into `cache` too (the master's mirror counts
-    /// them as held, having sent their ids). Returns how many were taken.
+    /// Takes the chromosomes of a `FetchChromosomes` reply: each must check against its id and
+    /// have been asked for. They are cached (the master's mirror counts them as held). Returns
+    /// how many were taken.
     pub fn accept_fetched(
         &mut self,
         chromosomes: Vec<pb::Entrant>,
         cache: &mut ChromosomeCache,
     ) -> Result<usize, ProtoError> {
-        let mut taken = 0;
-        for (i, sent) in chromosomes.into_iter().enumerate() {
+        for (i, sent) in chromosomes.iter().enumerate() {
             let field = format!("chromosomes[{i}]");
-            if sent.id.is_none() {
-                return Err(ProtoError::new(format!("{field}.id"), "missing"));
-            }
             let chromosome = chromosome_from_proto(&field, sent)?;
-            let id = chromosome.id();
-            if !self.missing.contains(&id) {
-                return Err(ProtoError::new(format!("{field}.id"), format!("chromosome {id} was not asked for")));
+            if !self.missing.contains(&chromosome.id()) {
+                let problem = format!("chromosome {} was not asked for", chromosome.id());
+                return Err(ProtoError::new(format!("{field}.id"), problem));
             }
-            let chromosome = Arc::new(chromosome);
-            cache.insert(id, Arc::clone(&chromosome));
-            self.found.insert(id, chromosome);
-            taken += 1;
+            self.take(Arc::new(chromosome), cache);
         }
-        Ok(taken)
+        Ok(chromosomes.len())
     }
 
     /// Whether every network of `task` (as [`resolve_entrants`] left it) is at hand.
     pub fn complete(&self, task: &mut pb::Task) -> bool {
-        networks_mut(task)
-            .into_iter()
-            .all(|e| has_weights(e) || e.id.as_ref().is_none_or(|id| self.found.contains_key(&id_from_proto(id))))
+        networks_mut(task).all(|e| {
+            !e.weights.is_empty() || e.id.as_ref().is_none_or(|id| self.found.contains_key(&id_from_proto(id)))
+        })
     }
 
-    /// The chromosome of `id`, if at hand (the resolver for
-    /// [`crate::convert::task_from_proto_with`]).
+    /// The chromosome of `id`, if at hand (the resolver for [`crate::convert::task_from_proto`]).
     pub fn chromosome(&self, id: ChromosomeId) -> Option<Arc<Chromosome>> {
         self.found.get(&id).cloned()
     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::convert::{Sending, id_to_proto, task_from_proto_with, task_to_proto_sending};
+use crate::convert::{Sending, id_to_proto, task_from_proto, task_to_proto};
 use crate::pb;
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
@@ -7,27 +7,32 @@ use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
 
 /// Task `id` on the wire, networks whose id `known` accepts by id alone, the others with weights.
 fn task_to_proto_with(id: u64, task: &MatchTask, known: &mut dyn FnMut(ChromosomeId) -> bool) -> pb::Task {
-    task_to_proto_sending(id, task, &mut |c| if known(c.id()) { Sending::Id } else { Sending::Weights })
+    task_to_proto(id, task, &mut |c| if known(c.id()) { Sending::Id } else { Sending::Weights })
 }
 
 #[test]
 fn lru_hits_misses_and_evicts_the_least_recent() {
     let mut lru: Lru<u32, &str> = Lru::new(2);
-    assert!(!lru.insert(1, "a"));
-    assert!(!lru.insert(2, "b"));
+    assert_eq!(lru.insert(1, "a"), None);
+    assert_eq!(lru.insert(2, "b"), None);
     assert_eq!(lru.get(&1), Some(&"a")); // 1 is now more recent than 2
-    assert!(!lru.insert(3, "c")); // evicts 2
+    assert_eq!(lru.insert(3, "c"), Some(2));
     assert!(!lru.contains(&2));
     assert_eq!(lru.get(&2), None);
     assert_eq!(lru.get(&1), Some(&"a"));
     assert_eq!(lru.get(&3), Some(&"c"));
-    assert!(lru.insert(3, "C")); // replaces, makes 3 the most recent
-    assert!(!lru.insert(4, "d")); // evicts 1
+    assert_eq!(lru.insert(3, "C"), None); // replaces, makes 3 the most recent
+    assert_eq!(lru.peek(&3), Some(&"C"));
+    assert_eq!(lru.insert(4, "d"), Some(1));
     assert!(!lru.contains(&1) && lru.contains(&3) && lru.contains(&4));
+    assert_eq!(lru.keys().copied().collect::<Vec<_>>(), [4, 3]);
+    // A peek does not make a key more recent.
+    assert_eq!(lru.peek(&3), Some(&"C"));
+    assert_eq!(lru.insert(5, "e"), Some(3));
     assert_eq!(lru.len(), 2);
     let mut none: Lru<u32, ()> = Lru::new(0);
-    assert!(!none.insert(1, ()));
-    assert!(none.is_empty() && !none.touch(1) && !none.touch(1));
+    assert_eq!(none.insert(1, ()), None);
+    assert!(none.is_empty() && none.touch(1) == (false, None) && !none.touch(1).0);
 }
 
 #[test]
@@ -66,7 +71,7 @@ fn knockout(seeds: [u64; 4]) -> MatchTask {
 /// wire bytes).
 fn send(tasks: &[MatchTask], mirror: &mut Mirror, cache: &mut ChromosomeCache) -> (Vec<pb::Task>, Resolved) {
     let mut wire: Vec<pb::Task> =
-        tasks.iter().enumerate().map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id))).collect();
+        tasks.iter().enumerate().map(|(i, t)| task_to_proto_with(i as u64, t, &mut |id| mirror.touch(id).0)).collect();
     let resolved = resolve_entrants(&mut wire, cache);
     (wire, resolved)
 }
@@ -82,7 +87,7 @@ fn a_mirrored_cache_gets_ids_for_what_it_holds_and_plays_the_same_tasks() {
     assert!(resolved.missing.is_empty() && resolved.needing.is_empty());
     for (mut t, task) in wire.into_iter().zip(&tasks) {
         assert!(resolved.complete(&mut t));
-        let (_, back) = task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap();
+        let (_, back) = task_from_proto(t, &|id| resolved.chromosome(id)).unwrap();
         assert_eq!(&back, task);
     }
     // A second lease: everything by id, and still the same tasks.
@@ -91,7 +96,7 @@ fn a_mirrored_cache_gets_ids_for_what_it_holds_and_plays_the_same_tasks() {
     let bytes: usize = wire.iter().map(prost::Message::encoded_len).sum();
     assert!(bytes < 1000, "{bytes} bytes for three id-only tasks");
     for (t, task) in wire.into_iter().zip(&tasks) {
-        assert_eq!(&task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap().1, task);
+        assert_eq!(&task_from_proto(t, &|id| resolved.chromosome(id)).unwrap().1, task);
     }
 }
 
@@ -105,7 +110,7 @@ fn a_tiny_cache_mirrored_exactly_never_misses() {
     assert_eq!((resolved.received, resolved.hits), (9, 3));
     assert!(resolved.missing.is_empty());
     for (t, task) in wire.into_iter().zip(&tasks) {
-        assert_eq!(&task_from_proto_with(t, &|id| resolved.chromosome(id)).unwrap().1, task);
+        assert_eq!(&task_from_proto(t, &|id| resolved.chromosome(id)).unwrap().1, task);
     }
 }
 
@@ -126,12 +131,12 @@ fn a_cache_that_lacks_an_id_fetches_it_and_plays_the_same_task() {
     assert_eq!(resolved.accept_fetched(Vec::new(), &mut cache), Ok(0));
     assert!(!resolved.complete(&mut wire[0]));
     // Converting without the chromosome names the problem.
-    let err = task_from_proto_with(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
+    let err = task_from_proto(wire[0].clone(), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("neither sent nor known"), "{err}");
     // The master's answer.
     assert_eq!(resolved.accept_fetched(vec![crate::convert::chromosome_to_proto(&one)], &mut cache), Ok(1));
     assert!(resolved.complete(&mut wire[0]) && cache.contains(&one.id()));
-    let (_, back) = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap();
+    let (_, back) = task_from_proto(wire.remove(0), &|id| resolved.chromosome(id)).unwrap();
     assert_eq!(back, tasks[1]);
 }
 
@@ -153,16 +158,16 @@ fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
 #[test]
 fn weights_that_do_not_hash_to_their_id_are_refused_with_the_field() {
     let task = knockout([1, 2, 3, 4]);
-    let mut wire = crate::convert::task_to_proto(3, &task);
+    let mut wire = crate::convert::task_to_proto(3, &task, &mut |_| Sending::Weights);
     let Some(pb::match_entrant::Kind::Network(n)) = &mut wire.entrants[2].kind else { panic!("a network") };
     n.id = Some(id_to_proto(random_uniform(99).id()));
-    let err = crate::convert::task_from_proto(wire.clone()).unwrap_err().to_string();
+    let err = crate::convert::task_from_proto(wire.clone(), &|_| None).unwrap_err().to_string();
     assert!(err.starts_with("entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
     // The worker's resolution leaves it to the conversion, which says the same; nothing is cached.
     let mut cache = ChromosomeCache::new(8);
     let resolved = resolve_entrants(std::slice::from_mut(&mut wire), &mut cache);
     assert_eq!((resolved.received, cache.len()), (3, 3));
-    let err = task_from_proto_with(wire, &|id| resolved.chromosome(id)).unwrap_err().to_string();
+    let err = task_from_proto(wire, &|id| resolved.chromosome(id)).unwrap_err().to_string();
     assert!(err.starts_with("entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
 }
 
@@ -192,7 +197,7 @@ fn fixed_players_carry_no_id() {
 fn weights_travel_as_little_endian_bytes() {
     let task = knockout([1, 2, 3, 4]);
     let wire = task_to_proto_with(7, &task, &mut |_| false);
-    assert_eq!(crate::convert::task_from_proto(wire.clone()).unwrap(), (7, task.clone()));
+    assert_eq!(crate::convert::task_from_proto(wire.clone(), &|_| None).unwrap(), (7, task.clone()));
     let Some(pb::match_entrant::Kind::Network(e)) = &wire.entrants[0].kind else { panic!("a network") };
     let expected: Vec<u8> = random_uniform(1).weights().iter().flat_map(|w| w.to_le_bytes()).collect();
     assert_eq!(e.weights, expected);
@@ -216,7 +221,7 @@ fn a_reply_beyond_its_bounds_is_resolved_only_within_them() {
     let resolved = resolve_entrants(&mut wire, &mut ChromosomeCache::new(16));
     assert_eq!(resolved.missing.len(), MAX_ENTRANTS);
     // The oversized task still fails conversion, naming its entrants.
-    let err = task_from_proto_with(wire.remove(0), &|id| resolved.chromosome(id)).unwrap_err();
+    let err = task_from_proto(wire.remove(0), &|id| resolved.chromosome(id)).unwrap_err();
     assert!(err.to_string().contains("entrants"), "{err}");
 
     let mut reply: Vec<pb::Task> = (0..MAX_TASKS_PER_MESSAGE as u64 + 5)

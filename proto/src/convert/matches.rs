@@ -1,5 +1,4 @@
-//! Conversions of the match task ([`MatchTask`]) and its outcome; see the parent module's
-//! documentation for what is validated here and what only the master can check.
+//! Match tasks ([`MatchTask`]) and their outcomes on the wire.
 
 use super::{
     Resolve, Sending, index_to_proto, match_from_proto, network_from_proto, network_to_proto, rules_from_proto,
@@ -28,8 +27,10 @@ fn match_entrant_to_proto(e: &MatchEntrant, decide: &mut dyn FnMut(&Chromosome) 
     pb::MatchEntrant { kind: Some(kind) }
 }
 
-/// The wire form of task `id` (see [`super::task_to_proto_sending`] for `decide`).
-pub(super) fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
+/// The wire form of task `id`, each network travelling as `decide` says. `decide` is called once
+/// per network entrant, in order (the order the receiver meets them, so a caller can mirror its
+/// cache).
+pub fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
     let format = match &m.format {
         MatchFormat::Pairs(pairs) => pb::task::Format::Pairs(pb::Pairs {
             pairings: pairs
@@ -81,7 +82,7 @@ fn match_entrant_from_proto(
 ) -> Result<MatchEntrant, ProtoError> {
     match e.kind {
         Some(pb::match_entrant::Kind::Network(n)) => {
-            let (serial, chromosome) = network_from_proto(&format!("{field}.network"), n, resolve)?;
+            let (serial, chromosome) = network_from_proto(&format!("{field}.network"), &n, resolve)?;
             Ok(MatchEntrant::Network { serial, chromosome })
         }
         Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&format!("{field}.fixed"), &f),
@@ -134,9 +135,9 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
     }
 }
 
-/// A match task from the wire: the wire-only fields checked here, the rest by
-/// [`MatchTask::validate`], whose errors name the offending field.
-pub(super) fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<MatchTask, ProtoError> {
+/// A task from the wire with its id, validated (the wire-only fields here, the rest by
+/// [`MatchTask::validate`]); networks sent as their id alone are found by `resolve`.
+pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchTask), ProtoError> {
     // Counted before converting, so an oversized list is refused before its weights are checked.
     if t.entrants.len() > MAX_ENTRANTS {
         return Err(ProtoError::new(
@@ -162,13 +163,13 @@ pub(super) fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<Match
     };
     let task = MatchTask { entrants, network_depth: t.network_depth, rules: rules_from_proto(t.rules)?, format };
     match task.validate() {
-        Ok(()) => Ok(task),
+        Ok(()) => Ok((t.id, task)),
         Err(err) => Err(match_task_error(&task, err)),
     }
 }
 
 /// A match outcome: 1 to [`MAX_MATCHES`] matches between entrant indices below [`MAX_ENTRANTS`]
-/// (the largest task's; see the module documentation for what only the master can check).
+/// (the master checks it against its task).
 pub(super) fn outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTaskOutcome, ProtoError> {
     if m.matches.is_empty() || m.matches.len() > MAX_MATCHES {
         return Err(ProtoError::new(

@@ -1,7 +1,6 @@
-//! Origins (how a chromosome was bred) and sources (peers holding chromosomes) on the wire.
-//! Both are hints a worker may use instead of weights; coming in, each is checked
-//! whole (counts bounded before anything is allocated for them, every step's state, variation
-//! and parameters), so [`Origin::make`] never meets a malformed origin.
+//! Origins (how a chromosome was bred) and sources (peers that hold a chromosome) on the wire.
+//! Coming in, each is checked whole, counts bounded first, so [`Origin::make`] never meets a
+//! malformed origin.
 
 use super::{id_from_proto, id_to_proto};
 use crate::ProtoError;
@@ -78,23 +77,23 @@ pub fn sources_from_proto(sources: &[pb::Source]) -> Result<Vec<(ChromosomeId, S
         .map(|(i, s)| {
             let field = |f: &str| format!("sources[{i}].{f}");
             let id = s.id.as_ref().ok_or_else(|| ProtoError::new(field("id"), "missing"))?;
-            check_peer_address(&s.peer).map_err(|why| ProtoError::new(field("peer"), why))?;
+            check_peer_address(&field("peer"), &s.peer)?;
             Ok((id_from_proto(id), s.peer.clone()))
         })
         .collect()
 }
 
-/// Why `address` is not a peer address `host:port` (at most [`MAX_PEER_ADDRESS`] bytes, a
-/// non-zero port), if it is not.
-pub fn check_peer_address(address: &str) -> Result<(), String> {
+/// Checks that `address`, given as `field`, is a peer address `host:port` of at most
+/// [`MAX_PEER_ADDRESS`] bytes with a port above 0.
+pub fn check_peer_address(field: &str, address: &str) -> Result<(), ProtoError> {
+    let refuse = |why: String| Err(ProtoError::new(field, why));
     if address.len() > MAX_PEER_ADDRESS {
-        return Err(format!("longer than {MAX_PEER_ADDRESS} bytes"));
+        return refuse(format!("longer than {MAX_PEER_ADDRESS} bytes"));
     }
-    let authority: tonic::codegen::http::uri::Authority =
-        address.parse().map_err(|e| format!("{address:?} is not host:port ({e})"))?;
-    match authority.port_u16() {
-        Some(port) if port > 0 && authority.as_str() == address && !authority.host().is_empty() => Ok(()),
-        _ => Err(format!("{address:?} is not host:port with a port above 0")),
+    match address.parse::<tonic::codegen::http::uri::Authority>() {
+        Err(e) => refuse(format!("{address:?} is not host:port ({e})")),
+        Ok(a) if a.port_u16().is_some_and(|p| p > 0) && a.as_str() == address && !a.host().is_empty() => Ok(()),
+        Ok(_) => refuse(format!("{address:?} is not host:port with a port above 0")),
     }
 }
 

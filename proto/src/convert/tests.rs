@@ -3,7 +3,7 @@
 
 use super::*;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, TaskError};
+use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, TaskError};
 
 fn rules() -> Rules {
     Rules { both_connected: BothConnected::MoverWins, no_moves: NoMoves::Passes, ply_cap: 30 }
@@ -22,12 +22,12 @@ fn knockout() -> MatchTask {
 }
 
 fn refused(t: pb::Task) -> String {
-    task_from_proto(t).unwrap_err().to_string()
+    task_from_proto(t, &|_| None).unwrap_err().to_string()
 }
 
 /// The wire form of `knockout()` with network `i` changed by `change`.
 fn with_network(i: usize, change: impl FnOnce(&mut pb::Entrant)) -> pb::Task {
-    let mut t = task_to_proto(1, &knockout());
+    let mut t = task_to_proto(1, &knockout(), &mut |_| Sending::Weights);
     let Some(pb::match_entrant::Kind::Network(n)) = t.entrants[i].kind.as_mut() else { panic!("a network") };
     change(n);
     t
@@ -36,7 +36,7 @@ fn with_network(i: usize, change: impl FnOnce(&mut pb::Entrant)) -> pb::Task {
 #[test]
 fn tasks_and_outcomes_survive_the_round_trip() {
     let task = knockout();
-    let (id, back) = task_from_proto(task_to_proto(40, &task)).unwrap();
+    let (id, back) = task_from_proto(task_to_proto(40, &task, &mut |_| Sending::Weights), &|_| None).unwrap();
     assert_eq!((id, &back), (40, &task));
     let result = Ok(task.run().unwrap());
     assert_eq!(outcome_from_proto(&outcome_to_proto(40, &result, 0)).unwrap(), (40, 0, result));
@@ -73,13 +73,13 @@ fn bad_networks_and_rules_are_refused_naming_the_field() {
 
     let m = with_network(3, |n| n.serial = 10);
     assert_eq!(refused(m), "entrants[3].network.serial: serial 10 appears twice");
-    let mut t = task_to_proto(1, &knockout());
+    let mut t = task_to_proto(1, &knockout(), &mut |_| Sending::Weights);
     t.rules = None;
     assert_eq!(refused(t), "rules: missing");
-    let mut t = task_to_proto(1, &knockout());
+    let mut t = task_to_proto(1, &knockout(), &mut |_| Sending::Weights);
     t.rules.as_mut().unwrap().no_moves = 9;
     assert_eq!(refused(t), "rules.no_moves: unknown value 9");
-    let mut t = task_to_proto(1, &knockout());
+    let mut t = task_to_proto(1, &knockout(), &mut |_| Sending::Weights);
     t.rules.as_mut().unwrap().both_connected = 0;
     assert_eq!(refused(t), "rules.both_connected: unspecified");
 }

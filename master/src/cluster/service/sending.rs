@@ -1,18 +1,15 @@
-//! How networks travel to a remote worker. For each worker that announced a chromosome cache,
-//! the service keeps a mirror of it (an LRU of ids, [`super::MAX_MIRROR`] at most, see
-//! [`loa_proto::cache`]), and sends a network, in this order of preference: by id alone when the
-//! mirror holds it; as its origin when the mirror holds all its parents (the worker makes it);
-//! by id with peers that hold it ([`Directory`]); as its origin with peers that hold the parents
-//! the mirror lacks; and only then with its weights. A worker that lacks an id anyway fetches
-//! the weights with `FetchChromosomes`. Embedded workers share the tasks' `Arc`s and need none
-//! of it.
+//! How networks travel to a remote worker, decided from the master's mirror of its chromosome
+//! cache (see [`loa_proto::cache`]), in this order of preference: by id alone when the mirror
+//! holds it; as its origin when the mirror holds its parents; by id with peers that hold it
+//! ([`Directory`]); as its origin with peers that hold the parents the mirror lacks; and only
+//! then with its weights. A worker that keeps no cache gets weights.
 
 use super::MasterService;
 use crate::cluster::directory::Directory;
 use crate::scheduler::{Leased, WorkerId};
 use loa_engine::network::{Chromosome, ChromosomeId};
 use loa_proto::cache::Mirror;
-use loa_proto::convert::{Sending, task_to_proto_sending};
+use loa_proto::convert::{Sending, task_to_proto};
 use loa_proto::pb;
 use std::sync::atomic::Ordering;
 
@@ -23,42 +20,33 @@ impl MasterService {
         if leased.is_empty() {
             return Vec::new();
         }
-        let mut counts = [0u64; 4];
         let mirror = self.remote().get(&worker).and_then(|r| r.mirror.clone());
-        let tasks: Vec<pb::Task> = match mirror {
-            Some(mirror) => {
-                // Held across the whole message: the worker meets its ids in this order.
-                let mut mirror = mirror.lock().unwrap_or_else(|p| p.into_inner());
-                let mut directory = self.directory.lock().unwrap_or_else(|p| p.into_inner());
-                let mut decide = |c: &Chromosome| {
-                    let sent = sending(c, worker, &mut mirror, &mut directory);
-                    counts[match sent {
-                        Sending::Id => 0,
-                        Sending::Origin(_) => 1,
-                        Sending::Sources(_) => 2,
-                        Sending::Weights => 3,
-                    }] += 1;
-                    sent
-                };
-                leased.iter().map(|(id, task)| task_to_proto_sending(*id, task, &mut decide)).collect()
-            }
-            None => leased
-                .iter()
-                .map(|(id, task)| {
-                    task_to_proto_sending(*id, task, &mut |_| {
-                        counts[3] += 1;
-                        Sending::Weights
-                    })
-                })
-                .collect(),
+        // Held across the whole message (mirror, then directory: the lock order).
+        let mut mirror = mirror.as_ref().map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut directory = self.directory.lock().unwrap_or_else(|p| p.into_inner());
+        let mut counts = [0u64; 4];
+        let mut decide = |c: &Chromosome| {
+            let sent = match mirror.as_deref_mut() {
+                Some(mirror) => sending(c, worker, mirror, &mut directory),
+                None => Sending::Weights,
+            };
+            counts[match sent {
+                Sending::Id => 0,
+                Sending::Origin(_) => 1,
+                Sending::Sources(_) => 2,
+                Sending::Weights => 3,
+            }] += 1;
+            sent
         };
+        let tasks: Vec<pb::Task> = leased.iter().map(|(id, task)| task_to_proto(*id, task, &mut decide)).collect();
         let [by_id, by_origin, from_peers, with_weights] = counts;
-        self.counters.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
-        self.counters.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
-        self.counters.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
-        self.counters.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
+        let c = &self.counters;
+        c.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
+        c.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
+        c.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
+        c.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
         let bytes: usize = tasks.iter().map(prost::Message::encoded_len).sum();
-        self.counters.task_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        c.task_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         tasks
     }
 }
@@ -70,7 +58,7 @@ fn sending(c: &Chromosome, worker: WorkerId, mirror: &mut Mirror, directory: &mu
     let id = c.id();
     // The worker will hold `key`: the mirror says so, and forgets what that evicts.
     let touch = |mirror: &mut Mirror, directory: &mut Directory, key: ChromosomeId| {
-        if let (_, Some(evicted)) = mirror.touch_evicting(key) {
+        if let (_, Some(evicted)) = mirror.touch(key) {
             directory.evicted(evicted, worker);
         }
     };
@@ -90,8 +78,7 @@ fn sending(c: &Chromosome, worker: WorkerId, mirror: &mut Mirror, directory: &mu
     };
     if let (Sending::Origin(_), Some(o)) = (&sent, origin) {
         // The worker will hold the parents, but is not listed as their source: their first
-        // holders serve them (a survivor's few fetches a generation), and the directory does
-        // half the work.
+        // holders serve them, and the directory does half the work.
         for &p in o.parents() {
             touch(mirror, directory, p);
         }

@@ -1,11 +1,9 @@
-//! One worker's `Work` stream: outcomes in, tasks out.
-//!
-//! The worker says how many tasks it can take (`want`, a running total); the master leases that
-//! many as soon as it has them and sends them, at most [`MAX_TASKS_PER_MESSAGE`] a message. Each
-//! message with outcomes is recorded under one scheduler lock and answered with a receipt,
-//! together with the tasks leased after it. While the worker wants tasks and none is queued, the
-//! loop waits for the scheduler's notice that work arrived, and looks again every [`RECHECK`]
-//! for a straggler's task to take a backup copy of (which nothing notifies).
+//! One worker's `Work` stream: outcomes in, tasks out. The master leases as many tasks as the
+//! worker wants, as soon as it has them, at most [`MAX_TASKS_PER_MESSAGE`] a message; each
+//! message with outcomes is recorded under one scheduler lock and answered with a receipt, with
+//! the tasks leased after it. A worker that wants tasks waits for the scheduler's notice that
+//! work arrived, and looks again every [`RECHECK`] for a straggler's task to back up (which
+//! nothing notifies).
 
 use super::{MasterService, unknown_worker};
 use crate::cluster::DropReason;
@@ -20,38 +18,25 @@ use tokio::sync::Notify;
 use tokio::sync::mpsc::Sender;
 use tonic::{Code, Status};
 
-/// How often a worker that wants tasks looks for a straggler's task to take a backup copy of (a
-/// task is a straggler's after 1 s at least, so this adds at most a quarter to that).
+/// How often a worker that wants tasks looks for a straggler's task to back up (adding at most a
+/// quarter to the straggler floor of 1 s).
 const RECHECK: Duration = Duration::from_millis(250);
 
 /// A worker's stream, as the master serves it.
 pub(super) struct WorkerStream {
-    service: MasterService,
-    worker: WorkerId,
+    pub(super) service: MasterService,
+    pub(super) worker: WorkerId,
     /// The id the worker knows itself by.
-    wire_id: u64,
+    pub(super) wire_id: u64,
     /// Where the master's messages go.
-    out: Sender<Result<pb::MasterMessage, Status>>,
+    pub(super) out: Sender<Result<pb::MasterMessage, Status>>,
     /// Notified when the worker is dropped.
-    gone: Arc<Notify>,
+    pub(super) gone: Arc<Notify>,
     /// Tasks the worker asked for and was not yet sent.
-    wanted: u64,
+    pub(super) wanted: u64,
 }
 
-/// Why a message cannot be taken: what to tell the worker.
-type Refused = Status;
-
 impl WorkerStream {
-    pub(super) fn new(
-        service: MasterService,
-        worker: WorkerId,
-        wire_id: u64,
-        out: Sender<Result<pb::MasterMessage, Status>>,
-        gone: Arc<Notify>,
-    ) -> WorkerStream {
-        WorkerStream { service, worker, wire_id, out, gone, wanted: 0 }
-    }
-
     /// Serves the stream from its `first` message until it ends: the worker leaves (ends it) or
     /// breaks it, is dropped, sends a malformed message, or the scheduler closes.
     pub(super) async fn run(mut self, first: pb::WorkerMessage, mut inbound: tonic::Streaming<pb::WorkerMessage>) {
@@ -121,8 +106,8 @@ impl WorkerStream {
     }
 
     /// Takes a message from the worker: renews its leases, records its outcomes and adds what it
-    /// wants. The receipt, if it carried outcomes.
-    fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Refused> {
+    /// wants. The receipt, if it carried outcomes; else what to end the stream with.
+    fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Status> {
         self.service.heard(self.worker);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
             return Err(self
@@ -147,9 +132,8 @@ impl WorkerStream {
         for (i, outcome) in message.outcomes.iter().enumerate() {
             let (id, leased_to, outcome) = outcome_from_proto(outcome)
                 .map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
-            // An outcome from an earlier registration (or a master before a restart) is still the
-            // outcome of that task id: recorded on behalf of that worker if this process knows it,
-            // else of nobody.
+            // An outcome leased under an earlier registration (maybe of a master before a restart)
+            // is recorded on behalf of that worker if this process knows it, else of nobody.
             let worker = match leased_to {
                 0 => self.worker,
                 id => self.service.resolve(id).unwrap_or(WorkerId::MAX),

@@ -2,7 +2,7 @@
 //! against their ids, lacking otherwise.
 
 use super::*;
-use crate::convert::{Sending, source_to_proto, task_from_proto_with, task_to_proto_sending};
+use crate::convert::{Sending, source_to_proto, task_from_proto, task_to_proto};
 use loa_engine::Rules;
 use loa_engine::breeding::operators::uniform_reset;
 use loa_engine::breeding::{self, BreedingRng, Step, Variation};
@@ -44,7 +44,7 @@ pub(crate) fn wire(task: &MatchTask, cache: &ChromosomeCache, sources: &[pb::Sou
         _ if cache.contains(&c.id()) => Sending::Id,
         _ => Sending::Weights,
     };
-    task_to_proto_sending(7, task, &mut decide)
+    task_to_proto(7, task, &mut decide)
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn networks_are_made_from_parents_at_hand_and_play_the_same_task() {
     assert_eq!((resolved.hits, resolved.made, resolved.received, resolved.unusable), (1, 3, 0, 0));
     assert!(resolved.missing.is_empty() && !resolved.waits_for_peers());
     assert_eq!(cache.len(), 5, "the made networks are cached");
-    let (_, back) = task_from_proto_with(tasks.remove(0), &|id| resolved.chromosome(id)).unwrap();
+    let (_, back) = task_from_proto(tasks.remove(0), &|id| resolved.chromosome(id)).unwrap();
     assert_eq!(back, task);
 }
 

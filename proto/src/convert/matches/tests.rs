@@ -2,7 +2,7 @@
 //! entrant lists and formats, each naming the field's path from the task in.
 
 use super::*;
-use crate::convert::{outcome_from_proto, outcome_to_proto, task_from_proto, task_to_proto};
+use crate::convert::{Sending, outcome_from_proto, outcome_to_proto, task_from_proto, task_to_proto};
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::random_uniform;
 use loa_engine::{BothConnected, NoMoves, Rules};
@@ -37,11 +37,11 @@ fn pairs() -> MatchFormat {
 }
 
 fn proto(task: &MatchTask) -> pb::Task {
-    task_to_proto(1, task)
+    task_to_proto(1, task, &mut |_| Sending::Weights)
 }
 
 fn refused(m: pb::Task) -> String {
-    task_from_proto(m).unwrap_err().to_string()
+    task_from_proto(m, &|_| None).unwrap_err().to_string()
 }
 
 #[track_caller]
@@ -61,8 +61,8 @@ fn match_tasks_and_outcomes_survive_the_round_trip() {
     let tasks = [task(pairs()), task(MatchFormat::Knockout { seed: 99 }), wide];
     for (i, t) in tasks.into_iter().enumerate() {
         let id = 50 + i as u64;
-        let wire = task_to_proto(id, &t);
-        let (back_id, back) = task_from_proto(wire.clone()).unwrap();
+        let wire = task_to_proto(id, &t, &mut |_| Sending::Weights);
+        let (back_id, back) = task_from_proto(wire.clone(), &|_| None).unwrap();
         assert_eq!((back_id, &back), (id, &t));
         // Fixed players travel as their specs.
         let specs: Vec<&str> = wire
@@ -86,7 +86,7 @@ fn match_tasks_and_outcomes_survive_the_round_trip() {
 #[test]
 fn bad_entrants_are_refused_naming_the_field() {
     let good = proto(&task(pairs()));
-    assert!(task_from_proto(good.clone()).is_ok());
+    assert!(task_from_proto(good.clone(), &|_| None).is_ok());
     let fixed = |i: usize, change: &dyn Fn(&mut pb::FixedEntrant)| {
         let mut m = good.clone();
         let Some(pb::match_entrant::Kind::Fixed(f)) = m.entrants[i].kind.as_mut() else { panic!("a fixed player") };
@@ -195,7 +195,7 @@ fn a_message_of_the_largest_tasks_fits_the_masters_message_size() {
         rules: Rules { ply_cap: u32::MAX, ..Rules::default() },
         format: MatchFormat::Pairs((0..MAX_MATCHES).map(big_pairing).collect()),
     };
-    let task = task_to_proto(u64::MAX, &largest);
+    let task = task_to_proto(u64::MAX, &largest, &mut |_| Sending::Weights);
     let message = pb::MasterMessage { tasks: vec![task; crate::MAX_TASKS_PER_MESSAGE], receipt: None };
     let len = message.encoded_len();
     assert!(len <= crate::MAX_MESSAGE_BYTES, "{len} bytes");
