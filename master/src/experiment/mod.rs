@@ -13,11 +13,12 @@ pub mod config;
 pub mod plan;
 pub mod spec;
 
-pub use config::{ExperimentConfigError, MatchExperiment};
+pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
 pub use spec::{PlayerSpec, Side, SpecError};
 
 use crate::cluster::{ClusterOptions, Server};
+use crate::config::ConfigError;
 use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
 use loa_engine::tasks::MatchSummary;
 use loa_records::jsonl::write_lines;
@@ -49,22 +50,28 @@ impl ExperimentOptions {
 }
 
 /// Why an experiment stopped without results.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
     /// The configuration is invalid.
-    Config(ExperimentConfigError),
+    #[error("{0}")]
+    Config(#[source] ConfigError),
     /// A player's files could not be used.
+    #[error("player `{key}`: {error}")]
     Player {
         /// `a` or `b`.
         key: &'static str,
         /// Why.
+        #[source]
         error: SpecError,
     },
     /// No worker could play: `threads` 0 without a cluster.
+    #[error("no workers: give --threads at least 1, or --listen")]
     NoWorkers,
     /// The workers could not start.
-    Pool(PoolError),
+    #[error("{0}")]
+    Pool(#[source] PoolError),
     /// A task failed or its outcome does not fit it.
+    #[error("task {id}: {why}")]
     Task {
         /// The task id.
         id: TaskId,
@@ -72,61 +79,22 @@ pub enum ExperimentError {
         why: String,
     },
     /// Stopped on request before every task was played.
+    #[error("stopped before every match was played; nothing written")]
     Stopped,
     /// Writing an output file failed.
-    Io(PathBuf, std::io::Error),
-}
-
-impl fmt::Display for ExperimentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExperimentError::Config(e) => write!(f, "{e}"),
-            ExperimentError::Player { key, error } => write!(f, "player `{key}`: {error}"),
-            ExperimentError::NoWorkers => f.write_str("no workers: give --threads at least 1, or --listen"),
-            ExperimentError::Pool(e) => write!(f, "{e}"),
-            ExperimentError::Task { id, why } => write!(f, "task {id}: {why}"),
-            ExperimentError::Stopped => f.write_str("stopped before every match was played; nothing written"),
-            ExperimentError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for ExperimentError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ExperimentError::Config(e) => Some(e),
-            ExperimentError::Player { error, .. } => Some(error),
-            ExperimentError::Pool(e) => Some(e),
-            ExperimentError::Io(_, e) => Some(e),
-            _ => None,
-        }
-    }
+    #[error("{0}: {1}")]
+    Io(PathBuf, #[source] std::io::Error),
 }
 
 /// Why a [`WorkerPool`] could not start.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum PoolError {
     /// The cluster service could not listen.
-    Serve(std::net::SocketAddr, std::io::Error),
+    #[error("cannot serve on {0}: {1}")]
+    Serve(std::net::SocketAddr, #[source] std::io::Error),
     /// The embedded worker threads could not be started.
-    Threads(std::io::Error),
-}
-
-impl fmt::Display for PoolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PoolError::Serve(addr, e) => write!(f, "cannot serve on {addr}: {e}"),
-            PoolError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for PoolError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PoolError::Serve(_, e) | PoolError::Threads(e) => Some(e),
-        }
-    }
+    #[error("cannot start worker threads: {0}")]
+    Threads(#[source] std::io::Error),
 }
 
 /// A scheduler with its embedded worker threads and, in cluster mode, its gRPC service: what

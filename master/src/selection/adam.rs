@@ -19,9 +19,10 @@ pub const BETA_2: f64 = 0.999;
 pub const EPSILON: f64 = 1e-8;
 
 /// Why Adam's state cannot step a gradient, or cannot be a network's.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AdamError {
     /// The moments are not one per weight.
+    #[error("Adam's moments: {first} and {second} moments for {weights} weights")]
     Size {
         /// First moments held.
         first: usize,
@@ -31,8 +32,10 @@ pub enum AdamError {
         weights: usize,
     },
     /// Moments without any update.
+    #[error("Adam's moments: moments but no updates")]
     NoUpdates,
     /// The running powers of β are out of range.
+    #[error("Adam's moments: bias corrections out of range: beta powers {beta_1} and {beta_2}")]
     Powers {
         /// β₁ to the power of the updates.
         beta_1: f64,
@@ -40,25 +43,9 @@ pub enum AdamError {
         beta_2: f64,
     },
     /// A moment is not finite, or a second moment is negative.
+    #[error("Adam's moments: not finite, or a second moment is negative")]
     Moments,
 }
-
-impl std::fmt::Display for AdamError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AdamError::Size { first, second, weights } => {
-                write!(f, "Adam's moments: {first} and {second} moments for {weights} weights")
-            }
-            AdamError::NoUpdates => f.write_str("Adam's moments: moments but no updates"),
-            AdamError::Powers { beta_1, beta_2 } => {
-                write!(f, "Adam's moments: bias corrections out of range: beta powers {beta_1} and {beta_2}")
-            }
-            AdamError::Moments => f.write_str("Adam's moments: not finite, or a second moment is negative"),
-        }
-    }
-}
-
-impl std::error::Error for AdamError {}
 
 /// What Adam remembers between updates: one first and second moment per weight.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

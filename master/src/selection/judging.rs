@@ -109,21 +109,14 @@ const MAX_OPENING_PLIES: u32 = 40;
 const MAX_RUNGS: usize = 16;
 
 /// Why a player spec is not a fixed player.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{spec}`: {why}")]
 pub struct NotFixed {
     /// The spec.
     pub spec: String,
     /// Why.
     pub why: String,
 }
-
-impl std::fmt::Display for NotFixed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "`{}`: {}", self.spec, self.why)
-    }
-}
-
-impl std::error::Error for NotFixed {}
 
 /// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`,
 /// `randomann:D:SEED` or `randomann-printed:D:SEED` (the players that are the same in every

@@ -24,15 +24,19 @@ use crate::selection::judging::JudgingState;
 use crate::selection::{evolution_strategies, knockout, mu_plus_lambda};
 use loa_engine::network::ChromosomeError;
 use serde::de::DeserializeOwned;
-use std::fmt;
 use types::*;
 
 /// Why an old checkpoint cannot be read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LegacyError {
     /// Format 1 of a scheme whose settings format 2 changed.
+    #[error(
+        "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 changed; continue \
+         it with the build that wrote it (commit 9e96a2e or earlier)"
+    )]
     OldScheme,
     /// A scheme that the format was never written for.
+    #[error("cannot decode: a format-{format} file holding a {scheme} run, which it never held")]
     Mismatch {
         /// The format.
         format: u32,
@@ -40,50 +44,26 @@ pub enum LegacyError {
         scheme: &'static str,
     },
     /// A scheme variant no format had.
+    #[error("cannot decode: selection scheme variant {0}")]
     UnknownScheme(u32),
     /// A part of the file does not decode.
+    #[error("cannot decode {part}: {error}")]
     Decode {
         /// The part.
         part: &'static str,
         /// Why.
+        #[source]
         error: CodecError,
     },
     /// A hall-of-fame champion is not a valid network.
-    Champion(ChromosomeError),
+    #[error("hall of fame: {0}")]
+    Champion(#[source] ChromosomeError),
     /// The configuration could not be written as TOML.
-    Config(toml::ser::Error),
+    #[error("the configuration as TOML: {0}")]
+    Config(#[source] toml::ser::Error),
     /// The scheme's state could not be encoded.
-    State(CodecError),
-}
-
-impl fmt::Display for LegacyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LegacyError::OldScheme => f.write_str(
-                "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 \
-                 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
-            ),
-            LegacyError::Mismatch { format, scheme } => {
-                write!(f, "cannot decode: a format-{format} file holding a {scheme} run, which it never held")
-            }
-            LegacyError::UnknownScheme(v) => write!(f, "cannot decode: selection scheme variant {v}"),
-            LegacyError::Decode { part, error } => write!(f, "cannot decode {part}: {error}"),
-            LegacyError::Champion(e) => write!(f, "hall of fame: {e}"),
-            LegacyError::Config(e) => write!(f, "the configuration as TOML: {e}"),
-            LegacyError::State(e) => write!(f, "the scheme's state: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for LegacyError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LegacyError::Decode { error, .. } | LegacyError::State(error) => Some(error),
-            LegacyError::Champion(e) => Some(e),
-            LegacyError::Config(e) => Some(e),
-            _ => None,
-        }
-    }
+    #[error("the scheme's state: {0}")]
+    State(#[source] CodecError),
 }
 
 /// Old bytes read in order.
