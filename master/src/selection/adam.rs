@@ -1,13 +1,8 @@
 //! Adam (Kingma and Ba, 2015), the optimiser OpenAI's ES feeds its gradient estimate to: each
-//! weight's step is its gradient's running mean over the root of its running mean square, so a
-//! weight whose estimate keeps its sign moves about α a generation whatever the gradient's
-//! scale, and one whose estimate is mostly noise moves less. Plain gradient ascent moves every
-//! weight by α times its estimate, so weights with small gradients (the output layer's against
-//! the first layer's, say) barely move.
-//!
-//! The moments' bias corrections divide by `1 − βᵗ`; the state keeps `βᵗ` as a running product
-//! (one multiplication an update) instead of calling `powi`, so the bits are the same on every
-//! target and optimisation level, and a resumed run continues them exactly.
+//! weight steps by its gradient's running mean over the root of its running mean square, so about
+//! α where the estimate keeps its sign, whatever its scale. The state keeps βᵗ as a running
+//! product rather than calling `powi`, so the bits are the same on every target and a resumed run
+//! continues them exactly.
 
 use serde::{Deserialize, Serialize};
 
