@@ -9,6 +9,7 @@
 //! - [`selection`]: selection schemes, each with its settings and state, found by name: a
 //!   population into match tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
+//! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
 //! - [`progress`]: the terminal display.
@@ -25,6 +26,7 @@ pub mod dashboard;
 pub mod experiment;
 pub mod generation;
 pub mod metrics;
+pub mod pool;
 pub mod population;
 pub mod progress;
 pub mod rng;

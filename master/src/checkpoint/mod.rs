@@ -1,19 +1,7 @@
 //! Checkpoints: the whole state of a run at a generation boundary, written atomically and
-//! verified on load.
-//!
-//! File layout (format 7): the magic `LOAEVOCK`, the format version (u32 LE), the payload
-//! length (u64 LE), the payload's CRC-32 (u32 LE), then the payload, in bincode 2 (standard
-//! configuration): the configuration as TOML text, the layout version of the state (u32), and
-//! the state ([`Stored`]): generation, epoch, serial counter, generator, population, epoch
-//! reports, and the selection scheme's own state as bytes tagged with the scheme's name (the
-//! scheme versions and reads them; this module never looks inside). The configuration is text,
-//! so its types can change without a new format; see `docs/checkpoints.md`.
-//!
-//! Formats 1 to 6 (the bincode of the configuration's types of their day) are read by
-//! [`legacy`] and checked like format 7. A checkpoint is written to a temporary name, fsynced,
-//! renamed over the target and the directory fsynced, so a crash leaves either the old
-//! checkpoint or the new one. It holds no timing, thread count or host: runs with the same
-//! configuration and seed write byte-identical checkpoints.
+//! verified on load. Format 7 holds the configuration as TOML text, so its types can change
+//! without a new format, and the scheme's state as opaque bytes; [`legacy`] reads formats 1 to
+//! 6. The layout and every check are in `docs/checkpoints.md`.
 
 pub mod legacy;
 

@@ -1,15 +1,12 @@
 //! Experiment configuration: a TOML file whose every field defaults to the thesis (SPEC §5).
-//!
-//! Unknown keys are errors (serde's message names the key), and [`ExperimentConfig::validate`]
-//! rejects out-of-range values naming the key, so a typo never silently runs the defaults. The
-//! variation operators are the engine's, found by name (`operators`, and `mutation` for the two
-//! mutation schedules); the selection scheme's table is the scheme's own:
-//! [`crate::selection::build`] parses and checks it.
+//! Unknown keys and out-of-range values are errors naming the key, so a typo never silently runs
+//! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
+//! the scheme's own ([`crate::selection::build`] parses and checks it).
 
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::Reference;
+use loa_engine::tasks::FixedPlayer;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -182,12 +179,12 @@ impl ExperimentConfig {
     }
 
     /// The benchmark's reference player.
-    pub fn reference(&self) -> Reference {
+    pub fn reference(&self) -> FixedPlayer {
         let depth = self.benchmark.depth;
         match self.benchmark.reference {
-            ReferenceKind::Aloa => Reference::Aloa { evaluator: AloaKind::Quad, depth },
-            ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth },
-            ReferenceKind::Random => Reference::Random { depth },
+            ReferenceKind::Aloa => FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth },
+            ReferenceKind::AloaNormal => FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth },
+            ReferenceKind::Random => FixedPlayer::Random { depth, salt: 0 },
         }
     }
 }

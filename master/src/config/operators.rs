@@ -1,10 +1,6 @@
-//! Variation operators in the configuration: `operator = "NAME"` or an `operator.NAME` table
-//! with its parameters, where NAME is an operator of the engine's registry
-//! ([`loa_engine::breeding::OPERATORS`]) whose parameter specs (names, ranges, defaults) check
-//! the table. The master lists no operator, so a new one needs no change here.
-//!
-//! The `[crossover]` table is one such operator; `[mutation]` is one too, or one of the two
-//! schedules of [`super::mutation`].
+//! Variation operators in the configuration: `operator = "NAME"` or an `operator.NAME` table of
+//! its parameters, NAME an operator of the engine's registry ([`loa_engine::breeding::OPERATORS`])
+//! whose parameter specs check the table, so a new operator needs no change here.
 
 use super::ConfigError;
 use loa_engine::breeding::{self, OPERATORS, Operator, Parameter, Variation};

@@ -17,9 +17,10 @@ pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
 pub use spec::{PlayerSpec, Side, SpecError};
 
-use crate::cluster::{ClusterOptions, Server};
+use crate::cluster::ClusterOptions;
 use crate::config::ConfigError;
-use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
+use crate::pool::{PoolError, WorkerPool};
+use crate::scheduler::TaskId;
 use loa_engine::tasks::MatchSummary;
 use loa_records::jsonl::write_lines;
 use std::fmt;
@@ -69,7 +70,7 @@ pub enum ExperimentError {
     NoWorkers,
     /// The workers could not start.
     #[error("{0}")]
-    Pool(#[source] PoolError),
+    Pool(#[from] PoolError),
     /// A task failed or its outcome does not fit it.
     #[error("task {id}: {why}")]
     Task {
@@ -84,63 +85,6 @@ pub enum ExperimentError {
     /// Writing an output file failed.
     #[error("{0}: {1}")]
     Io(PathBuf, #[source] std::io::Error),
-}
-
-/// Why a [`WorkerPool`] could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum PoolError {
-    /// The cluster service could not listen.
-    #[error("cannot serve on {0}: {1}")]
-    Serve(std::net::SocketAddr, #[source] std::io::Error),
-    /// The embedded worker threads could not be started.
-    #[error("cannot start worker threads: {0}")]
-    Threads(#[source] std::io::Error),
-}
-
-/// A scheduler with its embedded worker threads and, in cluster mode, its gRPC service: what
-/// `master run` sets up around a run, reusable by anything that submits tasks.
-pub struct WorkerPool {
-    /// The scheduler tasks are submitted to.
-    pub scheduler: Arc<Scheduler>,
-    workers: Vec<std::thread::JoinHandle<()>>,
-    server: Option<Server>,
-}
-
-impl WorkerPool {
-    /// Starts `threads` embedded workers (none if 0) and, with `cluster`, the service for remote
-    /// workers.
-    pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, PoolError> {
-        let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
-        let scheduler = Arc::new(Scheduler::new(lease_time));
-        let server = match cluster {
-            Some(c) => Some(crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e))?),
-            None => None,
-        };
-        let workers = match threads {
-            0 => Vec::new(),
-            n => spawn_embedded_workers(&scheduler, n).map_err(PoolError::Threads)?,
-        };
-        Ok(WorkerPool { scheduler, workers, server })
-    }
-
-    /// The address the cluster service listens on, if any.
-    pub fn addr(&self) -> Option<std::net::SocketAddr> {
-        self.server.as_ref().map(Server::addr)
-    }
-
-    /// Closes the scheduler, joins the embedded workers and stops the service; returns the
-    /// cluster summary line, if serving.
-    pub fn finish(self) -> Option<String> {
-        self.scheduler.close();
-        for w in self.workers {
-            let _ = w.join();
-        }
-        self.server.map(|server| {
-            let summary = crate::cluster::summary(&self.scheduler.stats(), server.counters());
-            server.shutdown();
-            summary
-        })
-    }
 }
 
 /// The results of an experiment: its tallies (the file has every game).
@@ -273,9 +217,9 @@ pub fn run(
         plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
-    let pool = WorkerPool::start(options.threads, options.cluster.as_ref()).map_err(ExperimentError::Pool)?;
-    if let Some(addr) = pool.addr() {
-        eprintln!("serving workers on {addr}");
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
+    if let Some(server) = pool.server() {
+        eprintln!("serving workers on {}", server.addr());
     }
     pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());
     let total = tasks.len();

@@ -4,6 +4,7 @@ use super::halt::HaltPoint;
 use crate::checkpoint::{CheckpointError, InvalidState};
 use crate::codec::CodecError;
 use crate::config::ConfigError;
+use crate::pool::PoolError;
 use crate::selection::SelectionError;
 use loa_engine::network::ChromosomeError;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 pub enum RunError {
     /// The configuration is invalid.
     #[error("{0}")]
-    Config(#[source] ConfigError),
+    Config(#[from] ConfigError),
     /// A checkpoint could not be written or read.
     #[error("{0}")]
     Checkpoint(#[from] CheckpointError),
@@ -55,9 +56,9 @@ pub enum RunError {
     /// The selection scheme's state could not be saved.
     #[error("the selection scheme's state: {0}")]
     SchemeState(#[source] CodecError),
-    /// The cluster service could not start.
-    #[error("cluster service: {0}")]
-    Cluster(String),
+    /// The workers or the cluster service could not start.
+    #[error("{0}")]
+    Pool(#[from] PoolError),
     /// The dashboard could not start.
     #[error("{0}")]
     Dashboard(String),

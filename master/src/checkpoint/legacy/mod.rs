@@ -1,18 +1,8 @@
-//! Checkpoints of formats 1 to 6, read into the contents of format 7.
-//!
-//! Those formats were the bincode of the run state with the configuration's types inside:
-//! format 1 for the knockout (and, before format 2, every scheme), format 2 for (μ + λ), with
-//! the scheme's memory (hall of fame, ladder rung) after the state and, with self-adaptive
-//! mutation, the survivors' steps after that; formats 2 to 6 for evolution strategies, each
-//! adding settings at the end of the scheme's (format 3: `learning_rate_half_life`,
-//! `weight_decay`; 4: `initial_network`; 5: `symmetry`, `sigma_half_life`; 6: `optimizer`,
-//! and Adam's moments after the memory for runs stepping with Adam). The settings a format
-//! lacks take the defaults that do what the builds writing it did, so a resumed run continues
-//! as that build would have.
-//!
-//! Old bytes are decoded with frozen copies of the old types (`types.rs`), never today's, and
-//! converted: the configuration to TOML text that today's parser reads to the same
-//! configuration, the memory to the state of today's scheme.
+//! Checkpoints of formats 1 to 6 (the bincode of the run state with the configuration's types of
+//! their day inside), read with frozen copies of the old types (`types.rs`, never today's) into
+//! format 7's contents: the configuration as TOML text, the scheme's memory as today's state.
+//! Settings a format lacks take the defaults that do what its builds did. The formats are listed
+//! in `docs/checkpoints.md`.
 
 mod types;
 
