@@ -6,7 +6,7 @@
 //! `gaussian` variation, which a worker applies as any other.
 
 use super::ConfigError;
-use super::operators::{Named, Settings, check_variation, interval, operator, variation};
+use super::operators::{Named, check_variation, interval, operator, values, variation};
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::{gaussian, uniform_reset};
 use loa_engine::breeding::{PROBABILITY, Variation};
@@ -168,14 +168,12 @@ impl TryFrom<MutationTable> for MutationConfig {
         let none = |_: &str| None;
         let operator = match name.as_str() {
             GAUSSIAN => {
-                let settings = Settings::new("mutation", &name, &["sigma", "decay"], &settings)?;
-                let (sigma, decay) = (settings.value("sigma", None, none)?, settings.value("decay", Some(1.0), none)?);
-                MutationOperator::Gaussian { sigma, decay, probability }
+                let v = values("mutation", &name, &[("sigma", None), ("decay", Some(1.0))], &settings, none)?;
+                MutationOperator::Gaussian { sigma: v[0], decay: v[1], probability }
             }
             SELF_ADAPTIVE => {
-                let settings = Settings::new("mutation", &name, &["sigma", "tau"], &settings)?;
-                let (sigma, tau) = (settings.value("sigma", None, none)?, settings.value("tau", None, none)?);
-                MutationOperator::SelfAdaptive { sigma, tau, probability }
+                let v = values("mutation", &name, &[("sigma", None), ("tau", None)], &settings, none)?;
+                MutationOperator::SelfAdaptive { sigma: v[0], tau: v[1], probability }
             }
             name => {
                 let operator = operator("mutation", name, 1, &[SELF_ADAPTIVE])?;

@@ -55,7 +55,7 @@ impl ExperimentOptions {
 pub enum ExperimentError {
     /// The configuration is invalid.
     #[error("{0}")]
-    Config(#[source] ConfigError),
+    Config(#[from] ConfigError),
     /// A player's files could not be used.
     #[error("player `{key}`: {error}")]
     Player {
@@ -205,8 +205,8 @@ pub fn run(
     options: &ExperimentOptions,
 ) -> Result<ExperimentReport, ExperimentError> {
     let started = Instant::now();
-    config.validate().map_err(ExperimentError::Config)?;
-    let (spec_a, spec_b) = config.players().map_err(ExperimentError::Config)?;
+    config.validate()?;
+    let (spec_a, spec_b) = config.players()?;
     let a = spec_a.prepare().map_err(|error| ExperimentError::Player { key: "a", error })?;
     let b = spec_b.prepare().map_err(|error| ExperimentError::Player { key: "b", error })?;
     if options.threads == 0 && options.cluster.is_none() {

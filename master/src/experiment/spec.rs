@@ -150,7 +150,7 @@ impl PlayerSpec {
                 let chromosome = Chromosome::read(path).map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
                 Side::Networks {
                     depth: *depth,
-                    nets: vec![PreparedNet { epoch: None, index: 0, chromosome: Arc::new(chromosome) }],
+                    nets: vec![PreparedNet { epoch: None, chromosome: Arc::new(chromosome) }],
                 }
             }
             PlayerSpec::Run { depth, dir, epochs } => {
@@ -160,9 +160,9 @@ impl PlayerSpec {
                     let path = run.epoch_checkpoint(epoch);
                     let state = RunState::load(&path).map_err(|e| SpecError(e.to_string()))?;
                     let individuals = state.individuals().map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
-                    for (index, i) in individuals.into_iter().enumerate() {
-                        nets.push(PreparedNet { epoch: Some(epoch), index, chromosome: i.chromosome });
-                    }
+                    nets.extend(
+                        individuals.into_iter().map(|i| PreparedNet { epoch: Some(epoch), chromosome: i.chromosome }),
+                    );
                 }
                 if nets.is_empty() {
                     return Err(SpecError(format!("{}: the epochs named hold no survivors", dir.display())));
@@ -178,8 +178,6 @@ impl PlayerSpec {
 pub struct PreparedNet {
     /// The epoch it survived (`run:` specs).
     pub epoch: Option<u32>,
-    /// Its index in that epoch's population.
-    pub index: usize,
     /// Its weights.
     pub chromosome: Arc<Chromosome>,
 }

@@ -138,7 +138,7 @@ fn table<T: serde::Serialize>(value: &T) -> Result<toml::Table, LegacyError> {
 
 /// Evolution strategies' settings of format `format`, the settings added since at their
 /// defaults (a constant learning rate, no weight decay, a random first centre, no tied weights,
-/// a constant σ, plain steps: what the older builds did).
+/// a constant σ, plain steps: what the builds writing it did).
 fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyError> {
     let part = "the evolution-strategies settings";
     let mut settings = table(&r.read::<Es2>(part)?)?;
