@@ -5,16 +5,17 @@
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
 //! - [`population`]: individuals with birth serials, and their stored form.
 //! - [`codec`]: the binary form of stored state, read with a bound on what it allocates.
-//! - [`generation`]: the initial population and breeding survivors into knockout groups.
+//! - [`generation`]: the initial population, children of one or two parents, and survivors bred
+//!   into knockout groups.
 //! - [`selection`]: selection schemes, each with its settings and state, found by name: a
 //!   population into match tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
-//! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
+//! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
 
