@@ -10,34 +10,17 @@ use serde::de::DeserializeOwned;
 pub const DECODE_LIMIT: usize = 1 << 30;
 
 /// Why stored bytes could not be written or read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CodecError {
     /// A value could not be encoded.
-    Encode(bincode::error::EncodeError),
+    #[error("cannot encode: {0}")]
+    Encode(#[source] bincode::error::EncodeError),
     /// The bytes do not decode as what they should hold.
-    Decode(bincode::error::DecodeError),
+    #[error("{0}")]
+    Decode(#[source] bincode::error::DecodeError),
     /// Bytes were left over after the value.
+    #[error("{0} bytes left over")]
     Trailing(usize),
-}
-
-impl std::fmt::Display for CodecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CodecError::Encode(e) => write!(f, "cannot encode: {e}"),
-            CodecError::Decode(e) => write!(f, "{e}"),
-            CodecError::Trailing(n) => write!(f, "{n} bytes left over"),
-        }
-    }
-}
-
-impl std::error::Error for CodecError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            CodecError::Encode(e) => Some(e),
-            CodecError::Decode(e) => Some(e),
-            CodecError::Trailing(_) => None,
-        }
-    }
 }
 
 /// The bytes of `value`.

@@ -1,10 +1,10 @@
-//! Breeding (SPEC §5): the initial population, and survivors bred into knockout groups.
+//! Breeding (SPEC §5): the initial population, children, and survivors bred into knockout groups.
 
 use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::random;
-use loa_engine::breeding::{Origin, Step};
+use loa_engine::breeding::{Origin, Step, Variation};
 use loa_engine::network::{Chromosome, ChromosomeError, ChromosomeId, Topology};
 use std::sync::Arc;
 
@@ -41,6 +41,28 @@ pub(crate) fn bred(
         chromosome = chromosome.with_origin(Arc::new(origin));
     }
     Ok(Individual { serial: serials.issue(), chromosome: Arc::new(chromosome) })
+}
+
+/// A child of `first`, crossed with `second` by `crossing` if given, then mutated by the
+/// variation `mutation` draws (after the crossing's draws); its origin records both steps.
+pub(crate) fn child(
+    first: &Chromosome,
+    second: Option<&Chromosome>,
+    crossing: Variation,
+    mutation: impl FnOnce(&mut GaRng) -> Variation,
+    rng: &mut GaRng,
+    serials: &mut SerialCounter,
+) -> Result<Individual, ChromosomeError> {
+    let (topology, length) = (first.topology(), first.topology().weight_count());
+    let (mut genes, mut parents, mut origin) = (first.weights().to_vec(), vec![first.id()], Vec::new());
+    if let Some(second) = second {
+        let (crossed, step) = Step::take(crossing, length, &[first.weights(), second.weights()], rng);
+        (genes, origin) = (crossed, vec![step]);
+        parents.push(second.id());
+    }
+    let (weights, step) = Step::take(mutation(rng), length, &[&genes], rng);
+    origin.push(step);
+    bred(serials, topology, weights, parents, origin)
 }
 
 /// The first generation: `config.population` chromosomes with uniform weights in [-1, 1).

@@ -5,7 +5,8 @@
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
 //! - [`population`]: individuals with birth serials, and their stored form.
 //! - [`codec`]: the binary form of stored state, read with a bound on what it allocates.
-//! - [`generation`]: the initial population and breeding survivors into knockout groups.
+//! - [`generation`]: the initial population, children of one or two parents, and survivors bred
+//!   into knockout groups.
 //! - [`selection`]: selection schemes, each with its settings and state, found by name: a
 //!   population into match tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
@@ -14,6 +15,7 @@
 //! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
+//! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
 
@@ -25,6 +27,7 @@ pub mod dashboard;
 pub mod experiment;
 pub mod generation;
 pub mod metrics;
+pub mod pool;
 pub mod population;
 pub mod progress;
 pub mod rng;

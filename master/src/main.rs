@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::dashboard::DashboardOptions;
+use loa_master::experiment::{self, ExperimentOptions, MatchExperiment};
 use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,23 +12,18 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// mimalloc instead of glibc's malloc. The cluster service allocates and frees many small
-/// protobuf messages a task, in bursts of a batch, on two threads that free each other's
-/// memory: glibc's per-thread cache (7 blocks a size) runs dry and each allocation takes a cold
-/// block from the arena.
+/// mimalloc instead of glibc's malloc: the cluster service allocates and frees many small
+/// protobuf messages on two threads that free each other's memory, which drains glibc's
+/// per-thread caches.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `mi_option_purge_delay`: its place in the `mi_option_e` enum of the v3 header
-/// libmimalloc-sys 0.1 builds (`c_src/mimalloc/v3/include/mimalloc.h`), which the crate names
-/// no constant for. Checked by `purge_delay_option_is_the_one_set` below.
+/// mimalloc's `mi_option_purge_delay`, its place in the `mi_option_e` enum of the v3 header
+/// libmimalloc-sys 0.1 builds, which names no constant for it (checked by a test below).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Keeps memory the master frees for its next use instead of returning it to the OS. By
-/// default mimalloc gives freed memory back a second after, so every step longer than that
-/// faulted its working set in again: a step's tasks and outcomes, and the results vector
-/// `collect` returns. The master's memory then stays at its high-water mark, which a run
-/// reaches every step anyway.
+/// Keeps memory the master frees for its next use instead of returning it to the OS a second
+/// later, so a step longer than that does not fault its working set in again.
 fn keep_freed_memory() {
     // SAFETY: sets an option of the allocator, which mimalloc allows at any time.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
@@ -246,29 +242,22 @@ fn report(summary: RunSummary) {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
         Command::Run { config, out, force, flags } => {
-            let config = ExperimentConfig::read(&config).map_err(|e| e.to_string())?;
-            let options = RunOptions { force, ..options(&flags)? };
-            report(start(config, &out, &options).map_err(|e| e.to_string())?);
+            let config = ExperimentConfig::read(&config)?;
+            report(start(config, &out, &RunOptions { force, ..options(&flags)? })?);
         }
         Command::Resume { dir, from_epoch, epochs, flags } => {
-            report(resume(&dir, from_epoch, epochs, &options(&flags)?).map_err(|e| e.to_string())?);
+            report(resume(&dir, from_epoch, epochs, &options(&flags)?)?)
         }
         Command::Experiment { config, out, flags } => {
-            let config = loa_master::experiment::MatchExperiment::read(&config).map_err(|e| e.to_string())?;
-            let o = options(&flags)?;
-            let options = loa_master::experiment::ExperimentOptions {
-                threads: o.threads,
-                cluster: o.cluster,
-                stop: o.stop,
-                progress: o.progress,
-            };
-            print!("{}", loa_master::experiment::run(&config, &out, &options).map_err(|e| e.to_string())?);
+            let config = MatchExperiment::read(&config)?;
+            let RunOptions { threads, cluster, stop, progress, .. } = options(&flags)?;
+            print!("{}", experiment::run(&config, &out, &ExperimentOptions { threads, cluster, stop, progress })?);
         }
         Command::Export { dir, epoch, individual, out } => {
-            let json = export(&dir, epoch, individual).map_err(|e| e.to_string())?;
+            let json = export(&dir, epoch, individual)?;
             match out {
                 Some(path) => std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?,
                 None => println!("{json}"),
@@ -282,8 +271,7 @@ fn main() -> ExitCode {
     keep_freed_memory();
     let cli = Cli::parse();
     // Only for a command that just prints: a master serving workers or a dashboard must get
-    // EPIPE from a socket whose peer went away, not be killed by SIGPIPE (hyper writes with
-    // writev, which raises it; 5 000 stub workers connecting at once died of it).
+    // EPIPE from a socket whose peer went away, not be killed by SIGPIPE.
     if matches!(cli.command, Command::Export { .. }) {
         loa_engine::restore_sigpipe();
     }

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A chromosome with its birth serial. Serials are given in creation order and never reused,
-/// so a lower serial always means an older chromosome (SPEC §5's "A"). Serialised as a
-/// [`StoredIndividual`], and checked as one when read.
+/// so a lower serial always means an older chromosome (SPEC §5's "A"). Stored (and checked when
+/// read) as a [`StoredIndividual`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(into = "StoredIndividual", try_from = "StoredIndividual")]
 pub struct Individual {
@@ -70,7 +70,7 @@ impl TryFrom<StoredIndividual> for Individual {
 }
 
 /// Hands out birth serials in creation order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SerialCounter {
     next: u64,
 }
@@ -96,11 +96,5 @@ impl SerialCounter {
     /// The serial the next individual will get.
     pub fn peek(&self) -> u64 {
         self.next
-    }
-}
-
-impl Default for SerialCounter {
-    fn default() -> Self {
-        SerialCounter::new()
     }
 }

@@ -34,17 +34,9 @@ impl Progress {
         Progress { multi, epoch, step, generations_per_epoch: gpe }
     }
 
-    /// A generation's tournaments begin.
-    pub fn start_generation(&self, generation: u64, tasks: usize) {
-        self.step.set_prefix(format!("gen {generation}"));
-        self.step.set_length(tasks as u64);
-        self.step.set_position(0);
-        self.step.reset_elapsed();
-    }
-
-    /// An epoch's benchmark begins.
-    pub fn start_benchmark(&self, epoch: u32, tasks: usize) {
-        self.step.set_prefix(format!("bench {epoch}"));
+    /// A step begins: `prefix` names it (`gen 3`, `bench 1`), with `tasks` tasks.
+    pub fn start_step(&self, prefix: String, tasks: usize) {
+        self.step.set_prefix(prefix);
         self.step.set_length(tasks as u64);
         self.step.set_position(0);
         self.step.reset_elapsed();

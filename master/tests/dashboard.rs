@@ -1,4 +1,4 @@
-//! The live dashboard (issue 13): a master serving `/`, `/api/status`, `/api/epochs` and
+//! The live dashboard: a master serving `/`, `/api/status`, `/api/epochs` and
 //! `/api/chart.svg` on loopback, checked against the run's own metrics files; the statuses of
 //! bad requests; a run's checkpoints byte-identical with and without it; the read-only page of a
 //! run directory.

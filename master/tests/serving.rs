@@ -1,13 +1,11 @@
-//! A master serving workers, as a process (issue 14: one connection a worker, thousands of
-//! workers):
+//! A master serving workers, as a process (one connection a worker, thousands of workers):
 //! - out of file descriptors, it waits for one to be freed instead of spinning on failed
 //!   `accept` calls, says why on its standard error, and counts the connections it could not
 //!   take;
 //! - it keeps SIGPIPE ignored: hyper writes to sockets with `writev`, which raises SIGPIPE when
 //!   the peer has gone, so with the signal's default action a worker vanishing at the wrong
-//!   moment could kill the master (the stub process of `bench-dispatch`, the same binary, died
-//!   of it with 5 000 stubs). Only `master export`, which just prints, takes the default action,
-//!   so that `master export ... | head` ends quietly.
+//!   moment could kill the master. Only `master export`, which just prints, takes the default
+//!   action, so that `master export ... | head` ends quietly.
 
 #![cfg(target_os = "linux")]
 

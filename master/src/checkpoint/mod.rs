@@ -1,19 +1,7 @@
 //! Checkpoints: the whole state of a run at a generation boundary, written atomically and
-//! verified on load.
-//!
-//! File layout (format 7): the magic `LOAEVOCK`, the format version (u32 LE), the payload
-//! length (u64 LE), the payload's CRC-32 (u32 LE), then the payload, in bincode 2 (standard
-//! configuration): the configuration as TOML text, the layout version of the state (u32), and
-//! the state ([`Stored`]): generation, epoch, serial counter, generator, population, epoch
-//! reports, and the selection scheme's own state as bytes tagged with the scheme's name (the
-//! scheme versions and reads them; this module never looks inside). The configuration is text,
-//! so its types can change without a new format; see `docs/checkpoints.md`.
-//!
-//! Formats 1 to 6 (the bincode of the configuration's types of their day) are read by
-//! [`legacy`] and checked like format 7. A checkpoint is written to a temporary name, fsynced,
-//! renamed over the target and the directory fsynced, so a crash leaves either the old
-//! checkpoint or the new one. It holds no timing, thread count or host: runs with the same
-//! configuration and seed write byte-identical checkpoints.
+//! verified on load. Format 7 holds the configuration as TOML text, so its types can change
+//! without a new format, and the scheme's state as opaque bytes; [`legacy`] reads formats 1 to
+//! 6. The layout and every check are in `docs/checkpoints.md`.
 
 pub mod legacy;
 
@@ -27,7 +15,6 @@ use loa_engine::network::ChromosomeError;
 use loa_records::EpochReport;
 use loa_records::jsonl::write_atomically;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"LOAEVOCK";
@@ -80,11 +67,13 @@ pub struct Stored {
 }
 
 /// Why a run's state is not one a run can continue from.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum InvalidState {
     /// The configuration does not parse or is invalid.
-    Config(ConfigError),
+    #[error("configuration: {0}")]
+    Config(#[source] ConfigError),
     /// The state belongs to another scheme than the configuration's.
+    #[error("the state of scheme `{saved}` for a run of scheme `{configured}`")]
     Scheme {
         /// The scheme the state is tagged with.
         saved: String,
@@ -92,77 +81,44 @@ pub enum InvalidState {
         configured: String,
     },
     /// An individual's chromosome is invalid.
+    #[error("individual {serial}: {error}")]
     Individual {
         /// Its serial.
         serial: u64,
         /// Why.
+        #[source]
         error: ChromosomeError,
     },
     /// The scheme cannot take up its saved state.
-    SchemeState(StateError),
-}
-
-impl fmt::Display for InvalidState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InvalidState::Config(e) => write!(f, "configuration: {e}"),
-            InvalidState::Scheme { saved, configured } => {
-                write!(f, "the state of scheme `{saved}` for a run of scheme `{configured}`")
-            }
-            InvalidState::Individual { serial, error } => write!(f, "individual {serial}: {error}"),
-            InvalidState::SchemeState(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for InvalidState {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            InvalidState::Config(e) => Some(e),
-            InvalidState::Individual { error, .. } => Some(error),
-            InvalidState::SchemeState(e) => Some(e),
-            InvalidState::Scheme { .. } => None,
-        }
-    }
+    #[error("{0}")]
+    SchemeState(#[source] StateError),
 }
 
 /// Why a state could not be written as a checkpoint.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum EncodeError {
     /// The configuration has no TOML form (a value TOML cannot hold).
-    Config(toml::ser::Error),
+    #[error("the configuration as TOML: {0}")]
+    Config(#[source] toml::ser::Error),
     /// The state could not be encoded.
-    State(CodecError),
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::Config(e) => write!(f, "the configuration as TOML: {e}"),
-            EncodeError::State(e) => write!(f, "the state: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            EncodeError::Config(e) => Some(e),
-            EncodeError::State(e) => Some(e),
-        }
-    }
+    #[error("the state: {0}")]
+    State(#[source] CodecError),
 }
 
 /// Why a checkpoint could not be written or used; each names the file.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// Reading or writing failed.
-    Io(PathBuf, std::io::Error),
+    #[error("checkpoint {0}: {1}")]
+    Io(PathBuf, #[source] std::io::Error),
     /// Not a checkpoint file.
+    #[error("checkpoint {0}: not a loa-evolve checkpoint")]
     BadMagic(PathBuf),
     /// Written in a format this build does not read.
+    #[error("checkpoint {0}: format version {1}, this build reads 1 to {FORMAT_VERSION}")]
     Version(PathBuf, u32),
     /// Shorter or longer than its header says (e.g. cut off by a crash or a full disk).
+    #[error("checkpoint {path}: truncated or padded: header says {expected} payload bytes, file has {found}")]
     Truncated {
         /// The file.
         path: PathBuf,
@@ -172,56 +128,23 @@ pub enum CheckpointError {
         found: u64,
     },
     /// The payload does not match its checksum.
+    #[error("checkpoint {0}: corrupted: the checksum does not match the contents")]
     Checksum(PathBuf),
     /// The payload does not decode.
-    Decode(PathBuf, CodecError),
+    #[error("checkpoint {0}: cannot decode: {1}")]
+    Decode(PathBuf, #[source] CodecError),
     /// A state layout this build does not know.
+    #[error("checkpoint {0}: state layout {1}, this build reads layout {STATE_LAYOUT}")]
     Layout(PathBuf, u32),
     /// A checkpoint of an older format that cannot be read.
-    Legacy(PathBuf, LegacyError),
+    #[error("checkpoint {0}: {1}")]
+    Legacy(PathBuf, #[source] LegacyError),
     /// The state decodes but is not one a run can continue from.
-    Invalid(PathBuf, InvalidState),
+    #[error("checkpoint {0}: {1}")]
+    Invalid(PathBuf, #[source] InvalidState),
     /// The state could not be encoded.
-    Encode(PathBuf, EncodeError),
-}
-
-impl fmt::Display for CheckpointError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |p: &PathBuf| format!("checkpoint {}", p.display());
-        match self {
-            CheckpointError::Io(p, e) => write!(f, "{}: {e}", at(p)),
-            CheckpointError::BadMagic(p) => write!(f, "{}: not a loa-evolve checkpoint", at(p)),
-            CheckpointError::Version(p, v) => {
-                write!(f, "{}: format version {v}, this build reads 1 to {FORMAT_VERSION}", at(p))
-            }
-            CheckpointError::Truncated { path, expected, found } => {
-                write!(f, "{}: truncated or padded: header says {expected} payload bytes, file has {found}", at(path))
-            }
-            CheckpointError::Checksum(p) => {
-                write!(f, "{}: corrupted: the checksum does not match the contents", at(p))
-            }
-            CheckpointError::Decode(p, e) => write!(f, "{}: cannot decode: {e}", at(p)),
-            CheckpointError::Layout(p, v) => {
-                write!(f, "{}: state layout {v}, this build reads layout {STATE_LAYOUT}", at(p))
-            }
-            CheckpointError::Legacy(p, e) => write!(f, "{}: {e}", at(p)),
-            CheckpointError::Invalid(p, e) => write!(f, "{}: {e}", at(p)),
-            CheckpointError::Encode(p, e) => write!(f, "{}: cannot encode {e}", at(p)),
-        }
-    }
-}
-
-impl std::error::Error for CheckpointError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            CheckpointError::Io(_, e) => Some(e),
-            CheckpointError::Decode(_, e) => Some(e),
-            CheckpointError::Legacy(_, e) => Some(e),
-            CheckpointError::Invalid(_, e) => Some(e),
-            CheckpointError::Encode(_, e) => Some(e),
-            _ => None,
-        }
-    }
+    #[error("checkpoint {0}: cannot encode {1}")]
+    Encode(PathBuf, #[source] EncodeError),
 }
 
 /// A checkpoint's contents before they are checked: the configuration's text and the state.

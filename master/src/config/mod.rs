@@ -1,17 +1,15 @@
 //! Experiment configuration: a TOML file whose every field defaults to the thesis (SPEC §5).
-//!
-//! Unknown keys are errors (serde's message names the key), and [`ExperimentConfig::validate`]
-//! rejects out-of-range values naming the key, so a typo never silently runs the defaults. The
-//! variation operators are the engine's, found by name (`operators`, and `mutation` for the two
-//! mutation schedules); the selection scheme's table is the scheme's own:
-//! [`crate::selection::build`] parses and checks it.
+//! Unknown keys and out-of-range values are errors naming the key, so a typo never silently runs
+//! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
+//! the scheme's own ([`crate::selection::build`] parses and checks it).
 
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::Reference;
+use loa_engine::tasks::FixedPlayer;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 mod mutation;
 mod operators;
@@ -93,14 +91,17 @@ impl Default for BenchmarkConfig {
 }
 
 /// Why a configuration was rejected.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    Io(std::path::PathBuf, std::io::Error),
+    #[error("cannot read {0}: {1}")]
+    Io(PathBuf, #[source] std::io::Error),
     /// Not valid TOML, or an unknown key or wrong type (the message names it), in the file
     /// named if any.
-    Parse(Option<std::path::PathBuf>, Box<toml::de::Error>),
+    #[error("{file}{1}", file = .0.as_ref().map_or(String::new(), |p| format!("{}: ", p.display())))]
+    Parse(Option<PathBuf>, #[source] Box<toml::de::Error>),
     /// A value out of range: the key and why.
+    #[error("invalid `{key}`: {why}")]
     Invalid {
         /// The key, e.g. `mutation.probability`.
         key: String,
@@ -109,42 +110,31 @@ pub enum ConfigError {
     },
 }
 
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConfigError::Io(path, e) => write!(f, "cannot read {}: {e}", path.display()),
-            ConfigError::Parse(Some(path), e) => write!(f, "{}: {e}", path.display()),
-            ConfigError::Parse(None, e) => write!(f, "{e}"),
-            ConfigError::Invalid { key, why } => write!(f, "invalid `{key}`: {why}"),
-        }
-    }
+/// The value of type `T` a TOML text holds (serde's errors name the key).
+pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
 }
 
-impl std::error::Error for ConfigError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConfigError::Io(_, e) => Some(e),
-            ConfigError::Parse(_, e) => Some(e.as_ref()),
-            ConfigError::Invalid { .. } => None,
-        }
-    }
+/// The TOML text of the file at `path`, read by `parse` (errors name the file).
+pub(crate) fn read_toml<T>(path: &Path, parse: impl Fn(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
+    parse(&text).map_err(|e| match e {
+        ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
+        other => other,
+    })
 }
 
 impl ExperimentConfig {
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
-        let config: ExperimentConfig = toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))?;
+        let config: ExperimentConfig = parse_toml(text)?;
         config.validate()?;
         Ok(config)
     }
 
     /// Reads, parses and validates a TOML file.
     pub fn read(path: &Path) -> Result<ExperimentConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
-        ExperimentConfig::from_toml(&text).map_err(|e| match e {
-            ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
-            other => other,
-        })
+        read_toml(path, ExperimentConfig::from_toml)
     }
 
     /// The configuration as TOML (what a run directory keeps beside its checkpoints).
@@ -189,12 +179,12 @@ impl ExperimentConfig {
     }
 
     /// The benchmark's reference player.
-    pub fn reference(&self) -> Reference {
+    pub fn reference(&self) -> FixedPlayer {
         let depth = self.benchmark.depth;
         match self.benchmark.reference {
-            ReferenceKind::Aloa => Reference::Aloa { evaluator: AloaKind::Quad, depth },
-            ReferenceKind::AloaNormal => Reference::Aloa { evaluator: AloaKind::Normal, depth },
-            ReferenceKind::Random => Reference::Random { depth },
+            ReferenceKind::Aloa => FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth },
+            ReferenceKind::AloaNormal => FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth },
+            ReferenceKind::Random => FixedPlayer::Random { depth, salt: 0 },
         }
     }
 }

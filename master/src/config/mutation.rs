@@ -1,23 +1,12 @@
-//! The `[mutation]` table: how mutants are made.
-//!
-//! A mutation is a one-parent operator of the engine's registry with its parameters
-//! (`operator = "NAME"` or `[mutation.operator.NAME]`, see [`super::operators`]); the parameter
-//! named `probability`, which most mutations take, is `[mutation] probability`.
-//!
-//! Two forms are schedules of the engine's `gaussian` operator rather than one operator with
-//! fixed parameters, and are the only operators the master knows by name, here:
-//!
-//! - `[mutation.operator.gaussian]` with `sigma` and `decay`: generation g's step is
-//!   `sigma × decay^(g − 1)`, so steps shrink as the run goes;
-//! - `[mutation.operator.self-adaptive]` with `sigma` and `tau`: each individual's own step,
-//!   which its children inherit times `exp(tau · N(0, 1))` ([`child_step`]); only for schemes
-//!   that keep each individual's step ((μ + λ)).
-//!
-//! Either way every step a mutant's origin records is a `gaussian` variation, which a worker
-//! applies as any other.
+//! The `[mutation]` table: a one-parent operator of the engine's registry
+//! ([`super::operators`]), whose `probability` is `[mutation] probability`, or one of two
+//! schedules of the engine's `gaussian` operator: `gaussian` (`sigma × decay^(g − 1)` in
+//! generation g) and `self-adaptive` (each individual's own step, inherited times
+//! `exp(tau · N(0, 1))`; only for schemes that keep it). Either way a mutant's origin records a
+//! `gaussian` variation, which a worker applies as any other.
 
 use super::ConfigError;
-use super::operators::{Named, Settings, check_variation, interval, operator, variation};
+use super::operators::{Named, check_variation, interval, operator, values, variation};
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::{gaussian, uniform_reset};
 use loa_engine::breeding::{PROBABILITY, Variation};
@@ -63,11 +52,9 @@ pub enum MutationOperator {
         /// The chance that an allele gets noise.
         probability: f64,
     },
-    /// Self-adaptive Gaussian steps (Schwefel's evolution strategy, one step per individual):
-    /// a child's step is its parent's times `exp(tau · N(0, 1))` ([`child_step`]), and each
-    /// allele, with probability `probability`, gets Gaussian noise of that step. Steps that
-    /// produce good children survive with them, so the step size is evolved instead of
-    /// scheduled. Only for schemes that keep each individual's step ((μ + λ)), in their state.
+    /// Self-adaptive Gaussian steps (Schwefel's, one step per individual, [`child_step`]): steps
+    /// that produce good children survive with them, so the step size evolves instead of being
+    /// scheduled. Only for schemes that keep each individual's step, in their state.
     SelfAdaptive {
         /// The step of the initial population.
         sigma: f64,
@@ -79,9 +66,8 @@ pub enum MutationOperator {
 }
 
 impl MutationOperator {
-    /// The variation a mutation applies in generation `generation` (1-based). The self-adaptive
-    /// form, without an individual's own step (which (μ + λ) draws with [`child_step`]), uses
-    /// the initial one.
+    /// The variation a mutation applies in generation `generation` (1-based); the self-adaptive
+    /// form's with its initial step.
     pub fn variation(&self, generation: u64) -> Variation {
         match *self {
             MutationOperator::Fixed(variation) => variation,
@@ -182,14 +168,12 @@ impl TryFrom<MutationTable> for MutationConfig {
         let none = |_: &str| None;
         let operator = match name.as_str() {
             GAUSSIAN => {
-                let settings = Settings::new("mutation", &name, &["sigma", "decay"], &settings)?;
-                let (sigma, decay) = (settings.value("sigma", None, none)?, settings.value("decay", Some(1.0), none)?);
-                MutationOperator::Gaussian { sigma, decay, probability }
+                let v = values("mutation", &name, &[("sigma", None), ("decay", Some(1.0))], &settings, none)?;
+                MutationOperator::Gaussian { sigma: v[0], decay: v[1], probability }
             }
             SELF_ADAPTIVE => {
-                let settings = Settings::new("mutation", &name, &["sigma", "tau"], &settings)?;
-                let (sigma, tau) = (settings.value("sigma", None, none)?, settings.value("tau", None, none)?);
-                MutationOperator::SelfAdaptive { sigma, tau, probability }
+                let v = values("mutation", &name, &[("sigma", None), ("tau", None)], &settings, none)?;
+                MutationOperator::SelfAdaptive { sigma: v[0], tau: v[1], probability }
             }
             name => {
                 let operator = operator("mutation", name, 1, &[SELF_ADAPTIVE])?;

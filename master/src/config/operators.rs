@@ -1,10 +1,6 @@
-//! Variation operators in the configuration: `operator = "NAME"` or an `operator.NAME` table
-//! with its parameters, where NAME is an operator of the engine's registry
-//! ([`loa_engine::breeding::OPERATORS`]) whose parameter specs (names, ranges, defaults) check
-//! the table. The master lists no operator, so a new one needs no change here.
-//!
-//! The `[crossover]` table is one such operator; `[mutation]` is one too, or one of the two
-//! schedules of [`super::mutation`].
+//! Variation operators in the configuration: `operator = "NAME"` or an `operator.NAME` table of
+//! its parameters, NAME an operator of the engine's registry ([`loa_engine::breeding::OPERATORS`])
+//! whose parameter specs check the table, so a new operator needs no change here.
 
 use super::ConfigError;
 use loa_engine::breeding::{self, OPERATORS, Operator, Parameter, Variation};
@@ -132,8 +128,7 @@ pub(super) fn operator(
     Ok(operator)
 }
 
-/// `operator` with the parameters `settings` gives, or else `given` (a value another key of
-/// `table` supplies), or else their defaults (see [`Settings`]). Ranges are checked by
+/// `operator` with the parameters `settings` gives (see [`values`]). Ranges are checked by
 /// [`check_variation`].
 pub(super) fn variation(
     table: &str,
@@ -141,62 +136,38 @@ pub(super) fn variation(
     settings: &toml::Table,
     given: impl Fn(&str) -> Option<f64>,
 ) -> Result<Variation, ConfigError> {
-    let names: Vec<&str> = operator.parameters.iter().map(|p| p.name).collect();
-    let settings = Settings::new(table, operator.name, &names, settings)?;
-    let values =
-        operator.parameters.iter().map(|p| settings.value(p.name, p.default, &given)).collect::<Result<Vec<_>, _>>()?;
+    let parameters: Vec<(&str, Option<f64>)> = operator.parameters.iter().map(|p| (p.name, p.default)).collect();
+    let values = values(table, operator.name, &parameters, settings, given)?;
     // As many values as parameters, by construction.
     operator.with(&values).map_err(|e| ConfigError::Invalid { key: format!("{table}.operator"), why: e.to_string() })
 }
 
-/// An operator's settings as written, checked to name only its parameters; errors name the key
-/// `TABLE.operator.NAME.PARAMETER`.
-pub(super) struct Settings<'a> {
-    table: &'a str,
-    name: &'a str,
-    settings: &'a toml::Table,
-}
-
-impl<'a> Settings<'a> {
-    /// The settings of the operator `name` in `table`, which takes the parameters `parameters`.
-    pub fn new(
-        table: &'a str,
-        name: &'a str,
-        parameters: &[&str],
-        settings: &'a toml::Table,
-    ) -> Result<Settings<'a>, ConfigError> {
-        let known = Settings { table, name, settings };
-        match settings.keys().find(|k| !parameters.contains(&k.as_str())) {
-            None => Ok(known),
-            Some(unknown) => {
-                let takes = if parameters.is_empty() { "no parameters".to_owned() } else { parameters.join(", ") };
-                Err(known.error(unknown, format!("unknown parameter: {name} takes {takes}")))
-            }
-        }
+/// The values of the operator `name`'s `parameters` (name, default) in `table`: as written in
+/// `settings`, or else `given` (a value another key of the table supplies, which must not be
+/// written twice), or else the default. `settings` must name only parameters; errors name the
+/// key `TABLE.operator.NAME.PARAMETER`.
+pub(super) fn values(
+    table: &str,
+    name: &str,
+    parameters: &[(&str, Option<f64>)],
+    settings: &toml::Table,
+    given: impl Fn(&str) -> Option<f64>,
+) -> Result<Vec<f64>, ConfigError> {
+    let error = |p: &str, why: String| ConfigError::Invalid { key: format!("{table}.operator.{name}.{p}"), why };
+    if let Some(unknown) = settings.keys().find(|k| !parameters.iter().any(|(p, _)| p == k)) {
+        let names: Vec<&str> = parameters.iter().map(|(p, _)| *p).collect();
+        let takes = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
+        return Err(error(unknown, format!("unknown parameter: {name} takes {takes}")));
     }
-
-    /// The parameter `parameter`'s value: as written, or else `given` (a value another key of
-    /// the table supplies, which it must not be written twice), or else `default`.
-    pub fn value(
-        &self,
-        parameter: &str,
-        default: Option<f64>,
-        given: impl Fn(&str) -> Option<f64>,
-    ) -> Result<f64, ConfigError> {
-        let table = self.table;
-        match (self.settings.get(parameter), given(parameter)) {
-            (Some(_), Some(_)) => Err(self.error(parameter, format!("is given by `{table}.{parameter}`"))),
-            (Some(toml::Value::Float(x)), None) => Ok(*x),
-            (Some(toml::Value::Integer(n)), None) => Ok(*n as f64),
-            (Some(other), None) => Err(self.error(parameter, format!("must be a number, got {other}"))),
-            (None, Some(x)) => Ok(x),
-            (None, None) => default.ok_or_else(|| self.error(parameter, "missing (it has no default)".to_owned())),
-        }
-    }
-
-    fn error(&self, parameter: &str, why: String) -> ConfigError {
-        ConfigError::Invalid { key: format!("{}.operator.{}.{parameter}", self.table, self.name), why }
-    }
+    let value = |&(p, default): &(&str, Option<f64>)| match (settings.get(p), given(p)) {
+        (Some(_), Some(_)) => Err(error(p, format!("is given by `{table}.{p}`"))),
+        (Some(toml::Value::Float(x)), None) => Ok(*x),
+        (Some(toml::Value::Integer(n)), None) => Ok(*n as f64),
+        (Some(other), None) => Err(error(p, format!("must be a number, got {other}"))),
+        (None, Some(x)) => Ok(x),
+        (None, None) => default.ok_or_else(|| error(p, "missing (it has no default)".to_owned())),
+    };
+    parameters.iter().map(value).collect()
 }
 
 /// Checks that `variation` takes `parents` parents (`why` says why it must) and that its

@@ -1,6 +1,5 @@
-//! The `[selection]` table: which scheme selects, with the scheme's own settings as written.
-//! The configuration only carries them; the scheme parses and checks them
-//! ([`crate::selection::build`]), so a new scheme needs no change here.
+//! The `[selection]` table: the scheme's name and its settings as written, which only the scheme
+//! parses ([`crate::selection::build`]), so a new scheme needs no change here.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

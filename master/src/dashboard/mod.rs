@@ -3,8 +3,8 @@
 //! [`loa_dashboard::Provider`], served by `loa_dashboard`'s HTTP server on a thread of its own.
 //!
 //! The run never waits on the page: events take the state's lock for a few assignments, and
-//! requests read the scheduler (workers, counters) at request time on the server's threads.
-//! Nothing the page can send reaches the run; results are byte-identical with it on (tested).
+//! requests read the scheduler at request time on the server's threads. Nothing the page sends
+//! reaches the run.
 
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
@@ -287,21 +287,6 @@ pub struct Dashboard {
 }
 
 impl Dashboard {
-    /// Starts serving `state` as `options` say; fails at once if the address cannot be bound.
-    pub fn start(state: DashboardState, options: &DashboardOptions) -> Result<Dashboard, RunError> {
-        let state = Arc::new(state);
-        let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
-        let server = loa_dashboard::serve(provider, options.listen, options.token.clone())
-            .map_err(|e| RunError::Dashboard(format!("cannot serve the dashboard on {}: {e}", options.listen)))?;
-        let _ = options.bound.set(server.addr());
-        Ok(Dashboard { state, server, linger: options.linger })
-    }
-
-    /// The address it serves on.
-    pub fn addr(&self) -> SocketAddr {
-        self.server.addr()
-    }
-
     /// The subscriber to add to the run's list.
     pub fn subscriber(&self) -> &dyn Subscriber {
         self.state.as_ref()
@@ -317,8 +302,8 @@ impl Dashboard {
     }
 }
 
-/// Starts the dashboard if `options` ask for one, and notes its address in the log and on
-/// standard error.
+/// Starts the dashboard if `options` ask for one (failing at once if the address cannot be
+/// bound), and notes its address in the log and on standard error.
 pub fn start(
     dir: &RunDir,
     state: &RunState,
@@ -327,11 +312,15 @@ pub fn start(
     options: Option<&DashboardOptions>,
     log: &RunLog,
 ) -> Result<Option<Dashboard>, RunError> {
-    let Some(dashboard) = options else { return Ok(None) };
+    let Some(options) = options else { return Ok(None) };
     let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| s.counters_handle()));
-    let served = Dashboard::start(view, dashboard)?;
-    let hint = if dashboard.token.is_some() { "?token=..." } else { "" };
-    log.line(&format!("dashboard on http://{}/{hint}", served.addr()));
-    eprintln!("master: dashboard on http://{}/{hint}", served.addr());
-    Ok(Some(served))
+    let state = Arc::new(view);
+    let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
+    let server = loa_dashboard::serve(provider, options.listen, options.token.clone())
+        .map_err(|e| RunError::Dashboard(format!("cannot serve the dashboard on {}: {e}", options.listen)))?;
+    let _ = options.bound.set(server.addr());
+    let hint = if options.token.is_some() { "?token=..." } else { "" };
+    log.line(&format!("dashboard on http://{}/{hint}", server.addr()));
+    eprintln!("master: dashboard on http://{}/{hint}", server.addr());
+    Ok(Some(Dashboard { state, server, linger: options.linger }))
 }

@@ -5,10 +5,11 @@
 //! any value out of range or any player spec it cannot read.
 
 use super::spec::PlayerSpec;
+use crate::config::{ConfigError, parse_toml, read_toml};
 use loa_engine::Rules;
 use loa_engine::tasks::{MAX_MATCHES, MAX_OPENING_PLIES};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Most two-game matches per entrant of A (bounds an experiment's size and memory).
 pub const MAX_MATCHES_PER_ENTRANT: u32 = 1_000_000;
@@ -53,62 +54,30 @@ fn default_matches_per_task() -> u32 {
     4
 }
 
-/// Why an experiment configuration was rejected.
-#[derive(Debug)]
-pub enum ExperimentConfigError {
-    /// The file could not be read.
-    Io(PathBuf, std::io::Error),
-    /// Not valid TOML, or an unknown key or wrong type (the message names it).
-    Parse(String),
-    /// A value out of range or a player that cannot be used: the key and why.
-    Invalid {
-        /// The key, e.g. `matches`.
-        key: &'static str,
-        /// What is wrong.
-        why: String,
-    },
-}
-
-impl std::fmt::Display for ExperimentConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExperimentConfigError::Io(path, e) => write!(f, "cannot read {}: {e}", path.display()),
-            ExperimentConfigError::Parse(msg) => f.write_str(msg),
-            ExperimentConfigError::Invalid { key, why } => write!(f, "invalid `{key}`: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ExperimentConfigError {}
-
 impl MatchExperiment {
     /// Parses and validates TOML text.
-    pub fn from_toml(text: &str) -> Result<MatchExperiment, ExperimentConfigError> {
-        let config: MatchExperiment = toml::from_str(text).map_err(|e| ExperimentConfigError::Parse(e.to_string()))?;
+    pub fn from_toml(text: &str) -> Result<MatchExperiment, ConfigError> {
+        let config: MatchExperiment = parse_toml(text)?;
         config.validate()?;
         Ok(config)
     }
 
     /// Reads, parses and validates a TOML file.
-    pub fn read(path: &Path) -> Result<MatchExperiment, ExperimentConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ExperimentConfigError::Io(path.to_path_buf(), e))?;
-        MatchExperiment::from_toml(&text).map_err(|e| match e {
-            ExperimentConfigError::Parse(msg) => ExperimentConfigError::Parse(format!("{}: {msg}", path.display())),
-            other => other,
-        })
+    pub fn read(path: &Path) -> Result<MatchExperiment, ConfigError> {
+        read_toml(path, MatchExperiment::from_toml)
     }
 
     /// The two players' specs, parsed (files are not read yet).
-    pub fn players(&self) -> Result<(PlayerSpec, PlayerSpec), ExperimentConfigError> {
-        let parse = |key, text: &str| {
-            text.parse::<PlayerSpec>().map_err(|e| ExperimentConfigError::Invalid { key, why: e.to_string() })
+    pub fn players(&self) -> Result<(PlayerSpec, PlayerSpec), ConfigError> {
+        let parse = |key: &str, text: &str| {
+            text.parse::<PlayerSpec>().map_err(|e| ConfigError::Invalid { key: key.into(), why: e.to_string() })
         };
         Ok((parse("a", &self.a)?, parse("b", &self.b)?))
     }
 
     /// Checks every value's range and both player specs.
-    pub fn validate(&self) -> Result<(), ExperimentConfigError> {
-        let bad = |key, why: String| Err(ExperimentConfigError::Invalid { key, why });
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: key.into(), why });
         let (a, b) = self.players()?;
         if let (Some(da), Some(db)) = (a.network_depth(), b.network_depth())
             && da != db

@@ -13,12 +13,14 @@ pub mod config;
 pub mod plan;
 pub mod spec;
 
-pub use config::{ExperimentConfigError, MatchExperiment};
+pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
 pub use spec::{PlayerSpec, Side, SpecError};
 
-use crate::cluster::{ClusterOptions, Server};
-use crate::scheduler::{Scheduler, TaskId, spawn_embedded_workers};
+use crate::cluster::ClusterOptions;
+use crate::config::ConfigError;
+use crate::pool::{PoolError, WorkerPool};
+use crate::scheduler::TaskId;
 use loa_engine::tasks::MatchSummary;
 use loa_records::jsonl::write_lines;
 use std::fmt;
@@ -49,22 +51,28 @@ impl ExperimentOptions {
 }
 
 /// Why an experiment stopped without results.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
     /// The configuration is invalid.
-    Config(ExperimentConfigError),
+    #[error("{0}")]
+    Config(#[from] ConfigError),
     /// A player's files could not be used.
+    #[error("player `{key}`: {error}")]
     Player {
         /// `a` or `b`.
         key: &'static str,
         /// Why.
+        #[source]
         error: SpecError,
     },
     /// No worker could play: `threads` 0 without a cluster.
+    #[error("no workers: give --threads at least 1, or --listen")]
     NoWorkers,
     /// The workers could not start.
-    Pool(PoolError),
+    #[error("{0}")]
+    Pool(#[from] PoolError),
     /// A task failed or its outcome does not fit it.
+    #[error("task {id}: {why}")]
     Task {
         /// The task id.
         id: TaskId,
@@ -72,107 +80,11 @@ pub enum ExperimentError {
         why: String,
     },
     /// Stopped on request before every task was played.
+    #[error("stopped before every match was played; nothing written")]
     Stopped,
     /// Writing an output file failed.
-    Io(PathBuf, std::io::Error),
-}
-
-impl fmt::Display for ExperimentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExperimentError::Config(e) => write!(f, "{e}"),
-            ExperimentError::Player { key, error } => write!(f, "player `{key}`: {error}"),
-            ExperimentError::NoWorkers => f.write_str("no workers: give --threads at least 1, or --listen"),
-            ExperimentError::Pool(e) => write!(f, "{e}"),
-            ExperimentError::Task { id, why } => write!(f, "task {id}: {why}"),
-            ExperimentError::Stopped => f.write_str("stopped before every match was played; nothing written"),
-            ExperimentError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for ExperimentError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ExperimentError::Config(e) => Some(e),
-            ExperimentError::Player { error, .. } => Some(error),
-            ExperimentError::Pool(e) => Some(e),
-            ExperimentError::Io(_, e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-/// Why a [`WorkerPool`] could not start.
-#[derive(Debug)]
-pub enum PoolError {
-    /// The cluster service could not listen.
-    Serve(std::net::SocketAddr, std::io::Error),
-    /// The embedded worker threads could not be started.
-    Threads(std::io::Error),
-}
-
-impl fmt::Display for PoolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PoolError::Serve(addr, e) => write!(f, "cannot serve on {addr}: {e}"),
-            PoolError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for PoolError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PoolError::Serve(_, e) | PoolError::Threads(e) => Some(e),
-        }
-    }
-}
-
-/// A scheduler with its embedded worker threads and, in cluster mode, its gRPC service: what
-/// `master run` sets up around a run, reusable by anything that submits tasks.
-pub struct WorkerPool {
-    /// The scheduler tasks are submitted to.
-    pub scheduler: Arc<Scheduler>,
-    workers: Vec<std::thread::JoinHandle<()>>,
-    server: Option<Server>,
-}
-
-impl WorkerPool {
-    /// Starts `threads` embedded workers (none if 0) and, with `cluster`, the service for remote
-    /// workers.
-    pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, PoolError> {
-        let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
-        let scheduler = Arc::new(Scheduler::new(lease_time));
-        let server = match cluster {
-            Some(c) => Some(crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e))?),
-            None => None,
-        };
-        let workers = match threads {
-            0 => Vec::new(),
-            n => spawn_embedded_workers(&scheduler, n).map_err(PoolError::Threads)?,
-        };
-        Ok(WorkerPool { scheduler, workers, server })
-    }
-
-    /// The address the cluster service listens on, if any.
-    pub fn addr(&self) -> Option<std::net::SocketAddr> {
-        self.server.as_ref().map(Server::addr)
-    }
-
-    /// Closes the scheduler, joins the embedded workers and stops the service; returns the
-    /// cluster summary line, if serving.
-    pub fn finish(self) -> Option<String> {
-        self.scheduler.close();
-        for w in self.workers {
-            let _ = w.join();
-        }
-        self.server.map(|server| {
-            let summary = crate::cluster::summary(&self.scheduler.stats(), server.counters());
-            server.shutdown();
-            summary
-        })
-    }
+    #[error("{0}: {1}")]
+    Io(PathBuf, #[source] std::io::Error),
 }
 
 /// The results of an experiment: its tallies (the file has every game).
@@ -293,8 +205,8 @@ pub fn run(
     options: &ExperimentOptions,
 ) -> Result<ExperimentReport, ExperimentError> {
     let started = Instant::now();
-    config.validate().map_err(ExperimentError::Config)?;
-    let (spec_a, spec_b) = config.players().map_err(ExperimentError::Config)?;
+    config.validate()?;
+    let (spec_a, spec_b) = config.players()?;
     let a = spec_a.prepare().map_err(|error| ExperimentError::Player { key: "a", error })?;
     let b = spec_b.prepare().map_err(|error| ExperimentError::Player { key: "b", error })?;
     if options.threads == 0 && options.cluster.is_none() {
@@ -305,9 +217,9 @@ pub fn run(
         plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
-    let pool = WorkerPool::start(options.threads, options.cluster.as_ref()).map_err(ExperimentError::Pool)?;
-    if let Some(addr) = pool.addr() {
-        eprintln!("serving workers on {addr}");
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
+    if let Some(server) = pool.server() {
+        eprintln!("serving workers on {}", server.addr());
     }
     pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());
     let total = tasks.len();

@@ -214,8 +214,7 @@ pub fn series_lines(
 ) -> (Vec<MatchLine>, MatchTally) {
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
     let mut tally = MatchTally::default();
-    // Per side: wins, losses, draws, Black scores, White scores.
-    let mut sides = [(0u32, 0u32, 0u32, Vec::new(), Vec::new()), (0, 0, 0, Vec::new(), Vec::new())];
+    let mut sides = [SideGames::default(), SideGames::default()];
     let mut start_of = (u64::MAX, String::new());
     for (pair, (m, s)) in played.iter().enumerate() {
         if start_of.0 != m.seed || start_of.1.is_empty() {
@@ -235,12 +234,14 @@ pub fn series_lines(
             for (i, side) in sides.iter_mut().enumerate() {
                 let color = if i == 0 { first_color } else { first_color.opponent() };
                 match game.outcome.winner() {
-                    None => side.2 += 1,
-                    Some(w) if w == color => side.0 += 1,
-                    Some(_) => side.1 += 1,
+                    None => side.draws += 1,
+                    Some(w) if w == color => side.wins += 1,
+                    Some(_) => side.losses += 1,
                 }
-                let score = f64::from(if color == Color::Black { black_score } else { white_score });
-                if color == Color::Black { side.3.push(score) } else { side.4.push(score) }
+                match color {
+                    Color::Black => side.black.push(f64::from(black_score)),
+                    Color::White => side.white.push(f64::from(white_score)),
+                }
             }
             tally.plies += u64::from(game.plies);
             if game.reason == loa_engine::EndReason::PlyCap {
@@ -279,20 +280,9 @@ pub fn series_lines(
             tally.second_won_decided += 1;
         }
     }
-    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
     let [first, second] = sides;
-    (tally.first_game_wins, tally.first_game_losses, tally.game_draws) = (first.0, first.1, first.2);
-    tally.first_mean_score = mean(&[first.3.clone(), first.4.clone()].concat());
-    let summary = |spec: &str, s: &(u32, u32, u32, Vec<f64>, Vec<f64>), won: u32| MatchSideSummary {
-        spec: spec.to_string(),
-        wins: s.0,
-        losses: s.1,
-        draws: s.2,
-        mean_score: mean(&[s.3.clone(), s.4.clone()].concat()),
-        mean_score_black: mean(&s.3),
-        mean_score_white: mean(&s.4),
-        matches_won: won,
-    };
+    (tally.first_game_wins, tally.first_game_losses, tally.game_draws) = (first.wins, first.losses, first.draws);
+    tally.first_mean_score = mean(&[first.black.clone(), first.white.clone()].concat());
     let games = 2 * tally.matches;
     lines.push(MatchLine::Summary(MatchSeriesSummary {
         games,
@@ -301,7 +291,38 @@ pub fn series_lines(
         seed,
         opening_plies,
         ply_cap: rules.ply_cap,
-        sides: [summary(specs[0], &first, tally.first_won), summary(specs[1], &second, tally.second_won)],
+        sides: [first.summary(specs[0], tally.first_won), second.summary(specs[1], tally.second_won)],
     }));
     (lines, tally)
+}
+
+/// One player's games of a series: wins, losses, draws and its benchmark scores by colour.
+#[derive(Default)]
+struct SideGames {
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    black: Vec<f64>,
+    white: Vec<f64>,
+}
+
+impl SideGames {
+    /// Its line in the series summary, as the player `spec` that won `won` matches.
+    fn summary(&self, spec: &str, won: u32) -> MatchSideSummary {
+        MatchSideSummary {
+            spec: spec.to_string(),
+            wins: self.wins,
+            losses: self.losses,
+            draws: self.draws,
+            mean_score: mean(&[self.black.clone(), self.white.clone()].concat()),
+            mean_score_black: mean(&self.black),
+            mean_score_white: mean(&self.white),
+            matches_won: won,
+        }
+    }
+}
+
+/// The mean of `values` (0 for none), summed in order.
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 }
 }

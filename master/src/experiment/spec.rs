@@ -11,7 +11,6 @@ use loa_engine::network::Chromosome;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
 use loa_records::RunDir;
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -50,42 +49,28 @@ pub enum PlayerSpec {
 }
 
 /// Why a player spec was rejected or its files could not be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct SpecError(pub String);
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 const FORMS: &str = "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], randomann-printed:D[:SEED], \
                      net:D:FILE or run:D:DIR:epochs=LIST";
 
 /// Why an epoch list does not parse.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 enum EpochListError {
     /// An item is not an epoch number.
+    #[error("`{0}` is not an epoch number")]
     NotANumber(String),
     /// A range's step is 0.
+    #[error("a range's step must be at least 1")]
     ZeroStep,
     /// A range ends before it starts.
+    #[error("the range {0}-{1} is empty")]
     Empty(u32, u32),
     /// More epochs than [`MAX_EPOCHS`].
+    #[error("at most {MAX_EPOCHS} epochs")]
     TooMany,
-}
-
-impl fmt::Display for EpochListError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EpochListError::NotANumber(s) => write!(f, "`{s}` is not an epoch number"),
-            EpochListError::ZeroStep => f.write_str("a range's step must be at least 1"),
-            EpochListError::Empty(first, last) => write!(f, "the range {first}-{last} is empty"),
-            EpochListError::TooMany => write!(f, "at most {MAX_EPOCHS} epochs"),
-        }
-    }
 }
 
 fn parse_epochs(list: &str) -> Result<Vec<u32>, EpochListError> {
@@ -165,7 +150,7 @@ impl PlayerSpec {
                 let chromosome = Chromosome::read(path).map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
                 Side::Networks {
                     depth: *depth,
-                    nets: vec![PreparedNet { epoch: None, index: 0, chromosome: Arc::new(chromosome) }],
+                    nets: vec![PreparedNet { epoch: None, chromosome: Arc::new(chromosome) }],
                 }
             }
             PlayerSpec::Run { depth, dir, epochs } => {
@@ -175,9 +160,9 @@ impl PlayerSpec {
                     let path = run.epoch_checkpoint(epoch);
                     let state = RunState::load(&path).map_err(|e| SpecError(e.to_string()))?;
                     let individuals = state.individuals().map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
-                    for (index, i) in individuals.into_iter().enumerate() {
-                        nets.push(PreparedNet { epoch: Some(epoch), index, chromosome: i.chromosome });
-                    }
+                    nets.extend(
+                        individuals.into_iter().map(|i| PreparedNet { epoch: Some(epoch), chromosome: i.chromosome }),
+                    );
                 }
                 if nets.is_empty() {
                     return Err(SpecError(format!("{}: the epochs named hold no survivors", dir.display())));
@@ -193,8 +178,6 @@ impl PlayerSpec {
 pub struct PreparedNet {
     /// The epoch it survived (`run:` specs).
     pub epoch: Option<u32>,
-    /// Its index in that epoch's population.
-    pub index: usize,
     /// Its weights.
     pub chromosome: Arc<Chromosome>,
 }

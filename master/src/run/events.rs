@@ -1,10 +1,7 @@
-//! What a run tells the world as it goes: [`RunEvent`]s sent to [`Subscriber`]s.
-//!
-//! The [`Runner`](super::Runner) only submits work, collects outcomes, checkpoints and emits
-//! events; writing the metrics files ([`MetricsFiles`]), the log ([`RunLog`]) and drawing the
-//! progress bars ([`crate::progress::Progress`]) are subscribers, and a dashboard is one more.
-//! Events are emitted before the checkpoint that records the same step, so a crash between the
-//! two leaves a metrics line that `resume` cuts back and redoes.
+//! What a run tells the world as it goes: [`RunEvent`]s sent to [`Subscriber`]s, which write
+//! the metrics files ([`MetricsFiles`]) and the log ([`RunLog`]), draw the progress bars and feed
+//! a dashboard. Events come before the checkpoint that records the same step, so a crash between
+//! the two leaves a metrics line that `resume` cuts back and redoes.
 
 use super::RunError;
 use crate::cluster::Dropped;
@@ -118,16 +115,8 @@ impl MetricsFiles {
 impl Subscriber for MetricsFiles {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         let (path, result) = match event {
-            RunEvent::GenerationDone(record) => {
-                let path = self.dir.generations();
-                let result = append_line(&path, record);
-                (path, result)
-            }
-            RunEvent::EpochDone(report) => {
-                let path = self.dir.epochs();
-                let result = append_line(&path, report);
-                (path, result)
-            }
+            RunEvent::GenerationDone(record) => (self.dir.generations(), append_line(&self.dir.generations(), record)),
+            RunEvent::EpochDone(report) => (self.dir.epochs(), append_line(&self.dir.epochs(), report)),
             _ => return Ok(()),
         };
         result.map_err(super::error::io(&path))
@@ -222,8 +211,8 @@ pub fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
 impl Subscriber for crate::progress::Progress {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         match event {
-            RunEvent::StepStarted { step: Step::Generation(g), tasks } => self.start_generation(*g, *tasks),
-            RunEvent::StepStarted { step: Step::Benchmark(e), tasks } => self.start_benchmark(*e, *tasks),
+            RunEvent::StepStarted { step: Step::Generation(g), tasks } => self.start_step(format!("gen {g}"), *tasks),
+            RunEvent::StepStarted { step: Step::Benchmark(e), tasks } => self.start_step(format!("bench {e}"), *tasks),
             RunEvent::Progress { done, stats } => self.tick_stats(*done, stats),
             RunEvent::GenerationDone(r) => self.end_generation(r),
             RunEvent::EpochDone(r) => self.end_benchmark(r),

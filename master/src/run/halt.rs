@@ -51,21 +51,14 @@ impl std::fmt::Display for HaltPoint {
 }
 
 /// Why a halt point does not parse.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("halt point `{text}`: {why}")]
 pub struct HaltPointError {
     /// The text.
     pub text: String,
     /// What is wrong.
     pub why: &'static str,
 }
-
-impl std::fmt::Display for HaltPointError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "halt point `{}`: {}", self.text, self.why)
-    }
-}
-
-impl std::error::Error for HaltPointError {}
 
 impl std::str::FromStr for HaltPoint {
     type Err = HaltPointError;

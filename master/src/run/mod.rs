@@ -23,18 +23,18 @@ pub use runner::Runner;
 use crate::checkpoint::{CheckpointError, RunState};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::initial_population;
+use crate::pool::WorkerPool;
 use crate::population::{SerialCounter, StoredIndividual};
 use crate::progress::Progress;
 use crate::rng::GaRng;
-use crate::scheduler::{Scheduler, spawn_embedded_workers};
 use error::io;
 use loa_engine::network::Topology;
 use loa_records::EpochReport;
 use loa_records::jsonl::{truncate_after, write_lines};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How to run: workers, stopping, display.
 #[derive(Clone, Debug)]
@@ -84,7 +84,7 @@ pub struct RunSummary {
 }
 
 /// The files a run writes in its directory (`--force` removes these and nothing else).
-fn run_files(dir: &RunDir) -> [std::path::PathBuf; 5] {
+fn run_files(dir: &RunDir) -> [PathBuf; 5] {
     [dir.checkpoints(), dir.generations(), dir.epochs(), dir.log(), dir.config()]
 }
 
@@ -117,10 +117,10 @@ fn usable(dir: &RunDir) -> Result<bool, Vec<CheckpointError>> {
 /// refused too unless `options.force`, which removes those files first. The initial population
 /// is checkpointed before its benchmark, so a crash from then on can be resumed.
 pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Result<RunSummary, RunError> {
-    config.validate().map_err(RunError::Config)?;
+    config.validate()?;
     // The scheme's settings in full, as the run directory and the checkpoints keep them.
-    let config = crate::selection::normalized(&config).map_err(RunError::Config)?;
-    let scheme = crate::selection::build(&config).map_err(RunError::Config)?;
+    let config = crate::selection::normalized(&config)?;
+    let scheme = crate::selection::build(&config)?;
     let dir = RunDir::new(out);
     match usable(&dir) {
         Ok(true) => return Err(RunError::Exists(out.to_path_buf())),
@@ -139,7 +139,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     // Made before anything is written, so a missing or malformed network file leaves no run
     // files.
     let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::new());
-    let population = match scheme.given_population(&mut serials).map_err(RunError::Config)? {
+    let population = match scheme.given_population(&mut serials)? {
         Some(population) => population,
         None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
     };
@@ -174,10 +174,7 @@ pub fn resume(
         Some(e) => dir.epoch_checkpoint(e),
         None => dir.latest_checkpoint(),
     };
-    if !path.exists() {
-        return Err(RunError::NoCheckpoint(path));
-    }
-    let mut state = RunState::load(&path)?;
+    let mut state = load(path)?;
     if let Some(more) = more_epochs {
         // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
         // and make the run unreadable.
@@ -196,63 +193,47 @@ pub fn resume(
 }
 
 fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
-    let lease_time = options.cluster.as_ref().map_or(Duration::from_secs(600), |c| c.lease_time);
-    let scheduler = Arc::new(Scheduler::new(lease_time));
-    let started = Instant::now();
-    let log = RunLog::new(dir.clone(), started);
-    let server = match &options.cluster {
-        Some(c) => {
-            let server = crate::cluster::serve(&scheduler, c)
-                .map_err(|e| RunError::Cluster(format!("cannot serve on {}: {e}", c.listen)))?;
-            log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
-            Some(server)
-        }
-        None => None,
-    };
+    let log = RunLog::new(dir.clone(), Instant::now());
     // In cluster mode the run may have no embedded worker at all.
-    let workers = match options.threads {
-        0 => Vec::new(),
-        n => spawn_embedded_workers(&scheduler, n).map_err(io(dir.root()))?,
-    };
-    let metrics = MetricsFiles::new(dir.clone());
-    let progress = Progress::new(options.progress, &state);
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
+    if let Some(server) = pool.server() {
+        log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
+    }
+    let (metrics, progress) = (MetricsFiles::new(dir.clone()), Progress::new(options.progress, &state));
     let dashboard =
-        crate::dashboard::start(dir, &state, &scheduler, server.as_ref(), options.dashboard.as_ref(), &log)?;
+        crate::dashboard::start(dir, &state, &pool.scheduler, pool.server(), options.dashboard.as_ref(), &log)?;
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
     subscribers.extend(dashboard.as_ref().map(|d| d.subscriber()));
     let runner = Runner {
         dir,
-        scheduler: &scheduler,
+        scheduler: &pool.scheduler,
         options,
         subscribers: &subscribers,
-        cluster: server.as_ref().map(|s| s.counters_handle()),
+        cluster: pool.server().map(|s| s.counters_handle()),
         drops_seen: Default::default(),
     };
     let result = runner.run(state);
     if let Some(dashboard) = dashboard {
         dashboard.finish(&options.stop);
     }
-    scheduler.close();
-    for w in workers {
-        let _ = w.join();
-    }
-    if let Some(server) = server {
-        let summary = crate::cluster::summary(&scheduler.stats(), server.counters());
+    if let Some(summary) = pool.finish() {
         log.notify(&RunEvent::ClusterSummary(&summary))?;
-        server.shutdown();
     }
     result
 }
 
 /// Writes individual `index` of the population saved at the end of `epoch` as chromosome JSON.
 pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> {
-    let dir = RunDir::new(dir);
-    let path = dir.epoch_checkpoint(epoch);
-    if !path.exists() {
-        return Err(RunError::NoCheckpoint(path));
-    }
-    let state = RunState::load(&path)?;
+    let state = load(RunDir::new(dir).epoch_checkpoint(epoch))?;
     let count = state.population.len();
     let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
     Ok(stored.to_individual()?.chromosome.to_json())
+}
+
+/// The checkpoint at `path`, which must exist.
+fn load(path: PathBuf) -> Result<RunState, RunError> {
+    if !path.exists() {
+        return Err(RunError::NoCheckpoint(path));
+    }
+    Ok(RunState::load(&path)?)
 }

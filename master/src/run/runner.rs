@@ -20,9 +20,7 @@ use crate::selection::{Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{
-    BenchmarkOutcome, FixedPlayer, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Reference,
-};
+use loa_engine::tasks::{BenchmarkOutcome, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
 use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -171,9 +169,8 @@ impl Runner<'_> {
                 straggled.extend(self.scheduler.workers().into_iter().filter(|(_, w)| w.straggler).map(|(id, _)| id));
             }
         };
-        let outcomes = match self.play(tasks, HaltPoint::MidGeneration(generation), seen)? {
-            Ran::Done(o) => o,
-            Ran::Stopped => return Ok(Ran::Stopped),
+        let Ran::Done(outcomes) = self.play(tasks, HaltPoint::MidGeneration(generation), seen)? else {
+            return Ok(Ran::Stopped);
         };
         let selected = scheme.select(plan, &outcomes)?;
         let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
@@ -206,7 +203,7 @@ impl Runner<'_> {
         let config = &state.config;
         let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
         let survivors = state.individuals()?;
-        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: reference_player(config.reference()) };
+        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference() };
         let tasks: Vec<(TaskId, MatchTask)> = survivors
             .iter()
             .enumerate()
@@ -223,9 +220,8 @@ impl Runner<'_> {
             })
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
-        let outcomes = match self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? {
-            Ran::Done(o) => o,
-            Ran::Stopped => return Ok(Ran::Stopped),
+        let Ran::Done(outcomes) = self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? else {
+            return Ok(Ran::Stopped);
         };
         let entries = survivors
             .iter()
@@ -247,14 +243,6 @@ impl Runner<'_> {
         self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
         state.save(&self.dir.latest_checkpoint())?;
         Ok(Ran::Done(()))
-    }
-}
-
-/// The fixed player a benchmark reference is.
-fn reference_player(reference: Reference) -> FixedPlayer {
-    match reference {
-        Reference::Aloa { evaluator, depth } => FixedPlayer::Aloa { evaluator, depth },
-        Reference::Random { depth } => FixedPlayer::Random { depth, salt: 0 },
     }
 }
 

@@ -1,13 +1,8 @@
 //! Adam (Kingma and Ba, 2015), the optimiser OpenAI's ES feeds its gradient estimate to: each
-//! weight's step is its gradient's running mean over the root of its running mean square, so a
-//! weight whose estimate keeps its sign moves about α a generation whatever the gradient's
-//! scale, and one whose estimate is mostly noise moves less. Plain gradient ascent moves every
-//! weight by α times its estimate, so weights with small gradients (the output layer's against
-//! the first layer's, say) barely move.
-//!
-//! The moments' bias corrections divide by `1 − βᵗ`; the state keeps `βᵗ` as a running product
-//! (one multiplication an update) instead of calling `powi`, so the bits are the same on every
-//! target and optimisation level, and a resumed run continues them exactly.
+//! weight steps by its gradient's running mean over the root of its running mean square, so about
+//! α where the estimate keeps its sign, whatever its scale. The state keeps βᵗ as a running
+//! product rather than calling `powi`, so the bits are the same on every target and a resumed run
+//! continues them exactly.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,9 +14,10 @@ pub const BETA_2: f64 = 0.999;
 pub const EPSILON: f64 = 1e-8;
 
 /// Why Adam's state cannot step a gradient, or cannot be a network's.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AdamError {
     /// The moments are not one per weight.
+    #[error("Adam's moments: {first} and {second} moments for {weights} weights")]
     Size {
         /// First moments held.
         first: usize,
@@ -31,8 +27,10 @@ pub enum AdamError {
         weights: usize,
     },
     /// Moments without any update.
+    #[error("Adam's moments: moments but no updates")]
     NoUpdates,
     /// The running powers of β are out of range.
+    #[error("Adam's moments: bias corrections out of range: beta powers {beta_1} and {beta_2}")]
     Powers {
         /// β₁ to the power of the updates.
         beta_1: f64,
@@ -40,25 +38,9 @@ pub enum AdamError {
         beta_2: f64,
     },
     /// A moment is not finite, or a second moment is negative.
+    #[error("Adam's moments: not finite, or a second moment is negative")]
     Moments,
 }
-
-impl std::fmt::Display for AdamError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AdamError::Size { first, second, weights } => {
-                write!(f, "Adam's moments: {first} and {second} moments for {weights} weights")
-            }
-            AdamError::NoUpdates => f.write_str("Adam's moments: moments but no updates"),
-            AdamError::Powers { beta_1, beta_2 } => {
-                write!(f, "Adam's moments: bias corrections out of range: beta powers {beta_1} and {beta_2}")
-            }
-            AdamError::Moments => f.write_str("Adam's moments: not finite, or a second moment is negative"),
-        }
-    }
-}
-
-impl std::error::Error for AdamError {}
 
 /// What Adam remembers between updates: one first and second moment per weight.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -3,12 +3,12 @@
 use super::adam::AdamError;
 use crate::codec::CodecError;
 use loa_engine::network::ChromosomeError;
-use std::fmt;
 
 /// Why a scheme could not plan a generation or select from its outcomes.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SelectionError {
     /// Too few survivors to breed (a loaded checkpoint always has enough).
+    #[error("{scheme}: {found} survivors, and breeding needs at least {needed}")]
     TooFewSurvivors {
         /// The scheme.
         scheme: &'static str,
@@ -18,8 +18,10 @@ pub enum SelectionError {
         needed: usize,
     },
     /// A chromosome could not be made.
-    Chromosome(ChromosomeError),
+    #[error("{0}")]
+    Chromosome(#[from] ChromosomeError),
     /// Not one outcome per planned task.
+    #[error("{found} outcomes for {tasks} tasks")]
     OutcomeCount {
         /// Outcomes handed back.
         found: usize,
@@ -27,6 +29,7 @@ pub enum SelectionError {
         tasks: usize,
     },
     /// An outcome does not fit its task (a worker bug).
+    #[error("task {task}: {why}")]
     Outcome {
         /// The task's index in the plan.
         task: usize,
@@ -34,48 +37,21 @@ pub enum SelectionError {
         why: String,
     },
     /// Adam could not step.
-    Adam(AdamError),
+    #[error("{0}")]
+    Adam(#[source] AdamError),
     /// The plan handed back is not one this scheme made (a bug of the caller).
+    #[error("a plan made by another scheme")]
     ForeignPlan,
 }
 
-impl fmt::Display for SelectionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SelectionError::TooFewSurvivors { scheme, found, needed } => {
-                write!(f, "{scheme}: {found} survivors, and breeding needs at least {needed}")
-            }
-            SelectionError::Chromosome(e) => write!(f, "{e}"),
-            SelectionError::OutcomeCount { found, tasks } => write!(f, "{found} outcomes for {tasks} tasks"),
-            SelectionError::Outcome { task, why } => write!(f, "task {task}: {why}"),
-            SelectionError::Adam(e) => write!(f, "{e}"),
-            SelectionError::ForeignPlan => f.write_str("a plan made by another scheme"),
-        }
-    }
-}
-
-impl std::error::Error for SelectionError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SelectionError::Chromosome(e) => Some(e),
-            SelectionError::Adam(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<ChromosomeError> for SelectionError {
-    fn from(e: ChromosomeError) -> Self {
-        SelectionError::Chromosome(e)
-    }
-}
-
 /// Why a scheme could not take up a saved state.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// The bytes do not decode as the scheme's state.
-    Decode(CodecError),
+    #[error("the scheme's state does not decode: {0}")]
+    Decode(#[source] CodecError),
     /// A layout of the state this build does not know.
+    #[error("the scheme's state has layout {found}, this build reads layout {known}")]
     Version {
         /// The layout found.
         found: u32,
@@ -83,6 +59,7 @@ pub enum StateError {
         known: u32,
     },
     /// The population does not fit the scheme.
+    #[error("a population of {found} individuals: {expected}")]
     Population {
         /// Individuals found.
         found: usize,
@@ -90,6 +67,7 @@ pub enum StateError {
         expected: String,
     },
     /// The ladder's rung is past the configured ladder.
+    #[error("ladder rung {rung} of a ladder of {rungs} rungs")]
     Rung {
         /// The rung.
         rung: u32,
@@ -97,6 +75,7 @@ pub enum StateError {
         rungs: usize,
     },
     /// A self-adaptive mutation step is out of range.
+    #[error("individual {serial}'s mutation step {step} is out of range")]
     Step {
         /// Its individual.
         serial: u64,
@@ -104,32 +83,6 @@ pub enum StateError {
         step: f64,
     },
     /// Adam's moments do not fit the network.
-    Adam(AdamError),
-}
-
-impl fmt::Display for StateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StateError::Decode(e) => write!(f, "the scheme's state does not decode: {e}"),
-            StateError::Version { found, known } => {
-                write!(f, "the scheme's state has layout {found}, this build reads layout {known}")
-            }
-            StateError::Population { found, expected } => write!(f, "a population of {found} individuals: {expected}"),
-            StateError::Rung { rung, rungs } => write!(f, "ladder rung {rung} of a ladder of {rungs} rungs"),
-            StateError::Step { serial, step } => {
-                write!(f, "individual {serial}'s mutation step {step} is out of range")
-            }
-            StateError::Adam(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for StateError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StateError::Decode(e) => Some(e),
-            StateError::Adam(e) => Some(e),
-            _ => None,
-        }
-    }
+    #[error("{0}")]
+    Adam(#[source] AdamError),
 }

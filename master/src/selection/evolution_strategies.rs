@@ -1,32 +1,19 @@
-//! Evolution strategies after Salimans et al. (OpenAI, 2017), on the same task scheduler: one
-//! centre network θ; each generation `population` perturbations θ ± σ·εᵢ in antithetic pairs
-//! (εᵢ standard normal, one value per weight), judged by points over several games
-//! ([`judging`]); the points become centred ranks in [−½, ½] (rank-based fitness shaping: only
-//! the order of the points counts, so a few lopsided games cannot dominate the step; equal points
-//! share their average rank), and the centre moves by
+//! Evolution strategies after Salimans et al. (OpenAI, 2017): one centre network θ; each
+//! generation `population` perturbations θ ± σ·εᵢ in antithetic pairs, judged over several games
+//! ([`judging`]); their mean scores become centred ranks in [−½, ½] (only the order counts, so a
+//! few lopsided games cannot dominate the step), and the centre moves by
 //!
 //! ```text
 //! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ
 //! ```
 //!
-//! with n the number of perturbations and α the learning rate (plain gradient ascent), optionally
-//! halving every `learning_rate_half_life` generations (and σ every `sigma_half_life`); with
-//! `optimizer = "adam"` the estimate `1 / (n σ) · Σᵢ (…) εᵢ` goes to [`Adam`](super::adam)
-//! instead, whose step size is α (as OpenAI's ES); with `weight_decay` λ the centre also moves
-//! by `−α λ θ` (L2, as OpenAI's ES, but decoupled from Adam's moments). Weights are clamped to
-//! the chromosome files' bound. The noise is drawn from the run's generator, so a generation is a
-//! function of the state; the stored and benchmarked population is the centre alone (the first
-//! generation takes the first individual of the initial population: the first of the random ones,
-//! or the `initial_network` alone).
-//!
-//! With `symmetry` (tied weights, [`loa_engine::network::symmetry`]) ES searches the tied
-//! parameters only: each generation first projects the centre onto the tied weights (each weight
-//! its class's mean: this moves only the first centre, since projecting tied weights returns
-//! them bit for bit), then draws one normal value per class, so every perturbation and every
-//! update is tied too. The centre is still stored as a whole chromosome.
+//! or by Adam's step on that estimate ([`super::adam`]), minus `α λ θ` with weight decay λ, and
+//! clamped to the chromosome files' bound. The stored population is the centre alone. With
+//! `symmetry` the noise is drawn per class of tied weights, so the centre stays tied. The README
+//! ("Selection schemes and operators") describes every setting.
 
 use super::adam::AdamState;
-use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
@@ -53,54 +40,33 @@ pub struct EsConfig {
     pub sigma: f64,
     /// The step size α of the centre's update.
     pub learning_rate: f64,
-    /// Generations over which the learning rate halves (`α_g = α · 2^(−(g − 1)/H)`); 0 keeps
-    /// it constant. With a constant α the centre ends up doing a random walk once the gradient
-    /// estimate is mostly noise; a decaying α anneals it.
+    /// Generations over which α halves; 0 keeps it constant.
     pub learning_rate_half_life: u32,
-    /// The L2 coefficient λ (weight decay, as in OpenAI's ES): each update also moves the centre
-    /// by `−α_g · λ · θ`, pulling weights that the noise alone pushed out back towards 0.
+    /// The L2 coefficient λ: each update also moves the centre by `−α · λ · θ`.
     pub weight_decay: f64,
-    /// A chromosome file (JSON, as `master export` and `loa imitate` write) whose network is the
-    /// first centre, instead of the first of a random population; empty: random. The path is
-    /// relative to the working directory of `master run`. The file is read once, when the run
-    /// starts: the epoch-0 checkpoint holds its weights, so a resume does not need it.
+    /// A chromosome file (JSON) whose network is the first centre, relative to the working
+    /// directory and read once at the start; empty: the first of a random population.
     pub initial_network: String,
-    /// Weights tied by the board's symmetries: `"none"` (every one of the 2 041 weights free),
-    /// `"invariant"` (every hidden unit invariant under the board's rotations and reflections:
-    /// 361 free parameters) or `"equivariant"` (two groups of eight hidden units that the
-    /// symmetries map onto each other, and four invariant units: 277); see
-    /// [`loa_engine::network::symmetry`]. The perturbations are drawn per free parameter, so
-    /// the centre stays tied.
+    /// Weights tied by the board's symmetries (`none`, `invariant` or `equivariant`, see
+    /// [`loa_engine::network::symmetry`]).
     pub symmetry: WeightTying,
-    /// Generations over which σ halves (`σ_g = σ · 2^(−(g − 1)/H)`); 0 keeps it constant.
-    /// ES climbs the fitness smoothed over a Gaussian of width σ: a wide σ gives a signal from
-    /// the first generation, but the smoothed optimum is a broad region, and good networks are
-    /// sharp; shrinking σ lets the centre settle into one. The step in weights is about α/σ per
-    /// generation, so α should shrink faster: a learning-rate half-life of H/2 keeps the step a
-    /// constant fraction of σ.
+    /// Generations over which σ halves; 0 keeps it constant.
     pub sigma_half_life: u32,
-    /// How the centre steps along the gradient estimate: `"plain"` (θ ← θ + α_g·g, the
-    /// default) or `"adam"` (Adam's step with α_g, as OpenAI's ES: about α_g per weight where
-    /// the estimate keeps its sign, whatever its scale; [`crate::selection::adam`]). Weight decay
-    /// stays a separate shrink by `1 − α_g λ` with either (decoupled, as in AdamW). Adam's
-    /// moments are part of the scheme's state.
+    /// How the centre steps along the gradient estimate.
     pub optimizer: EsOptimizer,
     /// How perturbations are judged.
     #[serde(flatten)]
     pub judging: JudgingConfig,
-    /// Keys no setting has (refused).
-    #[serde(flatten, skip_serializing)]
-    pub unknown: toml::Table,
 }
 
 /// How evolution strategies turn the gradient estimate into the centre's step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EsOptimizer {
-    /// Plain gradient ascent: the step is α_g times the estimate.
+    /// Plain gradient ascent: the step is α times the estimate.
     #[default]
     Plain,
-    /// Adam (β₁ 0.9, β₂ 0.999, ε 10⁻⁸) with step size α_g.
+    /// Adam with step size α; its moments are part of the scheme's state.
     Adam,
 }
 
@@ -116,28 +82,28 @@ impl Default for EsConfig {
             sigma_half_life: 0,
             optimizer: EsOptimizer::Plain,
             judging: JudgingConfig::default(),
-            unknown: toml::Table::new(),
         }
     }
 }
 
+/// `value` halved every `half_life` generations from generation 1 on; exactly `value` without a
+/// half-life.
+fn halved(value: f64, half_life: u32, generation: u64) -> f64 {
+    match half_life {
+        0 => value,
+        h => value * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
+    }
+}
+
 impl EsConfig {
-    /// The learning rate of generation `generation` (the first is 1): `learning_rate` halved
-    /// every `learning_rate_half_life` generations, exactly `learning_rate` without a half-life.
+    /// The learning rate of generation `generation` (the first is 1).
     pub fn learning_rate_at(&self, generation: u64) -> f64 {
-        match self.learning_rate_half_life {
-            0 => self.learning_rate,
-            h => self.learning_rate * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
-        }
+        halved(self.learning_rate, self.learning_rate_half_life, generation)
     }
 
-    /// σ of generation `generation` (the first is 1): `sigma` halved every `sigma_half_life`
-    /// generations, exactly `sigma` without a half-life.
+    /// σ of generation `generation` (the first is 1).
     pub fn sigma_at(&self, generation: u64) -> f64 {
-        match self.sigma_half_life {
-            0 => self.sigma,
-            h => self.sigma * (-(generation.saturating_sub(1) as f64) / f64::from(h)).exp2(),
-        }
+        halved(self.sigma, self.sigma_half_life, generation)
     }
 }
 
@@ -174,16 +140,13 @@ pub struct EvolutionStrategies {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(EvolutionStrategies::new(parse_settings(NAME, settings)?)?))
+    Ok(Box::new(EvolutionStrategies::new(parse_settings(NAME, settings)?)))
 }
 
 impl EvolutionStrategies {
     /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: EsConfig) -> Result<EvolutionStrategies, ConfigError> {
-        if let Some(key) = settings.unknown.keys().next() {
-            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
-        }
-        Ok(EvolutionStrategies { settings, state: State::default() })
+    pub fn new(settings: EsConfig) -> EvolutionStrategies {
+        EvolutionStrategies { settings, state: State::default() }
     }
 }
 
@@ -196,17 +159,13 @@ struct EsPlan {
     /// The noise of each antithetic pair.
     noise: Vec<Vec<f64>>,
     /// The perturbations: pair i is candidates 2i (+) and 2i + 1 (−).
-    candidates: Vec<Individual>,
-    /// Who sits where in their tasks.
-    seating: Seating,
-    /// The ladder's rung they met, if the run climbs one.
-    rung: Option<usize>,
-    /// The serial issued for the next centre (issued while planning, so the run's counter
-    /// moves only with the plan).
+    judged: Judged,
+    /// The serial of the next centre, issued while planning so the run's counter moves only
+    /// with the plan.
     next_serial: u64,
-    /// This generation's learning rate α_g.
+    /// This generation's α.
     learning_rate: f64,
-    /// This generation's σ_g.
+    /// This generation's σ.
     sigma: f64,
 }
 
@@ -319,15 +278,13 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
-        let (seating, tasks) =
-            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let (judged, tasks) =
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
         let plan = EsPlan {
             centre: theta,
             topology,
             noise,
-            candidates,
-            seating,
-            rung: self.settings.judging.rung(&self.state.judged),
+            judged,
             next_serial: serials.issue(),
             learning_rate: self.settings.learning_rate_at(generation),
             sigma,
@@ -337,10 +294,9 @@ impl Scheme for EvolutionStrategies {
 
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: EsPlan = own_plan(plan)?;
-        let fitness = self.settings.judging.fitness;
-        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
+        let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         let utility = centred_ranks(&scores.means());
-        let n = plan.candidates.len() as f64;
+        let n = plan.judged.candidates.len() as f64;
         // Without weight decay the factor is exactly 1.
         let shrink = 1.0 - plan.learning_rate * self.settings.weight_decay;
         let bound = f64::from(MAX_ABS_WEIGHT);
@@ -379,7 +335,7 @@ impl Scheme for EvolutionStrategies {
             next: vec![centre],
             tournaments: Vec::new(),
             survivors_kept: 0,
-            fitness: Some(scores.summary(plan.rung)),
+            fitness: Some(scores.summary()),
         })
     }
 
@@ -419,7 +375,7 @@ mod tests {
         config.selection.scheme = SchemeConfig::new(NAME, settings_table(&params));
         config.validate().unwrap();
         crate::selection::build(&config).unwrap();
-        let scheme = EvolutionStrategies::new(params).unwrap();
+        let scheme = EvolutionStrategies::new(params);
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();
@@ -561,7 +517,7 @@ mod tests {
             let tying = Tying::new(symmetry);
             // The random first centre is projected; perturbations stay tied, but differ from it.
             assert_eq!(tying.project(&plan.centre), plan.centre);
-            for c in &plan.candidates {
+            for c in &plan.judged.candidates {
                 let w = c.chromosome.weights();
                 assert_eq!(tying.project(w), w, "{symmetry:?}: a perturbation is tied");
                 assert_ne!(w, &plan.centre[..]);
@@ -596,7 +552,7 @@ mod tests {
         let bound = f64::from(MAX_ABS_WEIGHT);
         for j in [0, 17, 999, 2040] {
             let plus = (f64::from(theta[j]) + 0.0125 * eps[j]).clamp(-bound, bound) as f32;
-            assert_eq!(plan.candidates[0].chromosome.weights()[j], plus, "weight {j} of the + perturbation");
+            assert_eq!(plan.judged.candidates[0].chromosome.weights()[j], plus, "weight {j} of the + perturbation");
         }
         // θ' = θ + α / (2σ_g) · ε.
         let next = scheme.select(Box::new(plan), &plus_wins()).unwrap().next;

@@ -1,21 +1,11 @@
-//! Judging candidates over several games, shared by the schemes that do so ((μ + λ) and
-//! evolution strategies), as set by their [`JudgingConfig`]:
+//! Judging candidates over several games, shared by the schemes that do so: matches against
+//! drawn peers or round robins in groups, champions of the hall of fame, fixed opponents and the
+//! ladder's current rung (the README's "Selection schemes and operators" lists the settings).
 //!
-//! - against peers: every candidate hosts two-game matches against `opponents` others drawn
-//!   uniformly without replacement (it also plays those that draw it), or, with `groups`, the
-//!   candidates are shuffled into groups that each play a round robin (one task per group);
-//! - against the hall of fame: champions of past epochs drawn for each candidate;
-//! - against fixed opponents (a curriculum): `fixed_matches` matches each, from openings that are
-//!   the same for every candidate of the generation (common random numbers);
-//! - against the ladder's current rung, the same way; the rung moves up once the candidates
-//!   score enough against it.
-//!
-//! Every game scores for both sides that are candidates ([`Fitness`]: points, win 1, draw ½; or
-//! the benchmark score), so being A, who wins drawn matches by SPEC §5's criterion 4, is worth
-//! nothing; fixed opponents and champions score nothing: they are yardsticks. A candidate's
-//! fitness is its mean score per game, since drawn opponents make the number of games differ.
-//! What judging remembers across generations (the hall of fame, the rung) is a
-//! [`JudgingState`], part of each such scheme's state.
+//! Every game scores for both sides that are candidates ([`Fitness`]), so being A, who wins drawn
+//! matches by SPEC §5's criterion 4, is worth nothing; fixed opponents and champions score
+//! nothing: they are yardsticks. A candidate's fitness is its mean score per game, since drawn
+//! opponents make the number of games differ.
 
 use super::Champion;
 use super::error::{SelectionError, StateError};
@@ -34,13 +24,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fitness {
-    /// Win 1, draw ½, loss 0 per game. Coarse: against a much stronger opponent every game
-    /// scores 0, so it tells nothing apart.
+    /// Win 1, draw ½, loss 0 per game.
     #[default]
     Points,
-    /// The benchmark's score per game (SPEC: a win in m plies 200 − m, a loss in m plies m, a
-    /// draw 100): losing later scores more, so candidates that all lose are still ordered, and
-    /// a curriculum against ALoA has a gradient from the first generation.
+    /// The benchmark's score per game (a win in m plies 200 − m, a loss m, a draw 100): losing
+    /// later scores more, so candidates that all lose to a strong opponent are still ordered.
     BenchmarkScore,
 }
 
@@ -48,38 +36,28 @@ pub enum Fitness {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct JudgingConfig {
-    /// Two-game matches each candidate hosts against others drawn uniformly from the candidates
-    /// (0 with `groups`).
+    /// Two-game matches each candidate hosts against others drawn uniformly (0 with `groups`).
     pub opponents: u32,
-    /// Fixed opponents each candidate plays `fixed_matches` matches against per generation, as
-    /// player specs: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`, `randomann:D:SEED`,
-    /// `randomann-printed:D:SEED` (yardsticks that score nothing themselves: a curriculum).
+    /// Fixed players (specs such as `aloa:D`) each candidate plays `fixed_matches` matches
+    /// against; they score nothing themselves (a curriculum).
     pub fixed_opponents: Vec<String>,
     /// How a game scores.
     pub fitness: Fitness,
-    /// Random plies (SPEC's random openings) before every game a candidate plays. Against fixed
-    /// opponents the openings of a generation are the same for every candidate (common random
-    /// numbers: candidates are compared on equal terms, which makes ES's pair differences and
-    /// (μ + λ)'s ranking far less noisy). 0 keeps the start position.
+    /// Random plies before every game; against fixed opponents and the rung the openings of a
+    /// generation are the same for every candidate (common random numbers). 0: the start position.
     pub opening_plies: u32,
-    /// Two-game matches per candidate against each fixed opponent per generation; each from its
-    /// own random opening, so it needs `opening_plies` when above 1.
+    /// Two-game matches against each fixed opponent and the rung per generation (above 1 only
+    /// with `opening_plies`: games from the start position against a fixed player repeat).
     pub fixed_matches: u32,
-    /// Matches each candidate hosts against champions drawn from the hall of fame: the best
-    /// benchmarked network of every epoch so far (Rosin and Belew's hall of fame), so the
-    /// population keeps beating what it once beat.
+    /// Matches each candidate hosts against champions drawn from the hall of fame (the best
+    /// benchmarked network of every epoch so far).
     pub hall_of_fame: u32,
-    /// Round robin in groups: when above 0, the candidates are shuffled into groups of this size
-    /// (sizes differing by at most one) and every pair in a group plays one two-game match, in
-    /// place of drawn `opponents`. Every candidate then plays the same number of games against
-    /// its peers.
+    /// Above 0: candidates shuffled into groups of this size (within one) that each play a round
+    /// robin, in place of drawn `opponents`.
     pub groups: u32,
-    /// A curriculum that climbs: fixed players in rising strength (e.g. ALoA at depth 1, 2, 3).
-    /// Candidates meet the current rung like a fixed opponent (`fixed_matches` matches from the
-    /// common openings); once a generation's candidates score `promote_at` points per game
-    /// (win 1, draw ½) against it on average, the next generation meets the next rung.
+    /// Fixed players in rising strength, met one rung at a time like a fixed opponent.
     pub ladder: Vec<String>,
-    /// Mean points per game against the current rung that move the ladder up.
+    /// Mean points per game (win 1, draw ½) against the current rung that move the ladder up.
     pub promote_at: f64,
 }
 
@@ -99,17 +77,16 @@ impl Default for JudgingConfig {
     }
 }
 
-/// At most this many entrants in one task (the proto's bound).
+// The bounds of one task (the proto's): entrants, matches, random opening plies.
 const MAX_ENTRANTS: usize = 16;
-/// At most this many matches in one task (the proto's bound).
 const MAX_MATCHES: usize = 256;
-/// At most this many random opening plies (the proto's bound).
 const MAX_OPENING_PLIES: u32 = 40;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
 
 /// Why a player spec is not a fixed player.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{spec}`: {why}")]
 pub struct NotFixed {
     /// The spec.
     pub spec: String,
@@ -117,17 +94,7 @@ pub struct NotFixed {
     pub why: String,
 }
 
-impl std::fmt::Display for NotFixed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "`{}`: {}", self.spec, self.why)
-    }
-}
-
-impl std::error::Error for NotFixed {}
-
-/// A fixed player from its spec: `random:D[:SALT]`, `aloa:D`, `aloa-normal:D`,
-/// `randomann:D:SEED` or `randomann-printed:D:SEED` (the players that are the same in every
-/// match).
+/// A fixed player (the same in every match) from its spec, e.g. `aloa:D` or `random:D[:SALT]`.
 pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
     let not = |why: String| NotFixed { spec: spec.to_owned(), why };
     match parse_player(spec).map_err(not)? {
@@ -137,19 +104,14 @@ pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
     }
 }
 
+/// The fixed players of `specs` (checked by [`JudgingConfig::validate`]).
+fn fixed_players(specs: &[String]) -> Vec<FixedPlayer> {
+    specs.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+}
+
 impl JudgingConfig {
-    /// The fixed opponents (checked by [`JudgingConfig::validate`]).
-    pub fn fixed(&self) -> Vec<FixedPlayer> {
-        self.fixed_opponents.iter().filter_map(|s| parse_fixed(s).ok()).collect()
-    }
-
-    /// The ladder's rungs (checked by [`JudgingConfig::validate`]).
-    pub fn ladder(&self) -> Vec<FixedPlayer> {
-        self.ladder.iter().filter_map(|s| parse_fixed(s).ok()).collect()
-    }
-
     /// Checks the settings of the scheme whose table is `key` for `candidates` candidates per
-    /// generation, against the bounds of one task (16 entrants, 256 matches, 40 opening plies).
+    /// generation, against the bounds of one task.
     pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
         let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
@@ -222,11 +184,6 @@ impl JudgingConfig {
         }
         Ok(())
     }
-
-    /// The ladder's rung candidates meet with `state`, if the run climbs one.
-    pub fn rung(&self, state: &JudgingState) -> Option<usize> {
-        (!self.ladder.is_empty()).then_some(state.rung as usize)
-    }
 }
 
 /// What judging remembers across generations.
@@ -296,24 +253,29 @@ enum Seat {
     Rung,
 }
 
-/// Who sits where in each task.
-#[derive(Clone, Debug, Default)]
-pub struct Seating {
+/// Candidates and who sits where in the tasks that judge them: what a judging scheme's plan
+/// keeps for its selection.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    /// The candidates, in the order [`Judged::scores`] gives their scores.
+    pub candidates: Vec<Individual>,
     /// For each task, who each entrant is.
     seats: Vec<Vec<Seat>>,
+    /// The ladder's rung they meet, if the run climbs one.
+    rung: Option<usize>,
 }
 
-/// The tasks that judge `candidates` in generation `generation`, and their seating, with the
-/// hall of fame and the ladder's rung from `state`.
+/// The tasks that judge `candidates` in generation `generation`, with the hall of fame and the
+/// ladder's rung from `state`.
 pub fn plan(
-    candidates: &[Individual],
+    candidates: Vec<Individual>,
     settings: &JudgingConfig,
     state: &JudgingState,
     config: &ExperimentConfig,
     generation: u64,
     rng: &mut GaRng,
-) -> (Seating, Vec<MatchTask>) {
-    let (fixed, ladder) = (settings.fixed(), settings.ladder());
+) -> (Judged, Vec<MatchTask>) {
+    let (fixed, ladder) = (fixed_players(&settings.fixed_opponents), fixed_players(&settings.ladder));
     let n = candidates.len();
     let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
         entrants,
@@ -381,7 +343,8 @@ pub fn plan(
             seats.push(seat);
         }
     }
-    (Seating { seats }, tasks)
+    let rung = (!settings.ladder.is_empty()).then_some(state.rung as usize);
+    (Judged { candidates, seats, rung }, tasks)
 }
 
 /// Puts `k` uniformly drawn items of `items` first (partial Fisher-Yates) and drops the rest.
@@ -421,6 +384,8 @@ pub struct Scores {
     pub vs_fixed: (u64, u64),
     /// Half-points (whatever the fitness) and games of all candidates against the ladder's rung.
     pub vs_rung: (u64, u64),
+    /// The ladder's rung they met, if the run climbs one.
+    pub rung: Option<usize>,
 }
 
 impl Scores {
@@ -438,8 +403,8 @@ impl Scores {
     }
 
     /// The generation's line in `generations.jsonl`, per game in the fitness's own unit (points,
-    /// not half-points), with `rung` the ladder's rung the candidates met (if any).
-    pub fn summary(&self, rung: Option<usize>) -> FitnessSummary {
+    /// not half-points).
+    pub fn summary(&self) -> FitnessSummary {
         let (unit, scale) = match self.fitness {
             Fitness::Points => ("points", 0.5),
             Fitness::BenchmarkScore => ("benchmark-score", 1.0),
@@ -453,62 +418,66 @@ impl Scores {
             best: if means.is_empty() { 0.0 } else { best * scale },
             mean: mean * scale,
             vs_fixed: (fixed_games > 0).then(|| fixed_total as f64 / fixed_games as f64 * scale),
-            rung: rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
+            rung: self.rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
             vs_rung: self.points_vs_rung(),
             mean_step: None,
         }
     }
 }
 
-/// Each candidate's scores under `fitness` from the planned tasks' outcomes.
-pub fn scores(
-    seating: &Seating,
-    candidates: usize,
-    fitness: Fitness,
-    outcomes: &[MatchTaskOutcome],
-) -> Result<Scores, SelectionError> {
-    if outcomes.len() != seating.seats.len() {
-        return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: seating.seats.len() });
-    }
-    let mut scores =
-        Scores { fitness, total: vec![0; candidates], games: vec![0; candidates], vs_fixed: (0, 0), vs_rung: (0, 0) };
-    for (t, (seat, outcome)) in seating.seats.iter().zip(outcomes).enumerate() {
-        for m in &outcome.matches {
-            let (Some(&a), Some(&b)) = (seat.get(m.a), seat.get(m.b)) else {
-                let why = "a match names an entrant it does not have".to_owned();
-                return Err(SelectionError::Outcome { task: t, why });
-            };
-            for (g, game) in m.games.iter().enumerate() {
-                // A is Black in game 0, White in game 1.
-                let a_color = if g == 0 { Color::Black } else { Color::White };
-                for (side, other, color) in [(a, b, a_color), (b, a, a_color.opponent())] {
-                    let Seat::Candidate(c) = side else { continue };
-                    let halves = match game.outcome {
-                        Outcome::Draw => 1,
-                        Outcome::Win(w) if w == color => 2,
-                        Outcome::Win(_) => 0,
-                    };
-                    let score = match fitness {
-                        Fitness::Points => halves,
-                        Fitness::BenchmarkScore => u64::from(benchmark_score(game.outcome, game.plies, color)),
-                    };
-                    let no_candidate = || SelectionError::Outcome { task: t, why: format!("no candidate {c}") };
-                    let slot = scores.total.get_mut(c).ok_or_else(no_candidate)?;
-                    *slot += score;
-                    scores.games[c] += 1;
-                    if other == Seat::Fixed || other == Seat::Rung {
-                        scores.vs_fixed.0 += score;
-                        scores.vs_fixed.1 += 1;
-                    }
-                    if other == Seat::Rung {
-                        scores.vs_rung.0 += halves;
-                        scores.vs_rung.1 += 1;
+impl Judged {
+    /// Each candidate's scores under `fitness` from the planned tasks' outcomes.
+    pub fn scores(&self, fitness: Fitness, outcomes: &[MatchTaskOutcome]) -> Result<Scores, SelectionError> {
+        if outcomes.len() != self.seats.len() {
+            return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: self.seats.len() });
+        }
+        let n = self.candidates.len();
+        let mut scores = Scores {
+            fitness,
+            total: vec![0; n],
+            games: vec![0; n],
+            vs_fixed: (0, 0),
+            vs_rung: (0, 0),
+            rung: self.rung,
+        };
+        for (t, (seat, outcome)) in self.seats.iter().zip(outcomes).enumerate() {
+            for m in &outcome.matches {
+                let (Some(&a), Some(&b)) = (seat.get(m.a), seat.get(m.b)) else {
+                    let why = "a match names an entrant it does not have".to_owned();
+                    return Err(SelectionError::Outcome { task: t, why });
+                };
+                for (g, game) in m.games.iter().enumerate() {
+                    // A is Black in game 0, White in game 1.
+                    let a_color = if g == 0 { Color::Black } else { Color::White };
+                    for (side, other, color) in [(a, b, a_color), (b, a, a_color.opponent())] {
+                        let Seat::Candidate(c) = side else { continue };
+                        let halves = match game.outcome {
+                            Outcome::Draw => 1,
+                            Outcome::Win(w) if w == color => 2,
+                            Outcome::Win(_) => 0,
+                        };
+                        let score = match fitness {
+                            Fitness::Points => halves,
+                            Fitness::BenchmarkScore => u64::from(benchmark_score(game.outcome, game.plies, color)),
+                        };
+                        let no_candidate = || SelectionError::Outcome { task: t, why: format!("no candidate {c}") };
+                        let slot = scores.total.get_mut(c).ok_or_else(no_candidate)?;
+                        *slot += score;
+                        scores.games[c] += 1;
+                        if other == Seat::Fixed || other == Seat::Rung {
+                            scores.vs_fixed.0 += score;
+                            scores.vs_fixed.1 += 1;
+                        }
+                        if other == Seat::Rung {
+                            scores.vs_rung.0 += halves;
+                            scores.vs_rung.1 += 1;
+                        }
                     }
                 }
             }
         }
+        Ok(scores)
     }
-    Ok(scores)
 }
 
 #[cfg(test)]
@@ -558,7 +527,7 @@ mod tests {
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
         let state = JudgingState { hall_of_fame: hall.to_vec(), ..JudgingState::default() };
-        let (seating, tasks) = plan(candidates, &judging(), &state, &config, 7, &mut GaRng::from_seed(1));
+        let (judged, tasks) = plan(candidates.to_vec(), &judging(), &state, &config, 7, &mut GaRng::from_seed(1));
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
             let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
@@ -579,7 +548,7 @@ mod tests {
             let mut distinct = fixed_seeds(task);
             distinct.dedup();
             assert_eq!(distinct.len(), 3);
-            assert_eq!(&seating.seats[host][3..], [Seat::Champion, Seat::Champion, Seat::Fixed]);
+            assert_eq!(&judged.seats[host][3..], [Seat::Champion, Seat::Champion, Seat::Fixed]);
         }
         // Candidate 0 is also champion 0: its own task draws the other two champions.
         let champions: Vec<u64> = tasks[0].entrants[3..5].iter().map(MatchEntrant::serial).collect();
@@ -594,8 +563,8 @@ mod tests {
         let settings = JudgingConfig { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..settings() };
         let judging = settings;
         let state = JudgingState::default();
-        let (seating, tasks) =
-            plan(&candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+        let (judged, tasks) =
+            plan(candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
         // Two groups of two (one match each), then 4 host tasks against the fixed player.
         assert_eq!(tasks.len(), 6);
         let matches = |t: &MatchTask| match &t.format {
@@ -623,9 +592,9 @@ mod tests {
         outcomes.extend((0..4).map(|_| MatchTaskOutcome {
             matches: vec![summary(game(Outcome::Win(Color::White), 20), game(Outcome::Win(Color::White), 50))],
         }));
-        let scores = scores(&seating, 4, Fitness::BenchmarkScore, &outcomes).unwrap();
+        let scores = judged.scores(Fitness::BenchmarkScore, &outcomes).unwrap();
         // Group A: 170 + 100; group B: 30 + 100; every candidate vs fixed: 20 + 150.
-        let a_of_group = |g: usize| match seating.seats[g][0] {
+        let a_of_group = |g: usize| match judged.seats[g][0] {
             Seat::Candidate(c) => c,
             _ => panic!("a candidate"),
         };
@@ -635,7 +604,7 @@ mod tests {
             assert_eq!((scores.total[c], scores.games[c]), (expected, 4), "candidate {c}");
         }
         assert_eq!(scores.vs_fixed, (4 * 170, 8));
-        let summary = scores.summary(None);
+        let summary = scores.summary();
         assert_eq!((summary.best, summary.mean, summary.vs_fixed), (110.0, 92.5, Some(85.0)));
         assert_eq!((summary.rung, summary.vs_rung), (None, None));
     }

@@ -12,7 +12,7 @@ use crate::rng::GaRng;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The scheme's name in the configuration.
 pub const NAME: &str = "knockout";
@@ -22,8 +22,7 @@ pub const NAME: &str = "knockout";
 pub struct Knockout;
 
 /// The knockout's settings: none.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize, Deserialize)]
 struct Settings {}
 
 /// The knockout, from its (empty) settings.
@@ -62,8 +61,7 @@ impl Scheme for Knockout {
         rng: &mut GaRng,
         serials: &mut SerialCounter,
     ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
-        // Each survivor's child has a partner among the others (and a checkpoint's population,
-        // checked on load, always has the configured size).
+        // Each survivor's child needs a partner among the others.
         if survivors.len() < 2 {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: survivors.len(), needed: 2 });
         }
@@ -122,8 +120,7 @@ impl Scheme for Knockout {
         if !saved.is_empty() {
             return Err(StateError::Decode(CodecError::Trailing(saved.len())));
         }
-        // The knockout keeps its size from generation to generation (one winner a group, a
-        // group a survivor), and breeding a child needs a partner.
+        // One winner a group and a group a survivor keep the size; breeding needs a partner.
         if population.len() != config.population {
             let expected = format!("the knockout keeps the configured {}", config.population);
             return Err(StateError::Population { found: population.len(), expected });

@@ -1,17 +1,10 @@
-//! Selection schemes: how a population becomes match tasks, and the tasks' outcomes the next
+//! Selection schemes: how a population becomes match tasks, and their outcomes the next
 //! population.
 //!
-//! A scheme is a [`Scheme`]: built from its `[selection.scheme.NAME]` table by [`build`], which
-//! finds its name in [`SCHEMES`]. It plans the tasks of a generation from the one unit of work
-//! workers play ([`MatchTask`]), selects from their outcomes, reacts to the end of an epoch, and
-//! keeps its own state, which the runner saves in checkpoints as opaque bytes. A new scheme is
-//! one file here and one line in [`SCHEMES`]: no change to the runner, the checkpoints, the
-//! scheduler, the proto or the worker (see `docs/extending.md`).
-//!
-//! The schemes are the modules listed in [`SCHEMES`] (the thesis's `knockout` is the default).
-//! What they share:
+//! A scheme is a [`Scheme`] with its own settings (`[selection.scheme.NAME]`) and state, found by
+//! name in [`SCHEMES`]; a new one is one file and one line in `register!` (`docs/extending.md`).
 //! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
-//! - [`adam`]: the Adam optimiser, which evolution strategies can step with.
+//! - [`adam`]: the Adam optimiser evolution strategies can step with.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
 
 pub mod adam;
@@ -162,15 +155,22 @@ pub struct Champion {
 
 /// The settings table of the scheme `name` read as its settings type (whose every field has a
 /// default); an unknown key or a value of the wrong type is named.
-pub fn parse_settings<T: DeserializeOwned>(name: &str, settings: &toml::Table) -> Result<T, ConfigError> {
-    settings.clone().try_into().map_err(|e: toml::de::Error| {
+pub fn parse_settings<T: Serialize + DeserializeOwned>(name: &str, settings: &toml::Table) -> Result<T, ConfigError> {
+    let invalid = |key: &str, why: String| ConfigError::Invalid { key: format!("selection.scheme.{name}{key}"), why };
+    let parsed: T = settings.clone().try_into().map_err(|e: toml::de::Error| {
         // Every key alone parses, but the one at fault.
         let alone = |(key, value): &(&String, &toml::Value)| {
             toml::Table::from_iter([((*key).clone(), (*value).clone())]).try_into::<T>().is_err()
         };
         let key = settings.iter().find(alone).map_or(String::new(), |(key, _)| format!(".{key}"));
-        ConfigError::Invalid { key: format!("selection.scheme.{name}{key}"), why: e.message().trim_end().to_owned() }
-    })
+        invalid(&key, e.message().trim_end().to_owned())
+    })?;
+    // serde cannot deny unknown keys beside a flattened table: they are those not written back.
+    let known = settings_table(&parsed);
+    match settings.keys().find(|key| !known.contains_key(*key)) {
+        Some(key) => Err(invalid(&format!(".{key}"), "no such setting".into())),
+        None => Ok(parsed),
+    }
 }
 
 /// A scheme's settings as a TOML table.

@@ -1,25 +1,17 @@
 //! (μ + λ) selection on a score over several games: parents and their offspring all play, and
-//! the best μ survive, so a good network is kept until something better appears (the thesis's
-//! knockout replaces a survivor whenever it loses one match, and hands drawn matches to the
-//! older player).
-//!
-//! Each generation: every parent makes `offspring` children (a crossover with a random other
-//! parent at `crossover_rate`, then a mutation); parents and children are judged over several
-//! games ([`judging`]); the `population` candidates with the best mean score per
-//! game survive, ties going to the older (lower serial). With `elitism = k`, (μ, λ) with k
-//! elites: the k best parents stay and the other places go to the best children. With the
-//! self-adaptive mutation operator each individual keeps its own step, part of the scheme's
-//! state.
+//! the best μ survive (ties to the older), so a good network is kept until something better
+//! appears. Each parent makes `offspring` children (a crossing with another parent at
+//! `crossover_rate`, then a mutation); with `elitism = k`, (μ, λ) keeping the k best parents.
+//! With the self-adaptive mutation operator each individual's step is part of the state.
 
-use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator, child_step};
-use crate::generation::bred;
+use crate::generation::child;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::breeding::Step;
 use loa_engine::breeding::operators::gaussian;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::EpochReport;
@@ -35,31 +27,20 @@ const KEY: &str = "selection.scheme.mu-plus-lambda";
 pub struct MuPlusLambdaConfig {
     /// Children per parent (λ = `offspring × population`).
     pub offspring: u32,
-    /// Probability that a child is a crossover of its parent and a random other parent before
-    /// mutation (otherwise a copy of its parent before mutation).
+    /// Probability that a child is its parent crossed with a random other parent before
+    /// mutation (otherwise a copy of its parent).
     pub crossover_rate: f64,
-    /// Absent: (μ + λ), parents compete with their children for every place. `k`: (μ, λ) with k
-    /// elites: the k fittest parents stay, the other μ − k places go to the fittest children,
-    /// so a population cannot stall on old parents (and with k = 0 nobody outlives a
-    /// generation).
+    /// Absent: (μ + λ). `k`: (μ, λ) with k elites: the k fittest parents stay and the fittest
+    /// children take the other places, so a population cannot stall on old parents.
     pub elitism: Option<u32>,
     /// How candidates are judged.
     #[serde(flatten)]
     pub judging: JudgingConfig,
-    /// Keys no setting has (refused).
-    #[serde(flatten, skip_serializing)]
-    pub unknown: toml::Table,
 }
 
 impl Default for MuPlusLambdaConfig {
     fn default() -> Self {
-        MuPlusLambdaConfig {
-            offspring: 1,
-            crossover_rate: 0.5,
-            elitism: None,
-            judging: JudgingConfig::default(),
-            unknown: toml::Table::new(),
-        }
+        MuPlusLambdaConfig { offspring: 1, crossover_rate: 0.5, elitism: None, judging: JudgingConfig::default() }
     }
 }
 
@@ -96,27 +77,20 @@ pub struct MuPlusLambda {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(MuPlusLambda::new(parse_settings(NAME, settings)?)?))
+    Ok(Box::new(MuPlusLambda::new(parse_settings(NAME, settings)?)))
 }
 
 impl MuPlusLambda {
     /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: MuPlusLambdaConfig) -> Result<MuPlusLambda, ConfigError> {
-        if let Some(key) = settings.unknown.keys().next() {
-            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
-        }
-        Ok(MuPlusLambda { settings, state: State::default() })
+    pub fn new(settings: MuPlusLambdaConfig) -> MuPlusLambda {
+        MuPlusLambda { settings, state: State::default() }
     }
 }
 
 /// Who played in a generation's tasks.
 struct MuPlusLambdaPlan {
-    /// Parents first, then children, in creation order.
-    candidates: Vec<Individual>,
-    /// Who sits where in the candidates' tasks.
-    seating: Seating,
-    /// The ladder's rung they met, if the run climbs one.
-    rung: Option<usize>,
+    /// The candidates: parents first, then children in creation order.
+    judged: Judged,
     /// How many candidates were parents.
     parents: usize,
     /// Each candidate's self-adaptive step (empty without them).
@@ -182,20 +156,12 @@ impl Scheme for MuPlusLambda {
             None => Vec::new(),
         };
         for (i, parent) in survivors.iter().enumerate() {
-            let (topology, own) = (parent.chromosome.topology(), parent.chromosome.weights());
-            let length = topology.weight_count();
             for _ in 0..self.settings.offspring {
-                // Each step is recorded in the child's origin: the crossing, then the mutation.
-                let (genes, parents, mut origin) = if p > 1 && rng.chance(self.settings.crossover_rate) {
+                let partner = (p > 1 && rng.chance(self.settings.crossover_rate)).then(|| {
                     let j = rng.below(p - 1);
-                    let partner = &survivors[if j >= i { j + 1 } else { j }].chromosome;
-                    let crossing = config.crossover.operator;
-                    let (genes, step) = Step::take(crossing, length, &[own, partner.weights()], rng);
-                    (genes, vec![parent.chromosome.id(), partner.id()], vec![step])
-                } else {
-                    (own.to_vec(), vec![parent.chromosome.id()], Vec::new())
-                };
-                let variation = match adaptive {
+                    &*survivors[if j >= i { j + 1 } else { j }].chromosome
+                });
+                let mutation = |rng: &mut GaRng| match adaptive {
                     Some((_, tau, probability)) => {
                         let step = child_step(steps[i], tau, rng);
                         steps.push(step);
@@ -203,32 +169,29 @@ impl Scheme for MuPlusLambda {
                     }
                     None => config.mutation.operator.variation(generation),
                 };
-                let (weights, step) = Step::take(variation, length, &[&genes], rng);
-                origin.push(step);
-                candidates.push(bred(serials, topology, weights, parents, origin)?);
+                let crossing = config.crossover.operator;
+                candidates.push(child(&parent.chromosome, partner, crossing, mutation, rng, serials)?);
             }
         }
-        let (seating, tasks) =
-            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
-        let rung = self.settings.judging.rung(&self.state.judged);
-        Ok((Box::new(MuPlusLambdaPlan { candidates, seating, rung, parents: p, steps }), tasks))
+        let (judged, tasks) =
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), tasks))
     }
 
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: MuPlusLambdaPlan = own_plan(plan)?;
-        let fitness = self.settings.judging.fitness;
-        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
-        let means = scores.means();
+        let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
+        let (means, candidates) = (scores.means(), &plan.judged.candidates);
         // Best mean first; ties to the older (lower serial), so the result never depends on
         // anything but the games.
         let rank = |pool: std::ops::Range<usize>| {
             let mut order: Vec<usize> = pool.collect();
             order.sort_by(|&x, &y| {
-                means[y].total_cmp(&means[x]).then(plan.candidates[x].serial.cmp(&plan.candidates[y].serial))
+                means[y].total_cmp(&means[x]).then(candidates[x].serial.cmp(&candidates[y].serial))
             });
             order
         };
-        let (mu, all) = (plan.parents, plan.candidates.len());
+        let (mu, all) = (plan.parents, candidates.len());
         let mut order = match self.settings.elitism {
             None => rank(0..all),
             Some(k) => {
@@ -244,9 +207,9 @@ impl Scheme for MuPlusLambda {
         // stable from one generation to the next.
         order.sort_unstable();
         let steps: Vec<(u64, f64)> =
-            order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (plan.candidates[c].serial, s))).collect();
-        let next = order.into_iter().map(|c| plan.candidates[c].clone()).collect();
-        let mut summary = scores.summary(plan.rung);
+            order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (candidates[c].serial, s))).collect();
+        let next = order.into_iter().map(|c| candidates[c].clone()).collect();
+        let mut summary = scores.summary();
         if !steps.is_empty() {
             summary.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
         }
@@ -330,9 +293,9 @@ mod tests {
         let settings = MuPlusLambdaConfig { offspring: 4, ..settings() };
         let mut config = config_with(&settings);
         config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3, probability: 1.0 };
-        let scheme = MuPlusLambda::new(settings).unwrap();
+        let scheme = MuPlusLambda::new(settings);
         let (plan, _, parents) = planned(&scheme, &config, 5, 2);
-        let children: Vec<&Individual> = plan.candidates[4..].iter().collect();
+        let children: Vec<&Individual> = plan.judged.candidates[4..].iter().collect();
         assert_eq!(crate::generation::tests::made_again(&children, &parents), 16);
         let crossed = children.iter().filter(|c| c.chromosome.origin().is_some_and(|o| o.steps().len() == 2)).count();
         assert!((2..=14).contains(&crossed), "{crossed} of 16 crossed, then mutated");
@@ -342,18 +305,18 @@ mod tests {
     fn candidates_host_matches_against_distinct_drawn_opponents_and_the_fixed_player() {
         let config = config_with(&settings());
         crate::selection::build(&config).unwrap();
-        let scheme = MuPlusLambda::new(settings()).unwrap();
+        let scheme = MuPlusLambda::new(settings());
         let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
-        assert_eq!((plan.candidates.len(), tasks.len()), (8, 8));
+        assert_eq!((plan.judged.candidates.len(), tasks.len()), (8, 8));
         for (host, task) in tasks.iter().enumerate() {
             task.validate().unwrap();
             // Itself, three distinct others, the fixed random player.
             assert_eq!(task.entrants.len(), 5);
-            assert_eq!(task.entrants[0].serial(), plan.candidates[host].serial);
+            assert_eq!(task.entrants[0].serial(), plan.judged.candidates[host].serial);
             let mut others: Vec<u64> = task.entrants[1..4].iter().map(MatchEntrant::serial).collect();
             others.sort_unstable();
             others.dedup();
-            assert!(others.len() == 3 && !others.contains(&plan.candidates[host].serial));
+            assert!(others.len() == 3 && !others.contains(&plan.judged.candidates[host].serial));
         }
     }
 
@@ -364,7 +327,7 @@ mod tests {
         let settings = MuPlusLambdaConfig { elitism, judging, ..settings() };
         let config = config_with(&settings);
         crate::selection::build(&config).unwrap();
-        let mut scheme = MuPlusLambda::new(settings).unwrap();
+        let mut scheme = MuPlusLambda::new(settings);
         let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
         assert_eq!(tasks.len(), 8);
         let outcomes: Vec<MatchTaskOutcome> = (0..8)
@@ -405,17 +368,17 @@ mod tests {
     #[test]
     fn the_plan_is_a_function_of_the_generator() {
         let config = config_with(&settings());
-        let scheme = MuPlusLambda::new(settings()).unwrap();
+        let scheme = MuPlusLambda::new(settings());
         assert_eq!(planned(&scheme, &config, 9, 2).1, planned(&scheme, &config, 9, 2).1);
     }
 
     #[test]
     fn the_state_round_trips_and_steps_out_of_range_are_refused_by_name() {
-        let mut scheme = MuPlusLambda::new(settings()).unwrap();
+        let mut scheme = MuPlusLambda::new(settings());
         scheme.state.steps = vec![(3, 0.05), (7, 0.2)];
         let saved = scheme.save().unwrap();
         let config = config_with(&settings());
-        let mut other = MuPlusLambda::new(settings()).unwrap();
+        let mut other = MuPlusLambda::new(settings());
         other.restore(&saved, &[], &config).unwrap();
         assert_eq!(other.state, scheme.state);
         scheme.state.steps[1].1 = 20.0;

@@ -1,34 +1,24 @@
 //! Tournament selection of size k with elitism: a generational GA whose parents win small
-//! tournaments on a score over several games.
+//! tournaments on a score over several games ([`judging`], with (μ + λ)'s settings).
 //!
-//! Each generation the population is judged over games ([`judging`], with the same settings as
-//! (μ + λ)), and the next population is made from it: the `elitism` fittest stay unchanged, and
-//! every other place goes to a child whose parents won tournaments. A tournament draws `size`
-//! individuals uniformly with replacement from the judged population, and the fittest of them
-//! wins (the older, lower serial, on a tie). A child is a crossover of two winners at
-//! `crossover_rate` (otherwise a copy of one), then mutated, with the run's configured operators.
+//! The `elitism` fittest stay unchanged, and every other place goes to a child of tournament
+//! winners: `size` individuals drawn uniformly with replacement, the fittest of them wins (the
+//! older on a tie). With N individuals of distinct fitness the one ranked i wins with probability
+//! ((N − i + 1)^k − (N − i)^k) / N^k (Blickle and Thiele, ICGA 1995).
 //!
-//! The size k sets the selection pressure: with N individuals of distinct fitness, the one
-//! ranked i (1 the fittest) wins a tournament with probability ((N − i + 1)^k − (N − i)^k) / N^k
-//! (Blickle and Thiele, "A mathematical analysis of tournament selection", ICGA 1995), so the
-//! fittest wins 1 − (1 − 1/N)^k of them while the least fit still breeds now and then.
-//!
-//! Breeding needs the fitness and the run's generator, and only [`Scheme::plan`] is handed the
-//! generator: so the scheme keeps the fitness of the population it judged last in its state and
-//! breeds the next population at the start of the next generation's plan, which then judges it.
-//! A population it has not judged (the initial one) is judged as it is. Every population the run
-//! records and benchmarks has thus been judged, and the elites are judged again each generation,
-//! so one lucky score does not keep a network forever.
+//! Only [`Scheme::plan`] is handed the generator, so the scheme keeps the fitness of the
+//! population it judged last and breeds the next one at the start of the next plan, which then
+//! judges it; the initial population is judged as it is. The elites are judged again each
+//! generation, so one lucky score does not keep a network forever.
 
-use super::judging::{self, JudgingConfig, JudgingState, Seating};
+use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::bred;
+use crate::generation::child;
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
-use loa_engine::breeding::Step;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::EpochReport;
 use serde::{Deserialize, Serialize};
@@ -41,31 +31,21 @@ const KEY: &str = "selection.scheme.tournament";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TournamentConfig {
-    /// Individuals drawn for each tournament (k, 2 up to the population), uniformly with
-    /// replacement; the fittest of them is a parent.
+    /// Individuals drawn for each tournament (k, 2 up to the population).
     pub size: u32,
     /// The fittest individuals kept unchanged into the next population (below the population).
     pub elitism: u32,
-    /// Probability that a child is a crossover of two tournament winners before mutation
-    /// (otherwise a copy of one winner before mutation).
+    /// Probability that a child is two tournament winners crossed before mutation (otherwise a
+    /// copy of one winner).
     pub crossover_rate: f64,
     /// How the population is judged.
     #[serde(flatten)]
     pub judging: JudgingConfig,
-    /// Keys no setting has (refused).
-    #[serde(flatten, skip_serializing)]
-    pub unknown: toml::Table,
 }
 
 impl Default for TournamentConfig {
     fn default() -> Self {
-        TournamentConfig {
-            size: 2,
-            elitism: 1,
-            crossover_rate: 0.5,
-            judging: JudgingConfig::default(),
-            unknown: toml::Table::new(),
-        }
+        TournamentConfig { size: 2, elitism: 1, crossover_rate: 0.5, judging: JudgingConfig::default() }
     }
 }
 
@@ -108,16 +88,13 @@ pub struct Tournament {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(Tournament::new(parse_settings(NAME, settings)?)?))
+    Ok(Box::new(Tournament::new(parse_settings(NAME, settings)?)))
 }
 
 impl Tournament {
     /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: TournamentConfig) -> Result<Tournament, ConfigError> {
-        if let Some(key) = settings.unknown.keys().next() {
-            return Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why: "no such setting".into() });
-        }
-        Ok(Tournament { settings, state: State::default() })
+    pub fn new(settings: TournamentConfig) -> Tournament {
+        Tournament { settings, state: State::default() }
     }
 
     /// The next population bred from `parents`, the population the state judged: its elites,
@@ -134,23 +111,12 @@ impl Tournament {
         let ranking = Ranking::new(&self.state.fitness);
         let mut next: Vec<Individual> =
             ranking.fittest(s.elitism as usize).iter().map(|&i| parents[i].clone()).collect();
-        let (crossed, mutated) = (config.crossover.operator, config.mutation.operator.variation(generation));
+        let (crossing, mutation) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
-            // Each step is recorded in the child's origin: the crossing, then the mutation.
             let first = &parents[ranking.tournament(s.size, rng)].chromosome;
-            let (topology, own) = (first.topology(), first.weights());
-            let length = topology.weight_count();
-            let (genes, ids, mut origin) = if rng.chance(s.crossover_rate) {
-                // The same parent may win both; crossed with itself, it is copied.
-                let second = &parents[ranking.tournament(s.size, rng)].chromosome;
-                let (genes, step) = Step::take(crossed, length, &[own, second.weights()], rng);
-                (genes, vec![first.id(), second.id()], vec![step])
-            } else {
-                (own.to_vec(), vec![first.id()], Vec::new())
-            };
-            let (weights, step) = Step::take(mutated, length, &[&genes], rng);
-            origin.push(step);
-            next.push(bred(serials, topology, weights, ids, origin)?);
+            // The same parent may win both; crossed with itself, it is copied.
+            let second = rng.chance(s.crossover_rate).then(|| &*parents[ranking.tournament(s.size, rng)].chromosome);
+            next.push(child(first, second, crossing, |_| mutation, rng, serials)?);
         }
         Ok(next)
     }
@@ -194,11 +160,7 @@ impl Ranking {
 /// Who played in a generation's tasks.
 struct TournamentPlan {
     /// The population being judged: elites first, then children, in creation order.
-    candidates: Vec<Individual>,
-    /// Who sits where in the candidates' tasks.
-    seating: Seating,
-    /// The ladder's rung they met, if the run climbs one.
-    rung: Option<usize>,
+    judged: Judged,
     /// Candidates that come unchanged from the population before (all of an unjudged one).
     kept: usize,
 }
@@ -243,24 +205,18 @@ impl Scheme for Tournament {
         } else {
             (survivors.to_vec(), survivors.len())
         };
-        let (seating, tasks) =
-            judging::plan(&candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
-        let rung = self.settings.judging.rung(&self.state.judged);
-        Ok((Box::new(TournamentPlan { candidates, seating, rung, kept }), tasks))
+        let (judged, tasks) =
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        Ok((Box::new(TournamentPlan { judged, kept }), tasks))
     }
 
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: TournamentPlan = own_plan(plan)?;
-        let fitness = self.settings.judging.fitness;
-        let scores = judging::scores(&plan.seating, plan.candidates.len(), fitness, outcomes)?;
-        self.state.fitness = plan.candidates.iter().map(|c| c.serial).zip(scores.means()).collect();
+        let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
+        let next = plan.judged.candidates;
+        self.state.fitness = next.iter().map(|c| c.serial).zip(scores.means()).collect();
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected {
-            next: plan.candidates,
-            tournaments: Vec::new(),
-            survivors_kept: plan.kept as u32,
-            fitness: Some(scores.summary(plan.rung)),
-        })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness: Some(scores.summary()) })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -308,7 +264,7 @@ mod tests {
     fn settings(size: u32, elitism: u32) -> TournamentConfig {
         let judging =
             JudgingConfig { opponents: 0, fixed_opponents: vec!["random:1".into()], ..JudgingConfig::default() };
-        TournamentConfig { size, elitism, crossover_rate: 0.5, judging, ..TournamentConfig::default() }
+        TournamentConfig { size, elitism, crossover_rate: 0.5, judging }
     }
 
     fn config_with(population: usize, settings: &TournamentConfig) -> ExperimentConfig {
@@ -476,7 +432,7 @@ mod tests {
     fn elites_survive_unchanged_children_fill_the_population_and_are_made_again_from_their_origins() {
         let config = config_with(6, &settings(3, 2));
         crate::selection::build(&config).unwrap();
-        let mut scheme = Tournament::new(settings(3, 2)).unwrap();
+        let mut scheme = Tournament::new(settings(3, 2));
         let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
@@ -490,7 +446,7 @@ mod tests {
         assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
         // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
         let (plan, tasks) = scheme.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
-        let candidates = own_plan::<TournamentPlan>(plan).unwrap().candidates;
+        let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(tasks.len(), 6);
         assert_eq!(candidates.len(), 6, "the population keeps its size");
         assert_eq!(candidates[..2], [first[4].clone(), first[1].clone()]);
@@ -506,10 +462,10 @@ mod tests {
         assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
         assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
         // With no elite, every place is a child.
-        let mut none = Tournament::new(settings(2, 0)).unwrap();
+        let mut none = Tournament::new(settings(2, 0));
         none.state.fitness = scheme.state.fitness.clone();
         let (plan, _) = none.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
-        let candidates = own_plan::<TournamentPlan>(plan).unwrap().candidates;
+        let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(candidates.len(), 6);
         assert!(candidates.iter().all(|c| c.serial >= 10), "all children");
     }
@@ -520,7 +476,7 @@ mod tests {
         // 400 generations' children (about 4 800 tournaments at crossover rate 0.5).
         let settings = TournamentConfig { crossover_rate: 0.5, ..settings(4, 0) };
         let config = config_with(8, &settings);
-        let mut scheme = Tournament::new(settings).unwrap();
+        let mut scheme = Tournament::new(settings);
         let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
@@ -545,14 +501,14 @@ mod tests {
     #[test]
     fn the_plan_is_a_function_of_the_generator_and_the_state() {
         let config = config_with(6, &settings(3, 1));
-        let mut scheme = Tournament::new(settings(3, 1)).unwrap();
+        let mut scheme = Tournament::new(settings(3, 1));
         let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
         let planned = |seed| {
             let (plan, tasks) =
                 scheme.plan(&population, &config, 3, &mut GaRng::from_seed(seed), &mut serials.clone()).unwrap();
-            (own_plan::<TournamentPlan>(plan).unwrap().candidates, tasks)
+            (own_plan::<TournamentPlan>(plan).unwrap().judged.candidates, tasks)
         };
         assert_eq!(planned(9), planned(9));
         assert_ne!(planned(9).0, planned(10).0);
@@ -563,11 +519,11 @@ mod tests {
         let config = config_with(3, &settings(2, 1));
         let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let mut scheme = Tournament::new(settings(2, 1)).unwrap();
+        let mut scheme = Tournament::new(settings(2, 1));
         scheme.state.fitness = vec![(0, 1.5), (1, 0.0), (2, 2.0)];
         scheme.state.judged.hall_of_fame = vec![population[2].clone()];
         let saved = scheme.save().unwrap();
-        let mut other = Tournament::new(settings(2, 1)).unwrap();
+        let mut other = Tournament::new(settings(2, 1));
         other.restore(&saved, &population, &config).unwrap();
         assert_eq!(other.state, scheme.state);
         // The initial state fits any population of the configured size.

@@ -1,18 +1,8 @@
-//! Checkpoints of formats 1 to 6, read into the contents of format 7.
-//!
-//! Those formats were the bincode of the run state with the configuration's types inside:
-//! format 1 for the knockout (and, before format 2, every scheme), format 2 for (μ + λ), with
-//! the scheme's memory (hall of fame, ladder rung) after the state and, with self-adaptive
-//! mutation, the survivors' steps after that; formats 2 to 6 for evolution strategies, each
-//! adding settings at the end of the scheme's (format 3: `learning_rate_half_life`,
-//! `weight_decay`; 4: `initial_network`; 5: `symmetry`, `sigma_half_life`; 6: `optimizer`,
-//! and Adam's moments after the memory for runs stepping with Adam). The settings a format
-//! lacks take the defaults that do what the builds writing it did, so a resumed run continues
-//! as that build would have.
-//!
-//! Old bytes are decoded with frozen copies of the old types (`types.rs`), never today's, and
-//! converted: the configuration to TOML text that today's parser reads to the same
-//! configuration, the memory to the state of today's scheme.
+//! Checkpoints of formats 1 to 6 (the bincode of the run state with the configuration's types of
+//! their day inside), read with frozen copies of the old types (`types.rs`, never today's) into
+//! format 7's contents: the configuration as TOML text, the scheme's memory as today's state.
+//! Settings a format lacks take the defaults that do what its builds did. The formats are listed
+//! in `docs/checkpoints.md`.
 
 mod types;
 
@@ -24,15 +14,19 @@ use crate::selection::judging::JudgingState;
 use crate::selection::{evolution_strategies, knockout, mu_plus_lambda};
 use loa_engine::network::ChromosomeError;
 use serde::de::DeserializeOwned;
-use std::fmt;
 use types::*;
 
 /// Why an old checkpoint cannot be read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LegacyError {
     /// Format 1 of a scheme whose settings format 2 changed.
+    #[error(
+        "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 changed; continue \
+         it with the build that wrote it (commit 9e96a2e or earlier)"
+    )]
     OldScheme,
     /// A scheme that the format was never written for.
+    #[error("cannot decode: a format-{format} file holding a {scheme} run, which it never held")]
     Mismatch {
         /// The format.
         format: u32,
@@ -40,50 +34,26 @@ pub enum LegacyError {
         scheme: &'static str,
     },
     /// A scheme variant no format had.
+    #[error("cannot decode: selection scheme variant {0}")]
     UnknownScheme(u32),
     /// A part of the file does not decode.
+    #[error("cannot decode {part}: {error}")]
     Decode {
         /// The part.
         part: &'static str,
         /// Why.
+        #[source]
         error: CodecError,
     },
     /// A hall-of-fame champion is not a valid network.
-    Champion(ChromosomeError),
+    #[error("hall of fame: {0}")]
+    Champion(#[source] ChromosomeError),
     /// The configuration could not be written as TOML.
-    Config(toml::ser::Error),
+    #[error("the configuration as TOML: {0}")]
+    Config(#[source] toml::ser::Error),
     /// The scheme's state could not be encoded.
-    State(CodecError),
-}
-
-impl fmt::Display for LegacyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LegacyError::OldScheme => f.write_str(
-                "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 \
-                 changed; continue it with the build that wrote it (commit 9e96a2e or earlier)",
-            ),
-            LegacyError::Mismatch { format, scheme } => {
-                write!(f, "cannot decode: a format-{format} file holding a {scheme} run, which it never held")
-            }
-            LegacyError::UnknownScheme(v) => write!(f, "cannot decode: selection scheme variant {v}"),
-            LegacyError::Decode { part, error } => write!(f, "cannot decode {part}: {error}"),
-            LegacyError::Champion(e) => write!(f, "hall of fame: {e}"),
-            LegacyError::Config(e) => write!(f, "the configuration as TOML: {e}"),
-            LegacyError::State(e) => write!(f, "the scheme's state: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for LegacyError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LegacyError::Decode { error, .. } | LegacyError::State(error) => Some(error),
-            LegacyError::Champion(e) => Some(e),
-            LegacyError::Config(e) => Some(e),
-            _ => None,
-        }
-    }
+    #[error("the scheme's state: {0}")]
+    State(#[source] CodecError),
 }
 
 /// Old bytes read in order.
@@ -168,7 +138,7 @@ fn table<T: serde::Serialize>(value: &T) -> Result<toml::Table, LegacyError> {
 
 /// Evolution strategies' settings of format `format`, the settings added since at their
 /// defaults (a constant learning rate, no weight decay, a random first centre, no tied weights,
-/// a constant σ, plain steps: what the older builds did).
+/// a constant σ, plain steps: what the builds writing it did).
 fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyError> {
     let part = "the evolution-strategies settings";
     let mut settings = table(&r.read::<Es2>(part)?)?;

@@ -1,8 +1,7 @@
-//! Frozen copies of the types formats 1 to 6 were the bincode of, field for field in their
-//! order. bincode writes a struct as its fields one after another and an enum as its variant's
-//! index and fields, so decoding these reads exactly the old bytes. They derive `Serialize` for
-//! the configuration's TOML text, whose keys are the names below. These types must never
-//! change: they are what old files hold.
+//! Frozen copies of the types formats 1 to 6 were the bincode of, field for field in their order
+//! (bincode writes a struct as its fields in order and an enum as its variant's index and
+//! fields). They serialise to the configuration's TOML, whose keys are their field names. They
+//! must never change: they are what old files hold.
 
 use serde::{Deserialize, Serialize};
 
