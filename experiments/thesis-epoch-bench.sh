@@ -7,7 +7,7 @@
 # --epochs 1`: one more epoch, that is 10 generations and one benchmark, which is what a
 # generation costs in a long run (the first run pays the extra benchmark of epoch 0 and the
 # initial population). Prints the user and wall seconds of both, then whether the builds' last
-# checkpoints are byte-identical. Issue 14's "core-seconds per thesis generation" is the least
+# checkpoints are byte-identical. The "core-seconds per thesis generation" figure is the least
 # user time of the resumed epoch / 10.
 #
 # EPOCHS=K (default 1) resumes for K epochs instead, in one process, as a long run goes on:

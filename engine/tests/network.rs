@@ -780,7 +780,7 @@ fn printed_encoding_does_not_see_the_opponent() {
     assert!(differs, "the default encoding sees the opponent");
 }
 
-// ---- Content addresses (issue 14) ----
+// ---- Content addresses ----
 
 #[test]
 fn chromosome_ids_are_xxh3_128_of_name_and_weight_bits() {

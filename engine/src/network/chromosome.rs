@@ -95,7 +95,7 @@ pub fn little_endian_bytes(weights: &[f32]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-/// A chromosome's content address (issue 14): the 128-bit XXH3 hash of its topology's name, a
+/// A chromosome's content address: the 128-bit XXH3 hash of its topology's name, a
 /// zero byte, and its weights' bits as little-endian bytes. Chromosomes with the same topology and
 /// weight bits have the same id on every machine, so a worker can keep chromosomes it has seen and a task can name them by id
 /// instead of carrying 33 KiB of weights.
@@ -151,7 +151,7 @@ pub struct Chromosome {
     /// The content address, computed on first use: once per chromosome, however many tasks
     /// carry it, and never for chromosomes that never leave the process.
     id: OnceLock<ChromosomeId>,
-    /// How it was bred, if this process knows (issue 14): the master records it as it breeds, so
+    /// How it was bred, if this process knows: the master records it as it breeds, so
     /// a task can send the chromosome as its origin. Not part of its identity, files or
     /// checkpoints.
     origin: Option<Arc<Origin>>,
