@@ -22,6 +22,7 @@ mod error;
 pub mod peers;
 
 pub use error::ProtoError;
+use error::each;
 
 /// Code generated from `loa.proto` (package `loa.v2`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

@@ -207,7 +207,7 @@ impl Peers {
                 let mut answered = 0;
                 for sent in reply.unwrap_or_default() {
                     // Only what was asked of this peer, and only what hashes to the id it claims.
-                    let Ok(chromosome) = chromosome_from_proto("chromosome", &sent) else { continue };
+                    let Ok(chromosome) = chromosome_from_proto(&sent) else { continue };
                     let id = chromosome.id();
                     if ids.contains(&id) && !got.contains_key(&id) {
                         got.insert(id, Arc::new(chromosome));

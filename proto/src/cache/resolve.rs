@@ -3,10 +3,9 @@
 //! still lacking is left for the master (`FetchChromosomes`).
 
 use super::ChromosomeCache;
-use crate::ProtoError;
 use crate::convert::{chromosome_from_proto, id_from_proto, origin_from_proto, sources_from_proto};
 use crate::peers::Peers;
-use crate::{MAX_TASKS_PER_MESSAGE, pb};
+use crate::{MAX_TASKS_PER_MESSAGE, ProtoError, each, pb};
 use loa_engine::breeding::Origin;
 use loa_engine::network::{Chromosome, ChromosomeId, Topology};
 use loa_engine::tasks::MAX_ENTRANTS;
@@ -129,7 +128,7 @@ impl Resolved {
 
     /// A network sent with its weights: if they check, cached and named by id from now on.
     fn receive(&mut self, entrant: &mut pb::Entrant, cache: &mut ChromosomeCache) {
-        if let Ok(chromosome) = chromosome_from_proto("entrant", entrant) {
+        if let Ok(chromosome) = chromosome_from_proto(entrant) {
             entrant.weights = Vec::new();
             entrant.topology.clear();
             self.take(Arc::new(chromosome), cache);
@@ -255,16 +254,15 @@ impl Resolved {
         chromosomes: Vec<pb::Entrant>,
         cache: &mut ChromosomeCache,
     ) -> Result<usize, ProtoError> {
-        for (i, sent) in chromosomes.iter().enumerate() {
-            let field = format!("chromosomes[{i}]");
-            let chromosome = chromosome_from_proto(&field, sent)?;
+        let taken = each("chromosomes", chromosomes, |sent| {
+            let chromosome = chromosome_from_proto(&sent)?;
             if !self.missing.contains(&chromosome.id()) {
-                let problem = format!("chromosome {} was not asked for", chromosome.id());
-                return Err(ProtoError::new(format!("{field}.id"), problem));
+                return Err(ProtoError::new("id", format!("chromosome {} was not asked for", chromosome.id())));
             }
             self.take(Arc::new(chromosome), cache);
-        }
-        Ok(chromosomes.len())
+            Ok(())
+        })?;
+        Ok(taken.len())
     }
 
     /// Whether every network of `task` (as [`resolve_entrants`] left it) is at hand.

@@ -4,8 +4,7 @@ use super::{
     Resolve, Sending, index_to_proto, match_from_proto, network_from_proto, network_to_proto, rules_from_proto,
     rules_to_proto,
 };
-use crate::ProtoError;
-use crate::pb;
+use crate::{ProtoError, each, pb};
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
@@ -65,28 +64,23 @@ fn entrant_kind(e: &MatchEntrant) -> &'static str {
 }
 
 /// A fixed player from its spec, which must be in the form the engine writes (so every valid
-/// task has one encoding).
-fn fixed_from_proto(field: &str, f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
-    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new(format!("{field}.player"), why))?;
+/// task has one encoding). Its depth is checked with the rest of the task.
+fn fixed_from_proto(f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
+    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new("player", why))?;
     if player.to_string() != f.player {
-        return Err(ProtoError::new(format!("{field}.player"), format!("{:?} is not written as {player}", f.player)));
+        return Err(ProtoError::new("player", format!("{:?} is not written as {player}", f.player)));
     }
-    // The depth is checked with the rest of the task by `MatchTask::validate`.
     Ok(MatchEntrant::Fixed { serial: f.serial, player })
 }
 
-fn match_entrant_from_proto(
-    field: &str,
-    e: pb::MatchEntrant,
-    resolve: Resolve<'_>,
-) -> Result<MatchEntrant, ProtoError> {
+fn match_entrant_from_proto(e: pb::MatchEntrant, resolve: Resolve<'_>) -> Result<MatchEntrant, ProtoError> {
     match e.kind {
         Some(pb::match_entrant::Kind::Network(n)) => {
-            let (serial, chromosome) = network_from_proto(&format!("{field}.network"), &n, resolve)?;
+            let (serial, chromosome) = network_from_proto(&n, resolve).map_err(|e| e.within("network"))?;
             Ok(MatchEntrant::Network { serial, chromosome })
         }
-        Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&format!("{field}.fixed"), &f),
-        None => Err(ProtoError::new(format!("{field}.kind"), "missing: neither a network nor a fixed player")),
+        Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&f).map_err(|e| e.within("fixed")),
+        None => Err(ProtoError::new("kind", "missing: neither a network nor a fixed player")),
     }
 }
 
@@ -145,12 +139,7 @@ pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchT
             format!("a match task needs 2 to {MAX_ENTRANTS} entrants, got {}", t.entrants.len()),
         ));
     }
-    let entrants = t
-        .entrants
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| match_entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
-        .collect::<Result<Vec<_>, _>>()?;
+    let entrants = each("entrants", t.entrants, |e| match_entrant_from_proto(e, resolve))?;
     let format = match t.format {
         Some(pb::task::Format::Pairs(p)) => MatchFormat::Pairs(
             p.pairings
@@ -177,12 +166,7 @@ pub(super) fn outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTaskOutcom
             format!("1 to {MAX_MATCHES} matches expected, got {}", m.matches.len()),
         ));
     }
-    let matches = m
-        .matches
-        .iter()
-        .enumerate()
-        .map(|(i, x)| match_from_proto(x, MAX_ENTRANTS).map_err(|e| e.within(&format!("match.matches[{i}]"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let matches = each("match.matches", &m.matches, |x| match_from_proto(x, MAX_ENTRANTS))?;
     Ok(MatchTaskOutcome { matches })
 }
 
