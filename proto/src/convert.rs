@@ -1,16 +1,10 @@
-//! Conversions between the wire messages and the engine's task types.
-//!
-//! Going out cannot fail. Coming in checks every field a buggy or hostile peer could get wrong,
-//! and names it in the [`ProtoError`]: the task as a whole by the engine's own
-//! [`MatchTask::validate`] (so wire and engine agree on what a valid task is), the rest here.
-//! An outcome travels without its task, so only its shape is checked here; the master checks it
-//! against the task with [`MatchTask::check_outcome`].
-//!
-//! - `matches`: match tasks and their outcomes.
-//! - `origin`: origins (how a network was bred) and sources (peers that hold one).
+//! Conversions between the wire messages and the engine's task types. Going out cannot fail;
+//! coming in checks every field a buggy or hostile peer could get wrong and names it: the task
+//! as a whole by the engine's own [`MatchTask::validate`] (so wire and engine agree on what a
+//! valid task is), the rest here and in `matches` (tasks, outcomes) and `origin` (origins,
+//! sources). An outcome travels without its task: the master checks it against the task.
 //!
 //! [`MatchTask::validate`]: loa_engine::tasks::MatchTask::validate
-//! [`MatchTask::check_outcome`]: loa_engine::tasks::MatchTask::check_outcome
 
 use crate::ProtoError;
 use crate::pb;

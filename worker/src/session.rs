@@ -1,12 +1,9 @@
 //! The worker's network side: register, then one `Work` stream for as long as the master keeps
-//! it; register again and open another when it breaks (`docs/protocol.md`).
-//!
-//! Finished outcomes go out in batches of up to `batch` (sooner when no unstarted task is left,
-//! so an outcome waits at most for the tasks in hand), each message asking for as many tasks as it
-//! frees; after a third of the lease time without a message, an empty one renews the leases.
-//! Outcomes are kept until their receipt comes, and sent again on the next stream if this one
-//! breaks (task ids do not change across master restarts). The master's messages are resolved in
-//! the order they come, the order in which the master mirrors the worker's chromosome cache.
+//! it; register again and open another when it breaks (`docs/protocol.md`). Outcomes go out in
+//! batches of up to `batch`, sooner when no unstarted task is left, each message asking for as
+//! many tasks as it frees; they are kept until their receipt comes, and sent again on the next
+//! stream if this one breaks. The master's messages are resolved in the order they come, the
+//! order in which the master mirrors the worker's chromosome cache.
 
 use crate::client::{Backoff, Client};
 use crate::players::{Finished, Leased, Local};
@@ -61,19 +58,16 @@ pub enum Ended {
     Failed(WorkerError),
 }
 
-/// How one stream ended.
-enum StreamEnd {
-    /// Every outcome is through and the stream is closed: the worker is done.
-    Done,
-    /// The stream broke or the master ended it: register again.
-    Lost(tonic::Status),
-}
+/// How one stream ended: `Ok` once every outcome is through and the worker is done, or why it
+/// broke (register again).
+type StreamEnd = Result<(), tonic::Status>;
 
 /// Outcomes sent on the stream and not yet acknowledged, message by message.
 type Unacknowledged = VecDeque<Vec<Finished>>;
 
-fn closed() -> StreamEnd {
-    StreamEnd::Lost(tonic::Status::unavailable("the stream closed"))
+/// Why sending failed: the stream closed.
+fn closed<T>(_: T) -> tonic::Status {
+    tonic::Status::unavailable("the stream closed")
 }
 
 impl Session {
@@ -182,8 +176,8 @@ impl Session {
                 Err(end) => break end,
             };
             match self.stream(worker, heartbeat, &mut results, &mut pending).await {
-                StreamEnd::Done => break Ended::Stopped,
-                StreamEnd::Lost(status) => match self.failed(&status, &mut backoff) {
+                Ok(()) => break Ended::Stopped,
+                Err(status) => match self.failed(&status, &mut backoff) {
                     Ok(pause) => tokio::time::sleep(pause).await,
                     Err(end) => break end,
                 },
@@ -208,10 +202,8 @@ impl Session {
         let want = if self.control.stopping() { 0 } else { target.saturating_sub(self.local.held()) };
         // The first message names the worker.
         let _ = out.try_send(pb::WorkerMessage { worker_id: worker, outcomes: Vec::new(), want: want as u32 });
-        let mut inbound = match self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await {
-            Ok(response) => response.into_inner(),
-            Err(status) => return StreamEnd::Lost(status),
-        };
+        let mut inbound =
+            self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
         self.contact();
         // What a broken stream left unacknowledged goes first, asking for nothing more.
         let mut unacknowledged: Unacknowledged = pending.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec).collect();
@@ -241,13 +233,13 @@ impl Session {
         let mut last_sent = tokio::time::Instant::now();
         loop {
             if self.control.killed() {
-                return StreamEnd::Done;
+                return Ok(());
             }
             let stopping = self.control.stopping();
             if stopping && self.gave_up() {
                 // The master does not take our outcomes: give up on them.
                 unacknowledged.push_back(waiting);
-                return StreamEnd::Done;
+                return Ok(());
             }
             // A full batch, or whatever there is when no unstarted task is left (the next outcome
             // may be a task's time away) or the worker is stopping.
@@ -258,40 +250,32 @@ impl Session {
                 let want = if stopping { 0 } else { batch.len() as u32 };
                 let sent = out.send(message(&batch, want, worker)).await;
                 unacknowledged.push_back(batch);
-                if sent.is_err() {
-                    return closed();
-                }
+                sent.map_err(closed)?;
                 last_sent = tokio::time::Instant::now();
                 continue;
             }
             if players_done && waiting.is_empty() && unacknowledged.is_empty() {
                 // Everything is through: ending the stream is leaving.
-                return StreamEnd::Done;
+                return Ok(());
             }
             tokio::select! {
-                message = inbound.message() => match message {
-                    Ok(Some(message)) => {
-                        self.contact();
-                        let abandoned = self.take(worker, message, unacknowledged).await;
-                        // Tasks dropped unplayed leave room for as many others.
-                        if abandoned > 0
-                            && !stopping
-                            && out.send(pb::WorkerMessage { want: abandoned, ..Default::default() }).await.is_err()
-                        {
-                            return closed();
-                        }
+                message = inbound.message() => {
+                    let Some(message) = message? else {
+                        return Err(tonic::Status::unavailable("the master ended the stream"));
+                    };
+                    self.contact();
+                    let abandoned = self.take(worker, message, unacknowledged).await;
+                    // Tasks dropped unplayed leave room for as many others.
+                    if abandoned > 0 && !stopping {
+                        out.send(pb::WorkerMessage { want: abandoned, ..Default::default() }).await.map_err(closed)?;
                     }
-                    Ok(None) => return StreamEnd::Lost(tonic::Status::unavailable("the master ended the stream")),
-                    Err(status) => return StreamEnd::Lost(status),
-                },
+                }
                 finished = results.recv(), if !players_done => match finished {
                     Some(finished) => waiting.push(finished),
                     None => players_done = true,
                 },
                 () = tokio::time::sleep_until(last_sent + heartbeat.max(Duration::from_millis(100))) => {
-                    if out.send(pb::WorkerMessage::default()).await.is_err() {
-                        return closed();
-                    }
+                    out.send(pb::WorkerMessage::default()).await.map_err(closed)?;
                     last_sent = tokio::time::Instant::now();
                 }
                 // While stopping, look at the flush deadline now and then.
@@ -388,14 +372,14 @@ impl Session {
                         Err(e) => Some(format!("the master's chromosomes: {e}")),
                     };
                 }
-                // A bug that retrying cannot fix: the tasks fail, loudly.
-                Err(status) if status.code() == Code::InvalidArgument => {
-                    return Some(format!("fetching chromosomes: {}", status.message()));
+                Err(status) => {
+                    // An invalid argument is a bug that retrying cannot fix: the tasks fail, loudly.
+                    let retry = status.code() != Code::InvalidArgument;
+                    match self.failed(&status, &mut backoff) {
+                        Ok(pause) if retry => tokio::time::sleep(pause).await,
+                        _ => return Some(format!("fetching chromosomes: {}", status.message())),
+                    }
                 }
-                Err(status) => match self.failed(&status, &mut backoff) {
-                    Ok(pause) => tokio::time::sleep(pause).await,
-                    Err(_) => return Some(format!("fetching chromosomes: {}", status.message())),
-                },
             }
         }
     }

@@ -1,6 +1,5 @@
-//! How a worker turns the networks of the master's messages into chromosomes: weights are checked
-//! and cached, ids looked up, origins made from parents held or fetched from peers, and what is
-//! still lacking is left for the master (`FetchChromosomes`).
+//! How a worker turns the networks of the master's messages into chromosomes (see
+//! [`resolve_entrants`]).
 
 use super::ChromosomeCache;
 use crate::convert::{chromosome_from_proto, id_from_proto, origin_from_proto, sources_from_proto};
@@ -61,19 +60,12 @@ fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
 }
 
 /// Resolves the networks of a message's tasks, in order, against `cache`, feeding it as the
-/// master's mirror expects:
-///
-/// - a network sent with weights is checked against its id and cached (one that fails is left
-///   for the task's conversion to name);
-/// - a network sent as its id alone is looked up;
-/// - one the cache lacks that comes with an origin is made if its parents are held, or waits for
-///   [`Resolved::fetch_from_peers`] if sources name every lacking parent; one that comes with
-///   sources for itself waits too;
-/// - anything else is `missing`, for the master to send.
-///
-/// Weights, origins and sources are taken out of the messages, which then name every network by
-/// id. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved: a longer message is a
-/// master's bug, and resolving it would cost time quadratic in its length.
+/// master's mirror expects. Weights are checked against their id and cached (bad ones are left
+/// for the task's conversion to name); ids are looked up; an origin is made if its parents are
+/// held; what sources name waits for [`Resolved::fetch_from_peers`]; the rest is `missing`, for
+/// the master to send. The messages then name every network by id alone. Only the first
+/// [`MAX_TASKS_PER_MESSAGE`] tasks are resolved: a longer message is a master's bug, and
+/// resolving it would cost time quadratic in its length.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
     for task in tasks.iter_mut().take(MAX_TASKS_PER_MESSAGE) {
