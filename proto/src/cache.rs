@@ -50,16 +50,6 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
         Lru { capacity, index: HashMap::default(), slots: Vec::new(), head: NIL, tail: NIL }
     }
 
-    /// Keys held.
-    pub fn len(&self) -> usize {
-        self.index.len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-
     /// Whether `key` is held, without making it more recent.
     pub fn contains(&self, key: &K) -> bool {
         self.index.contains_key(key)

@@ -23,19 +23,8 @@ pub const CONTIGUOUS_LIMIT: usize = 16 * 1024;
 
 /// Prost's codec with a [`ContiguousEncoder`] and a [`ContiguousDecoder`]; the generated client
 /// and server use it for every call (`codec_path` in `build.rs`).
+#[derive(Clone, Default)]
 pub struct ReservingCodec<T, U>(PhantomData<(T, U)>);
-
-impl<T, U> Default for ReservingCodec<T, U> {
-    fn default() -> Self {
-        ReservingCodec(PhantomData)
-    }
-}
-
-impl<T, U> Clone for ReservingCodec<T, U> {
-    fn clone(&self) -> Self {
-        ReservingCodec(PhantomData)
-    }
-}
 
 impl<T, U> Codec for ReservingCodec<T, U>
 where
@@ -56,9 +45,8 @@ where
     }
 }
 
-/// Encodes a message with prost: up to [`CONTIGUOUS_LIMIT`] into the thread's buffer, copied in
-/// once; larger ones straight into tonic's buffer. Either way that is first reserved to the
-/// message's encoded length.
+/// Encodes a message with prost into tonic's buffer, reserved whole first, through the thread's
+/// buffer up to [`CONTIGUOUS_LIMIT`] bytes.
 pub struct ContiguousEncoder<T>(PhantomData<T>);
 
 impl<T: Message> Encoder for ContiguousEncoder<T> {

@@ -222,11 +222,10 @@ pub fn chromosome_from_proto(e: &pb::Entrant) -> Result<Chromosome, ProtoError> 
 
 /// An entrant index below `entrants`.
 fn index(field: &str, value: u32, entrants: usize) -> Result<usize, ProtoError> {
-    if (value as usize) < entrants {
-        Ok(value as usize)
-    } else {
-        Err(ProtoError::new(field, format!("entrant index {value} is not below {entrants}")))
-    }
+    let i = value as usize;
+    (i < entrants)
+        .then_some(i)
+        .ok_or_else(|| ProtoError::new(field, format!("entrant index {i} is not below {entrants}")))
 }
 
 fn game_from_proto(g: &pb::GameSummary) -> Result<GameSummary, ProtoError> {

@@ -16,7 +16,7 @@ use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::{Sender, UnboundedReceiver};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tonic::Code;
 
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
@@ -82,14 +82,11 @@ impl Session {
     /// Whether the worker is killed, or stopping and has tried to deliver what it finished for
     /// [`FLUSH_LIMIT`].
     fn gave_up(&self) -> bool {
-        if self.control.killed() {
-            return true;
-        }
-        if !self.control.stopping() {
-            return false;
-        }
-        let mut deadline = self.flush_deadline.lock().unwrap_or_else(|p| p.into_inner());
-        Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
+        let flushed_long_enough = || {
+            let mut deadline = self.flush_deadline.lock().unwrap_or_else(|p| p.into_inner());
+            Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
+        };
+        self.control.killed() || (self.control.stopping() && flushed_long_enough())
     }
 
     /// Classifies a failed call: `Err` ends the session, `Ok(pause)` means retry after `pause`.
@@ -156,7 +153,7 @@ impl Session {
     pub async fn run(&self, mut results: UnboundedReceiver<Finished>) -> Ended {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
         // Finished outcomes not yet acknowledged: sent again on the next stream.
-        let mut pending: Vec<Finished> = Vec::new();
+        let mut pending = Unacknowledged::new();
         let end = loop {
             if self.control.killed() {
                 return Ended::Stopped;
@@ -165,7 +162,7 @@ impl Session {
                 // The players finish the tasks in hand: with none of theirs to deliver, there is
                 // nothing to register for.
                 while let Some(finished) = results.recv().await {
-                    pending.push(finished);
+                    pending.push_back(vec![finished]);
                 }
                 if pending.is_empty() {
                     return Ended::Stopped;
@@ -183,18 +180,19 @@ impl Session {
                 },
             }
         };
-        self.record(|r| r.undelivered += pending.len() as u64);
+        self.record(|r| r.undelivered += pending.iter().map(Vec::len).sum::<usize>() as u64);
         end
     }
 
-    /// One stream under worker id `worker`. `pending` holds outcomes to send first (from a stream
-    /// that broke), and on return those not acknowledged.
+    /// One stream under worker id `worker`, until it ends: outcomes and heartbeats out, tasks and
+    /// receipts in. `unacknowledged` holds outcomes to send first (from a stream that broke), and
+    /// on return those not acknowledged.
     async fn stream(
         &self,
         worker: u64,
         heartbeat: Duration,
         results: &mut UnboundedReceiver<Finished>,
-        pending: &mut Vec<Finished>,
+        unacknowledged: &mut Unacknowledged,
     ) -> StreamEnd {
         let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
         // Tasks to hold: `slots × AHEAD`, and `batch − 1` more while outcomes wait for a batch.
@@ -206,28 +204,13 @@ impl Session {
             self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
         self.contact();
         // What a broken stream left unacknowledged goes first, asking for nothing more.
-        let mut unacknowledged: Unacknowledged = pending.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec).collect();
-        pending.clear();
-        for chunk in &unacknowledged {
+        let left: Vec<Finished> = unacknowledged.drain(..).flatten().collect();
+        unacknowledged.extend(left.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec));
+        for chunk in unacknowledged.iter() {
             if out.send(message(chunk, 0, worker)).await.is_err() {
                 break;
             }
         }
-        let end = self.exchange(worker, heartbeat, &out, &mut inbound, results, &mut unacknowledged).await;
-        *pending = unacknowledged.into_iter().flatten().collect();
-        end
-    }
-
-    /// The stream's traffic until it ends: outcomes and heartbeats out, tasks and receipts in.
-    async fn exchange(
-        &self,
-        worker: u64,
-        heartbeat: Duration,
-        out: &Sender<pb::WorkerMessage>,
-        inbound: &mut tonic::Streaming<pb::MasterMessage>,
-        results: &mut UnboundedReceiver<Finished>,
-        unacknowledged: &mut Unacknowledged,
-    ) -> StreamEnd {
         let mut waiting: Vec<Finished> = Vec::new();
         let mut players_done = false;
         let mut last_sent = tokio::time::Instant::now();
@@ -323,17 +306,16 @@ impl Session {
             .into_iter()
             .filter_map(|mut t| {
                 let id = t.id;
-                if !resolved.complete(&mut t) {
+                let task = if resolved.complete(&mut t) {
+                    task_from_proto(t, &|c| resolved.chromosome(c)).map(|(_, task)| task).map_err(|e| e.to_string())
+                } else {
                     let Some(e) = &fetch_error else {
                         abandoned += 1;
                         return None;
                     };
-                    return Some((id, worker, Err(TaskFailure::Malformed(e.clone()))));
-                }
-                let task = task_from_proto(t, &|c| resolved.chromosome(c))
-                    .map(|(_, task)| task)
-                    .map_err(|e| TaskFailure::Malformed(e.to_string()));
-                Some((id, worker, task))
+                    Err(e.clone())
+                };
+                Some((id, worker, task.map_err(TaskFailure::Malformed)))
             })
             .collect();
         self.record(|r| {
