@@ -1,9 +1,6 @@
 //! Accepting connections from thousands of callers (the master's service, a worker's peer
-//! service): each worker holds a connection, so a server raises its open-files limit
-//! ([`raise_open_files_limit`]) and widens its listen backlog ([`widen_backlog`]) for workers
-//! that connect at once. When descriptors run out anyway, `accept` fails at once for as long as a
-//! connection waits, and tonic asks again at once: [`Accepting`] pauses [`PAUSE`] after such a
-//! failure instead of spinning a core, and says why once.
+//! service): raising the open-files limit, widening the listen backlog, and [`Accepting`], which
+//! pauses after running out of descriptors rather than let tonic spin a core retrying.
 
 use std::future::Future;
 use std::io;

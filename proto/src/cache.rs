@@ -1,11 +1,8 @@
-//! Chromosome caching, so the master can send a network's id instead of its weights.
-//!
-//! A worker keeps the chromosomes it has seen in a [`ChromosomeCache`]; the master keeps a
-//! [`Mirror`] of each worker's cache, fed with the ids it sends in the order it sends them, as the
-//! worker feeds its cache in the order it reads them ([`resolve_entrants`]). An LRU holds the last
-//! `capacity` distinct keys it was given, so the mirror says what the worker holds; when it is
-//! wrong (a message lost), the worker fetches what it lacks, and every chromosome is checked
-//! against its id. `docs/protocol.md` tells the whole exchange, origins and peers included.
+//! Chromosome caching, so the master can send a network's id instead of its weights. A worker
+//! keeps a [`ChromosomeCache`]; the master keeps a [`Mirror`] of it, fed with the ids it sends in
+//! the order it sends them, as the worker feeds its cache in the order it reads them
+//! ([`resolve_entrants`]). When the mirror is wrong (a message lost), the worker fetches what it
+//! lacks, and every chromosome is checked against its id.
 
 use loa_engine::network::{Chromosome, ChromosomeId};
 use std::collections::HashMap;
@@ -51,16 +48,6 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
     /// An empty map that holds at most `capacity` keys (0: holds nothing).
     pub fn new(capacity: usize) -> Lru<K, V, S> {
         Lru { capacity, index: HashMap::default(), slots: Vec::new(), head: NIL, tail: NIL }
-    }
-
-    /// Keys held.
-    pub fn len(&self) -> usize {
-        self.index.len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
     }
 
     /// Whether `key` is held, without making it more recent.
@@ -164,7 +151,7 @@ impl<K: Clone + Eq + Hash, V, S: BuildHasher + Default> Lru<K, V, S> {
 }
 
 /// Hashes a [`ChromosomeId`], already a uniform 128-bit hash, by folding its halves: no second
-/// hash of ids the master looks up for every network it sends.
+/// hash of the ids the master looks up for every network it sends.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IdHasher(u64);
 

@@ -1,22 +1,17 @@
 //! The gRPC codec: prost's, with each message written and read through a contiguous slice
-//! rather than field by field through tonic's buffers.
+//! rather than field by field through tonic's buffers, where every write or read is a call into
+//! `BytesMut`, not inlined.
 //!
-//! - **Encoding.** tonic encodes into a buffer of 8 KiB that grows as the message is written, and
-//!   each growth copies what is already there (a master's message of 64 tasks is about 15 KiB),
-//!   so the buffer is reserved whole first. And every field written into tonic's buffer is a call
-//!   through it to `BytesMut`, not inlined, so a message up to [`CONTIGUOUS_LIMIT`] is encoded
-//!   into a buffer of the thread's own (whose writes inline, and which is kept, so no message
-//!   allocates) and copied in once. A larger one, mostly networks' weights, goes straight in: a
-//!   few large fields, whose copy would cost more than their calls.
-//! - **Decoding.** A message arrives whole in one `BytesMut`, so it is decoded from that slice,
-//!   whose reads inline, rather than through tonic's buffer (each read a call to `BytesMut`'s
-//!   `advance`).
+//! - **Encoding.** tonic's buffer is reserved whole first (growing it copies). A message up to
+//!   [`CONTIGUOUS_LIMIT`] is encoded into a kept buffer of the thread's own and copied in once; a
+//!   larger one, mostly weights, is a few large fields and goes straight in.
+//! - **Decoding.** A message arrives whole in one `BytesMut` and is decoded from that slice.
 //!
 //! `loa-bench dispatch` measures what this saves (docs/bench.md): with thousands of workers
 //! delivering 64 outcomes a message, the master's gRPC threads spend most of their time here.
 
 use prost::Message;
-use prost::bytes::{Buf, BufMut, BytesMut};
+use prost::bytes::{Buf, BufMut};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use tonic::Status;
@@ -28,19 +23,8 @@ pub const CONTIGUOUS_LIMIT: usize = 16 * 1024;
 
 /// Prost's codec with a [`ContiguousEncoder`] and a [`ContiguousDecoder`]; the generated client
 /// and server use it for every call (`codec_path` in `build.rs`).
+#[derive(Clone, Default)]
 pub struct ReservingCodec<T, U>(PhantomData<(T, U)>);
-
-impl<T, U> Default for ReservingCodec<T, U> {
-    fn default() -> Self {
-        ReservingCodec(PhantomData)
-    }
-}
-
-impl<T, U> Clone for ReservingCodec<T, U> {
-    fn clone(&self) -> Self {
-        ReservingCodec(PhantomData)
-    }
-}
 
 impl<T, U> Codec for ReservingCodec<T, U>
 where
@@ -61,9 +45,8 @@ where
     }
 }
 
-/// Encodes a message with prost: up to [`CONTIGUOUS_LIMIT`] into the thread's buffer, copied in
-/// once; larger ones straight into tonic's buffer. Either way that is first reserved to the
-/// message's encoded length.
+/// Encodes a message with prost into tonic's buffer, reserved whole first, through the thread's
+/// buffer up to [`CONTIGUOUS_LIMIT`] bytes.
 pub struct ContiguousEncoder<T>(PhantomData<T>);
 
 impl<T: Message> Encoder for ContiguousEncoder<T> {
@@ -71,45 +54,15 @@ impl<T: Message> Encoder for ContiguousEncoder<T> {
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        encode_message(&item, buf)
+        let len = item.encoded_len();
+        buf.reserve(len);
+        encode_into(&item, len, buf)
     }
-}
-
-/// `message` encoded as the codec sends it (its bytes are prost's), appended to `buf`.
-///
-/// # Errors
-/// As prost's `encode` (never for a buffer that grows).
-pub fn encode_to<T: Message>(message: &T, buf: &mut BytesMut) -> Result<(), Status> {
-    encode_message(message, buf)
-}
-
-/// A buffer reserved before a message is written into it: tonic's, or a test's `BytesMut`.
-trait Reserve: BufMut {
-    fn reserve_exactly(&mut self, additional: usize);
-}
-
-impl Reserve for EncodeBuf<'_> {
-    fn reserve_exactly(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-}
-
-impl Reserve for BytesMut {
-    fn reserve_exactly(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-}
-
-/// `item`'s encoding appended to `buf`, reserved first.
-fn encode_message<T: Message>(item: &T, buf: &mut impl Reserve) -> Result<(), Status> {
-    let len = item.encoded_len();
-    buf.reserve_exactly(len);
-    encode_into(item, len, buf)
 }
 
 thread_local! {
     /// Each thread's buffer for messages up to [`CONTIGUOUS_LIMIT`], kept between messages: a
-    /// fresh one a message cost an allocation of kilobytes, which glibc's malloc pays with a
+    /// fresh one per message would cost an allocation of kilobytes, which glibc's malloc pays with a
     /// consolidation of its free lists.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
@@ -164,12 +117,12 @@ impl<U: Message + Default> Decoder for ContiguousDecoder<U> {
 mod tests {
     use super::*;
     use crate::pb;
-    use prost::bytes::Bytes;
+    use prost::bytes::{Bytes, BytesMut};
 
     /// `message` encoded as the codec does, then decoded from the buffer in `pieces` parts.
     fn round_trip<M: Message + Default>(message: &M, pieces: usize) -> M {
         let mut buf = BytesMut::new();
-        encode_message(message, &mut buf).map_err(|e| e.to_string()).unwrap();
+        encode_into(message, message.encoded_len(), &mut buf).map_err(|e| e.to_string()).unwrap();
         assert_eq!(&buf[..], &message.encode_to_vec()[..], "prost's encoding, byte for byte");
         let bytes = buf.freeze();
         let step = bytes.len().div_ceil(pieces).max(1);

@@ -1,16 +1,10 @@
-//! Conversions between the wire messages and the engine's task types.
-//!
-//! Going out cannot fail. Coming in checks every field a buggy or hostile peer could get wrong,
-//! and names it in the [`ProtoError`]: the task as a whole by the engine's own
-//! [`MatchTask::validate`] (so wire and engine agree on what a valid task is), the rest here.
-//! An outcome travels without its task, so only its shape is checked here; the master checks it
-//! against the task with [`MatchTask::check_outcome`].
-//!
-//! - `matches`: match tasks and their outcomes.
-//! - `origin`: origins (how a network was bred) and sources (peers that hold one).
+//! Conversions between the wire messages and the engine's task types. Going out cannot fail;
+//! coming in checks every field a buggy or hostile peer could get wrong and names it: the task
+//! as a whole by the engine's own [`MatchTask::validate`] (so wire and engine agree on what a
+//! valid task is), the rest here and in `matches` (tasks, outcomes) and `origin` (origins,
+//! sources). An outcome travels without its task: the master checks it against the task.
 //!
 //! [`MatchTask::validate`]: loa_engine::tasks::MatchTask::validate
-//! [`MatchTask::check_outcome`]: loa_engine::tasks::MatchTask::check_outcome
 
 use crate::ProtoError;
 use crate::pb;
@@ -29,18 +23,54 @@ pub use origin::{
     sources_from_proto,
 };
 
+/// The values of an enum in pairs, wire and engine: one table converts both ways. A wire value
+/// without a pair (`UNSPECIFIED`) is refused coming in.
+type Table<W, E> = [(W, E)];
+
+const BOTH_CONNECTED: &Table<pb::BothConnected, BothConnected> =
+    &[(pb::BothConnected::Draw, BothConnected::Draw), (pb::BothConnected::MoverWins, BothConnected::MoverWins)];
+const NO_MOVES: &Table<pb::NoMoves, NoMoves> =
+    &[(pb::NoMoves::Loses, NoMoves::Loses), (pb::NoMoves::Passes, NoMoves::Passes)];
+const OUTCOMES: &Table<pb::GameOutcome, Outcome> = &[
+    (pb::GameOutcome::BlackWins, Outcome::Win(Color::Black)),
+    (pb::GameOutcome::WhiteWins, Outcome::Win(Color::White)),
+    (pb::GameOutcome::Draw, Outcome::Draw),
+];
+const REASONS: &Table<pb::EndReason, EndReason> = &[
+    (pb::EndReason::Connected, EndReason::Connected),
+    (pb::EndReason::BothConnected, EndReason::BothConnected),
+    (pb::EndReason::NoMoves, EndReason::NoMoves),
+    (pb::EndReason::PlyCap, EndReason::PlyCap),
+];
+const SIDES: &Table<pb::MatchSide, MatchSide> = &[(pb::MatchSide::A, MatchSide::A), (pb::MatchSide::B, MatchSide::B)];
+const CRITERIA: &Table<pb::Criterion, Criterion> = &[
+    (pb::Criterion::WonBoth, Criterion::WonBoth),
+    (pb::Criterion::WonAndDrew, Criterion::WonAndDrew),
+    (pb::Criterion::FasterWin, Criterion::FasterWin),
+    (pb::Criterion::DefaultToA, Criterion::DefaultToA),
+];
+
+/// The wire value of `value` (every engine value has a pair).
+fn to_wire<W: Copy + Into<i32>, E: PartialEq>(table: &Table<W, E>, value: E) -> i32 {
+    table.iter().find(|(_, e)| *e == value).map_or(0, |&(w, _)| w.into())
+}
+
+/// The engine value of wire value `value`, given as `field`.
+fn from_wire<W: TryFrom<i32> + PartialEq, E: Copy>(
+    table: &Table<W, E>,
+    field: &str,
+    value: i32,
+) -> Result<E, ProtoError> {
+    let wire = W::try_from(value).map_err(|_| ProtoError::new(field, format!("unknown value {value}")))?;
+    table.iter().find(|(w, _)| *w == wire).map(|&(_, e)| e).ok_or_else(|| ProtoError::new(field, "unspecified"))
+}
+
 // ---- Engine to wire ----
 
 fn rules_to_proto(rules: &Rules) -> pb::Rules {
     pb::Rules {
-        both_connected: match rules.both_connected {
-            BothConnected::Draw => pb::BothConnected::Draw,
-            BothConnected::MoverWins => pb::BothConnected::MoverWins,
-        } as i32,
-        no_moves: match rules.no_moves {
-            NoMoves::Loses => pb::NoMoves::Loses,
-            NoMoves::Passes => pb::NoMoves::Passes,
-        } as i32,
+        both_connected: to_wire(BOTH_CONNECTED, rules.both_connected),
+        no_moves: to_wire(NO_MOVES, rules.no_moves),
         ply_cap: rules.ply_cap,
     }
 }
@@ -106,36 +136,15 @@ fn index_to_proto(i: usize) -> u32 {
 }
 
 fn game_to_proto(g: &GameSummary) -> pb::GameSummary {
-    pb::GameSummary {
-        outcome: match g.outcome {
-            Outcome::Win(Color::Black) => pb::GameOutcome::BlackWins,
-            Outcome::Win(Color::White) => pb::GameOutcome::WhiteWins,
-            Outcome::Draw => pb::GameOutcome::Draw,
-        } as i32,
-        reason: match g.reason {
-            EndReason::Connected => pb::EndReason::Connected,
-            EndReason::BothConnected => pb::EndReason::BothConnected,
-            EndReason::NoMoves => pb::EndReason::NoMoves,
-            EndReason::PlyCap => pb::EndReason::PlyCap,
-        } as i32,
-        plies: g.plies,
-    }
+    pb::GameSummary { outcome: to_wire(OUTCOMES, g.outcome), reason: to_wire(REASONS, g.reason), plies: g.plies }
 }
 
 fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
     pb::MatchSummary {
         a: index_to_proto(m.a),
         b: index_to_proto(m.b),
-        winner: match m.winner {
-            MatchSide::A => pb::MatchSide::A,
-            MatchSide::B => pb::MatchSide::B,
-        } as i32,
-        criterion: match m.criterion {
-            Criterion::WonBoth => pb::Criterion::WonBoth,
-            Criterion::WonAndDrew => pb::Criterion::WonAndDrew,
-            Criterion::FasterWin => pb::Criterion::FasterWin,
-            Criterion::DefaultToA => pb::Criterion::DefaultToA,
-        } as i32,
+        winner: to_wire(SIDES, m.winner),
+        criterion: to_wire(CRITERIA, m.criterion),
         games: m.games.iter().map(game_to_proto).collect(),
     }
 }
@@ -153,24 +162,17 @@ pub fn outcome_to_proto(task_id: u64, result: &TaskResult, leased_to: u64) -> pb
 }
 
 // ---- Wire to engine ----
-
-fn known<E: TryFrom<i32>>(field: &str, value: i32) -> Result<E, ProtoError> {
-    E::try_from(value).map_err(|_| ProtoError::new(field, format!("unknown value {value}")))
-}
+//
+// Fields are named relative to the message converted and callers add the path on error only
+// ([`ProtoError::within`]), so a valid message builds no path strings.
 
 fn rules_from_proto(rules: Option<pb::Rules>) -> Result<Rules, ProtoError> {
     let rules = rules.ok_or_else(|| ProtoError::new("rules", "missing"))?;
-    let both_connected = match known("rules.both_connected", rules.both_connected)? {
-        pb::BothConnected::Draw => BothConnected::Draw,
-        pb::BothConnected::MoverWins => BothConnected::MoverWins,
-        pb::BothConnected::Unspecified => return Err(ProtoError::new("rules.both_connected", "unspecified")),
-    };
-    let no_moves = match known("rules.no_moves", rules.no_moves)? {
-        pb::NoMoves::Loses => NoMoves::Loses,
-        pb::NoMoves::Passes => NoMoves::Passes,
-        pb::NoMoves::Unspecified => return Err(ProtoError::new("rules.no_moves", "unspecified")),
-    };
-    Ok(Rules { both_connected, no_moves, ply_cap: rules.ply_cap })
+    Ok(Rules {
+        both_connected: from_wire(BOTH_CONNECTED, "rules.both_connected", rules.both_connected)?,
+        no_moves: from_wire(NO_MOVES, "rules.no_moves", rules.no_moves)?,
+        ply_cap: rules.ply_cap,
+    })
 }
 
 /// Where a network sent as its id alone finds its chromosome (`&|_| None`: nowhere).
@@ -178,107 +180,71 @@ pub type Resolve<'a> = &'a dyn Fn(ChromosomeId) -> Option<Arc<Chromosome>>;
 
 /// A network entrant from the wire: its weights, checked against the id it claims, or its id
 /// alone, found by `resolve`. Returns its serial and chromosome.
-fn network_from_proto(
-    field: &str,
-    e: &pb::Entrant,
-    resolve: Resolve<'_>,
-) -> Result<(u64, Arc<Chromosome>), ProtoError> {
+fn network_from_proto(e: &pb::Entrant, resolve: Resolve<'_>) -> Result<(u64, Arc<Chromosome>), ProtoError> {
     if !e.weights.is_empty() {
-        return Ok((e.serial, Arc::new(chromosome_from_proto(field, e)?)));
+        return Ok((e.serial, Arc::new(chromosome_from_proto(e)?)));
     }
-    let id = id_from_proto(e.id.as_ref().ok_or_else(|| ProtoError::new(format!("{field}.id"), "missing"))?);
-    let chromosome = resolve(id).ok_or_else(|| {
-        ProtoError::new(format!("{field}.id"), format!("chromosome {id} is neither sent nor known here"))
-    })?;
+    let id = id_from_proto(e.id.as_ref().ok_or_else(|| ProtoError::new("id", "missing"))?);
+    let chromosome =
+        resolve(id).ok_or_else(|| ProtoError::new("id", format!("chromosome {id} is neither sent nor known here")))?;
     if !e.topology.is_empty() && e.topology != chromosome.topology().name() {
-        return Err(ProtoError::new(
-            format!("{field}.topology"),
-            format!("{:?}, but chromosome {id} is a {}", e.topology, chromosome.topology()),
-        ));
+        let problem = format!("{:?}, but chromosome {id} is a {}", e.topology, chromosome.topology());
+        return Err(ProtoError::new("topology", problem));
     }
     Ok((e.serial, chromosome))
 }
 
 /// A chromosome sent with its weights: validated, and hashing to the id it claims.
-pub fn chromosome_from_proto(field: &str, e: &pb::Entrant) -> Result<Chromosome, ProtoError> {
+pub fn chromosome_from_proto(e: &pb::Entrant) -> Result<Chromosome, ProtoError> {
     let topology = Topology::from_name(&e.topology)
-        .ok_or_else(|| ProtoError::new(format!("{field}.topology"), format!("unknown topology {:?}", e.topology)))?;
-    let claimed = e.id.as_ref().ok_or_else(|| ProtoError::new(format!("{field}.id"), "missing"))?;
+        .ok_or_else(|| ProtoError::new("topology", format!("unknown topology {:?}", e.topology)))?;
+    let claimed = id_from_proto(e.id.as_ref().ok_or_else(|| ProtoError::new("id", "missing"))?);
     let n = e.weights.len();
     if !n.is_multiple_of(4) {
-        return Err(ProtoError::new(format!("{field}.weights"), format!("{n} bytes, not 4 per weight")));
+        return Err(ProtoError::new("weights", format!("{n} bytes, not 4 per weight")));
     }
     let expected = topology.weight_count();
     if n / 4 != expected {
-        return Err(ProtoError::new(
-            format!("{field}.weights"),
-            format!("{} weights, but {topology} has {expected}", n / 4),
-        ));
+        return Err(ProtoError::new("weights", format!("{} weights, but {topology} has {expected}", n / 4)));
     }
     let weights: Vec<f32> = e.weights.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     if let Some((index, value)) = weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
-        return Err(ProtoError::new(format!("{field}.weights[{index}]"), format!("{value} is not finite")));
+        return Err(ProtoError::new(format!("weights[{index}]"), format!("{value} is not finite")));
     }
     // Chromosome::new adds the magnitude bound.
-    let chromosome = Chromosome::new(topology, weights)
-        .map_err(|err| ProtoError::new(format!("{field}.weights"), err.to_string()))?;
-    let claimed = id_from_proto(claimed);
+    let chromosome = Chromosome::new(topology, weights).map_err(|err| ProtoError::new("weights", err.to_string()))?;
     if chromosome.id() != claimed {
-        return Err(ProtoError::new(
-            format!("{field}.id"),
-            format!("the weights hash to {}, not to the id {claimed} sent with them", chromosome.id()),
-        ));
+        let problem = format!("the weights hash to {}, not to the id {claimed} sent with them", chromosome.id());
+        return Err(ProtoError::new("id", problem));
     }
     Ok(chromosome)
 }
 
 /// An entrant index below `entrants`.
 fn index(field: &str, value: u32, entrants: usize) -> Result<usize, ProtoError> {
-    if (value as usize) < entrants {
-        Ok(value as usize)
-    } else {
-        Err(ProtoError::new(field, format!("entrant index {value} is not below {entrants}")))
-    }
+    let i = value as usize;
+    (i < entrants)
+        .then_some(i)
+        .ok_or_else(|| ProtoError::new(field, format!("entrant index {i} is not below {entrants}")))
 }
 
-/// A game's summary; fields named relative to it (see [`ProtoError::within`]).
 fn game_from_proto(g: &pb::GameSummary) -> Result<GameSummary, ProtoError> {
-    let outcome = match known("outcome", g.outcome)? {
-        pb::GameOutcome::BlackWins => Outcome::Win(Color::Black),
-        pb::GameOutcome::WhiteWins => Outcome::Win(Color::White),
-        pb::GameOutcome::Draw => Outcome::Draw,
-        pb::GameOutcome::Unspecified => return Err(ProtoError::new("outcome", "unspecified")),
-    };
-    let reason = match known("reason", g.reason)? {
-        pb::EndReason::Connected => EndReason::Connected,
-        pb::EndReason::BothConnected => EndReason::BothConnected,
-        pb::EndReason::NoMoves => EndReason::NoMoves,
-        pb::EndReason::PlyCap => EndReason::PlyCap,
-        pb::EndReason::Unspecified => return Err(ProtoError::new("reason", "unspecified")),
-    };
-    Ok(GameSummary { outcome, reason, plies: g.plies })
+    Ok(GameSummary {
+        outcome: from_wire(OUTCOMES, "outcome", g.outcome)?,
+        reason: from_wire(REASONS, "reason", g.reason)?,
+        plies: g.plies,
+    })
 }
 
-/// A match between entrant indices below `entrants`; fields named relative to it, so a valid
-/// outcome builds no path strings.
+/// A match between entrant indices below `entrants`.
 fn match_from_proto(m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummary, ProtoError> {
     let a = index("a", m.a, entrants)?;
     let b = index("b", m.b, entrants)?;
     if a == b {
         return Err(ProtoError::new("b", format!("entrant {b} cannot play itself")));
     }
-    let winner = match known("winner", m.winner)? {
-        pb::MatchSide::A => MatchSide::A,
-        pb::MatchSide::B => MatchSide::B,
-        pb::MatchSide::Unspecified => return Err(ProtoError::new("winner", "unspecified")),
-    };
-    let criterion = match known("criterion", m.criterion)? {
-        pb::Criterion::WonBoth => Criterion::WonBoth,
-        pb::Criterion::WonAndDrew => Criterion::WonAndDrew,
-        pb::Criterion::FasterWin => Criterion::FasterWin,
-        pb::Criterion::DefaultToA => Criterion::DefaultToA,
-        pb::Criterion::Unspecified => return Err(ProtoError::new("criterion", "unspecified")),
-    };
+    let winner = from_wire(SIDES, "winner", m.winner)?;
+    let criterion = from_wire(CRITERIA, "criterion", m.criterion)?;
     let games = match m.games.as_slice() {
         [g0, g1] => [
             game_from_proto(g0).map_err(|e| e.within("games[0]"))?,

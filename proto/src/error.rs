@@ -35,6 +35,15 @@ impl fmt::Display for ProtoError {
 
 impl std::error::Error for ProtoError {}
 
+/// `items` converted by `convert`, an error named within `list[i]` (the path built on error only).
+pub(crate) fn each<T, U>(
+    list: &str,
+    items: impl IntoIterator<Item = T>,
+    mut convert: impl FnMut(T) -> Result<U, ProtoError>,
+) -> Result<Vec<U>, ProtoError> {
+    items.into_iter().enumerate().map(|(i, x)| convert(x).map_err(|e| e.within(&format!("{list}[{i}]")))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::ProtoError;

@@ -1,18 +1,12 @@
-//! The gRPC protocol between the loa-evolve master and its remote workers (version 2,
-//! `loa.proto`; `docs/protocol.md` tells it): a worker registers, then keeps one stream open that
-//! carries its outcomes to the master and tasks back.
+//! The gRPC protocol between the master and its workers (version 2, `loa.proto`, told in
+//! `docs/protocol.md`). prost types stay at this boundary: a malformed message is refused with a
+//! [`ProtoError`] naming the field before it reaches the scheduler or a game.
 //!
-//! - [`pb`]: the generated messages, client and server; [`v1`]: version 1's registration, which
-//!   a master of version 2 refuses by name.
-//! - [`convert`]: the messages to and from the engine's task types, validating what comes in.
-//! - [`cache`]: the chromosome cache a worker keeps and the master mirrors, and how a worker
-//!   resolves the networks a message names.
-//! - [`codec`]: prost's codec, each message written and read through one contiguous slice.
-//! - [`peers`]: workers serving each other their chromosomes.
-//! - [`accept`]: accepting connections by the thousand.
-//!
-//! prost types stay at this boundary: a malformed message is refused with a [`ProtoError`] naming
-//! the field before it reaches the scheduler or a game.
+//! - [`pb`]: the generated code; [`v1`]: version 1's registration, refused by name.
+//! - [`convert`]: messages to and from the engine's task types, validating what comes in.
+//! - [`cache`]: the worker's chromosome cache, the master's mirror of it, and resolving networks.
+//! - [`codec`]: prost's codec through contiguous slices. [`peers`]: workers serving each other
+//!   chromosomes. [`accept`]: accepting connections by the thousand.
 
 pub mod accept;
 pub mod cache;
@@ -22,6 +16,7 @@ mod error;
 pub mod peers;
 
 pub use error::ProtoError;
+use error::each;
 
 /// Code generated from `loa.proto` (package `loa.v2`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

@@ -1,10 +1,7 @@
 //! Workers serving each other the chromosomes they hold, so new networks travel as their origins
-//! and their parents come from peers rather than from the master (`docs/protocol.md`).
-//! [`PeerService`] serves a worker's cache; [`Peers`] asks other workers.
-//!
-//! A peer can fail a fetch but never change a game: every chromosome is checked against the id
-//! asked for, and what peers do not give is fetched from the master. Calls carry the master's
-//! peer token (`RegisterReply.peer_token`), never the run's token.
+//! and their parents come from peers rather than the master: [`PeerService`] serves a worker's
+//! cache, [`Peers`] asks other workers. A peer can fail a fetch but never change a game: every
+//! chromosome is checked against its id. Calls carry the master's peer token, never the run's.
 
 use crate::cache::ChromosomeCache;
 use crate::convert::{chromosome_from_proto, chromosome_to_proto, id_from_proto, id_to_proto};
@@ -207,7 +204,7 @@ impl Peers {
                 let mut answered = 0;
                 for sent in reply.unwrap_or_default() {
                     // Only what was asked of this peer, and only what hashes to the id it claims.
-                    let Ok(chromosome) = chromosome_from_proto("chromosome", &sent) else { continue };
+                    let Ok(chromosome) = chromosome_from_proto(&sent) else { continue };
                     let id = chromosome.id();
                     if ids.contains(&id) && !got.contains_key(&id) {
                         got.insert(id, Arc::new(chromosome));

@@ -66,15 +66,9 @@ pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<
 /// If `status` failed because the master's certificate was not trusted, why. Found by its
 /// message in the source chain: tonic does not expose rustls's error type.
 pub fn certificate_refused(status: &Status) -> Option<String> {
-    let mut source = std::error::Error::source(status);
-    while let Some(e) = source {
-        let message = e.to_string();
-        if message.contains("invalid peer certificate") || message.contains("UnknownIssuer") {
-            return Some(message);
-        }
-        source = e.source();
-    }
-    None
+    std::iter::successors(std::error::Error::source(status), |e| e.source())
+        .map(|e| e.to_string())
+        .find(|message| message.contains("invalid peer certificate") || message.contains("UnknownIssuer"))
 }
 
 /// Capped exponential back-off with jitter, so a thousand workers that lost the master do not

@@ -1,14 +1,11 @@
 //! The worker: joins a master over gRPC (`loa-proto`) and plays the tasks it leases on `slots`
-//! threads with [`MatchTask::run`]. It retries an absent master with capped back-off and
-//! registers again with one that forgot it; [`Control::stop`] (Ctrl-C) makes it finish the tasks
-//! in hand, deliver them and leave, [`Control::kill`] drops everything as a crash would.
+//! threads with [`MatchTask::run`], retrying an absent master with capped back-off.
 //!
-//! - [`options`]: how to run a worker ([`WorkerOptions`]).
-//! - [`serve`]: [`run`], a worker's life from connecting to leaving.
-//! - [`control`]: [`Control`] to stop it, [`spawn`] and [`WorkerHandle`] for a background worker.
-//! - [`report`]: [`WorkerReport`], what it did, and [`WorkerError`].
-//! - `session` (registering and the stream), `players` (the player threads and their local
-//!   queue), `client` (the connection, token and back-off): internals.
+//! - [`options`]: how to run a worker ([`WorkerOptions`]). [`serve`]: [`run`], its whole life.
+//! - [`control`]: [`Control`] to stop or kill it, [`spawn`] and [`WorkerHandle`] to run it in
+//!   the background. [`report`]: [`WorkerReport`], what it did, and [`WorkerError`].
+//! - Internals: `session` (registering and the stream), `players` (the player threads and their
+//!   queue), `client` (the connection, token and back-off).
 //!
 //! [`MatchTask::run`]: loa_engine::tasks::MatchTask::run
 

@@ -58,10 +58,8 @@ impl Local {
                 self.running.fetch_add(1, Ordering::AcqRel);
                 return Some(task);
             }
-            queue = match self.ready.wait_timeout(queue, Duration::from_millis(50)) {
-                Ok((guard, _)) => guard,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
+            queue =
+                self.ready.wait_timeout(queue, Duration::from_millis(50)).map_or_else(|p| p.into_inner().0, |r| r.0);
         }
     }
 }

@@ -56,9 +56,7 @@ impl std::fmt::Display for WorkerError {
         match self {
             WorkerError::Options(e) => f.write_str(e),
             WorkerError::Refused(e) => write!(f, "the master refused this worker: {e} (check --token)"),
-            WorkerError::Untrusted(e) => {
-                write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)")
-            }
+            WorkerError::Untrusted(e) => write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)"),
             WorkerError::Version(e) => write!(f, "the master refused this worker: {e}"),
             WorkerError::Io(e) => write!(f, "cannot start: {e}"),
         }

@@ -1,9 +1,9 @@
 //! A worker's life: connect, start the player threads and the network loops, stop, report.
 
 use crate::session::{Ended, Session};
-use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, players};
-use loa_proto::cache::ChromosomeCache;
+use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, options::MAX_SLOTS, players};
 use loa_proto::peers::{PeerService, PeerToken, Peers};
+use loa_proto::{MAX_TASKS_PER_MESSAGE, cache::ChromosomeCache};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,9 +17,11 @@ async fn stopped(control: &Control) {
 
 /// Runs a worker until stopped, refused, or (with `give_up_after`) the master is gone.
 pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
-    let most = crate::options::MAX_SLOTS;
-    if !(1..=most).contains(&options.slots) {
-        return Err(WorkerError::Options(format!("--slots must be in 1..={most}, got {}", options.slots)));
+    let bounded = [("--slots", options.slots, MAX_SLOTS), ("--batch", options.batch, MAX_TASKS_PER_MESSAGE)];
+    for (flag, value, most) in bounded {
+        if !(1..=most).contains(&value) {
+            return Err(WorkerError::Options(format!("{flag} must be in 1..={most}, got {value}")));
+        }
     }
     if let Some(host) = &options.peer_host {
         // Checked as the master will, so a typo stops the worker at once, saying why.
@@ -28,10 +30,6 @@ pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, Wor
         if options.peer_listen.is_none() {
             return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
         }
-    }
-    let most = loa_proto::MAX_TASKS_PER_MESSAGE;
-    if !(1..=most).contains(&options.batch) {
-        return Err(WorkerError::Options(format!("--batch must be in 1..={most}, got {}", options.batch)));
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Io)?;
     runtime.block_on(serve(options, control))
@@ -46,7 +44,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
     let players = players::spawn(options.slots, &local, &tx, &control, &players_done).map_err(WorkerError::Io)?;
     drop(tx); // the players hold the only senders: the channel closes when they are done
     let salt = options.name.bytes().fold(0u64, |h, b| loa_engine::random::derive_seed(h, u64::from(b)));
-    let cache = Arc::new(Mutex::new(loa_proto::cache::ChromosomeCache::new(options.chromosome_cache)));
+    let cache = Arc::new(Mutex::new(ChromosomeCache::new(options.chromosome_cache)));
     let peer_token = PeerToken::default();
     let peer_service = match options.peer_listen {
         Some(address) => Some(serve_peers(address, &cache, &peer_token, &control).await?),

@@ -1,12 +1,9 @@
 //! The worker's network side: register, then one `Work` stream for as long as the master keeps
-//! it; register again and open another when it breaks (`docs/protocol.md`).
-//!
-//! Finished outcomes go out in batches of up to `batch` (sooner when no unstarted task is left,
-//! so an outcome waits at most for the tasks in hand), each message asking for as many tasks as it
-//! frees; after a third of the lease time without a message, an empty one renews the leases.
-//! Outcomes are kept until their receipt comes, and sent again on the next stream if this one
-//! breaks (task ids do not change across master restarts). The master's messages are resolved in
-//! the order they come, the order in which the master mirrors the worker's chromosome cache.
+//! it; register again and open another when it breaks (`docs/protocol.md`). Outcomes go out in
+//! batches of up to `batch`, sooner when no unstarted task is left, each message asking for as
+//! many tasks as it frees; they are kept until their receipt comes, and sent again on the next
+//! stream if this one breaks. The master's messages are resolved in the order they come, the
+//! order in which the master mirrors the worker's chromosome cache.
 
 use crate::client::{Backoff, Client};
 use crate::players::{Finished, Leased, Local};
@@ -19,7 +16,7 @@ use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::{Sender, UnboundedReceiver};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tonic::Code;
 
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
@@ -61,19 +58,16 @@ pub enum Ended {
     Failed(WorkerError),
 }
 
-/// How one stream ended.
-enum StreamEnd {
-    /// Every outcome is through and the stream is closed: the worker is done.
-    Done,
-    /// The stream broke or the master ended it: register again.
-    Lost(tonic::Status),
-}
+/// How one stream ended: `Ok` once every outcome is through and the worker is done, or why it
+/// broke (register again).
+type StreamEnd = Result<(), tonic::Status>;
 
 /// Outcomes sent on the stream and not yet acknowledged, message by message.
 type Unacknowledged = VecDeque<Vec<Finished>>;
 
-fn closed() -> StreamEnd {
-    StreamEnd::Lost(tonic::Status::unavailable("the stream closed"))
+/// Why sending failed: the stream closed.
+fn closed<T>(_: T) -> tonic::Status {
+    tonic::Status::unavailable("the stream closed")
 }
 
 impl Session {
@@ -88,14 +82,11 @@ impl Session {
     /// Whether the worker is killed, or stopping and has tried to deliver what it finished for
     /// [`FLUSH_LIMIT`].
     fn gave_up(&self) -> bool {
-        if self.control.killed() {
-            return true;
-        }
-        if !self.control.stopping() {
-            return false;
-        }
-        let mut deadline = self.flush_deadline.lock().unwrap_or_else(|p| p.into_inner());
-        Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
+        let flushed_long_enough = || {
+            let mut deadline = self.flush_deadline.lock().unwrap_or_else(|p| p.into_inner());
+            Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
+        };
+        self.control.killed() || (self.control.stopping() && flushed_long_enough())
     }
 
     /// Classifies a failed call: `Err` ends the session, `Ok(pause)` means retry after `pause`.
@@ -162,7 +153,7 @@ impl Session {
     pub async fn run(&self, mut results: UnboundedReceiver<Finished>) -> Ended {
         let mut backoff = Backoff::new(self.options.max_backoff, self.salt);
         // Finished outcomes not yet acknowledged: sent again on the next stream.
-        let mut pending: Vec<Finished> = Vec::new();
+        let mut pending = Unacknowledged::new();
         let end = loop {
             if self.control.killed() {
                 return Ended::Stopped;
@@ -171,7 +162,7 @@ impl Session {
                 // The players finish the tasks in hand: with none of theirs to deliver, there is
                 // nothing to register for.
                 while let Some(finished) = results.recv().await {
-                    pending.push(finished);
+                    pending.push_back(vec![finished]);
                 }
                 if pending.is_empty() {
                     return Ended::Stopped;
@@ -182,25 +173,26 @@ impl Session {
                 Err(end) => break end,
             };
             match self.stream(worker, heartbeat, &mut results, &mut pending).await {
-                StreamEnd::Done => break Ended::Stopped,
-                StreamEnd::Lost(status) => match self.failed(&status, &mut backoff) {
+                Ok(()) => break Ended::Stopped,
+                Err(status) => match self.failed(&status, &mut backoff) {
                     Ok(pause) => tokio::time::sleep(pause).await,
                     Err(end) => break end,
                 },
             }
         };
-        self.record(|r| r.undelivered += pending.len() as u64);
+        self.record(|r| r.undelivered += pending.iter().map(Vec::len).sum::<usize>() as u64);
         end
     }
 
-    /// One stream under worker id `worker`. `pending` holds outcomes to send first (from a stream
-    /// that broke), and on return those not acknowledged.
+    /// One stream under worker id `worker`, until it ends: outcomes and heartbeats out, tasks and
+    /// receipts in. `unacknowledged` holds outcomes to send first (from a stream that broke), and
+    /// on return those not acknowledged.
     async fn stream(
         &self,
         worker: u64,
         heartbeat: Duration,
         results: &mut UnboundedReceiver<Finished>,
-        pending: &mut Vec<Finished>,
+        unacknowledged: &mut Unacknowledged,
     ) -> StreamEnd {
         let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
         // Tasks to hold: `slots × AHEAD`, and `batch − 1` more while outcomes wait for a batch.
@@ -208,46 +200,29 @@ impl Session {
         let want = if self.control.stopping() { 0 } else { target.saturating_sub(self.local.held()) };
         // The first message names the worker.
         let _ = out.try_send(pb::WorkerMessage { worker_id: worker, outcomes: Vec::new(), want: want as u32 });
-        let mut inbound = match self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await {
-            Ok(response) => response.into_inner(),
-            Err(status) => return StreamEnd::Lost(status),
-        };
+        let mut inbound =
+            self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
         self.contact();
         // What a broken stream left unacknowledged goes first, asking for nothing more.
-        let mut unacknowledged: Unacknowledged = pending.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec).collect();
-        pending.clear();
-        for chunk in &unacknowledged {
+        let left: Vec<Finished> = unacknowledged.drain(..).flatten().collect();
+        unacknowledged.extend(left.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec));
+        for chunk in unacknowledged.iter() {
             if out.send(message(chunk, 0, worker)).await.is_err() {
                 break;
             }
         }
-        let end = self.exchange(worker, heartbeat, &out, &mut inbound, results, &mut unacknowledged).await;
-        *pending = unacknowledged.into_iter().flatten().collect();
-        end
-    }
-
-    /// The stream's traffic until it ends: outcomes and heartbeats out, tasks and receipts in.
-    async fn exchange(
-        &self,
-        worker: u64,
-        heartbeat: Duration,
-        out: &Sender<pb::WorkerMessage>,
-        inbound: &mut tonic::Streaming<pb::MasterMessage>,
-        results: &mut UnboundedReceiver<Finished>,
-        unacknowledged: &mut Unacknowledged,
-    ) -> StreamEnd {
         let mut waiting: Vec<Finished> = Vec::new();
         let mut players_done = false;
         let mut last_sent = tokio::time::Instant::now();
         loop {
             if self.control.killed() {
-                return StreamEnd::Done;
+                return Ok(());
             }
             let stopping = self.control.stopping();
             if stopping && self.gave_up() {
                 // The master does not take our outcomes: give up on them.
                 unacknowledged.push_back(waiting);
-                return StreamEnd::Done;
+                return Ok(());
             }
             // A full batch, or whatever there is when no unstarted task is left (the next outcome
             // may be a task's time away) or the worker is stopping.
@@ -258,40 +233,32 @@ impl Session {
                 let want = if stopping { 0 } else { batch.len() as u32 };
                 let sent = out.send(message(&batch, want, worker)).await;
                 unacknowledged.push_back(batch);
-                if sent.is_err() {
-                    return closed();
-                }
+                sent.map_err(closed)?;
                 last_sent = tokio::time::Instant::now();
                 continue;
             }
             if players_done && waiting.is_empty() && unacknowledged.is_empty() {
                 // Everything is through: ending the stream is leaving.
-                return StreamEnd::Done;
+                return Ok(());
             }
             tokio::select! {
-                message = inbound.message() => match message {
-                    Ok(Some(message)) => {
-                        self.contact();
-                        let abandoned = self.take(worker, message, unacknowledged).await;
-                        // Tasks dropped unplayed leave room for as many others.
-                        if abandoned > 0
-                            && !stopping
-                            && out.send(pb::WorkerMessage { want: abandoned, ..Default::default() }).await.is_err()
-                        {
-                            return closed();
-                        }
+                message = inbound.message() => {
+                    let Some(message) = message? else {
+                        return Err(tonic::Status::unavailable("the master ended the stream"));
+                    };
+                    self.contact();
+                    let abandoned = self.take(worker, message, unacknowledged).await;
+                    // Tasks dropped unplayed leave room for as many others.
+                    if abandoned > 0 && !stopping {
+                        out.send(pb::WorkerMessage { want: abandoned, ..Default::default() }).await.map_err(closed)?;
                     }
-                    Ok(None) => return StreamEnd::Lost(tonic::Status::unavailable("the master ended the stream")),
-                    Err(status) => return StreamEnd::Lost(status),
-                },
+                }
                 finished = results.recv(), if !players_done => match finished {
                     Some(finished) => waiting.push(finished),
                     None => players_done = true,
                 },
                 () = tokio::time::sleep_until(last_sent + heartbeat.max(Duration::from_millis(100))) => {
-                    if out.send(pb::WorkerMessage::default()).await.is_err() {
-                        return closed();
-                    }
+                    out.send(pb::WorkerMessage::default()).await.map_err(closed)?;
                     last_sent = tokio::time::Instant::now();
                 }
                 // While stopping, look at the flush deadline now and then.
@@ -339,17 +306,16 @@ impl Session {
             .into_iter()
             .filter_map(|mut t| {
                 let id = t.id;
-                if !resolved.complete(&mut t) {
+                let task = if resolved.complete(&mut t) {
+                    task_from_proto(t, &|c| resolved.chromosome(c)).map(|(_, task)| task).map_err(|e| e.to_string())
+                } else {
                     let Some(e) = &fetch_error else {
                         abandoned += 1;
                         return None;
                     };
-                    return Some((id, worker, Err(TaskFailure::Malformed(e.clone()))));
-                }
-                let task = task_from_proto(t, &|c| resolved.chromosome(c))
-                    .map(|(_, task)| task)
-                    .map_err(|e| TaskFailure::Malformed(e.to_string()));
-                Some((id, worker, task))
+                    Err(e.clone())
+                };
+                Some((id, worker, task.map_err(TaskFailure::Malformed)))
             })
             .collect();
         self.record(|r| {
@@ -388,14 +354,14 @@ impl Session {
                         Err(e) => Some(format!("the master's chromosomes: {e}")),
                     };
                 }
-                // A bug that retrying cannot fix: the tasks fail, loudly.
-                Err(status) if status.code() == Code::InvalidArgument => {
-                    return Some(format!("fetching chromosomes: {}", status.message()));
+                Err(status) => {
+                    // An invalid argument is a bug that retrying cannot fix: the tasks fail, loudly.
+                    let retry = status.code() != Code::InvalidArgument;
+                    match self.failed(&status, &mut backoff) {
+                        Ok(pause) if retry => tokio::time::sleep(pause).await,
+                        _ => return Some(format!("fetching chromosomes: {}", status.message())),
+                    }
                 }
-                Err(status) => match self.failed(&status, &mut backoff) {
-                    Ok(pause) => tokio::time::sleep(pause).await,
-                    Err(_) => return Some(format!("fetching chromosomes: {}", status.message())),
-                },
             }
         }
     }

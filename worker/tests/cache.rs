@@ -207,7 +207,7 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
             .into_iter()
             .map(|e| {
                 let id = e.id.as_ref().map(id_from_proto);
-                (loa_proto::convert::chromosome_from_proto("fetched", &e).unwrap().weights().to_vec(), id)
+                (loa_proto::convert::chromosome_from_proto(&e).unwrap().weights().to_vec(), id)
             })
             .collect();
         assert_eq!(got.len(), 3);

@@ -1,12 +1,10 @@
-//! How a worker turns the networks of the master's messages into chromosomes: weights are checked
-//! and cached, ids looked up, origins made from parents held or fetched from peers, and what is
-//! still lacking is left for the master (`FetchChromosomes`).
+//! How a worker turns the networks of the master's messages into chromosomes (see
+//! [`resolve_entrants`]).
 
 use super::ChromosomeCache;
-use crate::ProtoError;
 use crate::convert::{chromosome_from_proto, id_from_proto, origin_from_proto, sources_from_proto};
 use crate::peers::Peers;
-use crate::{MAX_TASKS_PER_MESSAGE, pb};
+use crate::{MAX_TASKS_PER_MESSAGE, ProtoError, each, pb};
 use loa_engine::breeding::Origin;
 use loa_engine::network::{Chromosome, ChromosomeId, Topology};
 use loa_engine::tasks::MAX_ENTRANTS;
@@ -62,19 +60,12 @@ fn networks_mut(task: &mut pb::Task) -> impl Iterator<Item = &mut pb::Entrant> {
 }
 
 /// Resolves the networks of a message's tasks, in order, against `cache`, feeding it as the
-/// master's mirror expects:
-///
-/// - a network sent with weights is checked against its id and cached (one that fails is left
-///   for the task's conversion to name);
-/// - a network sent as its id alone is looked up;
-/// - one the cache lacks that comes with an origin is made if its parents are held, or waits for
-///   [`Resolved::fetch_from_peers`] if sources name every lacking parent; one that comes with
-///   sources for itself waits too;
-/// - anything else is `missing`, for the master to send.
-///
-/// Weights, origins and sources are taken out of the messages, which then name every network by
-/// id. Only the first [`MAX_TASKS_PER_MESSAGE`] tasks are resolved: a longer message is a
-/// master's bug, and resolving it would cost time quadratic in its length.
+/// master's mirror expects. Weights are checked against their id and cached (bad ones are left
+/// for the task's conversion to name); ids are looked up; an origin is made if its parents are
+/// held; what sources name waits for [`Resolved::fetch_from_peers`]; the rest is `missing`, for
+/// the master to send. The messages then name every network by id alone. Only the first
+/// [`MAX_TASKS_PER_MESSAGE`] tasks are resolved: a longer message is a master's bug, and
+/// resolving it would cost time quadratic in its length.
 pub fn resolve_entrants(tasks: &mut [pb::Task], cache: &mut ChromosomeCache) -> Resolved {
     let mut resolved = Resolved::default();
     for task in tasks.iter_mut().take(MAX_TASKS_PER_MESSAGE) {
@@ -129,7 +120,7 @@ impl Resolved {
 
     /// A network sent with its weights: if they check, cached and named by id from now on.
     fn receive(&mut self, entrant: &mut pb::Entrant, cache: &mut ChromosomeCache) {
-        if let Ok(chromosome) = chromosome_from_proto("entrant", entrant) {
+        if let Ok(chromosome) = chromosome_from_proto(entrant) {
             entrant.weights = Vec::new();
             entrant.topology.clear();
             self.take(Arc::new(chromosome), cache);
@@ -255,16 +246,15 @@ impl Resolved {
         chromosomes: Vec<pb::Entrant>,
         cache: &mut ChromosomeCache,
     ) -> Result<usize, ProtoError> {
-        for (i, sent) in chromosomes.iter().enumerate() {
-            let field = format!("chromosomes[{i}]");
-            let chromosome = chromosome_from_proto(&field, sent)?;
+        let taken = each("chromosomes", chromosomes, |sent| {
+            let chromosome = chromosome_from_proto(&sent)?;
             if !self.missing.contains(&chromosome.id()) {
-                let problem = format!("chromosome {} was not asked for", chromosome.id());
-                return Err(ProtoError::new(format!("{field}.id"), problem));
+                return Err(ProtoError::new("id", format!("chromosome {} was not asked for", chromosome.id())));
             }
             self.take(Arc::new(chromosome), cache);
-        }
-        Ok(chromosomes.len())
+            Ok(())
+        })?;
+        Ok(taken.len())
     }
 
     /// Whether every network of `task` (as [`resolve_entrants`] left it) is at hand.

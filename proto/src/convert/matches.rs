@@ -4,8 +4,7 @@ use super::{
     Resolve, Sending, index_to_proto, match_from_proto, network_from_proto, network_to_proto, rules_from_proto,
     rules_to_proto,
 };
-use crate::ProtoError;
-use crate::pb;
+use crate::{ProtoError, each, pb};
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
@@ -56,37 +55,24 @@ pub fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome)
 
 // ---- Wire to engine ----
 
-/// Which message an entrant arrived in, for field paths.
-fn entrant_kind(e: &MatchEntrant) -> &'static str {
-    match e {
-        MatchEntrant::Network { .. } => "network",
-        MatchEntrant::Fixed { .. } => "fixed",
-    }
-}
-
 /// A fixed player from its spec, which must be in the form the engine writes (so every valid
-/// task has one encoding).
-fn fixed_from_proto(field: &str, f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
-    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new(format!("{field}.player"), why))?;
+/// task has one encoding). Its depth is checked with the rest of the task.
+fn fixed_from_proto(f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
+    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new("player", why))?;
     if player.to_string() != f.player {
-        return Err(ProtoError::new(format!("{field}.player"), format!("{:?} is not written as {player}", f.player)));
+        return Err(ProtoError::new("player", format!("{:?} is not written as {player}", f.player)));
     }
-    // The depth is checked with the rest of the task by `MatchTask::validate`.
     Ok(MatchEntrant::Fixed { serial: f.serial, player })
 }
 
-fn match_entrant_from_proto(
-    field: &str,
-    e: pb::MatchEntrant,
-    resolve: Resolve<'_>,
-) -> Result<MatchEntrant, ProtoError> {
+fn match_entrant_from_proto(e: pb::MatchEntrant, resolve: Resolve<'_>) -> Result<MatchEntrant, ProtoError> {
     match e.kind {
         Some(pb::match_entrant::Kind::Network(n)) => {
-            let (serial, chromosome) = network_from_proto(&format!("{field}.network"), &n, resolve)?;
+            let (serial, chromosome) = network_from_proto(&n, resolve).map_err(|e| e.within("network"))?;
             Ok(MatchEntrant::Network { serial, chromosome })
         }
-        Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&format!("{field}.fixed"), &f),
-        None => Err(ProtoError::new(format!("{field}.kind"), "missing: neither a network nor a fixed player")),
+        Some(pb::match_entrant::Kind::Fixed(f)) => fixed_from_proto(&f).map_err(|e| e.within("fixed")),
+        None => Err(ProtoError::new("kind", "missing: neither a network nor a fixed player")),
     }
 }
 
@@ -97,11 +83,11 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         MatchFormat::Pairs(pairs) => pairs.as_slice(),
         MatchFormat::Knockout { .. } => &[],
     };
+    // Where the engine's message says all, only the path is added.
+    let whole = |field: &str| ProtoError::new(field, err.to_string());
     match err {
-        TaskError::MatchEntrants(n) => {
-            ProtoError::new("entrants", format!("a match task needs 2 to {MAX_ENTRANTS} entrants, got {n}"))
-        }
-        TaskError::Depth(d) => ProtoError::new("network_depth", format!("search depth {d} is outside 1..={MAX_DEPTH}")),
+        TaskError::MatchEntrants(_) => whole("entrants"),
+        TaskError::Depth(_) => whole("network_depth"),
         TaskError::FixedDepth { entrant, depth } => ProtoError::new(
             format!("entrants[{entrant}].fixed.player"),
             format!("search depth {depth} is outside 1..={MAX_DEPTH}"),
@@ -109,12 +95,11 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         TaskError::DuplicateSerial(serial) => {
             // The second entrant with the serial is the one in error.
             let i = task.entrants.iter().enumerate().filter(|(_, e)| e.serial() == serial).nth(1).map_or(0, |(i, _)| i);
-            let kind = task.entrants.get(i).map_or("network", entrant_kind);
+            let fixed = matches!(task.entrants.get(i), Some(MatchEntrant::Fixed { .. }));
+            let kind = if fixed { "fixed" } else { "network" };
             ProtoError::new(format!("entrants[{i}].{kind}.serial"), format!("serial {serial} appears twice"))
         }
-        TaskError::MatchCount(n) => {
-            ProtoError::new("format.pairs.pairings", format!("a match task plays 1 to {MAX_MATCHES} matches, got {n}"))
-        }
+        TaskError::MatchCount(_) => whole("format.pairs.pairings"),
         TaskError::NoSuchEntrant { pairing: p, entrant, entrants } => {
             let side = if pairs.get(p).is_some_and(|x| x.a == entrant) { "a" } else { "b" };
             ProtoError::new(
@@ -129,9 +114,7 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
             format!("{}.opening_plies", pairing(p)),
             format!("{plies} opening plies, at most {}", MAX_OPENING_PLIES),
         ),
-        TaskError::KnockoutSize(n) => {
-            ProtoError::new("format.knockout", format!("a knockout needs a power of two entrants, got {n}"))
-        }
+        TaskError::KnockoutSize(_) => whole("format.knockout"),
     }
 }
 
@@ -139,18 +122,11 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
 /// [`MatchTask::validate`]); networks sent as their id alone are found by `resolve`.
 pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchTask), ProtoError> {
     // Counted before converting, so an oversized list is refused before its weights are checked.
-    if t.entrants.len() > MAX_ENTRANTS {
-        return Err(ProtoError::new(
-            "entrants",
-            format!("a match task needs 2 to {MAX_ENTRANTS} entrants, got {}", t.entrants.len()),
-        ));
+    let n = t.entrants.len();
+    if n > MAX_ENTRANTS {
+        return Err(ProtoError::new("entrants", format!("a match task needs 2 to {MAX_ENTRANTS} entrants, got {n}")));
     }
-    let entrants = t
-        .entrants
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| match_entrant_from_proto(&format!("entrants[{i}]"), e, resolve))
-        .collect::<Result<Vec<_>, _>>()?;
+    let entrants = each("entrants", t.entrants, |e| match_entrant_from_proto(e, resolve))?;
     let format = match t.format {
         Some(pb::task::Format::Pairs(p)) => MatchFormat::Pairs(
             p.pairings
@@ -162,27 +138,18 @@ pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchT
         None => return Err(ProtoError::new("format", "missing: neither pairs nor a knockout")),
     };
     let task = MatchTask { entrants, network_depth: t.network_depth, rules: rules_from_proto(t.rules)?, format };
-    match task.validate() {
-        Ok(()) => Ok((t.id, task)),
-        Err(err) => Err(match_task_error(&task, err)),
-    }
+    task.validate().map_err(|err| match_task_error(&task, err))?;
+    Ok((t.id, task))
 }
 
 /// A match outcome: 1 to [`MAX_MATCHES`] matches between entrant indices below [`MAX_ENTRANTS`]
 /// (the master checks it against its task).
 pub(super) fn outcome_from_proto(m: &pb::MatchOutcome) -> Result<MatchTaskOutcome, ProtoError> {
-    if m.matches.is_empty() || m.matches.len() > MAX_MATCHES {
-        return Err(ProtoError::new(
-            "match.matches",
-            format!("1 to {MAX_MATCHES} matches expected, got {}", m.matches.len()),
-        ));
+    let n = m.matches.len();
+    if !(1..=MAX_MATCHES).contains(&n) {
+        return Err(ProtoError::new("match.matches", format!("1 to {MAX_MATCHES} matches expected, got {n}")));
     }
-    let matches = m
-        .matches
-        .iter()
-        .enumerate()
-        .map(|(i, x)| match_from_proto(x, MAX_ENTRANTS).map_err(|e| e.within(&format!("match.matches[{i}]"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let matches = each("match.matches", &m.matches, |x| match_from_proto(x, MAX_ENTRANTS))?;
     Ok(MatchTaskOutcome { matches })
 }
 

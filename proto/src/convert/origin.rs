@@ -3,8 +3,7 @@
 //! malformed origin.
 
 use super::{id_from_proto, id_to_proto};
-use crate::ProtoError;
-use crate::pb;
+use crate::{ProtoError, each, pb};
 use loa_engine::breeding::{self, MAX_STEPS, Origin, Step};
 use loa_engine::network::ChromosomeId;
 
@@ -38,12 +37,7 @@ pub fn origin_from_proto(origin: &pb::Origin) -> Result<Origin, ProtoError> {
         let n = origin.steps.len();
         return Err(ProtoError::new("steps", format!("{n} steps: an origin has 1 to {MAX_STEPS}")));
     }
-    let steps = origin
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| step_from_proto(s).map_err(|e| e.within(&format!("steps[{i}]"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let steps = each("steps", &origin.steps, step_from_proto)?;
     let parents = origin.parents.iter().map(id_from_proto).collect();
     // The engine's own checks (parent count, later steps mutations, parameters' ranges).
     Origin::new(parents, steps).map_err(|e| ProtoError::new("", e.to_string()))
@@ -71,16 +65,11 @@ pub fn sources_from_proto(sources: &[pb::Source]) -> Result<Vec<(ChromosomeId, S
     if sources.len() > MAX_SOURCES {
         return Err(ProtoError::new("sources", format!("{} sources: at most {MAX_SOURCES}", sources.len())));
     }
-    sources
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let field = |f: &str| format!("sources[{i}].{f}");
-            let id = s.id.as_ref().ok_or_else(|| ProtoError::new(field("id"), "missing"))?;
-            check_peer_address(&field("peer"), &s.peer)?;
-            Ok((id_from_proto(id), s.peer.clone()))
-        })
-        .collect()
+    each("sources", sources, |s| {
+        let id = s.id.as_ref().ok_or_else(|| ProtoError::new("id", "missing"))?;
+        check_peer_address("peer", &s.peer)?;
+        Ok((id_from_proto(id), s.peer.clone()))
+    })
 }
 
 /// Checks that `address`, given as `field`, is a peer address `host:port` of at most

@@ -109,3 +109,29 @@ fn bad_outcomes_are_refused_naming_the_field() {
     let none = pb::Outcome { task_id: 5, result: None, leased_to: 0 };
     assert_eq!(outcome_from_proto(&none).unwrap_err().field, "result");
 }
+
+/// Each table pairs every specified value of its wire enum (1 to `specified`) with a distinct
+/// engine value, and refuses 0 and the values past it.
+fn pairs_every_wire_value<W, E>(table: &Table<W, E>, specified: i32)
+where
+    W: Copy + Into<i32> + TryFrom<i32> + PartialEq,
+    E: Copy + PartialEq + std::fmt::Debug,
+{
+    assert_eq!(table.len(), specified as usize);
+    for value in 1..=specified {
+        let engine = from_wire(table, "f", value).unwrap();
+        assert_eq!(to_wire(table, engine), value, "{engine:?}");
+    }
+    assert_eq!(from_wire(table, "f", 0).unwrap_err().problem, "unspecified");
+    assert_eq!(from_wire(table, "f", specified + 1).unwrap_err().problem, format!("unknown value {}", specified + 1));
+}
+
+#[test]
+fn enum_tables_pair_every_wire_value_both_ways() {
+    pairs_every_wire_value(BOTH_CONNECTED, 2);
+    pairs_every_wire_value(NO_MOVES, 2);
+    pairs_every_wire_value(OUTCOMES, 3);
+    pairs_every_wire_value(REASONS, 4);
+    pairs_every_wire_value(SIDES, 2);
+    pairs_every_wire_value(CRITERIA, 4);
+}
