@@ -20,7 +20,7 @@ use loa_proto::pb::master_server::MasterServer;
 use loa_proto::v1::master_server::MasterServer as V1MasterServer;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 /// Largest message the master accepts: a message of 64 outcomes of well under 1 KiB each fits.
@@ -58,20 +58,9 @@ impl std::fmt::Debug for TlsIdentity {
 }
 
 /// A TLS certificate or key file that cannot be read: the file and why.
-#[derive(Debug)]
-pub struct TlsFileError(pub std::path::PathBuf, pub std::io::Error);
-
-impl std::fmt::Display for TlsFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.0.display(), self.1)
-    }
-}
-
-impl std::error::Error for TlsFileError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.1)
-    }
-}
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}", .0.display(), .1)]
+pub struct TlsFileError(pub std::path::PathBuf, #[source] pub std::io::Error);
 
 impl TlsIdentity {
     /// Reads the certificate and key from PEM files, naming the file that cannot be read.
@@ -140,18 +129,24 @@ pub struct Counters {
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
-    drops: std::sync::Mutex<Vec<Dropped>>,
+    drops: Mutex<Vec<Dropped>>,
 }
 
 impl Counters {
     fn record_drop(&self, name: String, reason: DropReason) {
-        self.drops.lock().unwrap_or_else(|p| p.into_inner()).push(Dropped { name, reason });
+        lock(&self.drops).push(Dropped { name, reason });
     }
 
     /// Every worker dropped so far, in order.
     pub fn drops(&self) -> Vec<Dropped> {
-        self.drops.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        lock(&self.drops).clone()
     }
+}
+
+/// Locks `m`. Every update under the cluster's locks is a single step, so a lock poisoned by a
+/// panic holds consistent data.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A running gRPC server.
@@ -254,22 +249,16 @@ impl Server {
     }
 
     /// Stops accepting calls, lets calls in progress finish ([`SHUTDOWN_GRACE`] at most) and
-    /// waits for the server thread.
-    pub fn shutdown(mut self) {
-        self.stop_and_join();
-    }
-
-    fn stop_and_join(&mut self) {
-        let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+    /// waits for the server thread, as dropping the server does.
+    pub fn shutdown(self) {}
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.stop_and_join();
+        let _ = self.stop.send(true);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::directory::Directory;
 use super::version::version_refused;
-use super::{Counters, DropReason};
+use super::{Counters, DropReason, lock};
 use crate::scheduler::{Scheduler, WorkerId};
 use loa_engine::network::ChromosomeId;
 use loa_proto::cache::Mirror;
@@ -96,8 +96,7 @@ impl MasterService {
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Remote>> {
-        // Every update of the map is a single step, so a poisoned map is consistent.
-        self.remote.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.remote)
     }
 
     /// The scheduler's id for the wire id `id`, if this process issued it and still knows it.
@@ -124,11 +123,8 @@ impl MasterService {
         let Some(remote) = self.remote().remove(&worker) else { return };
         remote.gone.notify_one();
         // Its mirror first, then the directory: the lock order.
-        let held: Vec<ChromosomeId> = remote
-            .mirror
-            .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()).keys().copied().collect())
-            .unwrap_or_default();
-        self.directory.lock().unwrap_or_else(|p| p.into_inner()).forget(worker, held);
+        let held: Vec<ChromosomeId> = remote.mirror.map(|m| lock(&m).keys().copied().collect()).unwrap_or_default();
+        lock(&self.directory).forget(worker, held);
         let info = self.scheduler.unregister(worker);
         if let Some(reason) = reason {
             let name = info.map_or_else(|| format!("worker {worker}"), |w| w.name);
@@ -214,7 +210,7 @@ impl pb::master_server::Master for MasterService {
         if let Some(serving) = serving
             && capacity > 0
         {
-            self.directory.lock().unwrap_or_else(|p| p.into_inner()).serve(worker, serving.into());
+            lock(&self.directory).serve(worker, serving.into());
         }
         Ok(Response::new(pb::RegisterReply {
             worker_id: (self.session << 32) | worker,

@@ -1,21 +1,15 @@
 //! The one path work takes from the master to workers and back.
 //!
 //! The master submits tasks under ids it chooses (fixed by the generation and the task's place in
-//! it, so an outcome stays valid across a master restart); workers, embedded threads and remote
-//! ones alike, *lease* them and send back outcomes, which the master collects by id:
-//! - a lease past its deadline, or held by a worker that left, goes back to the queue;
-//! - the first outcome for a task wins; later ones count as duplicates, outcomes for ids the
-//!   scheduler does not know as unknown;
-//! - an outcome from a registered worker for a task it never leased is refused
-//!   ([`Completion::NotLeased`]); one on behalf of a worker this scheduler does not know (an
-//!   earlier master process's) is accepted.
+//! it, so an outcome stays valid across a master restart); workers, embedded and remote alike,
+//! *lease* them and send back outcomes, which the master collects by id. A lease past its
+//! deadline, or held by a worker that left, goes back to the queue; the first outcome for a task
+//! wins. An outcome from a registered worker for a task it never leased is refused; one on behalf
+//! of a worker this scheduler does not know (an earlier master process's) is accepted.
 //!
-//! **Stragglers and backup copies** (as MapReduce does): a worker is a straggler when its oldest
-//! open lease is older than `STRAGGLER_FACTOR` median task times of the current batch (the tasks
-//! completed since the last [`Scheduler::submit`]) and `STRAGGLER_FLOOR`. With the queue empty,
-//! a worker asking for work gets copies of stragglers' tasks, oldest first, at most its slots a
-//! call, and a task has at most `MAX_COPIES` leases: a dead or slow worker costs the threshold,
-//! not the lease time.
+//! **Stragglers** (as in MapReduce): with the queue empty, a worker asking for work gets backup
+//! copies of stragglers' tasks, oldest first, so a dead or slow worker costs the straggler
+//! threshold, not the lease time.
 //!
 //! - `lease_log`: each worker's leases in order, for its oldest lease and expiry.
 //! - `awaited`, `median`, `id_hash`: what collects wait for, the batch's median, the ids' hasher.
@@ -25,7 +19,7 @@ use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 mod awaited;
@@ -79,16 +73,17 @@ pub enum Completion {
 
 /// Most leases a task has at once: its lease and one backup copy.
 const MAX_COPIES: usize = 2;
-/// How often the open tasks are scanned for backup candidates, so thousands of idle workers
-/// asking at the tail of a batch do not each scan every open task.
+/// How often the open tasks are scanned for backup candidates, so idle workers asking at the
+/// tail of a batch do not each scan every open task.
 const BACKUP_SCAN: Duration = Duration::from_millis(100);
-/// A worker is a straggler when its oldest lease is older than this many median task times...
+/// A worker is a straggler when its oldest lease is older than this many median task times of
+/// the batch (the tasks completed since the last submit)...
 const STRAGGLER_FACTOR: u32 = 3;
 /// ...and older than this, so that millisecond tasks do not flag every worker that blinks.
 const STRAGGLER_FLOOR: Duration = Duration::from_secs(1);
 
-/// Whether a worker whose oldest open lease is `age` old is a straggler, given the median task
-/// time of the current batch (`None`: nothing completed yet, so no judgement).
+/// Whether a worker whose oldest open lease is `age` old is a straggler (`median` `None`: nothing
+/// completed yet, so no judgement).
 fn is_straggler(age: Duration, median: Option<Duration>) -> bool {
     median.is_some_and(|m| age > (m * STRAGGLER_FACTOR).max(STRAGGLER_FLOOR))
 }
@@ -142,6 +137,11 @@ impl Entry {
         Entry { task, leases: SmallVec::new(), holders: SmallVec::new() }
     }
 
+    /// Whether it is leased and may take one more copy.
+    fn may_copy(&self) -> bool {
+        !self.leases.is_empty() && self.leases.len() < MAX_COPIES
+    }
+
     /// Leases it to `worker` at `now`, logged in `log`.
     fn lease(&mut self, id: TaskId, worker: WorkerId, log: &mut LeaseLog, now: Instant) -> Leased {
         self.leases.push(Lease { worker, since: now, seq: log.grant(now, id) });
@@ -182,16 +182,126 @@ struct State {
     backup_candidates: VecDeque<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
     backup_scan_at: Option<Instant>,
-    /// The counters; `in_flight` kept up to date so no call counts it, `queued`, `workers` and
-    /// `stragglers` filled in when asked.
+    /// The counters; `queued`, `workers` and `stragglers` are filled in when asked.
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
 }
 
 impl State {
-    /// Marks `lease` ended in its worker's log.
-    fn ended(workers: &mut HashMap<WorkerId, Worker, IdHash>, lease: &Lease) {
+    /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies.
+    fn lease(&mut self, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
+        let State { queue, open, workers, stats, .. } = self;
+        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
+        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
+        while out.len() < max {
+            let Some(id) = queue.pop_front() else { break };
+            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
+            if let Some(entry) = open.get_mut(&id) {
+                if entry.leases.is_empty() {
+                    stats.in_flight += 1;
+                }
+                out.push(entry.lease(id, worker, &mut w.log, now));
+            }
+        }
+        if out.len() < max && queue.is_empty() {
+            let slots = w.slots;
+            self.lease_backups(worker, (max - out.len()).min(slots), now, &mut out);
+        }
+        out
+    }
+
+    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
+    /// leases are all another worker's and older than the straggler threshold. The candidates
+    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
+    fn lease_backups(&mut self, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
+        if self.backup_scan_at.is_none_or(|at| now >= at) {
+            self.backup_scan_at = Some(now + BACKUP_SCAN);
+            let Some(median) = self.batch_durations.median() else {
+                self.backup_candidates.clear();
+                return;
+            };
+            let mut candidates: Vec<(Instant, TaskId)> = self
+                .open
+                .iter()
+                .filter(|(_, e)| e.may_copy())
+                .filter_map(|(&id, e)| {
+                    let since = e.leases.iter().map(|l| l.since).min()?;
+                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
+                })
+                .collect();
+            candidates.sort_unstable();
+            self.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
+        }
+        let State { open, workers, backup_candidates, stats, .. } = self;
+        let Some(w) = workers.get_mut(&worker) else { return };
+        let (limit, mut i) = (out.len() + max, 0);
+        while out.len() < limit && i < backup_candidates.len() {
+            let id = backup_candidates[i];
+            let Some(entry) = open.get_mut(&id).filter(|e| e.may_copy()) else {
+                backup_candidates.remove(i);
+                continue;
+            };
+            // Never a second lease to the same worker; the task stays a candidate.
+            if entry.leases.iter().any(|l| l.worker == worker) {
+                i += 1;
+                continue;
+            }
+            out.push(entry.lease(id, worker, &mut w.log, now));
+            backup_candidates.remove(i);
+            stats.backups += 1;
+        }
+    }
+
+    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
+    /// the caller to drop off the lock.
+    fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
+        if let Some(entry) = self.open.get(&id)
+            && self.workers.contains_key(&worker)
+            && !entry.holders.contains(&worker)
+        {
+            self.stats.not_leased += 1;
+            return (Completion::NotLeased, None);
+        }
+        let Some(entry) = self.open.remove(&id) else {
+            let verdict =
+                if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
+                    self.stats.duplicates += 1;
+                    Completion::Duplicate
+                } else {
+                    self.stats.unknown += 1;
+                    Completion::Unknown
+                };
+            return (verdict, None);
+        };
+        if !entry.leases.is_empty() {
+            self.stats.in_flight -= 1;
+        }
+        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
+        // nobody, has none: no time recorded).
+        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
+        end_leases(&mut self.workers, &entry.leases);
+        if let Some(took) = took {
+            self.batch_durations.push(took);
+        }
+        if outcome.is_err() {
+            self.stats.failed += 1;
+        }
+        self.done.insert(id, outcome);
+        self.finished.insert(id);
+        self.awaited.arrived(id);
+        self.stats.completed += 1;
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.info.completed += 1;
+            w.info.busy += took.unwrap_or_default();
+        }
+        (Completion::Accepted, Some(entry))
+    }
+}
+
+/// Marks `leases` ended in their workers' logs.
+fn end_leases(workers: &mut HashMap<WorkerId, Worker, IdHash>, leases: &[Lease]) {
+    for lease in leases {
         if let Some(w) = workers.get_mut(&lease.worker) {
             w.log.end(lease.seq);
         }
@@ -220,16 +330,11 @@ pub struct WorkerInfo {
     pub busy: Duration,
     /// When it registered.
     pub registered: Instant,
-    /// When it was last heard from.
-    pub last_seen: Instant,
     /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
     pub oldest_lease: Option<Duration>,
     /// Whether it is a straggler at the snapshot.
     pub straggler: bool,
 }
-
-/// Where the scheduler reads the time: the real clock, or a controlled one in tests.
-type Clock = Box<dyn Fn() -> Instant + Send + Sync>;
 
 /// The task queue shared by the master and its workers.
 pub struct Scheduler {
@@ -242,7 +347,8 @@ pub struct Scheduler {
     outcomes: Condvar,
     lease_time: Duration,
     closed: AtomicBool,
-    clock: Clock,
+    /// Where it reads the time: the real clock, or a controlled one in tests.
+    clock: Box<dyn Fn() -> Instant + Send + Sync>,
 }
 
 impl Scheduler {
@@ -276,19 +382,34 @@ impl Scheduler {
         &self.work_arrived
     }
 
-    /// Wakes up to `tasks` waiting streams, longest waiting first, not all of them: between
-    /// generations every worker waits, and waking them all for a few tasks costs more than the
-    /// tasks. A woken stream that finds nothing waits again.
-    fn announce(&self, tasks: usize) {
+    /// Wakes the embedded workers and up to `tasks` waiting streams, longest waiting first, not
+    /// all of them: between generations every worker waits, and waking them all for a few tasks
+    /// costs more than the tasks. A woken stream that finds nothing waits again.
+    fn wake(&self, tasks: usize) {
+        self.work.notify_all();
         for _ in 0..tasks {
             self.work_arrived.notify_one();
         }
     }
 
+    /// Puts `ids`, whose last lease ended, back in the queue (at its front with `front`).
+    fn requeue(&self, mut s: MutexGuard<'_, State>, ids: Vec<TaskId>, front: bool) {
+        let count = ids.len();
+        s.stats.in_flight -= count;
+        s.stats.re_leased += count as u64;
+        if front {
+            ids.into_iter().rev().for_each(|id| s.queue.push_front(id));
+        } else {
+            s.queue.extend(ids);
+        }
+        drop(s);
+        self.wake(count);
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
-        // Every update is a single step, so a lock poisoned by a panicking worker thread holds
+        // Every update is a single step, so a lock poisoned by a panicking thread holds
         // consistent data.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Registers a worker that plays `slots` tasks at once (it takes at most that many backup
@@ -297,13 +418,11 @@ impl Scheduler {
         let mut s = self.lock();
         let id = s.next_worker;
         s.next_worker += 1;
-        let now = self.now();
         let info = WorkerInfo {
             name,
             completed: 0,
             busy: Duration::ZERO,
-            registered: now,
-            last_seen: now,
+            registered: self.now(),
             oldest_lease: None,
             straggler: false,
         };
@@ -325,15 +444,7 @@ impl Scheduler {
             }
         }
         returned.sort_unstable();
-        s.stats.in_flight -= returned.len();
-        s.stats.re_leased += returned.len() as u64;
-        let count = returned.len();
-        for id in returned.into_iter().rev() {
-            s.queue.push_front(id);
-        }
-        drop(s);
-        self.work.notify_all();
-        self.announce(count);
+        self.requeue(s, returned, true);
         info
     }
 
@@ -366,8 +477,7 @@ impl Scheduler {
         }
         let queued = s.queue.len() - queued_before;
         drop(s);
-        self.work.notify_all();
-        self.announce(queued);
+        self.wake(queued);
     }
 
     /// The open task `id`, if any.
@@ -379,76 +489,7 @@ impl Scheduler {
     /// to a worker that is not registered.
     pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<Leased> {
         let mut s = self.lock();
-        let now = self.now();
-        self.lease_locked(&mut s, worker, max, now)
-    }
-
-    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
-        let State { queue, open, workers, stats, .. } = s;
-        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
-        w.info.last_seen = now;
-        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
-        while out.len() < max {
-            let Some(id) = queue.pop_front() else { break };
-            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
-            if let Some(entry) = open.get_mut(&id) {
-                if entry.leases.is_empty() {
-                    stats.in_flight += 1;
-                }
-                out.push(entry.lease(id, worker, &mut w.log, now));
-            }
-        }
-        if out.len() < max && queue.is_empty() {
-            let slots = w.slots;
-            self.lease_backups(s, worker, (max - out.len()).min(slots), now, &mut out);
-        }
-        out
-    }
-
-    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
-    /// leases are all another worker's and older than the straggler threshold. The candidates
-    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
-    fn lease_backups(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
-        if s.backup_scan_at.is_none_or(|at| now >= at) {
-            s.backup_scan_at = Some(now + BACKUP_SCAN);
-            let Some(median) = s.batch_durations.median() else {
-                s.backup_candidates.clear();
-                return;
-            };
-            let mut candidates: Vec<(Instant, TaskId)> = s
-                .open
-                .iter()
-                .filter(|(_, e)| !e.leases.is_empty() && e.leases.len() < MAX_COPIES)
-                .filter_map(|(&id, e)| {
-                    let since = e.leases.iter().map(|l| l.since).min()?;
-                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
-                })
-                .collect();
-            candidates.sort_unstable();
-            s.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
-        }
-        let State { open, workers, backup_candidates, stats, .. } = s;
-        let Some(w) = workers.get_mut(&worker) else { return };
-        let (mut given, mut i) = (0, 0);
-        while given < max && i < backup_candidates.len() {
-            let id = backup_candidates[i];
-            match open.get_mut(&id) {
-                Some(entry) if !entry.leases.is_empty() && entry.leases.len() < MAX_COPIES => {
-                    // Never a second lease to the same worker; the task stays a candidate.
-                    if entry.leases.iter().any(|l| l.worker == worker) {
-                        i += 1;
-                        continue;
-                    }
-                    out.push(entry.lease(id, worker, &mut w.log, now));
-                    backup_candidates.remove(i);
-                    stats.backups += 1;
-                    given += 1;
-                }
-                _ => {
-                    backup_candidates.remove(i);
-                }
-            }
-        }
+        s.lease(worker, max, self.now())
     }
 
     /// Leases up to `max` tasks, waiting up to `timeout` for one to be queued. Returns an empty
@@ -457,22 +498,15 @@ impl Scheduler {
         let deadline = Instant::now() + timeout;
         let mut s = self.lock();
         loop {
-            if self.closed.load(Ordering::Acquire) {
+            if self.is_closed() {
                 return Vec::new();
             }
-            let now = self.now();
-            let leased = self.lease_locked(&mut s, worker, max, now);
-            if !leased.is_empty() {
+            let leased = s.lease(worker, max, self.now());
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !leased.is_empty() || left.is_zero() {
                 return leased;
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Vec::new();
-            }
-            s = match self.work.wait_timeout(s, deadline - now) {
-                Ok((guard, _)) => guard,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
+            s = self.work.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 
@@ -483,7 +517,6 @@ impl Scheduler {
         let mut s = self.lock();
         let now = self.now();
         if let Some(w) = s.workers.get_mut(&worker) {
-            w.info.last_seen = now;
             w.renewed = Some(now);
         }
     }
@@ -503,14 +536,14 @@ impl Scheduler {
         let mut refused = None;
         let mut s = self.lock();
         let now = self.now();
-        for Delivery { worker, id, outcome } in outcomes {
-            if let Some(entry) = s.open.get(&id)
-                && let Err(e) = check(id, &entry.task, &outcome)
+        for delivery in outcomes {
+            if let Some(entry) = s.open.get(&delivery.id)
+                && let Err(e) = check(delivery.id, &entry.task, &delivery.outcome)
             {
                 refused = Some(e);
                 break;
             }
-            let (completion, entry) = Self::complete_locked(&mut s, worker, id, outcome, now);
+            let (completion, entry) = s.complete(delivery, now);
             completions.push(completion);
             finished.extend(entry);
         }
@@ -522,59 +555,6 @@ impl Scheduler {
             self.outcomes.notify_all();
         }
         (completions, refused)
-    }
-
-    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
-    /// the caller to drop off the lock.
-    fn complete_locked(
-        s: &mut State,
-        worker: WorkerId,
-        id: TaskId,
-        outcome: TaskResult,
-        now: Instant,
-    ) -> (Completion, Option<Entry>) {
-        if let Some(entry) = s.open.get(&id)
-            && s.workers.contains_key(&worker)
-            && !entry.holders.contains(&worker)
-        {
-            s.stats.not_leased += 1;
-            return (Completion::NotLeased, None);
-        }
-        let Some(entry) = s.open.remove(&id) else {
-            let verdict = if s.finished.contains(&id) || s.finished_before.contains(&id) || s.done.contains_key(&id) {
-                s.stats.duplicates += 1;
-                Completion::Duplicate
-            } else {
-                s.stats.unknown += 1;
-                Completion::Unknown
-            };
-            return (verdict, None);
-        };
-        if !entry.leases.is_empty() {
-            s.stats.in_flight -= 1;
-        }
-        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
-        // nobody, has none: no time recorded).
-        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
-        for lease in &entry.leases {
-            State::ended(&mut s.workers, lease);
-        }
-        if let Some(took) = took {
-            s.batch_durations.push(took);
-        }
-        if outcome.is_err() {
-            s.stats.failed += 1;
-        }
-        s.done.insert(id, outcome);
-        s.finished.insert(id);
-        s.awaited.arrived(id);
-        s.stats.completed += 1;
-        if let Some(w) = s.workers.get_mut(&worker) {
-            w.info.completed += 1;
-            w.info.busy += took.unwrap_or_default();
-            w.info.last_seen = now;
-        }
-        (Completion::Accepted, Some(entry))
     }
 
     /// Puts tasks whose every lease has passed its deadline back in the queue.
@@ -597,19 +577,12 @@ impl Scheduler {
             let lapsed = |l: &Lease| l.since <= cutoff && workers.get(&l.worker).is_none_or(stale);
             if !entry.leases.is_empty() && entry.leases.iter().all(lapsed) {
                 // The task stays open: if the late worker still delivers first, its outcome counts.
-                for lease in entry.leases.drain(..) {
-                    State::ended(workers, &lease);
-                }
+                end_leases(workers, &entry.leases);
+                entry.leases.clear();
                 expired.push(id);
             }
         }
-        let count = expired.len();
-        s.stats.in_flight -= count;
-        s.stats.re_leased += count as u64;
-        s.queue.extend(expired);
-        drop(s);
-        self.work.notify_all();
-        self.announce(count);
+        self.requeue(s, expired, false);
     }
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids` (a
@@ -639,10 +612,7 @@ impl Scheduler {
                     s.awaited.end(me, ids);
                     return None;
                 }
-                s = match self.outcomes.wait_timeout(s, Duration::from_millis(100)) {
-                    Ok((guard, _)) => guard,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
+                s = self.outcomes.wait_timeout(s, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
                 ids.len() - s.awaited.left(me)
             };
             // Outside the lock: the callback may ask for the stats.

@@ -140,7 +140,6 @@ impl WorkerStream {
             };
             deliveries.push(Delivery { worker, id, outcome });
         }
-        let ids: Vec<u64> = deliveries.iter().map(|d| d.id).collect();
         let (completions, misfit) = self.service.scheduler.record(deliveries, fits);
         if let Some(why) = misfit {
             // A worker that sends outcomes that do not fit their tasks cannot be trusted with its
@@ -148,7 +147,7 @@ impl WorkerStream {
             return Err(self.service.invalid(why));
         }
         let mut receipt = pb::Receipt::default();
-        for (completion, id) in completions.into_iter().zip(ids) {
+        for (completion, id) in completions.into_iter().zip(message.outcomes.iter().map(|o| o.task_id)) {
             match completion {
                 Completion::Accepted => receipt.accepted += 1,
                 Completion::Duplicate => receipt.duplicates += 1,
