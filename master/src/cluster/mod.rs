@@ -2,17 +2,16 @@
 //! `docs/protocol.md`). The server runs on a small tokio runtime in a background thread and
 //! talks to the run only through the scheduler, as embedded workers do. [`serve`] starts it.
 //!
-//! - `service`: the `Master` service: registration, each worker's stream, fetches.
+//! - `service`: the `Master` service: registration, each worker's stream, fetches; and
+//!   version 1's, refused by name.
 //! - `directory`: which workers serve which chromosomes to their peers.
 //! - `token`: the shared-token check in front of every call.
-//! - `version`: protocol version 1's registration, refused by name.
 
 mod directory;
 mod service;
 mod token;
-mod version;
 
-use service::MasterService;
+use service::{MasterService, RefuseVersionOne};
 use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
@@ -143,8 +142,7 @@ impl Counters {
     }
 }
 
-/// Locks `m`. Every update under the cluster's locks is a single step, so a lock poisoned by a
-/// panic holds consistent data.
+/// Locks `m`: every update under the cluster's locks is one step, so a poisoned one is consistent.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -189,7 +187,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(loa_proto::MAX_MESSAGE_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
-    let version_one = V1MasterServer::new(version::RefuseVersionOne { counters: Arc::clone(&counters) });
+    let version_one = V1MasterServer::new(RefuseVersionOne { counters: Arc::clone(&counters) });
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let listener = {
         let _guard = runtime.enter();
@@ -232,8 +230,7 @@ impl Server {
         self.addr
     }
 
-    /// The process's open-files limit once serving began (each worker holds a connection), if
-    /// it could be read.
+    /// The process's open-files limit once serving began, if it could be read.
     pub fn open_files(&self) -> Option<u64> {
         self.open_files
     }

@@ -3,17 +3,12 @@
 //! The master submits tasks under ids it chooses (fixed by the generation and the task's place in
 //! it, so an outcome stays valid across a master restart); workers, embedded and remote alike,
 //! *lease* them and send back outcomes, which the master collects by id. A lease past its
-//! deadline, or held by a worker that left, goes back to the queue; the first outcome for a task
-//! wins. An outcome from a registered worker for a task it never leased is refused; one on behalf
-//! of a worker this scheduler does not know (an earlier master process's) is accepted.
+//! deadline, or held by a worker that left, goes back to the queue; the first outcome wins. With
+//! the queue empty, a worker asking for work gets backup copies of stragglers' tasks (as in
+//! MapReduce), so a dead or slow worker costs the straggler threshold, not the lease time.
 //!
-//! **Stragglers** (as in MapReduce): with the queue empty, a worker asking for work gets backup
-//! copies of stragglers' tasks, oldest first, so a dead or slow worker costs the straggler
-//! threshold, not the lease time.
-//!
-//! - `lease_log`: each worker's leases in order, for its oldest lease and expiry.
-//! - `awaited`, `median`, `id_hash`: what collects wait for, the batch's median, the ids' hasher.
-//! - `embedded`: [`spawn_embedded_workers`].
+//! Helpers: `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
+//! `median` (the batch's median task time), `id_hash` (the ids' hasher), `embedded` (threads).
 
 use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
@@ -42,8 +37,7 @@ pub type Leased = (TaskId, Arc<Task>);
 
 /// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
-    /// The worker the task was leased to (one this scheduler does not know delivers on behalf of
-    /// nobody).
+    /// The worker the task was leased to (an unknown one delivers on behalf of nobody).
     pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
@@ -51,8 +45,7 @@ pub struct Delivery {
     pub outcome: TaskResult,
 }
 
-/// The check [`Scheduler::record`] is given for outcomes that need none: those embedded workers
-/// played from the task the scheduler holds.
+/// The check [`Scheduler::record`] is given for outcomes played from the scheduler's own task.
 pub fn unchecked(_: TaskId, _: &Task, _: &TaskResult) -> Result<(), std::convert::Infallible> {
     Ok(())
 }
@@ -66,8 +59,7 @@ pub enum Completion {
     Duplicate,
     /// No such open task: dropped.
     Unknown,
-    /// The sender is a registered worker that never held a lease on this task: dropped, and the
-    /// task stays open.
+    /// The sender is a registered worker that never held a lease on this task: dropped.
     NotLeased,
 }
 
@@ -115,8 +107,7 @@ pub struct SchedulerStats {
     pub stragglers: usize,
 }
 
-/// One lease of a task. It lapses `lease_time` after `since` or after its worker's last renewal,
-/// whichever is later.
+/// One lease of a task: it lapses `lease_time` after `since` or its worker's last renewal.
 struct Lease {
     worker: WorkerId,
     since: Instant,
@@ -155,8 +146,7 @@ impl Entry {
 /// A registered worker, as the scheduler keeps it.
 struct Worker {
     info: WorkerInfo,
-    /// Backup copies it takes a call: a copy helps only if it finishes before the original, and
-    /// a worker plays `slots` at a time.
+    /// Backup copies it takes a call: the tasks it plays at once.
     slots: usize,
     /// When it last renewed its leases (a heartbeat).
     renewed: Option<Instant>,
@@ -170,13 +160,12 @@ struct State {
     open: HashMap<TaskId, Entry, IdHash>,
     done: HashMap<TaskId, TaskResult, IdHash>,
     /// Ids accepted since the last submit, and in the step before, to tell a late duplicate from
-    /// an unknown id; older ones are forgotten so the set does not grow with the run (a
-    /// duplicate from two steps back counts as unknown, which changes a counter and no result).
+    /// an unknown id without a set that grows with the run.
     finished: HashSet<TaskId, IdHash>,
     finished_before: HashSet<TaskId, IdHash>,
     workers: HashMap<WorkerId, Worker, IdHash>,
     next_worker: WorkerId,
-    /// Task times of the current batch, sampled, so the median is cheap (every tick asks).
+    /// Task times of the current batch, sampled.
     batch_durations: SampledMedian,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
     backup_candidates: VecDeque<TaskId>,
@@ -325,8 +314,7 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
-    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several
-    /// tasks: `completed / busy` is a per-task rate, not a throughput).
+    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several).
     pub busy: Duration,
     /// When it registered.
     pub registered: Instant,
@@ -357,8 +345,8 @@ impl Scheduler {
         Scheduler::with_clock(lease_time, Instant::now)
     }
 
-    /// A scheduler that reads the time from `clock` for its bookkeeping (leases, task times,
-    /// stragglers), so tests can move time on without sleeping. Waits still use real time.
+    /// A scheduler that reads the time from `clock` for its bookkeeping, so tests can move time
+    /// on without sleeping. Waits still use real time.
     pub fn with_clock(lease_time: Duration, clock: impl Fn() -> Instant + Send + Sync + 'static) -> Scheduler {
         Scheduler {
             state: Mutex::new(State::default()),
@@ -375,16 +363,14 @@ impl Scheduler {
         (self.clock)()
     }
 
-    /// Notified once per task queued or expired, and for every waiter when the scheduler closes:
-    /// what wakes the gRPC service's streams, which must not block a runtime thread on a
-    /// condition variable.
+    /// Notified once per task queued or expired, and for every waiter on close: what wakes the
+    /// gRPC service's streams, which must not block a runtime thread on a condition variable.
     pub fn work_arrived(&self) -> &tokio::sync::Notify {
         &self.work_arrived
     }
 
-    /// Wakes the embedded workers and up to `tasks` waiting streams, longest waiting first, not
-    /// all of them: between generations every worker waits, and waking them all for a few tasks
-    /// costs more than the tasks. A woken stream that finds nothing waits again.
+    /// Wakes the embedded workers and up to `tasks` waiting streams, not all of them: between
+    /// generations every worker waits, and waking them all for a few tasks costs more than the tasks.
     fn wake(&self, tasks: usize) {
         self.work.notify_all();
         for _ in 0..tasks {
@@ -412,8 +398,7 @@ impl Scheduler {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers a worker that plays `slots` tasks at once (it takes at most that many backup
-    /// copies a call) and returns its id.
+    /// Registers a worker that plays `slots` tasks at once and returns its id.
     pub fn register(&self, name: String, slots: usize) -> WorkerId {
         let mut s = self.lock();
         let id = s.next_worker;
@@ -488,8 +473,7 @@ impl Scheduler {
     /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies; none
     /// to a worker that is not registered.
     pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<Leased> {
-        let mut s = self.lock();
-        s.lease(worker, max, self.now())
+        self.lock().lease(worker, max, self.now())
     }
 
     /// Leases up to `max` tasks, waiting up to `timeout` for one to be queued. Returns an empty
@@ -510,21 +494,17 @@ impl Scheduler {
         }
     }
 
-    /// Extends `worker`'s leases (a heartbeat): each lapses `lease_time` from now at the
-    /// earliest. Recorded once per worker, not in each lease, so a heartbeat costs the same
-    /// however many tasks are open.
+    /// Extends `worker`'s leases (a heartbeat): recorded once per worker, not in each lease, so
+    /// a heartbeat costs the same however many tasks are open.
     pub fn renew(&self, worker: WorkerId) {
-        let mut s = self.lock();
-        let now = self.now();
-        if let Some(w) = s.workers.get_mut(&worker) {
-            w.renewed = Some(now);
+        if let Some(w) = self.lock().workers.get_mut(&worker) {
+            w.renewed = Some(self.now());
         }
     }
 
-    /// Records outcomes, in order, under one lock and one reading of the clock. `check` is asked
-    /// first, for each outcome whose task is still open, whether the outcome fits the task: the
-    /// first it refuses stops the recording, and its error is returned with what became of the
-    /// outcomes before it (the refused one and those after it change nothing).
+    /// Records outcomes, in order, under one lock. `check` is asked first whether an outcome fits
+    /// its open task: the first it refuses stops the recording (it and those after it change
+    /// nothing), and its error is returned with what became of the outcomes before it.
     pub fn record<E>(
         &self,
         outcomes: impl IntoIterator<Item = Delivery>,
@@ -563,9 +543,8 @@ impl Scheduler {
         let now = self.now();
         let Some(cutoff) = now.checked_sub(self.lease_time) else { return };
         let State { open, workers, .. } = &mut *s;
-        // A lease lapses at `now` if it was granted and its worker last renewed at or before
-        // `now - lease_time`. Those are the first of their worker's log: read them alone, not
-        // every open task.
+        // A lapsed lease was granted, and its worker last renewed, by the cutoff: those are the
+        // first of their worker's log, read alone rather than every open task.
         let stale = |w: &Worker| w.renewed.is_none_or(|at| at <= cutoff);
         let mut candidates: Vec<TaskId> =
             workers.values().filter(|w| stale(w)).flat_map(|w| w.log.granted_up_to(cutoff)).collect();
@@ -621,8 +600,7 @@ impl Scheduler {
         }
     }
 
-    /// Current counters. Counting stragglers looks at every worker: call it a few times a
-    /// second, not per task.
+    /// Current counters (stragglers counted over every worker: not a call to make per task).
     pub fn stats(&self) -> SchedulerStats {
         let s = self.lock();
         let (median, now) = (s.batch_durations.median(), self.now());

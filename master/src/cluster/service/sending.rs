@@ -51,9 +51,8 @@ impl MasterService {
     }
 }
 
-/// How network `c` goes to `worker` (see the module docs), and what that makes the worker hold:
-/// its mirror and the directory are fed as the worker will feed its cache (the parents it uses,
-/// in order, then the network).
+/// How network `c` goes to `worker`; its mirror and the directory are fed as the worker will
+/// feed its cache (the parents it uses, in order, then the network).
 fn sending(c: &Chromosome, worker: WorkerId, mirror: &mut Mirror, directory: &mut Directory) -> Sending {
     let id = c.id();
     // The worker will hold `key`: the mirror says so, and forgets what that evicts.

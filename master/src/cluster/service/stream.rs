@@ -1,9 +1,6 @@
 //! One worker's `Work` stream: outcomes in, tasks out. The master leases as many tasks as the
-//! worker wants, as soon as it has them, at most [`MAX_TASKS_PER_MESSAGE`] a message; each
-//! message with outcomes is recorded under one scheduler lock and answered with a receipt, with
-//! the tasks leased after it. A worker that wants tasks waits for the scheduler's notice that
-//! work arrived, and looks again every [`RECHECK`] for a straggler's task to back up (which
-//! nothing notifies).
+//! worker wants, at most [`MAX_TASKS_PER_MESSAGE`] a message; each message with outcomes is
+//! recorded under one scheduler lock and answered with a receipt, with the tasks leased after it.
 
 use super::{MasterService, unknown_worker};
 use crate::cluster::DropReason;
@@ -18,8 +15,8 @@ use tokio::sync::Notify;
 use tokio::sync::mpsc::Sender;
 use tonic::{Code, Status};
 
-/// How often a worker that wants tasks looks for a straggler's task to back up (adding at most a
-/// quarter to the straggler floor of 1 s).
+/// How often a worker that wants tasks looks for a straggler's task to back up, which nothing
+/// notifies (a quarter of the straggler floor of 1 s).
 const RECHECK: Duration = Duration::from_millis(250);
 
 /// A worker's stream, as the master serves it.
@@ -132,8 +129,7 @@ impl WorkerStream {
         for (i, outcome) in message.outcomes.iter().enumerate() {
             let (id, leased_to, outcome) = outcome_from_proto(outcome)
                 .map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
-            // An outcome leased under an earlier registration (maybe of a master before a restart)
-            // is recorded on behalf of that worker if this process knows it, else of nobody.
+            // Leased under an earlier registration: on behalf of that worker if known, else nobody.
             let worker = match leased_to {
                 0 => self.worker,
                 id => self.service.resolve(id).unwrap_or(WorkerId::MAX),
@@ -162,8 +158,7 @@ impl WorkerStream {
     }
 }
 
-/// Whether an outcome fits the task it answers (the wire cannot tell: outcomes travel without
-/// their task), asked with the task still open, under the lock that records the outcome.
+/// Whether an outcome fits the task it answers (outcomes travel without their task).
 fn fits(id: u64, task: &MatchTask, outcome: &TaskResult) -> Result<(), String> {
     match outcome {
         Ok(m) => task.check_outcome(m).map_err(|e| format!("outcome of task {id}: {e}")),
