@@ -132,10 +132,6 @@ pub struct Counters {
 }
 
 impl Counters {
-    fn record_drop(&self, name: String, reason: DropReason) {
-        lock(&self.drops).push(Dropped { name, reason });
-    }
-
     /// Every worker dropped so far, in order.
     pub fn drops(&self) -> Vec<Dropped> {
         lock(&self.drops).clone()
@@ -235,14 +231,9 @@ impl Server {
         self.open_files
     }
 
-    /// The service's counters.
-    pub fn counters(&self) -> &Counters {
+    /// The service's counters (shared: clone the `Arc` to keep them past the server).
+    pub fn counters(&self) -> &Arc<Counters> {
         &self.counters
-    }
-
-    /// A shared handle on the service's counters.
-    pub fn counters_handle(&self) -> Arc<Counters> {
-        Arc::clone(&self.counters)
     }
 
     /// Stops accepting calls, lets calls in progress finish ([`SHUTDOWN_GRACE`] at most) and
@@ -261,14 +252,8 @@ impl Drop for Server {
 
 /// An error and its sources on one line (tonic's top-level messages are terse).
 fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
+    let chain: Vec<String> = std::iter::successors(Some(e), |e| e.source()).map(|e| e.to_string()).collect();
+    chain.join(": ")
 }
 
 /// Most dropped workers [`summary`] names; the rest are counted.

@@ -5,7 +5,7 @@
 //! is named in [`Counters::drops`]). A worker that ends its stream has left, without a drop.
 
 use super::directory::Directory;
-use super::{Counters, DropReason, lock};
+use super::{Counters, DropReason, Dropped, lock};
 use crate::scheduler::{Scheduler, WorkerId};
 use loa_engine::network::ChromosomeId;
 use loa_proto::cache::Mirror;
@@ -107,11 +107,8 @@ impl MasterService {
 
     /// The scheduler's id for the wire id `id`, if this process issued it and still knows it.
     fn resolve(&self, id: u64) -> Option<WorkerId> {
-        if id >> 32 != self.session {
-            return None;
-        }
         let worker = id & 0xffff_ffff;
-        self.remote().contains_key(&worker).then_some(worker)
+        (id >> 32 == self.session && self.remote().contains_key(&worker)).then_some(worker)
     }
 
     /// Marks `worker` as heard from now and renews its leases.
@@ -133,7 +130,7 @@ impl MasterService {
         let info = self.scheduler.unregister(worker);
         if let Some(reason) = reason {
             let name = info.map_or_else(|| format!("worker {worker}"), |w| w.name);
-            self.counters.record_drop(name, reason);
+            lock(&self.counters.drops).push(Dropped { name, reason });
         }
     }
 

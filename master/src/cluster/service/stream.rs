@@ -39,21 +39,16 @@ impl WorkerStream {
     pub(super) async fn run(mut self, first: pb::WorkerMessage, mut inbound: tonic::Streaming<pb::WorkerMessage>) {
         let mut next = Some(first);
         loop {
-            let receipt = match next.take() {
-                None => None,
-                Some(message) => match self.take(message) {
-                    Ok(receipt) => receipt,
-                    Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
-                },
+            let receipt = match next.take().map(|message| self.take(message)).transpose() {
+                Ok(receipt) => receipt.flatten(),
+                Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
             // Registered before leasing, so tasks queued in between are not missed.
             let arrived = self.service.scheduler.work_arrived().notified();
             tokio::pin!(arrived);
             arrived.as_mut().enable();
-            let leased = match self.wanted {
-                0 => Vec::new(),
-                n => self.service.scheduler.lease(self.worker, (n as usize).min(MAX_TASKS_PER_MESSAGE)),
-            };
+            let want = (self.wanted as usize).min(MAX_TASKS_PER_MESSAGE);
+            let leased = if want == 0 { Vec::new() } else { self.service.scheduler.lease(self.worker, want) };
             self.wanted -= leased.len() as u64;
             if receipt.is_some() || !leased.is_empty() {
                 let tasks = self.service.to_wire(self.worker, &leased);
