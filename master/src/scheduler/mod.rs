@@ -393,8 +393,7 @@ impl Scheduler {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // Every update is a single step, so a lock poisoned by a panicking thread holds
-        // consistent data.
+        // Every update is one step, so a lock a panic poisoned holds consistent data.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
