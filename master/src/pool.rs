@@ -32,10 +32,8 @@ impl WorkerPool {
     pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, PoolError> {
         let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
         let scheduler = Arc::new(Scheduler::new(lease_time));
-        let server = match cluster {
-            Some(c) => Some(crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e))?),
-            None => None,
-        };
+        let server = cluster.map(|c| crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e)));
+        let server = server.transpose()?;
         let workers = match threads {
             0 => Vec::new(),
             n => spawn_embedded_workers(&scheduler, n).map_err(PoolError::Threads)?,
@@ -55,10 +53,7 @@ impl WorkerPool {
         for w in self.workers {
             let _ = w.join();
         }
-        self.server.map(|server| {
-            let summary = crate::cluster::summary(&self.scheduler.stats(), server.counters());
-            server.shutdown();
-            summary
-        })
+        // The server shuts down as it drops, once the summary is made.
+        self.server.map(|server| crate::cluster::summary(&self.scheduler.stats(), server.counters()))
     }
 }

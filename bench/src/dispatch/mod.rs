@@ -255,7 +255,7 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
     let collector_cpu_seconds = this_thread_cpu() - collector_before;
     let counts = finish(child.into_inner().unwrap_or_else(|p| p.into_inner()), &server.counters().drops())?;
     scheduler.close();
-    let counters = server.counters_handle();
+    let counters = std::sync::Arc::clone(server.counters());
     server.shutdown();
     let stats = scheduler.stats();
     if stats.completed != (tasks + warmed) as u64 || counts.sent < (tasks + warmed) as u64 {

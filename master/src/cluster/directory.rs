@@ -8,6 +8,7 @@ use loa_engine::network::ChromosomeId;
 use loa_proto::cache::IdHash;
 use loa_proto::convert::source_to_proto;
 use loa_proto::pb;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -16,18 +17,8 @@ const HOLDERS: usize = 4;
 /// Most sources named for one chromosome.
 pub const SOURCES_PER_CHROMOSOME: usize = 2;
 
-/// A chromosome's holders, oldest first.
-#[derive(Clone, Copy, Debug)]
-struct Holders {
-    workers: [WorkerId; HOLDERS],
-    len: u8,
-}
-
-impl Holders {
-    fn as_slice(&self) -> &[WorkerId] {
-        &self.workers[..usize::from(self.len)]
-    }
-}
+/// A chromosome's holders, oldest first (never more than [`HOLDERS`], so never on the heap).
+type Holders = SmallVec<[WorkerId; HOLDERS]>;
 
 /// The holders of chromosomes among the workers that serve peers, and those workers' addresses.
 #[derive(Debug, Default)]
@@ -58,20 +49,18 @@ impl Directory {
         if !self.peers.contains_key(&worker) {
             return;
         }
-        let h = self.holders.entry(id).or_insert(Holders { workers: [0; HOLDERS], len: 0 });
-        if usize::from(h.len) < HOLDERS && !h.as_slice().contains(&worker) {
-            h.workers[usize::from(h.len)] = worker;
-            h.len += 1;
+        let h = self.holders.entry(id).or_default();
+        if h.len() < HOLDERS && !h.contains(&worker) {
+            h.push(worker);
         }
     }
 
     /// `worker`'s mirror let `id` go.
     pub fn evicted(&mut self, id: ChromosomeId, worker: WorkerId) {
         let Some(h) = self.holders.get_mut(&id) else { return };
-        let Some(i) = h.as_slice().iter().position(|&w| w == worker) else { return };
-        h.workers.copy_within(i + 1..usize::from(h.len), i);
-        h.len -= 1;
-        if h.len == 0 {
+        let Some(i) = h.iter().position(|&w| w == worker) else { return };
+        h.remove(i);
+        if h.is_empty() {
             self.holders.remove(&id);
         }
     }
@@ -81,7 +70,7 @@ impl Directory {
     pub fn sources(&self, id: ChromosomeId, asking: WorkerId, out: &mut Vec<pb::Source>) -> bool {
         let Some(h) = self.holders.get(&id) else { return false };
         let before = out.len();
-        let addresses = h.as_slice().iter().filter(|&&w| w != asking).filter_map(|w| self.peers.get(w));
+        let addresses = h.iter().filter(|&&w| w != asking).filter_map(|w| self.peers.get(w));
         out.extend(addresses.take(SOURCES_PER_CHROMOSOME).map(|a| source_to_proto(id, a)));
         out.len() > before
     }

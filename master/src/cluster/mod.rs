@@ -2,17 +2,16 @@
 //! `docs/protocol.md`). The server runs on a small tokio runtime in a background thread and
 //! talks to the run only through the scheduler, as embedded workers do. [`serve`] starts it.
 //!
-//! - `service`: the `Master` service: registration, each worker's stream, fetches.
+//! - `service`: the `Master` service: registration, each worker's stream, fetches; and
+//!   version 1's, refused by name.
 //! - `directory`: which workers serve which chromosomes to their peers.
 //! - `token`: the shared-token check in front of every call.
-//! - `version`: protocol version 1's registration, refused by name.
 
 mod directory;
 mod service;
 mod token;
-mod version;
 
-use service::MasterService;
+use service::{MasterService, RefuseVersionOne};
 use token::TokenCheck;
 
 use crate::scheduler::Scheduler;
@@ -20,7 +19,7 @@ use loa_proto::pb::master_server::MasterServer;
 use loa_proto::v1::master_server::MasterServer as V1MasterServer;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 /// Largest message the master accepts: a message of 64 outcomes of well under 1 KiB each fits.
@@ -58,20 +57,9 @@ impl std::fmt::Debug for TlsIdentity {
 }
 
 /// A TLS certificate or key file that cannot be read: the file and why.
-#[derive(Debug)]
-pub struct TlsFileError(pub std::path::PathBuf, pub std::io::Error);
-
-impl std::fmt::Display for TlsFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.0.display(), self.1)
-    }
-}
-
-impl std::error::Error for TlsFileError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.1)
-    }
-}
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}", .0.display(), .1)]
+pub struct TlsFileError(pub std::path::PathBuf, #[source] pub std::io::Error);
 
 impl TlsIdentity {
     /// Reads the certificate and key from PEM files, naming the file that cannot be read.
@@ -140,18 +128,19 @@ pub struct Counters {
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
-    drops: std::sync::Mutex<Vec<Dropped>>,
+    drops: Mutex<Vec<Dropped>>,
 }
 
 impl Counters {
-    fn record_drop(&self, name: String, reason: DropReason) {
-        self.drops.lock().unwrap_or_else(|p| p.into_inner()).push(Dropped { name, reason });
-    }
-
     /// Every worker dropped so far, in order.
     pub fn drops(&self) -> Vec<Dropped> {
-        self.drops.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        lock(&self.drops).clone()
     }
+}
+
+/// Locks `m`: every update under the cluster's locks is one step, so a poisoned one is consistent.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A running gRPC server.
@@ -194,7 +183,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(loa_proto::MAX_MESSAGE_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
-    let version_one = V1MasterServer::new(version::RefuseVersionOne { counters: Arc::clone(&counters) });
+    let version_one = V1MasterServer::new(RefuseVersionOne { counters: Arc::clone(&counters) });
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let listener = {
         let _guard = runtime.enter();
@@ -237,29 +226,23 @@ impl Server {
         self.addr
     }
 
-    /// The process's open-files limit once serving began (each worker holds a connection), if
-    /// it could be read.
+    /// The process's open-files limit once serving began, if it could be read.
     pub fn open_files(&self) -> Option<u64> {
         self.open_files
     }
 
-    /// The service's counters.
-    pub fn counters(&self) -> &Counters {
+    /// The service's counters (shared: clone the `Arc` to keep them past the server).
+    pub fn counters(&self) -> &Arc<Counters> {
         &self.counters
     }
 
-    /// A shared handle on the service's counters.
-    pub fn counters_handle(&self) -> Arc<Counters> {
-        Arc::clone(&self.counters)
-    }
-
     /// Stops accepting calls, lets calls in progress finish ([`SHUTDOWN_GRACE`] at most) and
-    /// waits for the server thread.
-    pub fn shutdown(mut self) {
-        self.stop_and_join();
-    }
+    /// waits for the server thread, as dropping the server does.
+    pub fn shutdown(self) {}
+}
 
-    fn stop_and_join(&mut self) {
+impl Drop for Server {
+    fn drop(&mut self) {
         let _ = self.stop.send(true);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -267,22 +250,10 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop_and_join();
-    }
-}
-
 /// An error and its sources on one line (tonic's top-level messages are terse).
 fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
+    let chain: Vec<String> = std::iter::successors(Some(e), |e| e.source()).map(|e| e.to_string()).collect();
+    chain.join(": ")
 }
 
 /// Most dropped workers [`summary`] names; the rest are counted.

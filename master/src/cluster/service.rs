@@ -1,18 +1,18 @@
 //! The `Master` service: registration, each worker's stream ([`stream`]) and fetches of
 //! chromosomes, validated wrappers around [`Scheduler`] calls; [`sending`] decides how networks
-//! travel. A worker is dropped, its leases going back, as soon as the master knows it is gone:
+//! travel. Protocol version 1's service is served only to refuse its workers by name. A worker is dropped, its leases going back, as soon as the master knows it is gone:
 //! its stream broke, it was silent for the lease time, or it sent a malformed message (each drop
 //! is named in [`Counters::drops`]). A worker that ends its stream has left, without a drop.
 
 use super::directory::Directory;
-use super::version::version_refused;
-use super::{Counters, DropReason};
+use super::{Counters, DropReason, Dropped, lock};
 use crate::scheduler::{Scheduler, WorkerId};
 use loa_engine::network::ChromosomeId;
 use loa_proto::cache::Mirror;
 use loa_proto::convert::{check_peer_address, chromosome_to_proto, id_from_proto};
-use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
+use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb, v1};
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -26,10 +26,9 @@ pub mod stream;
 const MAX_NAME: usize = 200;
 /// Most player threads a worker may announce.
 const MAX_SLOTS: u32 = 1024;
-/// The largest mirror of a worker's cache the master keeps (about 60 bytes an id: 600 MiB for
-/// 10 000 workers at worst). A smaller mirror than the cache is still right, holding the most
-/// recent of its ids; it only misses reuse further back.
-pub const MAX_MIRROR: usize = 1024;
+/// The largest mirror of a worker's cache the master keeps (about 60 bytes an id). A smaller
+/// mirror than the cache is still right: it only misses reuse further back.
+const MAX_MIRROR: usize = 1024;
 
 /// What the master knows of a remote worker.
 struct Remote {
@@ -60,17 +59,25 @@ pub struct MasterService {
     peer_token: Arc<str>,
 }
 
-/// A random token for the workers' `Peer` services: 128 bits from the operating system.
-fn peer_token() -> std::io::Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness for the peer token: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+/// `N` random bytes from the operating system.
+fn random<const N: usize>() -> std::io::Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness for the master: {e}")))?;
+    Ok(bytes)
 }
 
-fn session_tag() -> u64 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let mixed = loa_engine::random::derive_seed(u64::from(nanos), u64::from(std::process::id()));
-    (mixed & 0x7fff_ffff) | 1 // never 0, so no remote id is a small number
+/// The `loa.v1.Master` service: every registration refused.
+pub struct RefuseVersionOne {
+    /// Where refusals are counted.
+    pub counters: Arc<Counters>,
+}
+
+/// Why a worker of another protocol version cannot join.
+fn version_refused(worker: u32) -> String {
+    format!(
+        "this master speaks loa protocol v{PROTOCOL_VERSION} and the worker v{worker}: run a worker built from the \
+         master's version"
+    )
 }
 
 fn unknown_worker() -> Status {
@@ -79,34 +86,29 @@ fn unknown_worker() -> Status {
 
 impl MasterService {
     /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
-    pub fn new(
-        scheduler: Arc<Scheduler>,
-        lease_time: Duration,
-        counters: Arc<Counters>,
-    ) -> std::io::Result<MasterService> {
+    pub fn new(scheduler: Arc<Scheduler>, lease_time: Duration, counters: Arc<Counters>) -> std::io::Result<Self> {
+        // Never 0, so no remote id is a small number.
+        let session = u64::from(u32::from_le_bytes(random()?) & 0x7fff_ffff) | 1;
+        let peer_token = random::<16>()?.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
         Ok(MasterService {
             scheduler,
             lease_time,
             counters,
             remote: Arc::default(),
-            session: session_tag(),
+            session,
             directory: Arc::default(),
-            peer_token: peer_token()?.into(),
+            peer_token,
         })
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Remote>> {
-        // Every update of the map is a single step, so a poisoned map is consistent.
-        self.remote.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.remote)
     }
 
     /// The scheduler's id for the wire id `id`, if this process issued it and still knows it.
     fn resolve(&self, id: u64) -> Option<WorkerId> {
-        if id >> 32 != self.session {
-            return None;
-        }
         let worker = id & 0xffff_ffff;
-        self.remote().contains_key(&worker).then_some(worker)
+        (id >> 32 == self.session && self.remote().contains_key(&worker)).then_some(worker)
     }
 
     /// Marks `worker` as heard from now and renews its leases.
@@ -117,22 +119,18 @@ impl MasterService {
         self.scheduler.renew(worker);
     }
 
-    /// Takes a remote worker this process knows off: its leases go back to the queue, it is no
-    /// source of chromosomes any more, and its stream (if any) ends. `reason` is recorded as a
-    /// drop; `None` means it left.
+    /// Takes a remote worker off: its leases go back, it is no source of chromosomes any more,
+    /// and its stream ends. `reason` is recorded as a drop; `None` means it left.
     fn take_off(&self, worker: WorkerId, reason: Option<DropReason>) {
         let Some(remote) = self.remote().remove(&worker) else { return };
         remote.gone.notify_one();
         // Its mirror first, then the directory: the lock order.
-        let held: Vec<ChromosomeId> = remote
-            .mirror
-            .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()).keys().copied().collect())
-            .unwrap_or_default();
-        self.directory.lock().unwrap_or_else(|p| p.into_inner()).forget(worker, held);
+        let held: Vec<ChromosomeId> = remote.mirror.map(|m| lock(&m).keys().copied().collect()).unwrap_or_default();
+        lock(&self.directory).forget(worker, held);
         let info = self.scheduler.unregister(worker);
         if let Some(reason) = reason {
             let name = info.map_or_else(|| format!("worker {worker}"), |w| w.name);
-            self.counters.record_drop(name, reason);
+            lock(&self.counters.drops).push(Dropped { name, reason });
         }
     }
 
@@ -141,8 +139,7 @@ impl MasterService {
         Status::invalid_argument(message)
     }
 
-    /// Drops remote workers silent for longer than the lease time, so their tasks go back to the
-    /// queue, until the runtime stops.
+    /// Drops remote workers silent for longer than the lease time, until the runtime stops.
     pub async fn reap_forever(&self) {
         let period = (self.lease_time / 4).max(Duration::from_millis(50));
         loop {
@@ -161,11 +158,7 @@ impl MasterService {
     }
 
     /// Where the worker registering from `address` serves its peers, checked, if it does.
-    fn peer_address(
-        &self,
-        r: &pb::RegisterRequest,
-        address: Option<std::net::SocketAddr>,
-    ) -> Result<Option<String>, Status> {
+    fn peer_address(&self, r: &pb::RegisterRequest, address: Option<SocketAddr>) -> Result<Option<String>, Status> {
         let serving = match (r.peer_port, r.peer_host.as_str()) {
             (0, "") => return Ok(None),
             (0, _) => return Err(self.invalid("peer_host: given without a peer_port".into())),
@@ -173,7 +166,7 @@ impl MasterService {
                 return Err(self.invalid(format!("peer_port: {port} is not a port")));
             }
             (port, "") => match address {
-                Some(a) => std::net::SocketAddr::new(a.ip(), port as u16).to_string(),
+                Some(a) => SocketAddr::new(a.ip(), port as u16).to_string(),
                 None => return Ok(None),
             },
             (port, host) => format!("{host}:{port}"),
@@ -214,7 +207,7 @@ impl pb::master_server::Master for MasterService {
         if let Some(serving) = serving
             && capacity > 0
         {
-            self.directory.lock().unwrap_or_else(|p| p.into_inner()).serve(worker, serving.into());
+            lock(&self.directory).serve(worker, serving.into());
         }
         Ok(Response::new(pb::RegisterReply {
             worker_id: (self.session << 32) | worker,
@@ -265,8 +258,7 @@ impl pb::master_server::Master for MasterService {
         }
         let mut wanted: Vec<ChromosomeId> = r.ids.iter().map(id_from_proto).collect();
         let mut chromosomes = Vec::new();
-        // From the open tasks named: a task that is not open is done (or unknown here), and its
-        // worker drops it; nobody waits for it.
+        // From the open tasks named: one not open is done, and nobody waits for it.
         for task_id in r.task_ids {
             let Some(task) = self.scheduler.task(task_id) else { continue };
             for chromosome in task.chromosomes() {
@@ -278,5 +270,17 @@ impl pb::master_server::Master for MasterService {
         }
         self.counters.fetched.fetch_add(chromosomes.len() as u64, Ordering::Relaxed);
         Ok(Response::new(pb::FetchChromosomesReply { chromosomes }))
+    }
+}
+
+#[tonic::async_trait]
+impl v1::master_server::Master for RefuseVersionOne {
+    async fn register(&self, request: Request<v1::RegisterRequest>) -> Result<Response<v1::RegisterReply>, Status> {
+        self.counters.invalid.fetch_add(1, Ordering::Relaxed);
+        let peer = request.remote_addr().map_or_else(|| "unknown peer".to_owned(), |a| a.to_string());
+        eprintln!("master: refused worker {:?} from {peer}: it speaks loa protocol v1", request.get_ref().name);
+        // UNAUTHENTICATED: the one refusal a worker of version 1 does not retry; it stops and
+        // prints the message.
+        Err(Status::unauthenticated(version_refused(1)))
     }
 }

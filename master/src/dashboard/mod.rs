@@ -313,7 +313,7 @@ pub fn start(
     log: &RunLog,
 ) -> Result<Option<Dashboard>, RunError> {
     let Some(options) = options else { return Ok(None) };
-    let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| s.counters_handle()));
+    let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| Arc::clone(s.counters())));
     let state = Arc::new(view);
     let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
     let server = loa_dashboard::serve(provider, options.listen, options.token.clone())

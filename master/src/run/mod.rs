@@ -209,7 +209,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         scheduler: &pool.scheduler,
         options,
         subscribers: &subscribers,
-        cluster: pool.server().map(|s| s.counters_handle()),
+        cluster: pool.server().map(|s| Arc::clone(s.counters())),
         drops_seen: Default::default(),
     };
     let result = runner.run(state);

@@ -329,7 +329,6 @@ mod tests {
             completed,
             busy: Duration::ZERO,
             registered: now,
-            last_seen: now,
             oldest_lease: None,
             straggler: false,
         }

@@ -18,10 +18,8 @@ pub(super) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
-        // Not used by ids (they write one u64); FNV-1a keeps other keys working.
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        // Not used by ids (they write one u64): other keys still hash, byte by byte.
+        bytes.iter().for_each(|&b| self.write_u64(u64::from(b)));
     }
 
     fn write_u64(&mut self, id: u64) {

@@ -1,31 +1,20 @@
 //! The one path work takes from the master to workers and back.
 //!
 //! The master submits tasks under ids it chooses (fixed by the generation and the task's place in
-//! it, so an outcome stays valid across a master restart); workers, embedded threads and remote
-//! ones alike, *lease* them and send back outcomes, which the master collects by id:
-//! - a lease past its deadline, or held by a worker that left, goes back to the queue;
-//! - the first outcome for a task wins; later ones count as duplicates, outcomes for ids the
-//!   scheduler does not know as unknown;
-//! - an outcome from a registered worker for a task it never leased is refused
-//!   ([`Completion::NotLeased`]); one on behalf of a worker this scheduler does not know (an
-//!   earlier master process's) is accepted.
+//! it, so an outcome stays valid across a master restart); workers, embedded and remote alike,
+//! *lease* them and send back outcomes, which the master collects by id. A lease past its
+//! deadline, or held by a worker that left, goes back to the queue; the first outcome wins. With
+//! the queue empty, a worker asking for work gets backup copies of stragglers' tasks (as in
+//! MapReduce), so a dead or slow worker costs the straggler threshold, not the lease time.
 //!
-//! **Stragglers and backup copies** (as MapReduce does): a worker is a straggler when its oldest
-//! open lease is older than `STRAGGLER_FACTOR` median task times of the current batch (the tasks
-//! completed since the last [`Scheduler::submit`]) and `STRAGGLER_FLOOR`. With the queue empty,
-//! a worker asking for work gets copies of stragglers' tasks, oldest first, at most its slots a
-//! call, and a task has at most `MAX_COPIES` leases: a dead or slow worker costs the threshold,
-//! not the lease time.
-//!
-//! - `lease_log`: each worker's leases in order, for its oldest lease and expiry.
-//! - `awaited`, `median`, `id_hash`: what collects wait for, the batch's median, the ids' hasher.
-//! - `embedded`: [`spawn_embedded_workers`].
+//! Helpers: `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
+//! `median` (the batch's median task time), `id_hash` (the ids' hasher), `embedded` (threads).
 
 use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 mod awaited;
@@ -48,8 +37,7 @@ pub type Leased = (TaskId, Arc<Task>);
 
 /// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
-    /// The worker the task was leased to (one this scheduler does not know delivers on behalf of
-    /// nobody).
+    /// The worker the task was leased to (an unknown one delivers on behalf of nobody).
     pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
@@ -57,8 +45,7 @@ pub struct Delivery {
     pub outcome: TaskResult,
 }
 
-/// The check [`Scheduler::record`] is given for outcomes that need none: those embedded workers
-/// played from the task the scheduler holds.
+/// The check [`Scheduler::record`] is given for outcomes played from the scheduler's own task.
 pub fn unchecked(_: TaskId, _: &Task, _: &TaskResult) -> Result<(), std::convert::Infallible> {
     Ok(())
 }
@@ -72,23 +59,23 @@ pub enum Completion {
     Duplicate,
     /// No such open task: dropped.
     Unknown,
-    /// The sender is a registered worker that never held a lease on this task: dropped, and the
-    /// task stays open.
+    /// The sender is a registered worker that never held a lease on this task: dropped.
     NotLeased,
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
 const MAX_COPIES: usize = 2;
-/// How often the open tasks are scanned for backup candidates, so thousands of idle workers
-/// asking at the tail of a batch do not each scan every open task.
+/// How often the open tasks are scanned for backup candidates, so idle workers asking at the
+/// tail of a batch do not each scan every open task.
 const BACKUP_SCAN: Duration = Duration::from_millis(100);
-/// A worker is a straggler when its oldest lease is older than this many median task times...
+/// A worker is a straggler when its oldest lease is older than this many median task times of
+/// the batch (the tasks completed since the last submit)...
 const STRAGGLER_FACTOR: u32 = 3;
 /// ...and older than this, so that millisecond tasks do not flag every worker that blinks.
 const STRAGGLER_FLOOR: Duration = Duration::from_secs(1);
 
-/// Whether a worker whose oldest open lease is `age` old is a straggler, given the median task
-/// time of the current batch (`None`: nothing completed yet, so no judgement).
+/// Whether a worker whose oldest open lease is `age` old is a straggler (`median` `None`: nothing
+/// completed yet, so no judgement).
 fn is_straggler(age: Duration, median: Option<Duration>) -> bool {
     median.is_some_and(|m| age > (m * STRAGGLER_FACTOR).max(STRAGGLER_FLOOR))
 }
@@ -120,8 +107,7 @@ pub struct SchedulerStats {
     pub stragglers: usize,
 }
 
-/// One lease of a task. It lapses `lease_time` after `since` or after its worker's last renewal,
-/// whichever is later.
+/// One lease of a task: it lapses `lease_time` after `since` or its worker's last renewal.
 struct Lease {
     worker: WorkerId,
     since: Instant,
@@ -142,6 +128,11 @@ impl Entry {
         Entry { task, leases: SmallVec::new(), holders: SmallVec::new() }
     }
 
+    /// Whether it is leased and may take one more copy.
+    fn may_copy(&self) -> bool {
+        !self.leases.is_empty() && self.leases.len() < MAX_COPIES
+    }
+
     /// Leases it to `worker` at `now`, logged in `log`.
     fn lease(&mut self, id: TaskId, worker: WorkerId, log: &mut LeaseLog, now: Instant) -> Leased {
         self.leases.push(Lease { worker, since: now, seq: log.grant(now, id) });
@@ -155,8 +146,7 @@ impl Entry {
 /// A registered worker, as the scheduler keeps it.
 struct Worker {
     info: WorkerInfo,
-    /// Backup copies it takes a call: a copy helps only if it finishes before the original, and
-    /// a worker plays `slots` at a time.
+    /// Backup copies it takes a call: the tasks it plays at once.
     slots: usize,
     /// When it last renewed its leases (a heartbeat).
     renewed: Option<Instant>,
@@ -170,28 +160,137 @@ struct State {
     open: HashMap<TaskId, Entry, IdHash>,
     done: HashMap<TaskId, TaskResult, IdHash>,
     /// Ids accepted since the last submit, and in the step before, to tell a late duplicate from
-    /// an unknown id; older ones are forgotten so the set does not grow with the run (a
-    /// duplicate from two steps back counts as unknown, which changes a counter and no result).
+    /// an unknown id without a set that grows with the run.
     finished: HashSet<TaskId, IdHash>,
     finished_before: HashSet<TaskId, IdHash>,
     workers: HashMap<WorkerId, Worker, IdHash>,
     next_worker: WorkerId,
-    /// Task times of the current batch, sampled, so the median is cheap (every tick asks).
+    /// Task times of the current batch, sampled.
     batch_durations: SampledMedian,
     /// Open tasks that may get a backup copy, oldest lease first, from the last scan.
     backup_candidates: VecDeque<TaskId>,
     /// When the open tasks may be scanned for backup candidates again.
     backup_scan_at: Option<Instant>,
-    /// The counters; `in_flight` kept up to date so no call counts it, `queued`, `workers` and
-    /// `stragglers` filled in when asked.
+    /// The counters; `queued`, `workers` and `stragglers` are filled in when asked.
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
 }
 
 impl State {
-    /// Marks `lease` ended in its worker's log.
-    fn ended(workers: &mut HashMap<WorkerId, Worker, IdHash>, lease: &Lease) {
+    /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies.
+    fn lease(&mut self, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
+        let State { queue, open, workers, stats, .. } = self;
+        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
+        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
+        while out.len() < max {
+            let Some(id) = queue.pop_front() else { break };
+            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
+            if let Some(entry) = open.get_mut(&id) {
+                if entry.leases.is_empty() {
+                    stats.in_flight += 1;
+                }
+                out.push(entry.lease(id, worker, &mut w.log, now));
+            }
+        }
+        if out.len() < max && queue.is_empty() {
+            let slots = w.slots;
+            self.lease_backups(worker, (max - out.len()).min(slots), now, &mut out);
+        }
+        out
+    }
+
+    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
+    /// leases are all another worker's and older than the straggler threshold. The candidates
+    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
+    fn lease_backups(&mut self, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
+        if self.backup_scan_at.is_none_or(|at| now >= at) {
+            self.backup_scan_at = Some(now + BACKUP_SCAN);
+            let Some(median) = self.batch_durations.median() else {
+                self.backup_candidates.clear();
+                return;
+            };
+            let mut candidates: Vec<(Instant, TaskId)> = self
+                .open
+                .iter()
+                .filter(|(_, e)| e.may_copy())
+                .filter_map(|(&id, e)| {
+                    let since = e.leases.iter().map(|l| l.since).min()?;
+                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
+                })
+                .collect();
+            candidates.sort_unstable();
+            self.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
+        }
+        let State { open, workers, backup_candidates, stats, .. } = self;
+        let Some(w) = workers.get_mut(&worker) else { return };
+        let (limit, mut i) = (out.len() + max, 0);
+        while out.len() < limit && i < backup_candidates.len() {
+            let id = backup_candidates[i];
+            let Some(entry) = open.get_mut(&id).filter(|e| e.may_copy()) else {
+                backup_candidates.remove(i);
+                continue;
+            };
+            // Never a second lease to the same worker; the task stays a candidate.
+            if entry.leases.iter().any(|l| l.worker == worker) {
+                i += 1;
+                continue;
+            }
+            out.push(entry.lease(id, worker, &mut w.log, now));
+            backup_candidates.remove(i);
+            stats.backups += 1;
+        }
+    }
+
+    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
+    /// the caller to drop off the lock.
+    fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
+        if let Some(entry) = self.open.get(&id)
+            && self.workers.contains_key(&worker)
+            && !entry.holders.contains(&worker)
+        {
+            self.stats.not_leased += 1;
+            return (Completion::NotLeased, None);
+        }
+        let Some(entry) = self.open.remove(&id) else {
+            let verdict =
+                if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
+                    self.stats.duplicates += 1;
+                    Completion::Duplicate
+                } else {
+                    self.stats.unknown += 1;
+                    Completion::Unknown
+                };
+            return (verdict, None);
+        };
+        if !entry.leases.is_empty() {
+            self.stats.in_flight -= 1;
+        }
+        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
+        // nobody, has none: no time recorded).
+        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
+        end_leases(&mut self.workers, &entry.leases);
+        if let Some(took) = took {
+            self.batch_durations.push(took);
+        }
+        if outcome.is_err() {
+            self.stats.failed += 1;
+        }
+        self.done.insert(id, outcome);
+        self.finished.insert(id);
+        self.awaited.arrived(id);
+        self.stats.completed += 1;
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.info.completed += 1;
+            w.info.busy += took.unwrap_or_default();
+        }
+        (Completion::Accepted, Some(entry))
+    }
+}
+
+/// Marks `leases` ended in their workers' logs.
+fn end_leases(workers: &mut HashMap<WorkerId, Worker, IdHash>, leases: &[Lease]) {
+    for lease in leases {
         if let Some(w) = workers.get_mut(&lease.worker) {
             w.log.end(lease.seq);
         }
@@ -215,21 +314,15 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
-    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several
-    /// tasks: `completed / busy` is a per-task rate, not a throughput).
+    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several).
     pub busy: Duration,
     /// When it registered.
     pub registered: Instant,
-    /// When it was last heard from.
-    pub last_seen: Instant,
     /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
     pub oldest_lease: Option<Duration>,
     /// Whether it is a straggler at the snapshot.
     pub straggler: bool,
 }
-
-/// Where the scheduler reads the time: the real clock, or a controlled one in tests.
-type Clock = Box<dyn Fn() -> Instant + Send + Sync>;
 
 /// The task queue shared by the master and its workers.
 pub struct Scheduler {
@@ -242,7 +335,8 @@ pub struct Scheduler {
     outcomes: Condvar,
     lease_time: Duration,
     closed: AtomicBool,
-    clock: Clock,
+    /// Where it reads the time: the real clock, or a controlled one in tests.
+    clock: Box<dyn Fn() -> Instant + Send + Sync>,
 }
 
 impl Scheduler {
@@ -251,8 +345,8 @@ impl Scheduler {
         Scheduler::with_clock(lease_time, Instant::now)
     }
 
-    /// A scheduler that reads the time from `clock` for its bookkeeping (leases, task times,
-    /// stragglers), so tests can move time on without sleeping. Waits still use real time.
+    /// A scheduler that reads the time from `clock` for its bookkeeping, so tests can move time
+    /// on without sleeping. Waits still use real time.
     pub fn with_clock(lease_time: Duration, clock: impl Fn() -> Instant + Send + Sync + 'static) -> Scheduler {
         Scheduler {
             state: Mutex::new(State::default()),
@@ -269,41 +363,50 @@ impl Scheduler {
         (self.clock)()
     }
 
-    /// Notified once per task queued or expired, and for every waiter when the scheduler closes:
-    /// what wakes the gRPC service's streams, which must not block a runtime thread on a
-    /// condition variable.
+    /// Notified once per task queued or expired, and for every waiter on close: what wakes the
+    /// gRPC service's streams, which must not block a runtime thread on a condition variable.
     pub fn work_arrived(&self) -> &tokio::sync::Notify {
         &self.work_arrived
     }
 
-    /// Wakes up to `tasks` waiting streams, longest waiting first, not all of them: between
-    /// generations every worker waits, and waking them all for a few tasks costs more than the
-    /// tasks. A woken stream that finds nothing waits again.
-    fn announce(&self, tasks: usize) {
+    /// Wakes the embedded workers and up to `tasks` waiting streams, not all of them: between
+    /// generations every worker waits, and waking them all for a few tasks costs more than the tasks.
+    fn wake(&self, tasks: usize) {
+        self.work.notify_all();
         for _ in 0..tasks {
             self.work_arrived.notify_one();
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Every update is a single step, so a lock poisoned by a panicking worker thread holds
-        // consistent data.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Puts `ids`, whose last lease ended, back in the queue (at its front with `front`).
+    fn requeue(&self, mut s: MutexGuard<'_, State>, ids: Vec<TaskId>, front: bool) {
+        let count = ids.len();
+        s.stats.in_flight -= count;
+        s.stats.re_leased += count as u64;
+        if front {
+            ids.into_iter().rev().for_each(|id| s.queue.push_front(id));
+        } else {
+            s.queue.extend(ids);
+        }
+        drop(s);
+        self.wake(count);
     }
 
-    /// Registers a worker that plays `slots` tasks at once (it takes at most that many backup
-    /// copies a call) and returns its id.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every update is one step, so a lock a panic poisoned holds consistent data.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a worker that plays `slots` tasks at once and returns its id.
     pub fn register(&self, name: String, slots: usize) -> WorkerId {
         let mut s = self.lock();
         let id = s.next_worker;
         s.next_worker += 1;
-        let now = self.now();
         let info = WorkerInfo {
             name,
             completed: 0,
             busy: Duration::ZERO,
-            registered: now,
-            last_seen: now,
+            registered: self.now(),
             oldest_lease: None,
             straggler: false,
         };
@@ -325,15 +428,7 @@ impl Scheduler {
             }
         }
         returned.sort_unstable();
-        s.stats.in_flight -= returned.len();
-        s.stats.re_leased += returned.len() as u64;
-        let count = returned.len();
-        for id in returned.into_iter().rev() {
-            s.queue.push_front(id);
-        }
-        drop(s);
-        self.work.notify_all();
-        self.announce(count);
+        self.requeue(s, returned, true);
         info
     }
 
@@ -366,8 +461,7 @@ impl Scheduler {
         }
         let queued = s.queue.len() - queued_before;
         drop(s);
-        self.work.notify_all();
-        self.announce(queued);
+        self.wake(queued);
     }
 
     /// The open task `id`, if any.
@@ -378,77 +472,7 @@ impl Scheduler {
     /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies; none
     /// to a worker that is not registered.
     pub fn lease(&self, worker: WorkerId, max: usize) -> Vec<Leased> {
-        let mut s = self.lock();
-        let now = self.now();
-        self.lease_locked(&mut s, worker, max, now)
-    }
-
-    fn lease_locked(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
-        let State { queue, open, workers, stats, .. } = s;
-        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
-        w.info.last_seen = now;
-        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
-        while out.len() < max {
-            let Some(id) = queue.pop_front() else { break };
-            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
-            if let Some(entry) = open.get_mut(&id) {
-                if entry.leases.is_empty() {
-                    stats.in_flight += 1;
-                }
-                out.push(entry.lease(id, worker, &mut w.log, now));
-            }
-        }
-        if out.len() < max && queue.is_empty() {
-            let slots = w.slots;
-            self.lease_backups(s, worker, (max - out.len()).min(slots), now, &mut out);
-        }
-        out
-    }
-
-    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
-    /// leases are all another worker's and older than the straggler threshold. The candidates
-    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
-    fn lease_backups(&self, s: &mut State, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
-        if s.backup_scan_at.is_none_or(|at| now >= at) {
-            s.backup_scan_at = Some(now + BACKUP_SCAN);
-            let Some(median) = s.batch_durations.median() else {
-                s.backup_candidates.clear();
-                return;
-            };
-            let mut candidates: Vec<(Instant, TaskId)> = s
-                .open
-                .iter()
-                .filter(|(_, e)| !e.leases.is_empty() && e.leases.len() < MAX_COPIES)
-                .filter_map(|(&id, e)| {
-                    let since = e.leases.iter().map(|l| l.since).min()?;
-                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
-                })
-                .collect();
-            candidates.sort_unstable();
-            s.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
-        }
-        let State { open, workers, backup_candidates, stats, .. } = s;
-        let Some(w) = workers.get_mut(&worker) else { return };
-        let (mut given, mut i) = (0, 0);
-        while given < max && i < backup_candidates.len() {
-            let id = backup_candidates[i];
-            match open.get_mut(&id) {
-                Some(entry) if !entry.leases.is_empty() && entry.leases.len() < MAX_COPIES => {
-                    // Never a second lease to the same worker; the task stays a candidate.
-                    if entry.leases.iter().any(|l| l.worker == worker) {
-                        i += 1;
-                        continue;
-                    }
-                    out.push(entry.lease(id, worker, &mut w.log, now));
-                    backup_candidates.remove(i);
-                    stats.backups += 1;
-                    given += 1;
-                }
-                _ => {
-                    backup_candidates.remove(i);
-                }
-            }
-        }
+        self.lock().lease(worker, max, self.now())
     }
 
     /// Leases up to `max` tasks, waiting up to `timeout` for one to be queued. Returns an empty
@@ -457,41 +481,29 @@ impl Scheduler {
         let deadline = Instant::now() + timeout;
         let mut s = self.lock();
         loop {
-            if self.closed.load(Ordering::Acquire) {
+            if self.is_closed() {
                 return Vec::new();
             }
-            let now = self.now();
-            let leased = self.lease_locked(&mut s, worker, max, now);
-            if !leased.is_empty() {
+            let leased = s.lease(worker, max, self.now());
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !leased.is_empty() || left.is_zero() {
                 return leased;
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Vec::new();
-            }
-            s = match self.work.wait_timeout(s, deadline - now) {
-                Ok((guard, _)) => guard,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
+            s = self.work.wait_timeout(s, left).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 
-    /// Extends `worker`'s leases (a heartbeat): each lapses `lease_time` from now at the
-    /// earliest. Recorded once per worker, not in each lease, so a heartbeat costs the same
-    /// however many tasks are open.
+    /// Extends `worker`'s leases (a heartbeat): recorded once per worker, not in each lease, so
+    /// a heartbeat costs the same however many tasks are open.
     pub fn renew(&self, worker: WorkerId) {
-        let mut s = self.lock();
-        let now = self.now();
-        if let Some(w) = s.workers.get_mut(&worker) {
-            w.info.last_seen = now;
-            w.renewed = Some(now);
+        if let Some(w) = self.lock().workers.get_mut(&worker) {
+            w.renewed = Some(self.now());
         }
     }
 
-    /// Records outcomes, in order, under one lock and one reading of the clock. `check` is asked
-    /// first, for each outcome whose task is still open, whether the outcome fits the task: the
-    /// first it refuses stops the recording, and its error is returned with what became of the
-    /// outcomes before it (the refused one and those after it change nothing).
+    /// Records outcomes, in order, under one lock. `check` is asked first whether an outcome fits
+    /// its open task: the first it refuses stops the recording (it and those after it change
+    /// nothing), and its error is returned with what became of the outcomes before it.
     pub fn record<E>(
         &self,
         outcomes: impl IntoIterator<Item = Delivery>,
@@ -503,14 +515,14 @@ impl Scheduler {
         let mut refused = None;
         let mut s = self.lock();
         let now = self.now();
-        for Delivery { worker, id, outcome } in outcomes {
-            if let Some(entry) = s.open.get(&id)
-                && let Err(e) = check(id, &entry.task, &outcome)
+        for delivery in outcomes {
+            if let Some(entry) = s.open.get(&delivery.id)
+                && let Err(e) = check(delivery.id, &entry.task, &delivery.outcome)
             {
                 refused = Some(e);
                 break;
             }
-            let (completion, entry) = Self::complete_locked(&mut s, worker, id, outcome, now);
+            let (completion, entry) = s.complete(delivery, now);
             completions.push(completion);
             finished.extend(entry);
         }
@@ -524,68 +536,14 @@ impl Scheduler {
         (completions, refused)
     }
 
-    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
-    /// the caller to drop off the lock.
-    fn complete_locked(
-        s: &mut State,
-        worker: WorkerId,
-        id: TaskId,
-        outcome: TaskResult,
-        now: Instant,
-    ) -> (Completion, Option<Entry>) {
-        if let Some(entry) = s.open.get(&id)
-            && s.workers.contains_key(&worker)
-            && !entry.holders.contains(&worker)
-        {
-            s.stats.not_leased += 1;
-            return (Completion::NotLeased, None);
-        }
-        let Some(entry) = s.open.remove(&id) else {
-            let verdict = if s.finished.contains(&id) || s.finished_before.contains(&id) || s.done.contains_key(&id) {
-                s.stats.duplicates += 1;
-                Completion::Duplicate
-            } else {
-                s.stats.unknown += 1;
-                Completion::Unknown
-            };
-            return (verdict, None);
-        };
-        if !entry.leases.is_empty() {
-            s.stats.in_flight -= 1;
-        }
-        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
-        // nobody, has none: no time recorded).
-        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
-        for lease in &entry.leases {
-            State::ended(&mut s.workers, lease);
-        }
-        if let Some(took) = took {
-            s.batch_durations.push(took);
-        }
-        if outcome.is_err() {
-            s.stats.failed += 1;
-        }
-        s.done.insert(id, outcome);
-        s.finished.insert(id);
-        s.awaited.arrived(id);
-        s.stats.completed += 1;
-        if let Some(w) = s.workers.get_mut(&worker) {
-            w.info.completed += 1;
-            w.info.busy += took.unwrap_or_default();
-            w.info.last_seen = now;
-        }
-        (Completion::Accepted, Some(entry))
-    }
-
     /// Puts tasks whose every lease has passed its deadline back in the queue.
     pub fn expire_leases(&self) {
         let mut s = self.lock();
         let now = self.now();
         let Some(cutoff) = now.checked_sub(self.lease_time) else { return };
         let State { open, workers, .. } = &mut *s;
-        // A lease lapses at `now` if it was granted and its worker last renewed at or before
-        // `now - lease_time`. Those are the first of their worker's log: read them alone, not
-        // every open task.
+        // A lapsed lease was granted, and its worker last renewed, by the cutoff: those are the
+        // first of their worker's log, read alone rather than every open task.
         let stale = |w: &Worker| w.renewed.is_none_or(|at| at <= cutoff);
         let mut candidates: Vec<TaskId> =
             workers.values().filter(|w| stale(w)).flat_map(|w| w.log.granted_up_to(cutoff)).collect();
@@ -597,19 +555,12 @@ impl Scheduler {
             let lapsed = |l: &Lease| l.since <= cutoff && workers.get(&l.worker).is_none_or(stale);
             if !entry.leases.is_empty() && entry.leases.iter().all(lapsed) {
                 // The task stays open: if the late worker still delivers first, its outcome counts.
-                for lease in entry.leases.drain(..) {
-                    State::ended(workers, &lease);
-                }
+                end_leases(workers, &entry.leases);
+                entry.leases.clear();
                 expired.push(id);
             }
         }
-        let count = expired.len();
-        s.stats.in_flight -= count;
-        s.stats.re_leased += count as u64;
-        s.queue.extend(expired);
-        drop(s);
-        self.work.notify_all();
-        self.announce(count);
+        self.requeue(s, expired, false);
     }
 
     /// Waits until every task in `ids` has an outcome and takes them, in the order of `ids` (a
@@ -639,10 +590,7 @@ impl Scheduler {
                     s.awaited.end(me, ids);
                     return None;
                 }
-                s = match self.outcomes.wait_timeout(s, Duration::from_millis(100)) {
-                    Ok((guard, _)) => guard,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
+                s = self.outcomes.wait_timeout(s, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
                 ids.len() - s.awaited.left(me)
             };
             // Outside the lock: the callback may ask for the stats.
@@ -651,8 +599,7 @@ impl Scheduler {
         }
     }
 
-    /// Current counters. Counting stragglers looks at every worker: call it a few times a
-    /// second, not per task.
+    /// Current counters (stragglers counted over every worker: not a call to make per task).
     pub fn stats(&self) -> SchedulerStats {
         let s = self.lock();
         let (median, now) = (s.batch_durations.median(), self.now());

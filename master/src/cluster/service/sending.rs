@@ -6,6 +6,7 @@
 
 use super::MasterService;
 use crate::cluster::directory::Directory;
+use crate::cluster::lock;
 use crate::scheduler::{Leased, WorkerId};
 use loa_engine::network::{Chromosome, ChromosomeId};
 use loa_proto::cache::Mirror;
@@ -22,8 +23,8 @@ impl MasterService {
         }
         let mirror = self.remote().get(&worker).and_then(|r| r.mirror.clone());
         // Held across the whole message (mirror, then directory: the lock order).
-        let mut mirror = mirror.as_ref().map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut directory = self.directory.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mirror = mirror.as_ref().map(|m| lock(m));
+        let mut directory = lock(&self.directory);
         let mut counts = [0u64; 4];
         let mut decide = |c: &Chromosome| {
             let sent = match mirror.as_deref_mut() {
@@ -39,21 +40,19 @@ impl MasterService {
             sent
         };
         let tasks: Vec<pb::Task> = leased.iter().map(|(id, task)| task_to_proto(*id, task, &mut decide)).collect();
-        let [by_id, by_origin, from_peers, with_weights] = counts;
         let c = &self.counters;
-        c.sent_by_id.fetch_add(by_id, Ordering::Relaxed);
-        c.sent_by_origin.fetch_add(by_origin, Ordering::Relaxed);
-        c.sent_from_peers.fetch_add(from_peers, Ordering::Relaxed);
-        c.sent_with_weights.fetch_add(with_weights, Ordering::Relaxed);
+        let sent = [&c.sent_by_id, &c.sent_by_origin, &c.sent_from_peers, &c.sent_with_weights];
+        for (counter, n) in sent.into_iter().zip(counts) {
+            counter.fetch_add(n, Ordering::Relaxed);
+        }
         let bytes: usize = tasks.iter().map(prost::Message::encoded_len).sum();
         c.task_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         tasks
     }
 }
 
-/// How network `c` goes to `worker` (see the module docs), and what that makes the worker hold:
-/// its mirror and the directory are fed as the worker will feed its cache (the parents it uses,
-/// in order, then the network).
+/// How network `c` goes to `worker`; its mirror and the directory are fed as the worker will
+/// feed its cache (the parents it uses, in order, then the network).
 fn sending(c: &Chromosome, worker: WorkerId, mirror: &mut Mirror, directory: &mut Directory) -> Sending {
     let id = c.id();
     // The worker will hold `key`: the mirror says so, and forgets what that evicts.

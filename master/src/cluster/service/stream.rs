@@ -1,9 +1,6 @@
 //! One worker's `Work` stream: outcomes in, tasks out. The master leases as many tasks as the
-//! worker wants, as soon as it has them, at most [`MAX_TASKS_PER_MESSAGE`] a message; each
-//! message with outcomes is recorded under one scheduler lock and answered with a receipt, with
-//! the tasks leased after it. A worker that wants tasks waits for the scheduler's notice that
-//! work arrived, and looks again every [`RECHECK`] for a straggler's task to back up (which
-//! nothing notifies).
+//! worker wants, at most [`MAX_TASKS_PER_MESSAGE`] a message; each message with outcomes is
+//! recorded under one scheduler lock and answered with a receipt, with the tasks leased after it.
 
 use super::{MasterService, unknown_worker};
 use crate::cluster::DropReason;
@@ -18,8 +15,8 @@ use tokio::sync::Notify;
 use tokio::sync::mpsc::Sender;
 use tonic::{Code, Status};
 
-/// How often a worker that wants tasks looks for a straggler's task to back up (adding at most a
-/// quarter to the straggler floor of 1 s).
+/// How often a worker that wants tasks looks for a straggler's task to back up, which nothing
+/// notifies (a quarter of the straggler floor of 1 s).
 const RECHECK: Duration = Duration::from_millis(250);
 
 /// A worker's stream, as the master serves it.
@@ -42,21 +39,16 @@ impl WorkerStream {
     pub(super) async fn run(mut self, first: pb::WorkerMessage, mut inbound: tonic::Streaming<pb::WorkerMessage>) {
         let mut next = Some(first);
         loop {
-            let receipt = match next.take() {
-                None => None,
-                Some(message) => match self.take(message) {
-                    Ok(receipt) => receipt,
-                    Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
-                },
+            let receipt = match next.take().map(|message| self.take(message)).transpose() {
+                Ok(receipt) => receipt.flatten(),
+                Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
             // Registered before leasing, so tasks queued in between are not missed.
             let arrived = self.service.scheduler.work_arrived().notified();
             tokio::pin!(arrived);
             arrived.as_mut().enable();
-            let leased = match self.wanted {
-                0 => Vec::new(),
-                n => self.service.scheduler.lease(self.worker, (n as usize).min(MAX_TASKS_PER_MESSAGE)),
-            };
+            let want = (self.wanted as usize).min(MAX_TASKS_PER_MESSAGE);
+            let leased = if want == 0 { Vec::new() } else { self.service.scheduler.lease(self.worker, want) };
             self.wanted -= leased.len() as u64;
             if receipt.is_some() || !leased.is_empty() {
                 let tasks = self.service.to_wire(self.worker, &leased);
@@ -132,15 +124,13 @@ impl WorkerStream {
         for (i, outcome) in message.outcomes.iter().enumerate() {
             let (id, leased_to, outcome) = outcome_from_proto(outcome)
                 .map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
-            // An outcome leased under an earlier registration (maybe of a master before a restart)
-            // is recorded on behalf of that worker if this process knows it, else of nobody.
+            // Leased under an earlier registration: on behalf of that worker if known, else nobody.
             let worker = match leased_to {
                 0 => self.worker,
                 id => self.service.resolve(id).unwrap_or(WorkerId::MAX),
             };
             deliveries.push(Delivery { worker, id, outcome });
         }
-        let ids: Vec<u64> = deliveries.iter().map(|d| d.id).collect();
         let (completions, misfit) = self.service.scheduler.record(deliveries, fits);
         if let Some(why) = misfit {
             // A worker that sends outcomes that do not fit their tasks cannot be trusted with its
@@ -148,7 +138,7 @@ impl WorkerStream {
             return Err(self.service.invalid(why));
         }
         let mut receipt = pb::Receipt::default();
-        for (completion, id) in completions.into_iter().zip(ids) {
+        for (completion, id) in completions.into_iter().zip(message.outcomes.iter().map(|o| o.task_id)) {
             match completion {
                 Completion::Accepted => receipt.accepted += 1,
                 Completion::Duplicate => receipt.duplicates += 1,
@@ -163,8 +153,7 @@ impl WorkerStream {
     }
 }
 
-/// Whether an outcome fits the task it answers (the wire cannot tell: outcomes travel without
-/// their task), asked with the task still open, under the lock that records the outcome.
+/// Whether an outcome fits the task it answers (outcomes travel without their task).
 fn fits(id: u64, task: &MatchTask, outcome: &TaskResult) -> Result<(), String> {
     match outcome {
         Ok(m) => task.check_outcome(m).map_err(|e| format!("outcome of task {id}: {e}")),
