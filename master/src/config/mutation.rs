@@ -5,8 +5,8 @@
 //! `exp(tau · N(0, 1))`; only for schemes that keep it). Either way a mutant's origin records a
 //! `gaussian` variation, which a worker applies as any other.
 
-use super::ConfigError;
-use super::operators::{Named, check_variation, interval, operator, values, variation};
+use super::operators::{check_variation, interval, operator, values, variation};
+use super::{ConfigError, Named};
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::{gaussian, uniform_reset};
 use loa_engine::breeding::{PROBABILITY, Variation};

@@ -140,14 +140,7 @@ pub struct EvolutionStrategies {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(EvolutionStrategies::new(parse_settings(NAME, settings)?)))
-}
-
-impl EvolutionStrategies {
-    /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: EsConfig) -> EvolutionStrategies {
-        EvolutionStrategies { settings, state: State::default() }
-    }
+    Ok(Box::new(EvolutionStrategies { settings: parse_settings(NAME, settings)?, state: State::default() }))
 }
 
 /// What a generation's update needs.
@@ -194,10 +187,6 @@ pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
 }
 
 impl Scheme for EvolutionStrategies {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }
@@ -375,7 +364,7 @@ mod tests {
         config.selection.scheme = SchemeConfig::new(NAME, settings_table(&params));
         config.validate().unwrap();
         crate::selection::build(&config).unwrap();
-        let scheme = EvolutionStrategies::new(params);
+        let scheme = EvolutionStrategies { settings: params, state: State::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();

@@ -84,29 +84,18 @@ const MAX_OPENING_PLIES: u32 = 40;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
 
-/// Why a player spec is not a fixed player.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{spec}`: {why}")]
-pub struct NotFixed {
-    /// The spec.
-    pub spec: String,
-    /// Why.
-    pub why: String,
-}
-
-/// A fixed player (the same in every match) from its spec, e.g. `aloa:D` or `random:D[:SALT]`.
-pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
-    let not = |why: String| NotFixed { spec: spec.to_owned(), why };
-    match parse_player(spec).map_err(not)? {
-        PlayerText::Fixed(player) => Ok(player),
-        PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
-        _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".to_owned())),
-    }
-}
-
-/// The fixed players of `specs` (checked by [`JudgingConfig::validate`]).
-fn fixed_players(specs: &[String]) -> Vec<FixedPlayer> {
-    specs.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+/// The fixed players (the same in every match) of `specs`, e.g. `aloa:D` or `random:D[:SALT]`;
+/// a spec that is not one is an error naming the setting `key`.
+fn fixed_players(key: &str, specs: &[String]) -> Result<Vec<FixedPlayer>, ConfigError> {
+    let fixed = |spec: &String| {
+        let not = |why: String| ConfigError::Invalid { key: key.to_owned(), why: format!("`{spec}`: {why}") };
+        match parse_player(spec).map_err(not)? {
+            PlayerText::Fixed(player) => Ok(player),
+            PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
+            _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".into())),
+        }
+    };
+    specs.iter().map(fixed).collect()
 }
 
 impl JudgingConfig {
@@ -116,9 +105,7 @@ impl JudgingConfig {
         let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
         for (field, specs) in [("fixed_opponents", &self.fixed_opponents), ("ladder", &self.ladder)] {
-            if let Some(e) = specs.iter().find_map(|s| parse_fixed(s).err()) {
-                return bad(field, e.to_string());
-            }
+            fixed_players(&format!("{key}.{field}"), specs)?;
         }
         if j.groups > 0 {
             if j.opponents > 0 {
@@ -275,7 +262,9 @@ pub fn plan(
     generation: u64,
     rng: &mut GaRng,
 ) -> (Judged, Vec<MatchTask>) {
-    let (fixed, ladder) = (fixed_players(&settings.fixed_opponents), fixed_players(&settings.ladder));
+    // Checked by `JudgingConfig::validate`.
+    let fixed = fixed_players("", &settings.fixed_opponents).unwrap_or_default();
+    let ladder = fixed_players("", &settings.ladder).unwrap_or_default();
     let n = candidates.len();
     let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
         entrants,
@@ -371,6 +360,14 @@ fn groups(n: usize, size: usize, rng: &mut GaRng) -> Vec<Vec<usize>> {
     out
 }
 
+/// The indices `pool` of `fitness` (serial, mean score per game) fittest first: the higher score
+/// first, the older (lower serial) on a tie, so the order depends on nothing but the games.
+pub fn fittest_first(fitness: &[(u64, f64)], pool: std::ops::Range<usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = pool.collect();
+    order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+    order
+}
+
 /// Each candidate's total score and games from its tasks' outcomes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scores {
@@ -426,6 +423,11 @@ impl Scores {
 }
 
 impl Judged {
+    /// Each candidate's serial and mean score per game, in candidate order.
+    pub fn fitness(&self, scores: &Scores) -> Vec<(u64, f64)> {
+        self.candidates.iter().map(|c| c.serial).zip(scores.means()).collect()
+    }
+
     /// Each candidate's scores under `fitness` from the planned tasks' outcomes.
     pub fn scores(&self, fitness: Fitness, outcomes: &[MatchTaskOutcome]) -> Result<Scores, SelectionError> {
         if outcomes.len() != self.seats.len() {

@@ -32,10 +32,6 @@ pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
 }
 
 impl Scheme for Knockout {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         toml::Table::new()
     }
