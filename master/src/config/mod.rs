@@ -191,14 +191,9 @@ impl ExperimentConfig {
             // Checkpoints keep the configuration as TOML, whose integers are signed.
             return bad("seed", format!("must be at most {}, got {}", i64::MAX, self.seed));
         }
-        if self.population < 2 {
-            return bad(
-                "population",
-                format!("must be at least 2 (crossover needs a partner), got {}", self.population),
-            );
-        }
-        if self.population > 100_000 {
-            return bad("population", format!("must be at most 100000, got {}", self.population));
+        if !(2..=100_000).contains(&self.population) {
+            let why = format!("must be 2..=100000 (crossover needs a partner), got {}", self.population);
+            return bad("population", why);
         }
         if self.epochs == 0 {
             return bad("epochs", "must be at least 1".into());

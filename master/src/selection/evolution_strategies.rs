@@ -172,16 +172,10 @@ pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
     order.sort_by(|&i, &j| scores[i].total_cmp(&scores[j]));
     let mut ranks = vec![0.0; n];
     let mut start = 0;
-    while start < n {
-        let mut end = start;
-        while end + 1 < n && scores[order[end + 1]] == scores[order[start]] {
-            end += 1;
-        }
-        let average = (start + end) as f64 / 2.0;
-        for &i in &order[start..=end] {
-            ranks[i] = average / (n - 1) as f64 - 0.5;
-        }
-        start = end + 1;
+    for tie in order.chunk_by(|&i, &j| scores[i] == scores[j]) {
+        let average = (2 * start + tie.len() - 1) as f64 / 2.0;
+        tie.iter().for_each(|&i| ranks[i] = average / (n - 1) as f64 - 0.5);
+        start += tie.len();
     }
     ranks
 }
@@ -336,15 +330,10 @@ impl Scheme for EvolutionStrategies {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        population: &[Individual],
-        _config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], _: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
-        let weights = population.first().map_or(0, |c| c.chromosome.weights().len());
+        let weights = survivors.first().map_or(0, |c| c.chromosome.weights().len());
         state.adam.check(weights).map_err(StateError::Adam)?;
         self.state = state;
         Ok(())

@@ -122,9 +122,8 @@ pub trait Scheme {
     fn save(&self) -> Result<Vec<u8>, CodecError>;
 
     /// Takes up the state `saved` (by [`Scheme::save`]) of a run whose population is
-    /// `population`, checking both against the configuration.
-    fn restore(&mut self, saved: &[u8], population: &[Individual], config: &ExperimentConfig)
-    -> Result<(), StateError>;
+    /// `survivors`, checking both against the configuration.
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError>;
 }
 
 /// What a generation's selection decided.

@@ -207,12 +207,7 @@ impl Scheme for MuPlusLambda {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        _population: &[Individual],
-        _config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], _: &[Individual], _: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
         if let Some(&(serial, step)) = state.steps.iter().find(|(_, step)| !(MIN_STEP..=MAX_STEP).contains(step)) {

@@ -216,22 +216,17 @@ impl Scheme for Tournament {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        population: &[Individual],
-        config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
         // Elites and children always refill the configured population.
-        if population.len() != config.population {
+        if survivors.len() != config.population {
             let expected = format!("tournament selection keeps the configured {}", config.population);
-            return Err(StateError::Population { found: population.len(), expected });
+            return Err(StateError::Population { found: survivors.len(), expected });
         }
-        if !state.fitness.is_empty() && !state.judged(population) {
+        if !state.fitness.is_empty() && !state.judged(survivors) {
             let expected = "not the one whose fitness tournament selection's state holds".to_owned();
-            return Err(StateError::Population { found: population.len(), expected });
+            return Err(StateError::Population { found: survivors.len(), expected });
         }
         self.state = state;
         Ok(())
