@@ -199,15 +199,13 @@ impl Scheme for EvolutionStrategies {
             return bad(format!("{KEY}.learning_rate"), format!("must be in (0, 100], got {}", s.learning_rate));
         }
         if !(0.0..=1.0).contains(&(s.learning_rate * s.weight_decay)) || s.weight_decay < 0.0 {
-            return bad(
-                format!("{KEY}.weight_decay"),
-                format!(
-                    "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's \
-                     sign, got {}",
-                    1.0 / s.learning_rate,
-                    s.weight_decay
-                ),
+            let why = format!(
+                "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's sign, \
+                 got {}",
+                1.0 / s.learning_rate,
+                s.weight_decay
             );
+            return bad(format!("{KEY}.weight_decay"), why);
         }
         self.settings.judging.validate(KEY, population)
     }

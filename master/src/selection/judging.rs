@@ -104,7 +104,7 @@ impl JudgingConfig {
     pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
         let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
-        for (field, specs) in [("fixed_opponents", &self.fixed_opponents), ("ladder", &self.ladder)] {
+        for (field, specs) in [("fixed_opponents", &j.fixed_opponents), ("ladder", &j.ladder)] {
             fixed_players(&format!("{key}.{field}"), specs)?;
         }
         if j.groups > 0 {
@@ -112,10 +112,9 @@ impl JudgingConfig {
                 return bad("groups", "round robin in groups replaces drawn opponents: set opponents = 0".into());
             }
             if j.groups < 2 || j.groups as usize > MAX_ENTRANTS || j.groups as usize > candidates {
-                return bad(
-                    "groups",
-                    format!("must be 2..={MAX_ENTRANTS} and at most the {candidates} candidates, got {}", j.groups),
-                );
+                let why =
+                    format!("must be 2..={MAX_ENTRANTS} and at most the {candidates} candidates, got {}", j.groups);
+                return bad("groups", why);
             }
             if candidates / candidates.div_ceil(j.groups as usize) < 2 {
                 return bad("groups", format!("{candidates} candidates in groups of {} leave one alone", j.groups));
@@ -124,33 +123,27 @@ impl JudgingConfig {
             return bad("opponents", format!("must be below the {candidates} candidates, got {}", j.opponents));
         }
         let drawn = if j.groups > 0 { 0 } else { j.opponents as usize };
-        let rung = usize::from(!self.ladder.is_empty());
-        let entrants = 1 + drawn + j.hall_of_fame as usize + self.fixed_opponents.len() + rung;
+        let rung = usize::from(!j.ladder.is_empty());
+        let entrants = 1 + drawn + j.hall_of_fame as usize + j.fixed_opponents.len() + rung;
         if entrants > MAX_ENTRANTS {
-            return bad(
-                "opponents",
-                format!(
-                    "a candidate's task would have {entrants} entrants (itself, opponents, hall of fame, fixed \
-                     opponents): at most {MAX_ENTRANTS}"
-                ),
+            let why = format!(
+                "a candidate's task would have {entrants} entrants (itself, opponents, hall of fame, fixed \
+                 opponents): at most {MAX_ENTRANTS}"
             );
+            return bad("opponents", why);
         }
-        let matches = drawn + j.hall_of_fame as usize + (self.fixed_opponents.len() + rung) * j.fixed_matches as usize;
+        let matches = drawn + j.hall_of_fame as usize + (j.fixed_opponents.len() + rung) * j.fixed_matches as usize;
         if matches > MAX_MATCHES {
-            return bad(
-                "fixed_matches",
-                format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}"),
-            );
+            let why = format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}");
+            return bad("fixed_matches", why);
         }
         if j.fixed_matches == 0 || (j.fixed_matches > 1 && j.opening_plies == 0) {
-            return bad(
-                "fixed_matches",
-                format!(
-                    "must be at least 1, and above 1 only with opening_plies (games from the start position \
-                     against a fixed player repeat), got {}",
-                    j.fixed_matches
-                ),
+            let why = format!(
+                "must be at least 1, and above 1 only with opening_plies (games from the start position against \
+                 a fixed player repeat), got {}",
+                j.fixed_matches
             );
+            return bad("fixed_matches", why);
         }
         if j.opening_plies > MAX_OPENING_PLIES {
             return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", j.opening_plies));
@@ -158,16 +151,13 @@ impl JudgingConfig {
         if !(j.promote_at > 0.0 && j.promote_at <= 1.0) {
             return bad("promote_at", format!("must be in (0, 1] points per game, got {}", j.promote_at));
         }
-        if self.ladder.len() > MAX_RUNGS {
-            return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", self.ladder.len()));
+        if j.ladder.len() > MAX_RUNGS {
+            return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", j.ladder.len()));
         }
         if drawn == 0 && j.groups == 0 && j.fixed_opponents.is_empty() && j.hall_of_fame == 0 && j.ladder.is_empty() {
-            return Err(ConfigError::Invalid {
-                key: key.into(),
-                why: "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
-                      candidates"
-                    .into(),
-            });
+            let why = "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
+                       candidates";
+            return Err(ConfigError::Invalid { key: key.into(), why: why.into() });
         }
         Ok(())
     }

@@ -37,14 +37,10 @@ impl Scheme for Knockout {
     }
 
     fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
-        if config.mutation.mutants_per_survivor != 2 {
-            return Err(ConfigError::Invalid {
-                key: "mutation.mutants_per_survivor".into(),
-                why: format!(
-                    "must be 2: knockout groups are one survivor, two mutants and one child, got {}",
-                    config.mutation.mutants_per_survivor
-                ),
-            });
+        let mutants = config.mutation.mutants_per_survivor;
+        if mutants != 2 {
+            let why = format!("must be 2: knockout groups are one survivor, two mutants and one child, got {mutants}");
+            return Err(ConfigError::Invalid { key: "mutation.mutants_per_survivor".into(), why });
         }
         Ok(())
     }

@@ -107,13 +107,11 @@ impl Scheme for MuPlusLambda {
         if let Some(k) = s.elitism {
             let children = population * s.offspring as usize;
             if k as usize > population || children + (k as usize) < population {
-                return bad(
-                    "elitism",
-                    format!(
-                        "must be at most the population ({population}), and the {children} children with the \
-                         elites must fill it, got {k}"
-                    ),
+                let why = format!(
+                    "must be at most the population ({population}), and the {children} children with the elites \
+                     must fill it, got {k}"
                 );
+                return bad("elitism", why);
             }
         }
         self.settings.judging.validate(KEY, population * (1 + s.offspring as usize))
