@@ -191,9 +191,8 @@ impl TryFrom<MutationTable> for MutationConfig {
 
 impl From<MutationConfig> for MutationTable {
     fn from(config: MutationConfig) -> MutationTable {
-        let named = |name: &str, parameters: [(&str, f64); 2]| Named {
-            name: name.to_owned(),
-            settings: parameters.into_iter().map(|(k, v)| (k.to_owned(), toml::Value::Float(v))).collect(),
+        let named = |name: &str, parameters: [(&str, f64); 2]| {
+            Named::new(name, parameters.into_iter().map(|(k, v)| (k.to_owned(), toml::Value::Float(v))).collect())
         };
         let operator = match config.operator {
             MutationOperator::Fixed(variation) => Named::of(&variation, |p| p == PROBABILITY.name),

@@ -145,9 +145,8 @@ pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
 
 /// What a generation's update needs.
 struct EsPlan {
-    /// The centre's weights.
+    /// The centre's weights and topology.
     centre: Vec<f32>,
-    /// Its topology.
     topology: Topology,
     /// The noise of each antithetic pair.
     noise: Vec<Vec<f64>>,
@@ -156,9 +155,8 @@ struct EsPlan {
     /// The serial of the next centre, issued while planning so the run's counter moves only
     /// with the plan.
     next_serial: u64,
-    /// This generation's α.
+    /// This generation's α and σ.
     learning_rate: f64,
-    /// This generation's σ.
     sigma: f64,
 }
 

@@ -1,15 +1,10 @@
-//! Tournament selection of size k with elitism: a generational GA whose parents win small
-//! tournaments on a score over several games ([`judging`], with (μ + λ)'s settings).
-//!
-//! The `elitism` fittest stay unchanged, and every other place goes to a child of tournament
-//! winners: `size` individuals drawn uniformly with replacement, the fittest of them wins (the
-//! older on a tie). With N individuals of distinct fitness the one ranked i wins with probability
-//! ((N − i + 1)^k − (N − i)^k) / N^k (Blickle and Thiele, ICGA 1995).
+//! Tournament selection of size k with elitism on a score over several games ([`judging`]): the
+//! `elitism` fittest stay unchanged, and every other place goes to a child of tournament winners
+//! (`size` individuals drawn uniformly with replacement, the fittest wins, the older on a tie).
 //!
 //! Only [`Scheme::plan`] is handed the generator, so the scheme keeps the fitness of the
 //! population it judged last and breeds the next one at the start of the next plan, which then
-//! judges it; the initial population is judged as it is. The elites are judged again each
-//! generation, so one lucky score does not keep a network forever.
+//! judges it. The elites are judged again, so one lucky score does not keep a network forever.
 
 use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
