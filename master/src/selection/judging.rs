@@ -222,11 +222,9 @@ const GROUP_TAG: u64 = 0x6B0C_4B0B;
 enum Seat {
     /// The candidate with this index.
     Candidate(usize),
-    /// A champion of the hall of fame.
+    /// A champion of the hall of fame, a fixed opponent, the ladder's current rung.
     Champion,
-    /// A fixed opponent.
     Fixed,
-    /// The ladder's current rung.
     Rung,
 }
 

@@ -100,7 +100,7 @@ impl Tournament {
         let s = &self.settings;
         let ranking = Ranking::new(&self.state.fitness);
         let mut next: Vec<Individual> =
-            ranking.fittest(s.elitism as usize).iter().map(|&i| parents[i].clone()).collect();
+            ranking.order.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
         let (crossing, mutation) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
             let first = &parents[ranking.tournament(s.size, rng)].chromosome;
@@ -130,11 +130,6 @@ impl Ranking {
             place[i] = p;
         }
         Ranking { place, order }
-    }
-
-    /// The `n` fittest, fittest first.
-    fn fittest(&self, n: usize) -> &[usize] {
-        &self.order[..n.min(self.order.len())]
     }
 
     /// The winner of one tournament (a non-empty ranking): `size` individuals drawn uniformly
@@ -376,8 +371,6 @@ mod tests {
         // Serials 5, 3, 4 with scores 1, 1, 2: 4 first, then 3 (older than 5), then 5.
         let ranking = Ranking::new(&[(5, 1.0), (3, 1.0), (4, 2.0)]);
         assert_eq!(ranking.order, vec![2, 1, 0]);
-        assert_eq!(ranking.fittest(2), &[2, 1]);
-        assert_eq!(ranking.fittest(9), &[2, 1, 0]);
         // Between the two tied, the older wins every tournament that draws it.
         let tied = Ranking::new(&[(5, 1.0), (3, 1.0)]);
         let mut rng = GaRng::from_seed(1);
