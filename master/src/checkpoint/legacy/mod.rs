@@ -151,14 +151,8 @@ fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyErr
     Ok(settings)
 }
 
-fn adam(a: Adam) -> AdamState {
-    AdamState {
-        updates: a.updates,
-        beta_1_power: a.beta_1_power,
-        beta_2_power: a.beta_2_power,
-        first: a.first,
-        second: a.second,
-    }
+fn adam(Adam { updates, beta_1_power, beta_2_power, first, second }: Adam) -> AdamState {
+    AdamState { updates, beta_1_power, beta_2_power, first, second }
 }
 
 fn stored(i: types::Individual) -> StoredIndividual {
