@@ -8,13 +8,9 @@ use loa_engine::breeding::{Origin, Step, Variation};
 use loa_engine::network::{Chromosome, ChromosomeError, ChromosomeId, Topology};
 use std::sync::Arc;
 
-/// A knockout group: one survivor, two of the population's mutants and one child, in that
-/// order (members come from different parents after the shuffle).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Group {
-    /// `[survivor, mutant, mutant, child]`.
-    pub members: [Individual; 4],
-}
+/// A knockout group, `[survivor, mutant, mutant, child]` (members come from different parents
+/// after the shuffle).
+pub type Group = [Individual; 4];
 
 /// An individual with the next serial and `weights`.
 pub(crate) fn individual(
@@ -119,7 +115,7 @@ pub fn breed(
         .into_iter()
         .zip(mutants.chunks_exact(2))
         .zip(children)
-        .map(|((survivor, pair), child)| Group { members: [survivor, pair[0].clone(), pair[1].clone(), child] })
+        .map(|((survivor, pair), child)| [survivor, pair[0].clone(), pair[1].clone(), child])
         .collect())
 }
 
@@ -141,16 +137,16 @@ pub(crate) mod tests {
         let groups = breed(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
         assert_eq!(groups.len(), 6);
         assert_eq!(serials.peek(), 6 + 18, "two mutants and one child per survivor");
-        let mut seen_survivors: Vec<u64> = groups.iter().map(|g| g.members[0].serial).collect();
+        let mut seen_survivors: Vec<u64> = groups.iter().map(|g| g[0].serial).collect();
         seen_survivors.sort_unstable();
         assert_eq!(seen_survivors, (0..6).collect::<Vec<_>>(), "every survivor in exactly one group");
-        let mut offspring: Vec<u64> = groups.iter().flat_map(|g| g.members[1..].iter().map(|m| m.serial)).collect();
+        let mut offspring: Vec<u64> = groups.iter().flat_map(|g| g[1..].iter().map(|m| m.serial)).collect();
         offspring.sort_unstable();
         assert_eq!(offspring, (6..24).collect::<Vec<_>>(), "every offspring in exactly one group");
         // Creation order: survivor i makes serials 6+3i, 6+3i+1 (mutants) and 6+3i+2 (child).
         let parent_of = |serial: u64| ((serial - 6) / 3) as usize;
         for g in &groups {
-            for (k, m) in g.members[1..].iter().enumerate() {
+            for (k, m) in g[1..].iter().enumerate() {
                 let parent = &survivors[parent_of(m.serial)];
                 let same =
                     m.chromosome.weights().iter().zip(parent.chromosome.weights()).filter(|(a, b)| a == b).count();
@@ -207,11 +203,10 @@ pub(crate) mod tests {
                 assert_eq!(made_again(&first, &[]), 5, "the first generation, from nothing");
                 // Generation 3: the Gaussian step has shrunk twice, which the origin must carry.
                 let groups = breed(&survivors, &config, 3, &mut rng, &mut serials).unwrap();
-                let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g.members[1..]).collect();
+                let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g[1..]).collect();
                 assert_eq!(made_again(&offspring, &survivors), 15, "{operator:?}, {crossing:?}");
                 for g in &groups {
-                    let (mutant, child) =
-                        (g.members[1].chromosome.origin().unwrap(), g.members[3].chromosome.origin().unwrap());
+                    let (mutant, child) = (g[1].chromosome.origin().unwrap(), g[3].chromosome.origin().unwrap());
                     assert_eq!((mutant.parents().len(), child.parents().len()), (1, 2));
                 }
             }

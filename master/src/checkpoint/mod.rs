@@ -147,14 +147,6 @@ pub enum CheckpointError {
     Encode(PathBuf, #[source] EncodeError),
 }
 
-/// A checkpoint's contents before they are checked: the configuration's text and the state.
-pub struct Contents {
-    /// The configuration as TOML.
-    pub config: String,
-    /// The state.
-    pub state: Stored,
-}
-
 impl RunState {
     /// The checkpoint bytes of this state.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -211,18 +203,18 @@ impl RunState {
         if crc32fast::hash(payload) != crc {
             return Err(CheckpointError::Checksum(p()));
         }
-        let contents = match version {
+        let (config, stored) = match version {
             FORMAT_VERSION => decode_payload(payload, path)?,
             old => legacy::read(old, payload).map_err(|e| CheckpointError::Legacy(p(), e))?,
         };
-        RunState::from_contents(contents).map_err(|e| CheckpointError::Invalid(p(), e))
+        RunState::from_stored(&config, stored).map_err(|e| CheckpointError::Invalid(p(), e))
     }
 
-    /// The state `contents` hold, checked: the configuration parses and is valid, the
-    /// individuals are valid networks, and the scheme takes up its state.
-    pub fn from_contents(contents: Contents) -> Result<RunState, InvalidState> {
-        let Contents { config, state: s } = contents;
-        let config = ExperimentConfig::from_toml(&config).map_err(InvalidState::Config)?;
+    /// The state a checkpoint holds (the configuration's TOML text and the rest), checked: the
+    /// configuration parses and is valid, the individuals are valid networks, and the scheme
+    /// takes up its state.
+    pub fn from_stored(config: &str, s: Stored) -> Result<RunState, InvalidState> {
+        let config = ExperimentConfig::from_toml(config).map_err(InvalidState::Config)?;
         if s.scheme != config.selection.scheme.name {
             return Err(InvalidState::Scheme { saved: s.scheme, configured: config.selection.scheme.name });
         }
@@ -257,15 +249,15 @@ impl RunState {
     }
 }
 
-/// The contents of a format-7 payload.
-fn decode_payload(payload: &[u8], path: &Path) -> Result<Contents, CheckpointError> {
+/// The configuration's TOML text and the state of a format-7 payload.
+fn decode_payload(payload: &[u8], path: &Path) -> Result<(String, Stored), CheckpointError> {
     let undecodable = |e| CheckpointError::Decode(path.to_path_buf(), e);
     let ((config, layout), used): ((String, u32), usize) = codec::decode_prefix(payload).map_err(undecodable)?;
     if layout != STATE_LAYOUT {
         return Err(CheckpointError::Layout(path.to_path_buf(), layout));
     }
     let state = codec::decode(&payload[used..]).map_err(undecodable)?;
-    Ok(Contents { config, state })
+    Ok((config, state))
 }
 
 #[cfg(test)]
@@ -363,7 +355,7 @@ mod tests {
         // Tag the ES state as the knockout's.
         let text = toml::to_string(&s.config).unwrap();
         let stored =
-            Stored { scheme: "knockout".into(), ..decode_payload(&bytes[HEADER..], Path::new("x")).unwrap().state };
+            Stored { scheme: "knockout".into(), ..decode_payload(&bytes[HEADER..], Path::new("x")).unwrap().1 };
         let payload = codec::encode(&(text, STATE_LAYOUT, stored)).unwrap();
         let err = RunState::decode(&rewrap(7, &payload), Path::new("tag.ckpt")).unwrap_err().to_string();
         assert!(err.contains("the state of scheme `knockout` for a run of scheme `evolution-strategies`"), "{err}");

@@ -110,6 +110,47 @@ pub enum ConfigError {
     },
 }
 
+/// A name with its settings as written: `KEY = "NAME"` (no settings) or a `[KEY.NAME]` table, as
+/// the selection scheme and the variation operators are given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    /// The name, e.g. `mu-plus-lambda`.
+    pub name: String,
+    /// Its settings (empty for none).
+    pub settings: toml::Table,
+}
+
+impl Named {
+    /// `name` with `settings`.
+    pub fn new(name: &str, settings: toml::Table) -> Named {
+        Named { name: name.to_owned(), settings }
+    }
+}
+
+impl Serialize for Named {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.settings.is_empty() {
+            serializer.serialize_str(&self.name)
+        } else {
+            std::collections::BTreeMap::from([(&self.name, &self.settings)]).serialize(serializer)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Named {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Named, D::Error> {
+        use serde::de::Error as _;
+        match toml::Value::deserialize(deserializer)? {
+            toml::Value::String(name) => Ok(Named { name, settings: toml::Table::new() }),
+            toml::Value::Table(table) if table.len() == 1 => match table.into_iter().next() {
+                Some((name, toml::Value::Table(settings))) => Ok(Named { name, settings }),
+                _ => Err(D::Error::custom("a NAME table must hold NAME's settings")),
+            },
+            _ => Err(D::Error::custom("expected `\"NAME\"` or one NAME table of its settings")),
+        }
+    }
+}
+
 /// The value of type `T` a TOML text holds (serde's errors name the key).
 pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
     toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
@@ -150,14 +191,9 @@ impl ExperimentConfig {
             // Checkpoints keep the configuration as TOML, whose integers are signed.
             return bad("seed", format!("must be at most {}, got {}", i64::MAX, self.seed));
         }
-        if self.population < 2 {
-            return bad(
-                "population",
-                format!("must be at least 2 (crossover needs a partner), got {}", self.population),
-            );
-        }
-        if self.population > 100_000 {
-            return bad("population", format!("must be at most 100000, got {}", self.population));
+        if !(2..=100_000).contains(&self.population) {
+            let why = format!("must be 2..=100000 (crossover needs a partner), got {}", self.population);
+            return bad("population", why);
         }
         if self.epochs == 0 {
             return bad("epochs", "must be at least 1".into());
@@ -230,6 +266,7 @@ mod tests {
         // The scheme's table is only carried: the scheme checks it.
         let c = ExperimentConfig::from_toml("[selection.scheme.anything]\nopponents = 1\n").unwrap();
         assert_eq!(c.selection.scheme.name, "anything");
-        assert!(err("[selection]\nscheme = 3").contains("expected `scheme = \"NAME\"`"));
+        let wrong = err("[selection]\nscheme = 3");
+        assert!(wrong.contains("scheme = 3") && wrong.contains("expected `\"NAME\"`"), "{wrong}");
     }
 }

@@ -5,8 +5,8 @@
 //! `exp(tau · N(0, 1))`; only for schemes that keep it). Either way a mutant's origin records a
 //! `gaussian` variation, which a worker applies as any other.
 
-use super::ConfigError;
-use super::operators::{Named, check_variation, interval, operator, values, variation};
+use super::operators::{check_variation, interval, operator, values, variation};
+use super::{ConfigError, Named};
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::{gaussian, uniform_reset};
 use loa_engine::breeding::{PROBABILITY, Variation};
@@ -191,9 +191,8 @@ impl TryFrom<MutationTable> for MutationConfig {
 
 impl From<MutationConfig> for MutationTable {
     fn from(config: MutationConfig) -> MutationTable {
-        let named = |name: &str, parameters: [(&str, f64); 2]| Named {
-            name: name.to_owned(),
-            settings: parameters.into_iter().map(|(k, v)| (k.to_owned(), toml::Value::Float(v))).collect(),
+        let named = |name: &str, parameters: [(&str, f64); 2]| {
+            Named::new(name, parameters.into_iter().map(|(k, v)| (k.to_owned(), toml::Value::Float(v))).collect())
         };
         let operator = match config.operator {
             MutationOperator::Fixed(variation) => Named::of(&variation, |p| p == PROBABILITY.name),

@@ -2,11 +2,9 @@
 //! its parameters, NAME an operator of the engine's registry ([`loa_engine::breeding::OPERATORS`])
 //! whose parameter specs check the table, so a new operator needs no change here.
 
-use super::ConfigError;
+use super::{ConfigError, Named};
 use loa_engine::breeding::{self, OPERATORS, Operator, Parameter, Variation};
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
 
 /// Crossover settings, `[crossover]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,19 +57,9 @@ impl From<CrossoverConfig> for CrossoverTable {
     }
 }
 
-/// An operator by name with its settings as written: `operator = "NAME"` (no settings) or an
-/// `operator.NAME` table.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Named {
-    /// The operator's name.
-    pub name: String,
-    /// Its settings.
-    pub settings: toml::Table,
-}
-
 impl Named {
     /// `variation`'s name and its parameters, but those `skip` says another key gives.
-    pub fn of(variation: &Variation, skip: impl Fn(&str) -> bool) -> Named {
+    pub(super) fn of(variation: &Variation, skip: impl Fn(&str) -> bool) -> Named {
         let settings = variation
             .operator()
             .parameters
@@ -81,29 +69,6 @@ impl Named {
             .map(|(p, &value)| (p.name.to_owned(), toml::Value::Float(value)))
             .collect();
         Named { name: variation.name().to_owned(), settings }
-    }
-}
-
-impl Serialize for Named {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.settings.is_empty() {
-            serializer.serialize_str(&self.name)
-        } else {
-            BTreeMap::from([(&self.name, &self.settings)]).serialize(serializer)
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Named {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Named, D::Error> {
-        match toml::Value::deserialize(deserializer)? {
-            toml::Value::String(name) => Ok(Named { name, settings: toml::Table::new() }),
-            toml::Value::Table(table) if table.len() == 1 => match table.into_iter().next() {
-                Some((name, toml::Value::Table(settings))) => Ok(Named { name, settings }),
-                _ => Err(D::Error::custom("an operator.NAME table must hold the operator's parameters")),
-            },
-            _ => Err(D::Error::custom("expected `operator = \"NAME\"` or one operator.NAME table")),
-        }
     }
 }
 
@@ -243,7 +208,8 @@ mod tests {
             extra.contains("`crossover.operator.uniform.rate`: unknown parameter: uniform takes no parameters"),
             "{extra}"
         );
-        assert!(crossover("[crossover]\noperator = 3").unwrap_err().contains("operator.NAME"));
+        let number = crossover("[crossover]\noperator = 3").unwrap_err();
+        assert!(number.contains("operator = 3") && number.contains("NAME table"), "{number}");
         assert!(crossover("[crossover]\nrate = 3").unwrap_err().contains("rate"));
         // Ranges come from the operator's parameter specs; the check names the key.
         let wide = breeding::operators::gaussian::variation(2.0e6, 0.5);

@@ -62,13 +62,8 @@ impl AdamState {
     /// size `alpha`, updating the moments. The first update sizes the state to the gradient.
     pub fn step(&mut self, gradient: &[f64], alpha: f64) -> Result<Vec<f64>, AdamError> {
         if self.updates == 0 {
-            *self = AdamState {
-                updates: 0,
-                beta_1_power: 1.0,
-                beta_2_power: 1.0,
-                first: vec![0.0; gradient.len()],
-                second: vec![0.0; gradient.len()],
-            };
+            let zeros = vec![0.0; gradient.len()];
+            *self = AdamState { updates: 0, beta_1_power: 1.0, beta_2_power: 1.0, first: zeros.clone(), second: zeros };
         }
         if self.first.len() != gradient.len() || self.second.len() != gradient.len() {
             return Err(self.size(gradient.len()));
@@ -92,10 +87,8 @@ impl AdamState {
     pub fn check(&self, weights: usize) -> Result<(), AdamError> {
         let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
         if self.updates == 0 {
-            return match self.first.is_empty() && self.second.is_empty() {
-                true => Ok(()),
-                false => Err(AdamError::NoUpdates),
-            };
+            let empty = self.first.is_empty() && self.second.is_empty();
+            return if empty { Ok(()) } else { Err(AdamError::NoUpdates) };
         }
         if self.first.len() != weights || self.second.len() != weights {
             return Err(self.size(weights));

@@ -140,21 +140,13 @@ pub struct EvolutionStrategies {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(EvolutionStrategies::new(parse_settings(NAME, settings)?)))
-}
-
-impl EvolutionStrategies {
-    /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: EsConfig) -> EvolutionStrategies {
-        EvolutionStrategies { settings, state: State::default() }
-    }
+    Ok(Box::new(EvolutionStrategies { settings: parse_settings(NAME, settings)?, state: State::default() }))
 }
 
 /// What a generation's update needs.
 struct EsPlan {
-    /// The centre's weights.
+    /// The centre's weights and topology.
     centre: Vec<f32>,
-    /// Its topology.
     topology: Topology,
     /// The noise of each antithetic pair.
     noise: Vec<Vec<f64>>,
@@ -163,9 +155,8 @@ struct EsPlan {
     /// The serial of the next centre, issued while planning so the run's counter moves only
     /// with the plan.
     next_serial: u64,
-    /// This generation's α.
+    /// This generation's α and σ.
     learning_rate: f64,
-    /// This generation's σ.
     sigma: f64,
 }
 
@@ -179,25 +170,15 @@ pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
     order.sort_by(|&i, &j| scores[i].total_cmp(&scores[j]));
     let mut ranks = vec![0.0; n];
     let mut start = 0;
-    while start < n {
-        let mut end = start;
-        while end + 1 < n && scores[order[end + 1]] == scores[order[start]] {
-            end += 1;
-        }
-        let average = (start + end) as f64 / 2.0;
-        for &i in &order[start..=end] {
-            ranks[i] = average / (n - 1) as f64 - 0.5;
-        }
-        start = end + 1;
+    for tie in order.chunk_by(|&i, &j| scores[i] == scores[j]) {
+        let average = (2 * start + tie.len() - 1) as f64 / 2.0;
+        tie.iter().for_each(|&i| ranks[i] = average / (n - 1) as f64 - 0.5);
+        start += tie.len();
     }
     ranks
 }
 
 impl Scheme for EvolutionStrategies {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }
@@ -216,15 +197,13 @@ impl Scheme for EvolutionStrategies {
             return bad(format!("{KEY}.learning_rate"), format!("must be in (0, 100], got {}", s.learning_rate));
         }
         if !(0.0..=1.0).contains(&(s.learning_rate * s.weight_decay)) || s.weight_decay < 0.0 {
-            return bad(
-                format!("{KEY}.weight_decay"),
-                format!(
-                    "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's \
-                     sign, got {}",
-                    1.0 / s.learning_rate,
-                    s.weight_decay
-                ),
+            let why = format!(
+                "must be at least 0 and at most 1 / learning_rate ({}), so an update never flips a weight's sign, \
+                 got {}",
+                1.0 / s.learning_rate,
+                s.weight_decay
             );
+            return bad(format!("{KEY}.weight_decay"), why);
         }
         self.settings.judging.validate(KEY, population)
     }
@@ -347,15 +326,10 @@ impl Scheme for EvolutionStrategies {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        population: &[Individual],
-        _config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], _: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
-        let weights = population.first().map_or(0, |c| c.chromosome.weights().len());
+        let weights = survivors.first().map_or(0, |c| c.chromosome.weights().len());
         state.adam.check(weights).map_err(StateError::Adam)?;
         self.state = state;
         Ok(())
@@ -375,7 +349,7 @@ mod tests {
         config.selection.scheme = SchemeConfig::new(NAME, settings_table(&params));
         config.validate().unwrap();
         crate::selection::build(&config).unwrap();
-        let scheme = EvolutionStrategies::new(params);
+        let scheme = EvolutionStrategies { settings: params, state: State::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();

@@ -84,29 +84,18 @@ const MAX_OPENING_PLIES: u32 = 40;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
 
-/// Why a player spec is not a fixed player.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{spec}`: {why}")]
-pub struct NotFixed {
-    /// The spec.
-    pub spec: String,
-    /// Why.
-    pub why: String,
-}
-
-/// A fixed player (the same in every match) from its spec, e.g. `aloa:D` or `random:D[:SALT]`.
-pub fn parse_fixed(spec: &str) -> Result<FixedPlayer, NotFixed> {
-    let not = |why: String| NotFixed { spec: spec.to_owned(), why };
-    match parse_player(spec).map_err(not)? {
-        PlayerText::Fixed(player) => Ok(player),
-        PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
-        _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".to_owned())),
-    }
-}
-
-/// The fixed players of `specs` (checked by [`JudgingConfig::validate`]).
-fn fixed_players(specs: &[String]) -> Vec<FixedPlayer> {
-    specs.iter().filter_map(|s| parse_fixed(s).ok()).collect()
+/// The fixed players (the same in every match) of `specs`, e.g. `aloa:D` or `random:D[:SALT]`;
+/// a spec that is not one is an error naming the setting `key`.
+fn fixed_players(key: &str, specs: &[String]) -> Result<Vec<FixedPlayer>, ConfigError> {
+    let fixed = |spec: &String| {
+        let not = |why: String| ConfigError::Invalid { key: key.to_owned(), why: format!("`{spec}`: {why}") };
+        match parse_player(spec).map_err(not)? {
+            PlayerText::Fixed(player) => Ok(player),
+            PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
+            _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".into())),
+        }
+    };
+    specs.iter().map(fixed).collect()
 }
 
 impl JudgingConfig {
@@ -115,20 +104,17 @@ impl JudgingConfig {
     pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
         let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
-        for (field, specs) in [("fixed_opponents", &self.fixed_opponents), ("ladder", &self.ladder)] {
-            if let Some(e) = specs.iter().find_map(|s| parse_fixed(s).err()) {
-                return bad(field, e.to_string());
-            }
+        for (field, specs) in [("fixed_opponents", &j.fixed_opponents), ("ladder", &j.ladder)] {
+            fixed_players(&format!("{key}.{field}"), specs)?;
         }
         if j.groups > 0 {
             if j.opponents > 0 {
                 return bad("groups", "round robin in groups replaces drawn opponents: set opponents = 0".into());
             }
             if j.groups < 2 || j.groups as usize > MAX_ENTRANTS || j.groups as usize > candidates {
-                return bad(
-                    "groups",
-                    format!("must be 2..={MAX_ENTRANTS} and at most the {candidates} candidates, got {}", j.groups),
-                );
+                let why =
+                    format!("must be 2..={MAX_ENTRANTS} and at most the {candidates} candidates, got {}", j.groups);
+                return bad("groups", why);
             }
             if candidates / candidates.div_ceil(j.groups as usize) < 2 {
                 return bad("groups", format!("{candidates} candidates in groups of {} leave one alone", j.groups));
@@ -137,33 +123,27 @@ impl JudgingConfig {
             return bad("opponents", format!("must be below the {candidates} candidates, got {}", j.opponents));
         }
         let drawn = if j.groups > 0 { 0 } else { j.opponents as usize };
-        let rung = usize::from(!self.ladder.is_empty());
-        let entrants = 1 + drawn + j.hall_of_fame as usize + self.fixed_opponents.len() + rung;
+        let rung = usize::from(!j.ladder.is_empty());
+        let entrants = 1 + drawn + j.hall_of_fame as usize + j.fixed_opponents.len() + rung;
         if entrants > MAX_ENTRANTS {
-            return bad(
-                "opponents",
-                format!(
-                    "a candidate's task would have {entrants} entrants (itself, opponents, hall of fame, fixed \
-                     opponents): at most {MAX_ENTRANTS}"
-                ),
+            let why = format!(
+                "a candidate's task would have {entrants} entrants (itself, opponents, hall of fame, fixed \
+                 opponents): at most {MAX_ENTRANTS}"
             );
+            return bad("opponents", why);
         }
-        let matches = drawn + j.hall_of_fame as usize + (self.fixed_opponents.len() + rung) * j.fixed_matches as usize;
+        let matches = drawn + j.hall_of_fame as usize + (j.fixed_opponents.len() + rung) * j.fixed_matches as usize;
         if matches > MAX_MATCHES {
-            return bad(
-                "fixed_matches",
-                format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}"),
-            );
+            let why = format!("a candidate's task would have {matches} matches: at most {MAX_MATCHES}");
+            return bad("fixed_matches", why);
         }
         if j.fixed_matches == 0 || (j.fixed_matches > 1 && j.opening_plies == 0) {
-            return bad(
-                "fixed_matches",
-                format!(
-                    "must be at least 1, and above 1 only with opening_plies (games from the start position \
-                     against a fixed player repeat), got {}",
-                    j.fixed_matches
-                ),
+            let why = format!(
+                "must be at least 1, and above 1 only with opening_plies (games from the start position against \
+                 a fixed player repeat), got {}",
+                j.fixed_matches
             );
+            return bad("fixed_matches", why);
         }
         if j.opening_plies > MAX_OPENING_PLIES {
             return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", j.opening_plies));
@@ -171,16 +151,13 @@ impl JudgingConfig {
         if !(j.promote_at > 0.0 && j.promote_at <= 1.0) {
             return bad("promote_at", format!("must be in (0, 1] points per game, got {}", j.promote_at));
         }
-        if self.ladder.len() > MAX_RUNGS {
-            return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", self.ladder.len()));
+        if j.ladder.len() > MAX_RUNGS {
+            return bad("ladder", format!("at most {MAX_RUNGS} rungs, got {}", j.ladder.len()));
         }
         if drawn == 0 && j.groups == 0 && j.fixed_opponents.is_empty() && j.hall_of_fame == 0 && j.ladder.is_empty() {
-            return Err(ConfigError::Invalid {
-                key: key.into(),
-                why: "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
-                      candidates"
-                    .into(),
-            });
+            let why = "needs opponents, groups, fixed_opponents, hall_of_fame or a ladder: nothing would judge the \
+                       candidates";
+            return Err(ConfigError::Invalid { key: key.into(), why: why.into() });
         }
         Ok(())
     }
@@ -245,11 +222,9 @@ const GROUP_TAG: u64 = 0x6B0C_4B0B;
 enum Seat {
     /// The candidate with this index.
     Candidate(usize),
-    /// A champion of the hall of fame.
+    /// A champion of the hall of fame, a fixed opponent, the ladder's current rung.
     Champion,
-    /// A fixed opponent.
     Fixed,
-    /// The ladder's current rung.
     Rung,
 }
 
@@ -275,7 +250,9 @@ pub fn plan(
     generation: u64,
     rng: &mut GaRng,
 ) -> (Judged, Vec<MatchTask>) {
-    let (fixed, ladder) = (fixed_players(&settings.fixed_opponents), fixed_players(&settings.ladder));
+    // Checked by `JudgingConfig::validate`.
+    let fixed = fixed_players("", &settings.fixed_opponents).unwrap_or_default();
+    let ladder = fixed_players("", &settings.ladder).unwrap_or_default();
     let n = candidates.len();
     let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
         entrants,
@@ -371,6 +348,14 @@ fn groups(n: usize, size: usize, rng: &mut GaRng) -> Vec<Vec<usize>> {
     out
 }
 
+/// The indices `pool` of `fitness` (serial, mean score per game) fittest first: the higher score
+/// first, the older (lower serial) on a tie, so the order depends on nothing but the games.
+pub fn fittest_first(fitness: &[(u64, f64)], pool: std::ops::Range<usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = pool.collect();
+    order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+    order
+}
+
 /// Each candidate's total score and games from its tasks' outcomes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scores {
@@ -426,6 +411,11 @@ impl Scores {
 }
 
 impl Judged {
+    /// Each candidate's serial and mean score per game, in candidate order.
+    pub fn fitness(&self, scores: &Scores) -> Vec<(u64, f64)> {
+        self.candidates.iter().map(|c| c.serial).zip(scores.means()).collect()
+    }
+
     /// Each candidate's scores under `fitness` from the planned tasks' outcomes.
     pub fn scores(&self, fitness: Fitness, outcomes: &[MatchTaskOutcome]) -> Result<Scores, SelectionError> {
         if outcomes.len() != self.seats.len() {

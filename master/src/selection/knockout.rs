@@ -32,23 +32,15 @@ pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
 }
 
 impl Scheme for Knockout {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         toml::Table::new()
     }
 
     fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
-        if config.mutation.mutants_per_survivor != 2 {
-            return Err(ConfigError::Invalid {
-                key: "mutation.mutants_per_survivor".into(),
-                why: format!(
-                    "must be 2: knockout groups are one survivor, two mutants and one child, got {}",
-                    config.mutation.mutants_per_survivor
-                ),
-            });
+        let mutants = config.mutation.mutants_per_survivor;
+        if mutants != 2 {
+            let why = format!("must be 2: knockout groups are one survivor, two mutants and one child, got {mutants}");
+            return Err(ConfigError::Invalid { key: "mutation.mutants_per_survivor".into(), why });
         }
         Ok(())
     }
@@ -70,7 +62,7 @@ impl Scheme for Knockout {
             .iter()
             .enumerate()
             .map(|(g, group)| MatchTask {
-                entrants: group.members.iter().map(Individual::entrant).collect(),
+                entrants: group.iter().map(Individual::entrant).collect(),
                 network_depth: config.network_depth,
                 rules: config.rules,
                 format: MatchFormat::Knockout { seed: derive_seed(derive_seed(config.seed, generation), g as u64) },
@@ -93,13 +85,13 @@ impl Scheme for Knockout {
                 return Err(bad(format!("a knockout of {} matches instead of 3", outcome.matches.len())));
             };
             let winner = last.winner_index();
-            let Some(member) = group.members.get(winner) else {
+            let Some(member) = group.get(winner) else {
                 return Err(bad(format!("knockout winner {winner} is not an entrant")));
             };
             survivors_kept += u32::from(winner == 0);
             next.push(member.clone());
             tournaments.push(TournamentRecord {
-                serials: std::array::from_fn(|i| group.members[i].serial),
+                serials: std::array::from_fn(|i| group[i].serial),
                 winner: member.serial,
                 matches: [semi1, semi2, last].map(match_summary),
             });
@@ -111,19 +103,14 @@ impl Scheme for Knockout {
         Ok(Vec::new())
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        population: &[Individual],
-        config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError> {
         if !saved.is_empty() {
             return Err(StateError::Decode(CodecError::Trailing(saved.len())));
         }
         // One winner a group and a group a survivor keep the size; breeding needs a partner.
-        if population.len() != config.population {
+        if survivors.len() != config.population {
             let expected = format!("the knockout keeps the configured {}", config.population);
-            return Err(StateError::Population { found: population.len(), expected });
+            return Err(StateError::Population { found: survivors.len(), expected });
         }
         Ok(())
     }
@@ -160,11 +147,11 @@ mod tests {
         let selected = Knockout.select(Box::new(groups.clone()), &[outcome(0), outcome(3), outcome(1)]);
         // The final's winner is its B side: entrants 0, 3 and 1.
         let selected = selected.unwrap();
-        assert_eq!(selected.next[0], groups[0].members[0], "the survivor that won persists unchanged");
-        assert_eq!(selected.next[1].serial, groups[1].members[3].serial);
-        assert_eq!(selected.next[2].serial, groups[2].members[1].serial);
+        assert_eq!(selected.next[0], groups[0][0], "the survivor that won persists unchanged");
+        assert_eq!(selected.next[1].serial, groups[1][3].serial);
+        assert_eq!(selected.next[2].serial, groups[2][1].serial);
         assert_eq!(selected.survivors_kept, 1);
-        assert_eq!(selected.tournaments[1].winner, groups[1].members[3].serial);
+        assert_eq!(selected.tournaments[1].winner, groups[1][3].serial);
         // An outcome that does not fit is refused, naming the group.
         let short = MatchTaskOutcome { matches: vec![summary(0, 1, MatchSide::A)] };
         let err = Knockout.select(Box::new(groups), &[outcome(0), short, outcome(1)]).unwrap_err().to_string();

@@ -14,7 +14,7 @@ pub mod judging;
 pub use error::{SelectionError, StateError};
 
 use crate::codec::{self, CodecError};
-use crate::config::{ConfigError, ExperimentConfig, MutationOperator, SchemeConfig};
+use crate::config::{ConfigError, ExperimentConfig, MutationOperator};
 use crate::population::{Individual, SerialCounter};
 use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -67,9 +67,8 @@ pub fn build(config: &ExperimentConfig) -> Result<Box<dyn Scheme>, ConfigError> 
 /// `config` with its scheme's settings written out in full, defaults included, as checkpoints
 /// keep them (so a default changed later does not change a run under way).
 pub fn normalized(config: &ExperimentConfig) -> Result<ExperimentConfig, ConfigError> {
-    let scheme = build(config)?;
     let mut config = config.clone();
-    config.selection.scheme = SchemeConfig::new(scheme.name(), scheme.settings());
+    config.selection.scheme.settings = build(&config)?.settings();
     Ok(config)
 }
 
@@ -78,9 +77,6 @@ pub type Plan = Box<dyn Any>;
 
 /// A selection scheme with its state.
 pub trait Scheme {
-    /// Its name in the configuration (`[selection.scheme.NAME]`).
-    fn name(&self) -> &'static str;
-
     /// Its settings with every default filled in.
     fn settings(&self) -> toml::Table;
 
@@ -126,9 +122,8 @@ pub trait Scheme {
     fn save(&self) -> Result<Vec<u8>, CodecError>;
 
     /// Takes up the state `saved` (by [`Scheme::save`]) of a run whose population is
-    /// `population`, checking both against the configuration.
-    fn restore(&mut self, saved: &[u8], population: &[Individual], config: &ExperimentConfig)
-    -> Result<(), StateError>;
+    /// `survivors`, checking both against the configuration.
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError>;
 }
 
 /// What a generation's selection decided.
@@ -236,7 +231,7 @@ mod tests {
     fn schemes_are_found_by_name_and_their_settings_parse_round_trip_and_are_checked() {
         let (c, scheme) = parse(MU_PLUS_LAMBDA).unwrap();
         assert_eq!(c.crossover.operator, loa_engine::breeding::operators::per_neuron::OPERATOR.example());
-        assert_eq!(scheme.name(), "mu-plus-lambda");
+        assert!(scheme.settings().contains_key("offspring"), "mu-plus-lambda's own setting: the scheme named");
         let m: mu_plus_lambda::MuPlusLambdaConfig = settings(MU_PLUS_LAMBDA);
         assert_eq!((m.offspring, m.judging.opponents, m.crossover_rate), (2, 6, 0.3));
         assert_eq!(m.judging.fixed_opponents.len(), 2);
@@ -253,7 +248,7 @@ mod tests {
         assert!(unknown.contains("unknown scheme `mu-plus-kappa`: use knockout, mu-plus-lambda"), "{unknown}");
         // The thesis's configuration: the knockout, which takes no settings, and groups of four.
         let (c, scheme) = parse("").unwrap();
-        assert_eq!((c.selection.scheme.name.as_str(), scheme.name()), ("knockout", "knockout"));
+        assert_eq!(c.selection.scheme.name.as_str(), "knockout");
         assert!(scheme.settings().is_empty() && normalized(&c).unwrap().to_toml().contains("scheme = \"knockout\""));
         assert!(parse("[selection.scheme.knockout]\nsize = 4\n").err().unwrap().contains("size"));
         assert!(parse("[mutation]\nmutants_per_survivor = 3").err().unwrap().contains("mutants_per_survivor"));

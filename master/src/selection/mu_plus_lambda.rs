@@ -4,7 +4,7 @@
 //! `crossover_rate`, then a mutation); with `elitism = k`, (μ, λ) keeping the k best parents.
 //! With the self-adaptive mutation operator each individual's step is part of the state.
 
-use super::judging::{self, Judged, JudgingConfig, JudgingState};
+use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
@@ -77,14 +77,7 @@ pub struct MuPlusLambda {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(MuPlusLambda::new(parse_settings(NAME, settings)?)))
-}
-
-impl MuPlusLambda {
-    /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: MuPlusLambdaConfig) -> MuPlusLambda {
-        MuPlusLambda { settings, state: State::default() }
-    }
+    Ok(Box::new(MuPlusLambda { settings: parse_settings(NAME, settings)?, state: State::default() }))
 }
 
 /// Who played in a generation's tasks.
@@ -98,10 +91,6 @@ struct MuPlusLambdaPlan {
 }
 
 impl Scheme for MuPlusLambda {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }
@@ -118,13 +107,11 @@ impl Scheme for MuPlusLambda {
         if let Some(k) = s.elitism {
             let children = population * s.offspring as usize;
             if k as usize > population || children + (k as usize) < population {
-                return bad(
-                    "elitism",
-                    format!(
-                        "must be at most the population ({population}), and the {children} children with the \
-                         elites must fill it, got {k}"
-                    ),
+                let why = format!(
+                    "must be at most the population ({population}), and the {children} children with the elites \
+                     must fill it, got {k}"
                 );
+                return bad("elitism", why);
             }
         }
         self.settings.judging.validate(KEY, population * (1 + s.offspring as usize))
@@ -181,16 +168,8 @@ impl Scheme for MuPlusLambda {
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: MuPlusLambdaPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
-        let (means, candidates) = (scores.means(), &plan.judged.candidates);
-        // Best mean first; ties to the older (lower serial), so the result never depends on
-        // anything but the games.
-        let rank = |pool: std::ops::Range<usize>| {
-            let mut order: Vec<usize> = pool.collect();
-            order.sort_by(|&x, &y| {
-                means[y].total_cmp(&means[x]).then(candidates[x].serial.cmp(&candidates[y].serial))
-            });
-            order
-        };
+        let (fitness, candidates) = (plan.judged.fitness(&scores), &plan.judged.candidates);
+        let rank = |pool| fittest_first(&fitness, pool);
         let (mu, all) = (plan.parents, candidates.len());
         let mut order = match self.settings.elitism {
             None => rank(0..all),
@@ -226,12 +205,7 @@ impl Scheme for MuPlusLambda {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        _population: &[Individual],
-        _config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], _: &[Individual], _: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
         if let Some(&(serial, step)) = state.steps.iter().find(|(_, step)| !(MIN_STEP..=MAX_STEP).contains(step)) {
@@ -256,6 +230,10 @@ mod tests {
         let judging =
             JudgingConfig { opponents: 3, fixed_opponents: vec!["random:1".into()], ..JudgingConfig::default() };
         MuPlusLambdaConfig { offspring: 1, crossover_rate: 0.5, judging, ..MuPlusLambdaConfig::default() }
+    }
+
+    fn new(settings: MuPlusLambdaConfig) -> MuPlusLambda {
+        MuPlusLambda { settings, state: State::default() }
     }
 
     fn config_with(settings: &MuPlusLambdaConfig) -> ExperimentConfig {
@@ -293,7 +271,7 @@ mod tests {
         let settings = MuPlusLambdaConfig { offspring: 4, ..settings() };
         let mut config = config_with(&settings);
         config.mutation.operator = MutationOperator::SelfAdaptive { sigma: 0.05, tau: 0.3, probability: 1.0 };
-        let scheme = MuPlusLambda::new(settings);
+        let scheme = new(settings);
         let (plan, _, parents) = planned(&scheme, &config, 5, 2);
         let children: Vec<&Individual> = plan.judged.candidates[4..].iter().collect();
         assert_eq!(crate::generation::tests::made_again(&children, &parents), 16);
@@ -305,7 +283,7 @@ mod tests {
     fn candidates_host_matches_against_distinct_drawn_opponents_and_the_fixed_player() {
         let config = config_with(&settings());
         crate::selection::build(&config).unwrap();
-        let scheme = MuPlusLambda::new(settings());
+        let scheme = new(settings());
         let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
         assert_eq!((plan.judged.candidates.len(), tasks.len()), (8, 8));
         for (host, task) in tasks.iter().enumerate() {
@@ -327,7 +305,7 @@ mod tests {
         let settings = MuPlusLambdaConfig { elitism, judging, ..settings() };
         let config = config_with(&settings);
         crate::selection::build(&config).unwrap();
-        let mut scheme = MuPlusLambda::new(settings);
+        let mut scheme = new(settings);
         let (plan, tasks, _) = planned(&scheme, &config, 3, 1);
         assert_eq!(tasks.len(), 8);
         let outcomes: Vec<MatchTaskOutcome> = (0..8)
@@ -368,17 +346,17 @@ mod tests {
     #[test]
     fn the_plan_is_a_function_of_the_generator() {
         let config = config_with(&settings());
-        let scheme = MuPlusLambda::new(settings());
+        let scheme = new(settings());
         assert_eq!(planned(&scheme, &config, 9, 2).1, planned(&scheme, &config, 9, 2).1);
     }
 
     #[test]
     fn the_state_round_trips_and_steps_out_of_range_are_refused_by_name() {
-        let mut scheme = MuPlusLambda::new(settings());
+        let mut scheme = new(settings());
         scheme.state.steps = vec![(3, 0.05), (7, 0.2)];
         let saved = scheme.save().unwrap();
         let config = config_with(&settings());
-        let mut other = MuPlusLambda::new(settings());
+        let mut other = new(settings());
         other.restore(&saved, &[], &config).unwrap();
         assert_eq!(other.state, scheme.state);
         scheme.state.steps[1].1 = 20.0;

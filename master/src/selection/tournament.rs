@@ -1,17 +1,12 @@
-//! Tournament selection of size k with elitism: a generational GA whose parents win small
-//! tournaments on a score over several games ([`judging`], with (μ + λ)'s settings).
-//!
-//! The `elitism` fittest stay unchanged, and every other place goes to a child of tournament
-//! winners: `size` individuals drawn uniformly with replacement, the fittest of them wins (the
-//! older on a tie). With N individuals of distinct fitness the one ranked i wins with probability
-//! ((N − i + 1)^k − (N − i)^k) / N^k (Blickle and Thiele, ICGA 1995).
+//! Tournament selection of size k with elitism on a score over several games ([`judging`]): the
+//! `elitism` fittest stay unchanged, and every other place goes to a child of tournament winners
+//! (`size` individuals drawn uniformly with replacement, the fittest wins, the older on a tie).
 //!
 //! Only [`Scheme::plan`] is handed the generator, so the scheme keeps the fitness of the
 //! population it judged last and breeds the next one at the start of the next plan, which then
-//! judges it; the initial population is judged as it is. The elites are judged again each
-//! generation, so one lucky score does not keep a network forever.
+//! judges it. The elites are judged again, so one lucky score does not keep a network forever.
 
-use super::judging::{self, Judged, JudgingConfig, JudgingState};
+use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{load_state, own_plan, parse_settings, save_state, settings_table};
 use crate::codec::CodecError;
@@ -88,15 +83,10 @@ pub struct Tournament {
 
 /// The scheme from its settings.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
-    Ok(Box::new(Tournament::new(parse_settings(NAME, settings)?)))
+    Ok(Box::new(Tournament { settings: parse_settings(NAME, settings)?, state: State::default() }))
 }
 
 impl Tournament {
-    /// The scheme with `settings`, in its initial state.
-    pub fn new(settings: TournamentConfig) -> Tournament {
-        Tournament { settings, state: State::default() }
-    }
-
     /// The next population bred from `parents`, the population the state judged: its elites,
     /// then children in creation order (which fixes their serials).
     fn breed(
@@ -110,7 +100,7 @@ impl Tournament {
         let s = &self.settings;
         let ranking = Ranking::new(&self.state.fitness);
         let mut next: Vec<Individual> =
-            ranking.fittest(s.elitism as usize).iter().map(|&i| parents[i].clone()).collect();
+            ranking.order.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
         let (crossing, mutation) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
             let first = &parents[ranking.tournament(s.size, rng)].chromosome;
@@ -132,21 +122,14 @@ struct Ranking {
 }
 
 impl Ranking {
-    /// The individuals with `fitness` (serial, mean score per game) ranked: the higher score
-    /// first, the older (lower serial) on a tie, so a ranking depends on nothing but the games.
+    /// The individuals with `fitness` (serial, mean score per game) ranked by [`fittest_first`].
     fn new(fitness: &[(u64, f64)]) -> Ranking {
-        let mut order: Vec<usize> = (0..fitness.len()).collect();
-        order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+        let order = fittest_first(fitness, 0..fitness.len());
         let mut place = vec![0; order.len()];
         for (p, &i) in order.iter().enumerate() {
             place[i] = p;
         }
         Ranking { place, order }
-    }
-
-    /// The `n` fittest, fittest first.
-    fn fittest(&self, n: usize) -> &[usize] {
-        &self.order[..n.min(self.order.len())]
     }
 
     /// The winner of one tournament (a non-empty ranking): `size` individuals drawn uniformly
@@ -166,10 +149,6 @@ struct TournamentPlan {
 }
 
 impl Scheme for Tournament {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }
@@ -213,8 +192,8 @@ impl Scheme for Tournament {
     fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
         let plan: TournamentPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
+        self.state.fitness = plan.judged.fitness(&scores);
         let next = plan.judged.candidates;
-        self.state.fitness = next.iter().map(|c| c.serial).zip(scores.means()).collect();
         self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness: Some(scores.summary()) })
     }
@@ -227,22 +206,17 @@ impl Scheme for Tournament {
         self.state.save()
     }
 
-    fn restore(
-        &mut self,
-        saved: &[u8],
-        population: &[Individual],
-        config: &ExperimentConfig,
-    ) -> Result<(), StateError> {
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError> {
         let state = State::load(saved)?;
         state.judged.check(&self.settings.judging)?;
         // Elites and children always refill the configured population.
-        if population.len() != config.population {
+        if survivors.len() != config.population {
             let expected = format!("tournament selection keeps the configured {}", config.population);
-            return Err(StateError::Population { found: population.len(), expected });
+            return Err(StateError::Population { found: survivors.len(), expected });
         }
-        if !state.fitness.is_empty() && !state.judged(population) {
+        if !state.fitness.is_empty() && !state.judged(survivors) {
             let expected = "not the one whose fitness tournament selection's state holds".to_owned();
-            return Err(StateError::Population { found: population.len(), expected });
+            return Err(StateError::Population { found: survivors.len(), expected });
         }
         self.state = state;
         Ok(())
@@ -259,6 +233,10 @@ mod tests {
     use loa_engine::tasks::{GameSummary, MatchSummary};
     use loa_engine::{Color, Outcome};
     use std::sync::Arc;
+
+    fn new(settings: TournamentConfig) -> Tournament {
+        Tournament { settings, state: State::default() }
+    }
 
     /// Judged by one match against a fixed player, so a test decides every score.
     fn settings(size: u32, elitism: u32) -> TournamentConfig {
@@ -295,7 +273,8 @@ mod tests {
     #[test]
     fn settings_parse_round_trip_and_bad_values_are_named() {
         let (config, scheme) = parse(TEXT).unwrap();
-        assert_eq!(scheme.name(), NAME);
+        // Tournament selection's own setting: this scheme is the one named.
+        assert!(scheme.settings().contains_key("size"));
         let s: TournamentConfig = scheme.settings().try_into().unwrap();
         assert_eq!((s.size, s.elitism, s.crossover_rate), (3, 2, 0.25));
         assert_eq!((s.judging.opponents, s.judging.hall_of_fame, s.judging.fixed_opponents.len()), (2, 1, 1));
@@ -392,8 +371,6 @@ mod tests {
         // Serials 5, 3, 4 with scores 1, 1, 2: 4 first, then 3 (older than 5), then 5.
         let ranking = Ranking::new(&[(5, 1.0), (3, 1.0), (4, 2.0)]);
         assert_eq!(ranking.order, vec![2, 1, 0]);
-        assert_eq!(ranking.fittest(2), &[2, 1]);
-        assert_eq!(ranking.fittest(9), &[2, 1, 0]);
         // Between the two tied, the older wins every tournament that draws it.
         let tied = Ranking::new(&[(5, 1.0), (3, 1.0)]);
         let mut rng = GaRng::from_seed(1);
@@ -432,7 +409,7 @@ mod tests {
     fn elites_survive_unchanged_children_fill_the_population_and_are_made_again_from_their_origins() {
         let config = config_with(6, &settings(3, 2));
         crate::selection::build(&config).unwrap();
-        let mut scheme = Tournament::new(settings(3, 2));
+        let mut scheme = new(settings(3, 2));
         let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
@@ -462,7 +439,7 @@ mod tests {
         assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
         assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
         // With no elite, every place is a child.
-        let mut none = Tournament::new(settings(2, 0));
+        let mut none = new(settings(2, 0));
         none.state.fitness = scheme.state.fitness.clone();
         let (plan, _) = none.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
@@ -476,7 +453,7 @@ mod tests {
         // 400 generations' children (about 4 800 tournaments at crossover rate 0.5).
         let settings = TournamentConfig { crossover_rate: 0.5, ..settings(4, 0) };
         let config = config_with(8, &settings);
-        let mut scheme = Tournament::new(settings);
+        let mut scheme = new(settings);
         let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
@@ -501,7 +478,7 @@ mod tests {
     #[test]
     fn the_plan_is_a_function_of_the_generator_and_the_state() {
         let config = config_with(6, &settings(3, 1));
-        let mut scheme = Tournament::new(settings(3, 1));
+        let mut scheme = new(settings(3, 1));
         let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
@@ -519,11 +496,11 @@ mod tests {
         let config = config_with(3, &settings(2, 1));
         let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let mut scheme = Tournament::new(settings(2, 1));
+        let mut scheme = new(settings(2, 1));
         scheme.state.fitness = vec![(0, 1.5), (1, 0.0), (2, 2.0)];
         scheme.state.judged.hall_of_fame = vec![population[2].clone()];
         let saved = scheme.save().unwrap();
-        let mut other = Tournament::new(settings(2, 1));
+        let mut other = new(settings(2, 1));
         other.restore(&saved, &population, &config).unwrap();
         assert_eq!(other.state, scheme.state);
         // The initial state fits any population of the configured size.

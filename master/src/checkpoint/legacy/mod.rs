@@ -6,8 +6,9 @@
 
 mod types;
 
-use super::{Contents, Stored};
+use super::Stored;
 use crate::codec::{self, CodecError};
+use crate::config::{Named, SelectionConfig};
 use crate::population::{Individual, StoredIndividual};
 use crate::selection::adam::AdamState;
 use crate::selection::judging::JudgingState;
@@ -69,8 +70,9 @@ impl Reader<'_> {
     }
 }
 
-/// The contents of the payload of a format-`format` checkpoint (1 to 6).
-pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
+/// The configuration's TOML text and the state of the payload of a format-`format` checkpoint
+/// (1 to 6).
+pub fn read(format: u32, payload: &[u8]) -> Result<(String, Stored), LegacyError> {
     let mut r = Reader { bytes: payload };
     let head: ConfigHead = r.read("the configuration")?;
     let variant: u32 = r.read("the configuration")?;
@@ -111,11 +113,8 @@ pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
     }
     let mut config = table(&head)?;
     let (name, settings) = scheme.unwrap_or((knockout::NAME, toml::Table::new()));
-    let scheme = match settings.is_empty() {
-        true => toml::Value::String(name.to_owned()),
-        false => toml::Value::Table(toml::Table::from_iter([(name.to_owned(), toml::Value::Table(settings))])),
-    };
-    config.insert("selection".into(), toml::Value::Table(toml::Table::from_iter([("scheme".to_owned(), scheme)])));
+    let selection = SelectionConfig { scheme: Named::new(name, settings) };
+    config.insert("selection".into(), toml::Value::Table(table(&selection)?));
     config.insert("benchmark".into(), toml::Value::Table(table(&benchmark)?));
     config.insert("rules".into(), toml::Value::Table(table(&rules)?));
     let state = Stored {
@@ -128,7 +127,7 @@ pub fn read(format: u32, payload: &[u8]) -> Result<Contents, LegacyError> {
         scheme: name.to_owned(),
         scheme_state,
     };
-    Ok(Contents { config: toml::to_string(&config).map_err(LegacyError::Config)?, state })
+    Ok((toml::to_string(&config).map_err(LegacyError::Config)?, state))
 }
 
 /// An old value as a TOML table (keys: its field names, which today's configuration shares).
@@ -152,14 +151,8 @@ fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyErr
     Ok(settings)
 }
 
-fn adam(a: Adam) -> AdamState {
-    AdamState {
-        updates: a.updates,
-        beta_1_power: a.beta_1_power,
-        beta_2_power: a.beta_2_power,
-        first: a.first,
-        second: a.second,
-    }
+fn adam(Adam { updates, beta_1_power, beta_2_power, first, second }: Adam) -> AdamState {
+    AdamState { updates, beta_1_power, beta_2_power, first, second }
 }
 
 fn stored(i: types::Individual) -> StoredIndividual {
