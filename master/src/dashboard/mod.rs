@@ -317,7 +317,7 @@ pub fn start(
     let state = Arc::new(view);
     let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
     let server = loa_dashboard::serve(provider, options.listen, options.token.clone())
-        .map_err(|e| RunError::Dashboard(format!("cannot serve the dashboard on {}: {e}", options.listen)))?;
+        .map_err(|e| RunError::Dashboard(options.listen, e))?;
     let _ = options.bound.set(server.addr());
     let hint = if options.token.is_some() { "?token=..." } else { "" };
     log.line(&format!("dashboard on http://{}/{hint}", server.addr()));

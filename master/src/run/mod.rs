@@ -37,7 +37,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// How to run: workers, stopping, display.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Embedded worker threads.
     pub threads: usize,
@@ -52,21 +52,14 @@ pub struct RunOptions {
     /// Fault injection: stop at this phase boundary (tests).
     pub halt: Option<Halt>,
     /// Also serve the live dashboard (a read-only web page).
+    #[cfg(feature = "dashboard")]
     pub dashboard: Option<crate::dashboard::DashboardOptions>,
 }
 
 impl RunOptions {
     /// Embedded workers on `threads` threads, no display, no cluster.
     pub fn embedded(threads: usize) -> RunOptions {
-        RunOptions {
-            threads,
-            stop: Arc::default(),
-            progress: false,
-            cluster: None,
-            force: false,
-            halt: None,
-            dashboard: None,
-        }
+        RunOptions { threads, ..RunOptions::default() }
     }
 }
 
@@ -200,9 +193,12 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
     }
     let (metrics, progress) = (MetricsFiles::new(dir.clone()), Progress::new(options.progress, &state));
+    #[cfg(feature = "dashboard")]
     let dashboard =
         crate::dashboard::start(dir, &state, &pool.scheduler, pool.server(), options.dashboard.as_ref(), &log)?;
+    #[cfg_attr(not(feature = "dashboard"), allow(unused_mut))]
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
+    #[cfg(feature = "dashboard")]
     subscribers.extend(dashboard.as_ref().map(|d| d.subscriber()));
     let runner = Runner {
         dir,
@@ -213,6 +209,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         drops_seen: Default::default(),
     };
     let result = runner.run(state);
+    #[cfg(feature = "dashboard")]
     if let Some(dashboard) = dashboard {
         dashboard.finish(&options.stop);
     }
