@@ -12,7 +12,6 @@
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
-//! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
@@ -31,7 +30,6 @@ pub mod generation;
 pub mod metrics;
 pub mod pool;
 pub mod population;
-pub mod progress;
 pub mod rng;
 pub mod run;
 pub mod scheduler;

@@ -253,12 +253,9 @@ fn options(flags: &RunFlags) -> Result<RunOptions, String> {
 /// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process
 /// abort at that phase boundary, as a crash there would (see `loa_master::run::halt`).
 fn halt_from_env() -> Result<Option<Halt>, String> {
-    match std::env::var("LOA_HALT_AT") {
-        Ok(text) => {
-            Ok(Some(Halt { point: text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?, abort: true }))
-        }
-        Err(_) => Ok(None),
-    }
+    let Ok(text) = std::env::var("LOA_HALT_AT") else { return Ok(None) };
+    let point = text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?;
+    Ok(Some(Halt { point, abort: true }))
 }
 
 fn report(summary: RunSummary) {

@@ -1,10 +1,7 @@
 //! The live run dashboard (`master run|resume --dashboard ADDR`): a [`DashboardState`] that
-//! follows the run as a [`Subscriber`] and answers the page's requests as a
-//! [`loa_dashboard::Provider`], served by `loa_dashboard`'s HTTP server on a thread of its own.
-//!
-//! The run never waits on the page: events take the state's lock for a few assignments, and
-//! requests read the scheduler at request time on the server's threads. Nothing the page sends
-//! reaches the run.
+//! follows the run as a [`Subscriber`] and answers `loa_dashboard`'s server as its [`Provider`].
+//! The run never waits on the page: events hold the state's lock for a few assignments, requests
+//! read the scheduler on the server's threads, and nothing the page sends reaches the run.
 
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
@@ -267,11 +264,9 @@ impl Subscriber for DashboardState {
                 live.epoch = report.epoch;
                 live.epochs.push(Arc::new((*report).clone()));
             }
-            RunEvent::Stopped { generation, epoch } => {
-                (live.state, live.generation, live.epoch, live.step) = ("stopped", *generation, *epoch, None);
-            }
-            RunEvent::Finished { generation, epoch } => {
-                (live.state, live.generation, live.epoch, live.step) = ("finished", *generation, *epoch, None);
+            RunEvent::Stopped { generation, epoch } | RunEvent::Finished { generation, epoch } => {
+                let state = if matches!(event, RunEvent::Stopped { .. }) { "stopped" } else { "finished" };
+                (live.state, live.generation, live.epoch, live.step) = (state, *generation, *epoch, None);
             }
             _ => {}
         }

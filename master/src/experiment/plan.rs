@@ -17,6 +17,7 @@ use loa_engine::tasks::{
 };
 use loa_engine::{Color, Rules};
 use loa_records::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
+use std::mem::take;
 
 /// The label that draws a fresh RandomANN's weights from the match seed for player A (`loa
 /// match` uses it for both players).
@@ -39,17 +40,12 @@ pub struct PlannedMatch {
     pub b_entrant: usize,
 }
 
-/// An entrant of a task, by what it stands for.
+/// An entrant of a task, by what it stands for: its side (A or B) and its index among that
+/// side's entrants, or for fresh RandomANNs the number of the match whose seed draws them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    /// Side A's entrant.
-    A(usize),
-    /// Side B's entrant.
-    B(usize),
-    /// A's fresh RandomANN of match `number`.
-    FreshA(u64),
-    /// B's fresh RandomANN of match `number`.
-    FreshB(u64),
+struct Key {
+    a: bool,
+    index: u64,
 }
 
 /// The matches, in file order.
@@ -76,34 +72,29 @@ pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> 
     planned
 }
 
-fn key(side: &Side, is_a: bool, entrant: usize, number: u64) -> Key {
-    match (side, is_a) {
-        (Side::FreshRandomAnn { .. }, true) => Key::FreshA(number),
-        (Side::FreshRandomAnn { .. }, false) => Key::FreshB(number),
-        (_, true) => Key::A(entrant),
-        (_, false) => Key::B(entrant),
-    }
+fn key(side: &Side, a: bool, entrant: usize, number: u64) -> Key {
+    let index = if matches!(side, Side::FreshRandomAnn { .. }) { number } else { entrant as u64 };
+    Key { a, index }
 }
 
-fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> Option<MatchEntrant> {
-    let fixed = |player| Some(MatchEntrant::Fixed { serial, player });
-    match (side, key) {
-        (Side::Fixed(p), _) => fixed(*p),
-        (Side::FreshRandomAnn { depth, printed }, Key::FreshA(_) | Key::FreshB(_)) => {
-            let label = if matches!(key, Key::FreshA(_)) { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B };
-            let seed = derive_seed(match_seed, label);
+fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> MatchEntrant {
+    let player = match side {
+        Side::Fixed(p) => *p,
+        Side::FreshRandomAnn { depth, printed } => {
+            let seed = derive_seed(match_seed, if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B });
             let depth = *depth;
-            fixed(if *printed {
+            if *printed {
                 FixedPlayer::RandomAnnPrinted { depth, seed }
             } else {
                 FixedPlayer::RandomAnn { depth, seed }
-            })
+            }
         }
-        (Side::Networks { nets, .. }, Key::A(i) | Key::B(i)) => {
-            nets.get(i).map(|n| MatchEntrant::Network { serial, chromosome: n.chromosome.clone() })
+        // `plan_matches` numbers a side's entrants below its count of networks.
+        Side::Networks { nets, .. } => {
+            return MatchEntrant::Network { serial, chromosome: nets[key.index as usize].chromosome.clone() };
         }
-        _ => None,
-    }
+    };
+    MatchEntrant::Fixed { serial, player }
 }
 
 /// A task and the file positions of its matches.
@@ -129,46 +120,34 @@ pub fn plan_tasks(
         (Side::Networks { depth, .. }, _) | (_, Side::Networks { depth, .. }) => *depth,
         _ => 1,
     };
+    let task = |entrants, pairs, matches| PlannedTask {
+        task: MatchTask { entrants, network_depth, rules, format: MatchFormat::Pairs(pairs) },
+        matches,
+    };
     let mut tasks = Vec::new();
-    let mut keys: Vec<Key> = Vec::new();
-    let mut entrants: Vec<MatchEntrant> = Vec::new();
-    let mut pairs: Vec<Pairing> = Vec::new();
-    let mut indices: Vec<usize> = Vec::new();
-    let mut flush =
-        |keys: &mut Vec<Key>, entrants: &mut Vec<MatchEntrant>, pairs: &mut Vec<Pairing>, indices: &mut Vec<usize>| {
-            if !pairs.is_empty() {
-                tasks.push(PlannedTask {
-                    task: MatchTask {
-                        entrants: std::mem::take(entrants),
-                        network_depth,
-                        rules,
-                        format: MatchFormat::Pairs(std::mem::take(pairs)),
-                    },
-                    matches: std::mem::take(indices),
-                });
-            }
-            keys.clear();
-        };
+    let (mut keys, mut entrants, mut pairs, mut indices) = (Vec::<Key>::new(), Vec::new(), Vec::new(), Vec::new());
     for (index, m) in planned.iter().enumerate() {
         let (ka, kb) = (key(a, true, m.a_entrant, m.number), key(b, false, m.b_entrant, m.number));
         let new = [ka, kb].iter().filter(|k| !keys.contains(k)).count();
-        if pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS {
-            flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+        if !pairs.is_empty() && (pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS) {
+            tasks.push(task(take(&mut entrants), take(&mut pairs), take(&mut indices)));
+            keys.clear();
         }
-        let mut place = |k: Key, side: &Side| -> Option<usize> {
-            if let Some(i) = keys.iter().position(|x| *x == k) {
-                return Some(i);
-            }
-            entrants.push(entrant(side, k, keys.len() as u64, m.seed)?);
-            keys.push(k);
-            Some(keys.len() - 1)
+        let mut place = |k: Key, side: &Side| {
+            keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                entrants.push(entrant(side, k, keys.len() as u64, m.seed));
+                keys.push(k);
+                keys.len() - 1
+            })
         };
-        let (Some(ia), Some(ib)) = (place(ka, a), place(kb, b)) else { continue };
+        let (ia, ib) = (place(ka, a), place(kb, b));
         let (pa, pb) = if m.swapped { (ib, ia) } else { (ia, ib) };
         pairs.push(Pairing { a: pa, b: pb, seed: m.seed, opening_plies });
         indices.push(index);
     }
-    flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+    if !pairs.is_empty() {
+        tasks.push(task(entrants, pairs, indices));
+    }
     tasks
 }
 
@@ -264,11 +243,8 @@ pub fn series_lines(
         }
         tally.matches += 1;
         let first_won = (s.winner == MatchSide::A) != m.swapped;
-        if first_won {
-            tally.first_won += 1
-        } else {
-            tally.second_won += 1
-        }
+        tally.first_won += u32::from(first_won);
+        tally.second_won += u32::from(!first_won);
         if s.criterion == Criterion::DefaultToA {
             tally.ties += 1;
             if first_won {

@@ -91,17 +91,12 @@ fn parse_epochs(list: &str) -> Result<Vec<u32>, EpochListError> {
         if last < first {
             return Err(EpochListError::Empty(first, last));
         }
-        let mut e = first;
-        loop {
+        for e in (first..=last).step_by(step as usize) {
             if !epochs.contains(&e) {
                 epochs.push(e);
             }
             if epochs.len() > MAX_EPOCHS {
                 return Err(EpochListError::TooMany);
-            }
-            match e.checked_add(step) {
-                Some(next) if next <= last => e = next,
-                _ => break,
             }
         }
     }

@@ -207,18 +207,3 @@ pub fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
     let stragglers = records.iter().filter(|w| w.straggler).count();
     format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
 }
-
-impl Subscriber for crate::progress::Progress {
-    fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
-        match event {
-            RunEvent::StepStarted { step: Step::Generation(g), tasks } => self.start_step(format!("gen {g}"), *tasks),
-            RunEvent::StepStarted { step: Step::Benchmark(e), tasks } => self.start_step(format!("bench {e}"), *tasks),
-            RunEvent::Progress { done, stats } => self.tick_stats(*done, stats),
-            RunEvent::GenerationDone(r) => self.end_generation(r),
-            RunEvent::EpochDone(r) => self.end_benchmark(r),
-            RunEvent::Finished { .. } => self.finish(),
-            _ => {}
-        }
-        Ok(())
-    }
-}

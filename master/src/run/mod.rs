@@ -3,6 +3,7 @@
 //! - [`start`], [`resume`], [`export`]: what the `master` subcommands call.
 //! - [`runner`]: the loop of generations and epoch benchmarks over a scheduler.
 //! - [`events`]: what a run tells its subscribers (metrics files, log, progress bars).
+//! - [`progress`]: the terminal display.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
 //!
@@ -12,20 +13,21 @@
 pub mod error;
 pub mod events;
 pub mod halt;
+pub mod progress;
 pub mod runner;
 
 pub use error::RunError;
 pub use events::{MetricsFiles, RunEvent, RunLog, Step, Subscriber};
 pub use halt::{Halt, HaltPoint};
 pub use loa_records::RunDir;
-pub use runner::Runner;
+use progress::Progress;
+use runner::Runner;
 
 use crate::checkpoint::{CheckpointError, RunState};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::initial_population;
 use crate::pool::WorkerPool;
 use crate::population::{SerialCounter, StoredIndividual};
-use crate::progress::Progress;
 use crate::rng::GaRng;
 use error::io;
 use loa_engine::network::Topology;
