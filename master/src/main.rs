@@ -156,12 +156,9 @@ impl DashboardFlags {
     /// `options`, or an error if the flags ask for the dashboard this binary lacks.
     #[cfg(not(feature = "dashboard"))]
     fn apply(&self, options: RunOptions, _cluster_token: Option<&str>) -> Result<RunOptions, String> {
-        match self.dashboard {
-            Some(_) => Err("--dashboard: this master was built without its `dashboard` feature; \
-                            rebuild it with `cargo build --release -p loa-master` (default features)"
-                .into()),
-            None => Ok(options),
-        }
+        let lacking = "--dashboard: this master was built without its `dashboard` feature; \
+                       rebuild it with `cargo build --release -p loa-master` (default features)";
+        self.dashboard.map_or(Ok(options), |_| Err(lacking.into()))
     }
 }
 

@@ -7,7 +7,7 @@
 //! swapped colours it is followed by the same match with B as A. Tasks take consecutive matches,
 //! so an outcome is put back in its place by task id and position, whatever worker played it.
 
-use super::spec::Side;
+use super::spec::{PlayerSpec, Side};
 use crate::metrics;
 use loa_engine::game::{Criterion, MatchSide, benchmark_score};
 use loa_engine::openings::random_opening;
@@ -51,7 +51,7 @@ struct Key {
 /// The matches, in file order.
 pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> Vec<PlannedMatch> {
     let per = u64::from(matches);
-    let (na, nb) = (a.entrants() as u64, b.entrants().max(1) as u64);
+    let (na, nb) = (a.entrants() as u64, b.entrants() as u64);
     let mut planned = Vec::new();
     for a_entrant in 0..na {
         for r in 0..per {
@@ -73,25 +73,20 @@ pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> 
 }
 
 fn key(side: &Side, a: bool, entrant: usize, number: u64) -> Key {
-    let index = if matches!(side, Side::FreshRandomAnn { .. }) { number } else { entrant as u64 };
+    let index = if matches!(side.spec, PlayerSpec::FreshRandomAnn { .. }) { number } else { entrant as u64 };
     Key { a, index }
 }
 
 fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> MatchEntrant {
-    let player = match side {
-        Side::Fixed(p) => *p,
-        Side::FreshRandomAnn { depth, printed } => {
+    let player = match side.spec {
+        PlayerSpec::Fixed(p) => p,
+        PlayerSpec::FreshRandomAnn { depth, printed } => {
             let seed = derive_seed(match_seed, if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B });
-            let depth = *depth;
-            if *printed {
-                FixedPlayer::RandomAnnPrinted { depth, seed }
-            } else {
-                FixedPlayer::RandomAnn { depth, seed }
-            }
+            if printed { FixedPlayer::RandomAnnPrinted { depth, seed } } else { FixedPlayer::RandomAnn { depth, seed } }
         }
         // `plan_matches` numbers a side's entrants below its count of networks.
-        Side::Networks { nets, .. } => {
-            return MatchEntrant::Network { serial, chromosome: nets[key.index as usize].chromosome.clone() };
+        PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
+            return MatchEntrant::Network { serial, chromosome: side.nets[key.index as usize].chromosome.clone() };
         }
     };
     MatchEntrant::Fixed { serial, player }
@@ -116,10 +111,7 @@ pub fn plan_tasks(
     opening_plies: u32,
     rules: Rules,
 ) -> Vec<PlannedTask> {
-    let network_depth = match (a, b) {
-        (Side::Networks { depth, .. }, _) | (_, Side::Networks { depth, .. }) => *depth,
-        _ => 1,
-    };
+    let network_depth = a.spec.network_depth().or(b.spec.network_depth()).unwrap_or(1);
     let task = |entrants, pairs, matches| PlannedTask {
         task: MatchTask { entrants, network_depth, rules, format: MatchFormat::Pairs(pairs) },
         matches,
@@ -206,10 +198,8 @@ pub fn series_lines(
             let first_color = if first_black { Color::Black } else { Color::White };
             let (black, white) = if first_black { (specs[0], specs[1]) } else { (specs[1], specs[0]) };
             let rec = metrics::game(game);
-            let (black_score, white_score) = (
-                benchmark_score(game.outcome, game.plies, Color::Black),
-                benchmark_score(game.outcome, game.plies, Color::White),
-            );
+            let [black_score, white_score] =
+                [Color::Black, Color::White].map(|c| benchmark_score(game.outcome, game.plies, c));
             for (i, side) in sides.iter_mut().enumerate() {
                 let color = if i == 0 { first_color } else { first_color.opponent() };
                 match game.outcome.winner() {
@@ -223,9 +213,7 @@ pub fn series_lines(
                 }
             }
             tally.plies += u64::from(game.plies);
-            if game.reason == loa_engine::EndReason::PlyCap {
-                tally.games_at_cap += 1;
-            }
+            tally.games_at_cap += u32::from(game.reason == loa_engine::EndReason::PlyCap);
             lines.push(MatchLine::Game(MatchGameRecord {
                 pair: pair as u64,
                 game: g as u32,
@@ -247,9 +235,7 @@ pub fn series_lines(
         tally.second_won += u32::from(!first_won);
         if s.criterion == Criterion::DefaultToA {
             tally.ties += 1;
-            if first_won {
-                tally.ties_to_first += 1;
-            }
+            tally.ties_to_first += u32::from(first_won);
         } else if first_won {
             tally.first_won_decided += 1;
         } else {

@@ -6,9 +6,6 @@
 //! - [`progress`]: the terminal display.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
-//!
-//! Resume equals an uninterrupted run from any instant: every step is either recorded as done in
-//! a checkpoint or redone exactly (see [`runner`] for the order of writes).
 
 pub mod error;
 pub mod events;
@@ -165,11 +162,7 @@ pub fn resume(
     options: &RunOptions,
 ) -> Result<RunSummary, RunError> {
     let dir = RunDir::new(dir);
-    let path = match from_epoch {
-        Some(e) => dir.epoch_checkpoint(e),
-        None => dir.latest_checkpoint(),
-    };
-    let mut state = load(path)?;
+    let mut state = load(from_epoch.map_or_else(|| dir.latest_checkpoint(), |e| dir.epoch_checkpoint(e)))?;
     if let Some(more) = more_epochs {
         // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
         // and make the run unreadable.
@@ -192,9 +185,11 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     // In cluster mode the run may have no embedded worker at all.
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
     if let Some(server) = pool.server() {
-        log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
+        // Each worker holds a connection: the limit bounds how many can come.
+        let limit = server.open_files().map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
+        log.line(&format!("serving workers on {}{limit}", server.addr()));
     }
-    let (metrics, progress) = (MetricsFiles::new(dir.clone()), Progress::new(options.progress, &state));
+    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.progress, &state));
     #[cfg(feature = "dashboard")]
     let dashboard =
         crate::dashboard::start(dir, &state, &pool.scheduler, pool.server(), options.dashboard.as_ref(), &log)?;
@@ -216,7 +211,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         dashboard.finish(&options.stop);
     }
     if let Some(summary) = pool.finish() {
-        log.notify(&RunEvent::ClusterSummary(&summary))?;
+        log.line(&summary);
     }
     result
 }

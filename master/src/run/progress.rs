@@ -72,7 +72,7 @@ impl Subscriber for Progress {
                     report.epoch, report.generation, report.best, report.mean, report.median
                 ));
             }
-            RunEvent::Finished { .. } => {
+            RunEvent::Finished(_) => {
                 self.step.finish_and_clear();
                 self.epoch.finish();
             }

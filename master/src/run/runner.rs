@@ -80,12 +80,7 @@ impl Runner<'_> {
     /// generation and its checkpoint) is done before anything else.
     pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
         let mut scheme = state.scheme()?;
-        self.emit(RunEvent::Started {
-            generation: state.generation,
-            epoch: state.epoch,
-            target: state.config.epochs,
-            generations_per_epoch: state.config.generations_per_epoch,
-        })?;
+        self.emit(RunEvent::Started(&state))?;
         let gpe = u64::from(state.config.generations_per_epoch);
         loop {
             let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
@@ -102,12 +97,12 @@ impl Runner<'_> {
                 return self.stopped(&state);
             }
         }
-        self.emit(RunEvent::Finished { generation: state.generation, epoch: state.epoch })?;
+        self.emit(RunEvent::Finished(&state))?;
         Ok(summary(&state, false))
     }
 
     fn stopped(&self, state: &RunState) -> Result<RunSummary, RunError> {
-        self.emit(RunEvent::Stopped { generation: state.generation, epoch: state.epoch })?;
+        self.emit(RunEvent::Stopped(state))?;
         Ok(summary(state, true))
     }
 
@@ -201,7 +196,7 @@ impl Runner<'_> {
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.save(&self.dir.latest_checkpoint())?;
         if self.options.cluster.is_some() {
-            self.emit(RunEvent::Workers { generation, records: &record.worker_detail })?;
+            self.emit(RunEvent::Workers(&record))?;
         }
         self.halt(HaltPoint::AfterGeneration(generation))?;
         Ok(Ran::Done(()))
@@ -246,7 +241,7 @@ impl Runner<'_> {
         let champion = scheme.end_epoch(&survivors, &report);
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         if let Some(champion) = champion {
-            self.emit(RunEvent::Champion { epoch, serial: champion.serial, members: champion.members })?;
+            self.emit(RunEvent::Champion(epoch, champion))?;
         }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
         state.save(&self.dir.epoch_checkpoint(epoch))?;
