@@ -212,8 +212,7 @@ pub fn run(
         return Err(ExperimentError::NoWorkers);
     }
     let planned = plan::plan_matches(config.seed, config.matches, config.swap_colours, &a, &b);
-    let tasks =
-        plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
+    let tasks = plan::plan_tasks(&planned, &a, &b, config);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
@@ -226,10 +225,9 @@ pub fn run(
         &ids,
         || options.stop.load(Ordering::Acquire),
         |done| {
+            // Standard error is unbuffered: the line shows at once.
             if options.progress {
-                let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
-                let _ = err.flush();
+                let _ = write!(std::io::stderr(), "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
             }
         },
     );
@@ -250,8 +248,7 @@ pub fn run(
 
     // The match file of `played` with `spec` as the first player, and its tally.
     let series = |played: &[(PlannedMatch, MatchSummary)], spec: &str, path: &Path| {
-        let (lines, tally) =
-            plan::series_lines(played, [spec, &config.b], config.seed, config.opening_plies, &config.rules);
+        let (lines, tally) = plan::series_lines(played, [spec, &config.b], config);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| ExperimentError::Io(dir.to_path_buf(), e))?;
         }

@@ -7,15 +7,16 @@
 //! swapped colours it is followed by the same match with B as A. Tasks take consecutive matches,
 //! so an outcome is put back in its place by task id and position, whatever worker played it.
 
+use super::config::MatchExperiment;
 use super::spec::{PlayerSpec, Side};
 use crate::metrics;
+use loa_engine::Color;
 use loa_engine::game::{Criterion, MatchSide, benchmark_score};
 use loa_engine::openings::random_opening;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{
     FixedPlayer, MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
 };
-use loa_engine::{Color, Rules};
 use loa_records::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
 use std::mem::take;
 
@@ -103,14 +104,8 @@ pub struct PlannedTask {
 
 /// Cuts the planned matches into tasks of at most `per_task` consecutive matches and
 /// [`MAX_ENTRANTS`] entrants.
-pub fn plan_tasks(
-    planned: &[PlannedMatch],
-    a: &Side,
-    b: &Side,
-    per_task: usize,
-    opening_plies: u32,
-    rules: Rules,
-) -> Vec<PlannedTask> {
+pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchExperiment) -> Vec<PlannedTask> {
+    let (per_task, opening_plies, rules) = (config.matches_per_task as usize, config.opening_plies, config.rules);
     let network_depth = a.spec.network_depth().or(b.spec.network_depth()).unwrap_or(1);
     let task = |entrants, pairs, matches| PlannedTask {
         task: MatchTask { entrants, network_depth, rules, format: MatchFormat::Pairs(pairs) },
@@ -179,10 +174,9 @@ pub struct MatchTally {
 pub fn series_lines(
     played: &[(PlannedMatch, MatchSummary)],
     specs: [&str; 2],
-    seed: u64,
-    opening_plies: u32,
-    rules: &Rules,
+    config: &MatchExperiment,
 ) -> (Vec<MatchLine>, MatchTally) {
+    let (seed, opening_plies, rules) = (config.seed, config.opening_plies, &config.rules);
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
     let mut tally = MatchTally::default();
     let mut sides = [SideGames::default(), SideGames::default()];
