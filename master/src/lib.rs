@@ -1,35 +1,31 @@
 //! The master of loa-evolve: runs the thesis's genetic algorithm (SPEC §5) over workers.
 //!
-//! - [`config`]: the experiment configuration (TOML, thesis defaults, validation), with its
-//!   variation operators: the engine's, by name.
+//! - [`config`]: the experiment configuration (TOML, thesis defaults, validation, operators).
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
 //! - [`population`]: individuals with birth serials, and their stored form.
 //! - [`codec`]: the binary form of stored state, read with a bound on what it allocates.
-//! - [`generation`]: the initial population, children of one or two parents, and survivors bred
-//!   into knockout groups.
-//! - [`selection`]: selection schemes, each with its settings and state, found by name: a
-//!   population into match tasks, outcomes into survivors.
+//! - [`generation`]: the initial population, children, and survivors bred into knockout groups.
+//! - [`selection`]: selection schemes by name: a population into tasks, outcomes into survivors.
 //! - [`scheduler`]: tasks leased to workers that come, go and fail; embedded worker threads.
 //! - [`checkpoint`]: the run state, written atomically and verified on load.
 //! - [`metrics`]: the run's records (`loa-records`) made from the engine's task outcomes.
-//! - [`progress`]: the terminal display.
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
-//! - [`dashboard`]: the live run dashboard (a read-only web page) over the run and scheduler.
+//! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
 pub mod codec;
 pub mod config;
+#[cfg(feature = "dashboard")]
 pub mod dashboard;
 pub mod experiment;
 pub mod generation;
 pub mod metrics;
 pub mod pool;
 pub mod population;
-pub mod progress;
 pub mod rng;
 pub mod run;
 pub mod scheduler;

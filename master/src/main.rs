@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
+#[cfg(feature = "dashboard")]
 use loa_master::dashboard::DashboardOptions;
 use loa_master::experiment::{self, ExperimentOptions, MatchExperiment};
 use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
@@ -90,9 +91,9 @@ impl ClusterFlags {
     }
 }
 
-/// How a run or resume works: workers, display, cluster mode.
+/// How the work gets done: embedded workers, display, cluster mode.
 #[derive(Args)]
-struct RunFlags {
+struct WorkFlags {
     /// Embedded worker threads (default: one per core; 0 with --listen).
     #[arg(long)]
     threads: Option<usize>,
@@ -101,12 +102,20 @@ struct RunFlags {
     quiet: bool,
     #[command(flatten)]
     cluster: ClusterFlags,
+}
+
+/// How a run or resume works: its work and the live dashboard.
+#[derive(Args)]
+struct RunFlags {
+    #[command(flatten)]
+    work: WorkFlags,
     #[command(flatten)]
     dashboard: DashboardFlags,
 }
 
 /// The live dashboard: a read-only web page of the run.
 #[derive(Args)]
+#[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
 struct DashboardFlags {
     /// Serve the run's dashboard (web page and JSON) on this address, e.g. 127.0.0.1:8080.
     #[arg(long)]
@@ -125,8 +134,10 @@ struct DashboardFlags {
 }
 
 impl DashboardFlags {
-    fn options(&self, cluster_token: Option<&str>) -> Result<Option<DashboardOptions>, String> {
-        let Some(listen) = self.dashboard else { return Ok(None) };
+    /// `options` with the dashboard the flags ask for.
+    #[cfg(feature = "dashboard")]
+    fn apply(&self, options: RunOptions, cluster_token: Option<&str>) -> Result<RunOptions, String> {
+        let Some(listen) = self.dashboard else { return Ok(options) };
         let token = self.dashboard_token.clone().or_else(|| cluster_token.map(str::to_owned));
         if token.as_deref().is_some_and(str::is_empty) {
             return Err("--dashboard-token must not be empty".into());
@@ -137,9 +148,17 @@ impl DashboardFlags {
                  or pass --insecure-dashboard to show the run to anyone who can reach the port"
             ));
         }
-        let mut options = DashboardOptions::new(listen, token);
-        options.linger = std::time::Duration::from_secs(self.dashboard_linger);
-        Ok(Some(options))
+        let mut dashboard = DashboardOptions::new(listen, token);
+        dashboard.linger = std::time::Duration::from_secs(self.dashboard_linger);
+        Ok(RunOptions { dashboard: Some(dashboard), ..options })
+    }
+
+    /// `options`, or an error if the flags ask for the dashboard this binary lacks.
+    #[cfg(not(feature = "dashboard"))]
+    fn apply(&self, options: RunOptions, _cluster_token: Option<&str>) -> Result<RunOptions, String> {
+        let lacking = "--dashboard: this master was built without its `dashboard` feature; \
+                       rebuild it with `cargo build --release -p loa-master` (default features)";
+        self.dashboard.map_or(Ok(options), |_| Err(lacking.into()))
     }
 }
 
@@ -182,7 +201,7 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         #[command(flatten)]
-        flags: RunFlags,
+        flags: WorkFlags,
     },
     /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
     Export {
@@ -200,8 +219,8 @@ enum Command {
     },
 }
 
-fn options(flags: &RunFlags) -> Result<RunOptions, String> {
-    let (threads, quiet) = (flags.threads, flags.quiet);
+/// The workers the flags ask for, with a stop flag that Ctrl-C sets.
+fn work(flags: &WorkFlags) -> Result<ExperimentOptions, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -215,23 +234,25 @@ fn options(flags: &RunFlags) -> Result<RunOptions, String> {
     let cluster = flags.cluster.options()?;
     // With remote workers the master's cores serve the network, unless told otherwise.
     let default = if cluster.is_some() { 0 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
-    let threads = threads.unwrap_or(default);
+    let threads = flags.threads.unwrap_or(default);
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    let dashboard = flags.dashboard.options(flags.cluster.token().as_deref())?;
-    Ok(RunOptions { threads, stop, progress: !quiet, cluster, force: false, halt: halt_from_env()?, dashboard })
+    Ok(ExperimentOptions { threads, cluster, stop, progress: !flags.quiet })
+}
+
+fn options(flags: &RunFlags) -> Result<RunOptions, String> {
+    let ExperimentOptions { threads, cluster, stop, progress } = work(&flags.work)?;
+    let options = RunOptions { threads, stop, progress, cluster, halt: halt_from_env()?, ..RunOptions::default() };
+    flags.dashboard.apply(options, flags.work.cluster.token().as_deref())
 }
 
 /// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process
 /// abort at that phase boundary, as a crash there would (see `loa_master::run::halt`).
 fn halt_from_env() -> Result<Option<Halt>, String> {
-    match std::env::var("LOA_HALT_AT") {
-        Ok(text) => {
-            Ok(Some(Halt { point: text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?, abort: true }))
-        }
-        Err(_) => Ok(None),
-    }
+    let Ok(text) = std::env::var("LOA_HALT_AT") else { return Ok(None) };
+    let point = text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?;
+    Ok(Some(Halt { point, abort: true }))
 }
 
 fn report(summary: RunSummary) {
@@ -253,8 +274,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
         Command::Experiment { config, out, flags } => {
             let config = MatchExperiment::read(&config)?;
-            let RunOptions { threads, cluster, stop, progress, .. } = options(&flags)?;
-            print!("{}", experiment::run(&config, &out, &ExperimentOptions { threads, cluster, stop, progress })?);
+            print!("{}", experiment::run(&config, &out, &work(&flags)?)?);
         }
         Command::Export { dir, epoch, individual, out } => {
             let json = export(&dir, epoch, individual)?;

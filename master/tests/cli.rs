@@ -167,8 +167,19 @@ fn a_dashboard_beyond_loopback_needs_a_token() {
         .output()
         .unwrap();
     let err = stderr(&o);
+    #[cfg(feature = "dashboard")]
     assert!(!o.status.success() && err.contains("--dashboard-token") && err.contains("--insecure-dashboard"), "{err}");
+    // A master built with `--no-default-features` says why it has no dashboard.
+    #[cfg(not(feature = "dashboard"))]
+    assert!(!o.status.success() && err.contains("built without its `dashboard` feature"), "{err}");
     assert!(!out.exists());
+}
+
+#[test]
+fn experiments_take_no_dashboard_flags() {
+    let o = master(&["experiment", "--config", "e.toml", "--out", "e.jsonl", "--dashboard", "127.0.0.1:0"]);
+    let err = stderr(&o);
+    assert!(!o.status.success() && err.contains("unexpected argument '--dashboard'"), "{err}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `/api/chart.svg` on loopback, checked against the run's own metrics files; the statuses of
 //! bad requests; a run's checkpoints byte-identical with and without it; the read-only page of a
 //! run directory.
+#![cfg(feature = "dashboard")]
 
 use loa_master::config::ExperimentConfig;
 use loa_master::dashboard::DashboardOptions;

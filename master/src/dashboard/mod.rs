@@ -1,10 +1,7 @@
 //! The live run dashboard (`master run|resume --dashboard ADDR`): a [`DashboardState`] that
-//! follows the run as a [`Subscriber`] and answers the page's requests as a
-//! [`loa_dashboard::Provider`], served by `loa_dashboard`'s HTTP server on a thread of its own.
-//!
-//! The run never waits on the page: events take the state's lock for a few assignments, and
-//! requests read the scheduler at request time on the server's threads. Nothing the page sends
-//! reaches the run.
+//! follows the run as a [`Subscriber`] and answers `loa_dashboard`'s server as its [`Provider`].
+//! The run never waits on the page: events hold the state's lock for a few assignments, requests
+//! read the scheduler on the server's threads, and nothing the page sends reaches the run.
 
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
@@ -51,8 +48,6 @@ struct Live {
     state: &'static str,
     generation: u64,
     epoch: u32,
-    target_epochs: u32,
-    generations_per_epoch: u32,
     step: Option<StepInfo>,
     /// When this process started the run, and the generation it started at (for the ETA).
     started: Instant,
@@ -67,6 +62,8 @@ struct Live {
 pub struct DashboardState {
     live: Mutex<Live>,
     run: RunInfo,
+    /// The generations of all the run's epochs, for its progress.
+    total_generations: u64,
     scheduler: Arc<Scheduler>,
     cluster: Option<Arc<Counters>>,
     notes: Vec<String>,
@@ -123,8 +120,6 @@ impl DashboardState {
             state: "starting",
             generation: state.generation,
             epoch: state.epoch,
-            target_epochs: config.epochs,
-            generations_per_epoch: config.generations_per_epoch,
             step: None,
             started: Instant::now(),
             started_generation: state.generation,
@@ -133,7 +128,8 @@ impl DashboardState {
             last_sample: None,
             epochs: state.epochs.iter().cloned().map(Arc::new).collect(),
         };
-        DashboardState { live: Mutex::new(live), run, scheduler, cluster, notes }
+        let total_generations = u64::from(config.epochs) * u64::from(config.generations_per_epoch);
+        DashboardState { live: Mutex::new(live), run, total_generations, scheduler, cluster, notes }
     }
 
     fn live(&self) -> MutexGuard<'_, Live> {
@@ -186,7 +182,7 @@ impl Provider for DashboardState {
         let stats = self.scheduler.stats();
         let workers = self.workers();
         let live = self.live();
-        let total = u64::from(live.target_epochs) * u64::from(live.generations_per_epoch);
+        let total = self.total_generations;
         let partial = match &live.step {
             Some(s) if s.kind == "generation" && s.tasks > 0 => s.done as f64 / s.tasks as f64,
             _ => 0.0,
@@ -226,11 +222,10 @@ impl Subscriber for DashboardState {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         let mut live = self.live();
         match event {
-            RunEvent::Started { generation, epoch, target, generations_per_epoch } => {
-                (live.generation, live.epoch, live.target_epochs) = (*generation, *epoch, *target);
-                live.generations_per_epoch = *generations_per_epoch;
+            RunEvent::Started(s) => {
+                (live.generation, live.epoch) = (s.generation, s.epoch);
                 live.started = Instant::now();
-                live.started_generation = *generation;
+                live.started_generation = s.generation;
             }
             RunEvent::StepStarted { step, tasks } => {
                 let (kind, number) = match step {
@@ -267,11 +262,9 @@ impl Subscriber for DashboardState {
                 live.epoch = report.epoch;
                 live.epochs.push(Arc::new((*report).clone()));
             }
-            RunEvent::Stopped { generation, epoch } => {
-                (live.state, live.generation, live.epoch, live.step) = ("stopped", *generation, *epoch, None);
-            }
-            RunEvent::Finished { generation, epoch } => {
-                (live.state, live.generation, live.epoch, live.step) = ("finished", *generation, *epoch, None);
+            RunEvent::Stopped(s) | RunEvent::Finished(s) => {
+                let state = if matches!(event, RunEvent::Stopped(_)) { "stopped" } else { "finished" };
+                (live.state, live.generation, live.epoch, live.step) = (state, s.generation, s.epoch, None);
             }
             _ => {}
         }
@@ -313,11 +306,10 @@ pub fn start(
     log: &RunLog,
 ) -> Result<Option<Dashboard>, RunError> {
     let Some(options) = options else { return Ok(None) };
-    let view = DashboardState::new(dir, state, Arc::clone(scheduler), cluster.map(|s| Arc::clone(s.counters())));
-    let state = Arc::new(view);
-    let provider: Arc<dyn Provider> = Arc::clone(&state) as Arc<dyn Provider>;
-    let server = loa_dashboard::serve(provider, options.listen, options.token.clone())
-        .map_err(|e| RunError::Dashboard(format!("cannot serve the dashboard on {}: {e}", options.listen)))?;
+    let counters = cluster.map(|s| Arc::clone(s.counters()));
+    let state = Arc::new(DashboardState::new(dir, state, Arc::clone(scheduler), counters));
+    let server = loa_dashboard::serve(Arc::clone(&state) as Arc<dyn Provider>, options.listen, options.token.clone())
+        .map_err(|e| RunError::Dashboard(options.listen, e))?;
     let _ = options.bound.set(server.addr());
     let hint = if options.token.is_some() { "?token=..." } else { "" };
     log.line(&format!("dashboard on http://{}/{hint}", server.addr()));

@@ -1,6 +1,5 @@
-//! Experiments: two players, many two-game matches, every game written in the
-//! format `analysis matches` reads (`loa_records::matches`), played as match tasks through the
-//! scheduler, so the same command runs on embedded workers or on a cluster of `worker`s.
+//! Experiments: two players, many two-game matches played as tasks through the scheduler (on
+//! embedded workers or a cluster of `worker`s), every game written as `analysis matches` reads.
 //!
 //! - [`config`]: the experiment file (`experiments/eN.toml`).
 //! - [`spec`]: player specs, including a run's survivors by epoch.
@@ -31,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to play an experiment: workers, stopping, display.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ExperimentOptions {
     /// Embedded worker threads (0 only with a cluster).
     pub threads: usize,
@@ -46,7 +45,7 @@ pub struct ExperimentOptions {
 impl ExperimentOptions {
     /// `threads` embedded workers, no cluster, no display.
     pub fn embedded(threads: usize) -> ExperimentOptions {
-        ExperimentOptions { threads, cluster: None, stop: Arc::default(), progress: false }
+        ExperimentOptions { threads, ..ExperimentOptions::default() }
     }
 }
 
@@ -213,8 +212,7 @@ pub fn run(
         return Err(ExperimentError::NoWorkers);
     }
     let planned = plan::plan_matches(config.seed, config.matches, config.swap_colours, &a, &b);
-    let tasks =
-        plan::plan_tasks(&planned, &a, &b, config.matches_per_task as usize, config.opening_plies, config.rules);
+    let tasks = plan::plan_tasks(&planned, &a, &b, config);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
@@ -227,10 +225,9 @@ pub fn run(
         &ids,
         || options.stop.load(Ordering::Acquire),
         |done| {
+            // Standard error is unbuffered: the line shows at once.
             if options.progress {
-                let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
-                let _ = err.flush();
+                let _ = write!(std::io::stderr(), "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
             }
         },
     );
@@ -240,52 +237,41 @@ pub fn run(
     let cluster = pool.finish();
     let outcomes = collected.ok_or(ExperimentError::Stopped)?;
 
-    let mut results: Vec<Option<MatchSummary>> = vec![None; planned.len()];
+    // Tasks hold consecutive matches in order, and a checked outcome has one summary a pairing.
+    let mut played: Vec<(PlannedMatch, MatchSummary)> = Vec::with_capacity(planned.len());
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
         let bad = |why: String| ExperimentError::Task { id: *id, why };
         let outcome = outcome.map_err(|e| bad(e.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
-        for (index, summary) in planned_task.matches.iter().zip(outcome.matches) {
-            if let Some(slot) = results.get_mut(*index) {
-                *slot = Some(summary);
-            }
-        }
-    }
-    let played: Vec<(PlannedMatch, MatchSummary)> =
-        planned.iter().zip(results).filter_map(|(m, s)| s.map(|s| (*m, s))).collect();
-    if played.len() != planned.len() {
-        return Err(ExperimentError::Task {
-            id: 0,
-            why: format!("{} of {} matches have no outcome", planned.len() - played.len(), planned.len()),
-        });
+        played.extend(planned_task.matches.iter().map(|&index| planned[index]).zip(outcome.matches));
     }
 
-    let write = |path: &Path, lines: &[loa_records::MatchLine]| {
+    // The match file of `played` with `spec` as the first player, and its tally.
+    let series = |played: &[(PlannedMatch, MatchSummary)], spec: &str, path: &Path| {
+        let (lines, tally) = plan::series_lines(played, [spec, &config.b], config);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| ExperimentError::Io(dir.to_path_buf(), e))?;
         }
-        write_lines(path, lines).map_err(|e| ExperimentError::Io(path.to_path_buf(), e))
+        write_lines(path, &lines).map_err(|e| ExperimentError::Io(path.to_path_buf(), e))?;
+        Ok::<_, ExperimentError>(tally)
     };
-    let (lines, total_tally) =
-        plan::series_lines(&played, [&config.a, &config.b], config.seed, config.opening_plies, &config.rules);
-    write(out, &lines)?;
-
+    let total_tally = series(&played, &config.a, out)?;
     let mut by_epoch = Vec::new();
-    if let (PlayerSpec::Run { depth, dir, epochs }, Side::Networks { nets, .. }) = (&spec_a, &a)
+    if let PlayerSpec::Run { depth, dir, epochs } = &a.spec
         && epochs.len() > 1
     {
         for &epoch in epochs {
             let subset: Vec<(PlannedMatch, MatchSummary)> = played
                 .iter()
-                .filter(|(m, _)| nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
+                .filter(|(m, _)| a.nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
                 .copied()
                 .collect();
-            let spec = format!("run:{depth}:{}:epochs={epoch}", dir.display());
-            let (lines, tally) =
-                plan::series_lines(&subset, [&spec, &config.b], config.seed, config.opening_plies, &config.rules);
             let path = epoch_path(out, epoch);
-            write(&path, &lines)?;
-            by_epoch.push((epoch, tally, path));
+            by_epoch.push((
+                epoch,
+                series(&subset, &format!("run:{depth}:{}:epochs={epoch}", dir.display()), &path)?,
+                path,
+            ));
         }
     }
     Ok(ExperimentReport {

@@ -7,16 +7,18 @@
 //! swapped colours it is followed by the same match with B as A. Tasks take consecutive matches,
 //! so an outcome is put back in its place by task id and position, whatever worker played it.
 
-use super::spec::Side;
+use super::config::MatchExperiment;
+use super::spec::{PlayerSpec, Side};
 use crate::metrics;
+use loa_engine::Color;
 use loa_engine::game::{Criterion, MatchSide, benchmark_score};
 use loa_engine::openings::random_opening;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{
     FixedPlayer, MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
 };
-use loa_engine::{Color, Rules};
 use loa_records::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
+use std::mem::take;
 
 /// The label that draws a fresh RandomANN's weights from the match seed for player A (`loa
 /// match` uses it for both players).
@@ -39,23 +41,18 @@ pub struct PlannedMatch {
     pub b_entrant: usize,
 }
 
-/// An entrant of a task, by what it stands for.
+/// An entrant of a task, by what it stands for: its side (A or B) and its index among that
+/// side's entrants, or for fresh RandomANNs the number of the match whose seed draws them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    /// Side A's entrant.
-    A(usize),
-    /// Side B's entrant.
-    B(usize),
-    /// A's fresh RandomANN of match `number`.
-    FreshA(u64),
-    /// B's fresh RandomANN of match `number`.
-    FreshB(u64),
+struct Key {
+    a: bool,
+    index: u64,
 }
 
 /// The matches, in file order.
 pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> Vec<PlannedMatch> {
     let per = u64::from(matches);
-    let (na, nb) = (a.entrants() as u64, b.entrants().max(1) as u64);
+    let (na, nb) = (a.entrants() as u64, b.entrants() as u64);
     let mut planned = Vec::new();
     for a_entrant in 0..na {
         for r in 0..per {
@@ -76,34 +73,24 @@ pub fn plan_matches(seed: u64, matches: u32, swap: bool, a: &Side, b: &Side) -> 
     planned
 }
 
-fn key(side: &Side, is_a: bool, entrant: usize, number: u64) -> Key {
-    match (side, is_a) {
-        (Side::FreshRandomAnn { .. }, true) => Key::FreshA(number),
-        (Side::FreshRandomAnn { .. }, false) => Key::FreshB(number),
-        (_, true) => Key::A(entrant),
-        (_, false) => Key::B(entrant),
-    }
+fn key(side: &Side, a: bool, entrant: usize, number: u64) -> Key {
+    let index = if matches!(side.spec, PlayerSpec::FreshRandomAnn { .. }) { number } else { entrant as u64 };
+    Key { a, index }
 }
 
-fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> Option<MatchEntrant> {
-    let fixed = |player| Some(MatchEntrant::Fixed { serial, player });
-    match (side, key) {
-        (Side::Fixed(p), _) => fixed(*p),
-        (Side::FreshRandomAnn { depth, printed }, Key::FreshA(_) | Key::FreshB(_)) => {
-            let label = if matches!(key, Key::FreshA(_)) { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B };
-            let seed = derive_seed(match_seed, label);
-            let depth = *depth;
-            fixed(if *printed {
-                FixedPlayer::RandomAnnPrinted { depth, seed }
-            } else {
-                FixedPlayer::RandomAnn { depth, seed }
-            })
+fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> MatchEntrant {
+    let player = match side.spec {
+        PlayerSpec::Fixed(p) => p,
+        PlayerSpec::FreshRandomAnn { depth, printed } => {
+            let seed = derive_seed(match_seed, if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B });
+            if printed { FixedPlayer::RandomAnnPrinted { depth, seed } } else { FixedPlayer::RandomAnn { depth, seed } }
         }
-        (Side::Networks { nets, .. }, Key::A(i) | Key::B(i)) => {
-            nets.get(i).map(|n| MatchEntrant::Network { serial, chromosome: n.chromosome.clone() })
+        // `plan_matches` numbers a side's entrants below its count of networks.
+        PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
+            return MatchEntrant::Network { serial, chromosome: side.nets[key.index as usize].chromosome.clone() };
         }
-        _ => None,
-    }
+    };
+    MatchEntrant::Fixed { serial, player }
 }
 
 /// A task and the file positions of its matches.
@@ -117,58 +104,37 @@ pub struct PlannedTask {
 
 /// Cuts the planned matches into tasks of at most `per_task` consecutive matches and
 /// [`MAX_ENTRANTS`] entrants.
-pub fn plan_tasks(
-    planned: &[PlannedMatch],
-    a: &Side,
-    b: &Side,
-    per_task: usize,
-    opening_plies: u32,
-    rules: Rules,
-) -> Vec<PlannedTask> {
-    let network_depth = match (a, b) {
-        (Side::Networks { depth, .. }, _) | (_, Side::Networks { depth, .. }) => *depth,
-        _ => 1,
+pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchExperiment) -> Vec<PlannedTask> {
+    let (per_task, opening_plies, rules) = (config.matches_per_task as usize, config.opening_plies, config.rules);
+    let network_depth = a.spec.network_depth().or(b.spec.network_depth()).unwrap_or(1);
+    let task = |entrants, pairs, matches| PlannedTask {
+        task: MatchTask { entrants, network_depth, rules, format: MatchFormat::Pairs(pairs) },
+        matches,
     };
     let mut tasks = Vec::new();
-    let mut keys: Vec<Key> = Vec::new();
-    let mut entrants: Vec<MatchEntrant> = Vec::new();
-    let mut pairs: Vec<Pairing> = Vec::new();
-    let mut indices: Vec<usize> = Vec::new();
-    let mut flush =
-        |keys: &mut Vec<Key>, entrants: &mut Vec<MatchEntrant>, pairs: &mut Vec<Pairing>, indices: &mut Vec<usize>| {
-            if !pairs.is_empty() {
-                tasks.push(PlannedTask {
-                    task: MatchTask {
-                        entrants: std::mem::take(entrants),
-                        network_depth,
-                        rules,
-                        format: MatchFormat::Pairs(std::mem::take(pairs)),
-                    },
-                    matches: std::mem::take(indices),
-                });
-            }
-            keys.clear();
-        };
+    let (mut keys, mut entrants, mut pairs, mut indices) = (Vec::<Key>::new(), Vec::new(), Vec::new(), Vec::new());
     for (index, m) in planned.iter().enumerate() {
         let (ka, kb) = (key(a, true, m.a_entrant, m.number), key(b, false, m.b_entrant, m.number));
         let new = [ka, kb].iter().filter(|k| !keys.contains(k)).count();
-        if pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS {
-            flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+        if !pairs.is_empty() && (pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS) {
+            tasks.push(task(take(&mut entrants), take(&mut pairs), take(&mut indices)));
+            keys.clear();
         }
-        let mut place = |k: Key, side: &Side| -> Option<usize> {
-            if let Some(i) = keys.iter().position(|x| *x == k) {
-                return Some(i);
-            }
-            entrants.push(entrant(side, k, keys.len() as u64, m.seed)?);
-            keys.push(k);
-            Some(keys.len() - 1)
+        let mut place = |k: Key, side: &Side| {
+            keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                entrants.push(entrant(side, k, keys.len() as u64, m.seed));
+                keys.push(k);
+                keys.len() - 1
+            })
         };
-        let (Some(ia), Some(ib)) = (place(ka, a), place(kb, b)) else { continue };
+        let (ia, ib) = (place(ka, a), place(kb, b));
         let (pa, pb) = if m.swapped { (ib, ia) } else { (ia, ib) };
         pairs.push(Pairing { a: pa, b: pb, seed: m.seed, opening_plies });
         indices.push(index);
     }
-    flush(&mut keys, &mut entrants, &mut pairs, &mut indices);
+    if !pairs.is_empty() {
+        tasks.push(task(entrants, pairs, indices));
+    }
     tasks
 }
 
@@ -208,10 +174,9 @@ pub struct MatchTally {
 pub fn series_lines(
     played: &[(PlannedMatch, MatchSummary)],
     specs: [&str; 2],
-    seed: u64,
-    opening_plies: u32,
-    rules: &Rules,
+    config: &MatchExperiment,
 ) -> (Vec<MatchLine>, MatchTally) {
+    let (seed, opening_plies, rules) = (config.seed, config.opening_plies, &config.rules);
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
     let mut tally = MatchTally::default();
     let mut sides = [SideGames::default(), SideGames::default()];
@@ -227,10 +192,8 @@ pub fn series_lines(
             let first_color = if first_black { Color::Black } else { Color::White };
             let (black, white) = if first_black { (specs[0], specs[1]) } else { (specs[1], specs[0]) };
             let rec = metrics::game(game);
-            let (black_score, white_score) = (
-                benchmark_score(game.outcome, game.plies, Color::Black),
-                benchmark_score(game.outcome, game.plies, Color::White),
-            );
+            let [black_score, white_score] =
+                [Color::Black, Color::White].map(|c| benchmark_score(game.outcome, game.plies, c));
             for (i, side) in sides.iter_mut().enumerate() {
                 let color = if i == 0 { first_color } else { first_color.opponent() };
                 match game.outcome.winner() {
@@ -244,9 +207,7 @@ pub fn series_lines(
                 }
             }
             tally.plies += u64::from(game.plies);
-            if game.reason == loa_engine::EndReason::PlyCap {
-                tally.games_at_cap += 1;
-            }
+            tally.games_at_cap += u32::from(game.reason == loa_engine::EndReason::PlyCap);
             lines.push(MatchLine::Game(MatchGameRecord {
                 pair: pair as u64,
                 game: g as u32,
@@ -264,16 +225,11 @@ pub fn series_lines(
         }
         tally.matches += 1;
         let first_won = (s.winner == MatchSide::A) != m.swapped;
-        if first_won {
-            tally.first_won += 1
-        } else {
-            tally.second_won += 1
-        }
+        tally.first_won += u32::from(first_won);
+        tally.second_won += u32::from(!first_won);
         if s.criterion == Criterion::DefaultToA {
             tally.ties += 1;
-            if first_won {
-                tally.ties_to_first += 1;
-            }
+            tally.ties_to_first += u32::from(first_won);
         } else if first_won {
             tally.first_won_decided += 1;
         } else {

@@ -91,17 +91,12 @@ fn parse_epochs(list: &str) -> Result<Vec<u32>, EpochListError> {
         if last < first {
             return Err(EpochListError::Empty(first, last));
         }
-        let mut e = first;
-        loop {
+        for e in (first..=last).step_by(step as usize) {
             if !epochs.contains(&e) {
                 epochs.push(e);
             }
             if epochs.len() > MAX_EPOCHS {
                 return Err(EpochListError::TooMany);
-            }
-            match e.checked_add(step) {
-                Some(next) if next <= last => e = next,
-                _ => break,
             }
         }
     }
@@ -143,17 +138,13 @@ impl PlayerSpec {
 
     /// Reads the files the spec names.
     pub fn prepare(&self) -> Result<Side, SpecError> {
-        Ok(match self {
-            PlayerSpec::Fixed(p) => Side::Fixed(*p),
-            PlayerSpec::FreshRandomAnn { depth, printed } => Side::FreshRandomAnn { depth: *depth, printed: *printed },
-            PlayerSpec::Net { depth, path } => {
+        let nets = match self {
+            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } => Vec::new(),
+            PlayerSpec::Net { path, .. } => {
                 let chromosome = Chromosome::read(path).map_err(|e| SpecError(format!("{}: {e}", path.display())))?;
-                Side::Networks {
-                    depth: *depth,
-                    nets: vec![PreparedNet { epoch: None, chromosome: Arc::new(chromosome) }],
-                }
+                vec![PreparedNet { epoch: None, chromosome: Arc::new(chromosome) }]
             }
-            PlayerSpec::Run { depth, dir, epochs } => {
+            PlayerSpec::Run { dir, epochs, .. } => {
                 let run = RunDir::new(dir);
                 let mut nets = Vec::new();
                 for &epoch in epochs {
@@ -167,9 +158,10 @@ impl PlayerSpec {
                 if nets.is_empty() {
                     return Err(SpecError(format!("{}: the epochs named hold no survivors", dir.display())));
                 }
-                Side::Networks { depth: *depth, nets }
+                nets
             }
-        })
+        };
+        Ok(Side { spec: self.clone(), nets })
     }
 }
 
@@ -184,32 +176,17 @@ pub struct PreparedNet {
 
 /// A spec with its files read: what the matches of one side are played with.
 #[derive(Clone, Debug)]
-pub enum Side {
-    /// The same fixed player in every match.
-    Fixed(FixedPlayer),
-    /// A fresh RandomANN per match.
-    FreshRandomAnn {
-        /// Search depth.
-        depth: u32,
-        /// The thesis's printed encoding.
-        printed: bool,
-    },
-    /// One or more networks (its entrants).
-    Networks {
-        /// Search depth.
-        depth: u32,
-        /// The networks.
-        nets: Vec<PreparedNet>,
-    },
+pub struct Side {
+    /// The spec.
+    pub spec: PlayerSpec,
+    /// The networks of a `net:` or `run:` spec (its entrants); none for the other players.
+    pub nets: Vec<PreparedNet>,
 }
 
 impl Side {
     /// How many entrants the side has: the networks of a `net:`/`run:` spec, else 1.
     pub fn entrants(&self) -> usize {
-        match self {
-            Side::Networks { nets, .. } => nets.len(),
-            Side::Fixed(_) | Side::FreshRandomAnn { .. } => 1,
-        }
+        self.nets.len().max(1)
     }
 }
 

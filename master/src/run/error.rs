@@ -60,8 +60,8 @@ pub enum RunError {
     #[error("{0}")]
     Pool(#[from] PoolError),
     /// The dashboard could not start.
-    #[error("{0}")]
-    Dashboard(String),
+    #[error("cannot serve the dashboard on {0}: {1}")]
+    Dashboard(std::net::SocketAddr, #[source] std::io::Error),
     /// `master export` asked for an individual the population does not have.
     #[error("epoch {epoch} has individuals 0..{count}; there is no individual {index}")]
     NoIndividual {

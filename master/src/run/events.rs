@@ -4,12 +4,13 @@
 //! the two leaves a metrics line that `resume` cuts back and redoes.
 
 use super::RunError;
+use crate::checkpoint::RunState;
 use crate::cluster::Dropped;
 use crate::scheduler::SchedulerStats;
+use crate::selection::Champion;
 use loa_records::jsonl::append_line;
 use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
 use std::io::Write;
-use std::net::SocketAddr;
 use std::time::Instant;
 
 /// The step a run is working on.
@@ -24,20 +25,8 @@ pub enum Step {
 /// Something that happened in a run.
 #[derive(Clone, Copy, Debug)]
 pub enum RunEvent<'a> {
-    /// The run starts or resumes at this point, aiming for `target` epochs.
-    Started {
-        /// Generations completed.
-        generation: u64,
-        /// Epochs completed.
-        epoch: u32,
-        /// The configured number of epochs.
-        target: u32,
-        /// Generations per epoch.
-        generations_per_epoch: u32,
-    },
-    /// The cluster service listens on this address, with this open-files limit (each worker
-    /// holds a connection; `None` where it cannot be read).
-    Serving(SocketAddr, Option<u64>),
+    /// The run starts or resumes at this state, aiming for its configuration's `epochs`.
+    Started(&'a RunState),
     /// A step's tasks were submitted.
     StepStarted {
         /// The step.
@@ -55,42 +44,19 @@ pub enum RunEvent<'a> {
     },
     /// A generation finished; its checkpoint follows.
     GenerationDone(&'a GenerationRecord),
-    /// What each remote worker did in a generation (cluster mode).
-    Workers {
-        /// The generation.
-        generation: u64,
-        /// One record per worker registered at its end.
-        records: &'a [WorkerRecord],
-    },
+    /// What each remote worker did in a generation (cluster mode): its record's `worker_detail`,
+    /// once the generation is checkpointed.
+    Workers(&'a GenerationRecord),
     /// An epoch's benchmark finished; its checkpoints follow.
     EpochDone(&'a EpochReport),
     /// The master dropped a remote worker.
     WorkerDropped(&'a Dropped),
-    /// An epoch's champion (its best benchmarked network) joined the hall of fame.
-    Champion {
-        /// The epoch.
-        epoch: u32,
-        /// The champion's birth serial.
-        serial: u64,
-        /// Champions in the hall of fame now.
-        members: usize,
-    },
-    /// The run stopped early on request (Ctrl-C); `master resume` continues it.
-    Stopped {
-        /// Generations completed.
-        generation: u64,
-        /// Epochs completed.
-        epoch: u32,
-    },
-    /// The run reached its target.
-    Finished {
-        /// Generations completed.
-        generation: u64,
-        /// Epochs completed.
-        epoch: u32,
-    },
-    /// The cluster's traffic over the whole run, at its end.
-    ClusterSummary(&'a str),
+    /// This epoch's champion (its best benchmarked network) joined the hall of fame.
+    Champion(u32, Champion),
+    /// The run stopped early on request (Ctrl-C) at this state; `master resume` continues it.
+    Stopped(&'a RunState),
+    /// The run reached its target at this state.
+    Finished(&'a RunState),
 }
 
 /// Receives a run's events. A subscriber whose work is part of the run's record (the metrics
@@ -100,23 +66,14 @@ pub trait Subscriber: Send + Sync {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError>;
 }
 
-/// Appends `generations.jsonl` and `epochs.jsonl` lines.
-pub struct MetricsFiles {
-    dir: RunDir,
-}
-
-impl MetricsFiles {
-    /// The metrics files of `dir`.
-    pub fn new(dir: RunDir) -> MetricsFiles {
-        MetricsFiles { dir }
-    }
-}
+/// Appends `generations.jsonl` and `epochs.jsonl` lines to the run directory it holds.
+pub struct MetricsFiles(pub RunDir);
 
 impl Subscriber for MetricsFiles {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         let (path, result) = match event {
-            RunEvent::GenerationDone(record) => (self.dir.generations(), append_line(&self.dir.generations(), record)),
-            RunEvent::EpochDone(report) => (self.dir.epochs(), append_line(&self.dir.epochs(), report)),
+            RunEvent::GenerationDone(record) => (self.0.generations(), append_line(&self.0.generations(), record)),
+            RunEvent::EpochDone(report) => (self.0.epochs(), append_line(&self.0.epochs(), report)),
             _ => return Ok(()),
         };
         result.map_err(super::error::io(&path))
@@ -151,12 +108,8 @@ impl RunLog {
 impl Subscriber for RunLog {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         let message = match event {
-            RunEvent::Started { generation, epoch, target, .. } => {
-                format!("run at generation {generation} epoch {epoch}, target {target} epochs")
-            }
-            RunEvent::Serving(addr, open_files) => {
-                let limit = open_files.map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
-                format!("serving workers on {addr}{limit}")
+            RunEvent::Started(s) => {
+                format!("run at generation {} epoch {}, target {} epochs", s.generation, s.epoch, s.config.epochs)
             }
             RunEvent::GenerationDone(r) => {
                 let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
@@ -173,17 +126,16 @@ impl Subscriber for RunLog {
                     r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
                 )
             }
-            RunEvent::Workers { generation, records } => worker_line(*generation, records),
+            RunEvent::Workers(r) => worker_line(r.generation, &r.worker_detail),
             RunEvent::EpochDone(r) => {
                 format!("epoch {}: benchmark best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median)
             }
             RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
-            RunEvent::Champion { epoch, serial, members } => {
-                format!("hall of fame: #{serial}, epoch {epoch}'s best, joins ({members} champions)")
+            RunEvent::Champion(epoch, c) => {
+                format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
             }
-            RunEvent::Stopped { generation, epoch } => format!("stopped at generation {generation} (epoch {epoch})"),
-            RunEvent::Finished { generation, epoch } => format!("finished: {epoch} epochs, {generation} generations"),
-            RunEvent::ClusterSummary(s) => (*s).to_owned(),
+            RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
+            RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
             RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return Ok(()),
         };
         self.line(&message);
@@ -206,19 +158,4 @@ pub fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
     let more = if more > 0 { format!("; {more} more") } else { String::new() };
     let stragglers = records.iter().filter(|w| w.straggler).count();
     format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
-}
-
-impl Subscriber for crate::progress::Progress {
-    fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
-        match event {
-            RunEvent::StepStarted { step: Step::Generation(g), tasks } => self.start_step(format!("gen {g}"), *tasks),
-            RunEvent::StepStarted { step: Step::Benchmark(e), tasks } => self.start_step(format!("bench {e}"), *tasks),
-            RunEvent::Progress { done, stats } => self.tick_stats(*done, stats),
-            RunEvent::GenerationDone(r) => self.end_generation(r),
-            RunEvent::EpochDone(r) => self.end_benchmark(r),
-            RunEvent::Finished { .. } => self.finish(),
-            _ => {}
-        }
-        Ok(())
-    }
 }

@@ -1,28 +1,16 @@
 //! Fault injection: stop a run at a chosen phase boundary, as a crash there would, so tests can
 //! check that `resume` then reaches the result of an uninterrupted run.
 //!
-//! A run's phases, in order, and what is on disk at each boundary:
-//!
-//! | point | on disk |
-//! | --- | --- |
-//! | [`HaltPoint::BeforeFirstBenchmark`] | `config.toml` and the initial population in `latest.ckpt` (generation 0, no epoch report) |
-//! | [`HaltPoint::MidBenchmark`] | half the benchmark's outcomes are in (they are never stored) |
-//! | [`HaltPoint::AfterEpochLine`] | the epoch's line in `epochs.jsonl`, no epoch checkpoint yet |
-//! | [`HaltPoint::AfterEpochCheckpoint`] | `epoch-N.ckpt` written, `latest.ckpt` still before the benchmark |
-//! | [`HaltPoint::MidGeneration`] | half the generation's tournaments are in |
-//! | [`HaltPoint::AfterGenerationLine`] | the generation's line in `generations.jsonl`, `latest.ckpt` one generation behind |
-//! | [`HaltPoint::AfterGeneration`] | `latest.ckpt` at the generation; for an epoch's last generation, its benchmark is pending |
-//!
-//! With [`Halt::abort`] the process aborts on the spot (no destructor runs, nothing is flushed),
-//! which is what the `master` binary does when `LOA_HALT_AT` names a point: a real crash at a
-//! deterministic place, for the command-line crash tests.
+//! Each [`HaltPoint`] says what is on disk there. With [`Halt::abort`] the process aborts on the
+//! spot (no destructor runs, nothing is flushed): what the `master` binary does when `LOA_HALT_AT`
+//! names a point, a real crash at a deterministic place for the command-line crash tests.
 
-/// A phase boundary of a run (see the module documentation).
+/// A phase boundary of a run, and what is on disk there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HaltPoint {
-    /// After the initial checkpoint, before the epoch-0 benchmark.
+    /// After `config.toml` and the initial population's `latest.ckpt`, before the epoch-0 benchmark.
     BeforeFirstBenchmark,
-    /// Half-way through the benchmark that ends this epoch.
+    /// Half-way through the benchmark that ends this epoch (outcomes are never stored).
     MidBenchmark(u32),
     /// After this epoch's `epochs.jsonl` line, before its checkpoints.
     AfterEpochLine(u32),
@@ -32,7 +20,7 @@ pub enum HaltPoint {
     MidGeneration(u64),
     /// After this generation's `generations.jsonl` line, before `latest.ckpt`.
     AfterGenerationLine(u64),
-    /// After this generation's `latest.ckpt`.
+    /// After this generation's `latest.ckpt` (an epoch's last: its benchmark is pending).
     AfterGeneration(u64),
 }
 

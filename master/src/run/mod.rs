@@ -3,29 +3,28 @@
 //! - [`start`], [`resume`], [`export`]: what the `master` subcommands call.
 //! - [`runner`]: the loop of generations and epoch benchmarks over a scheduler.
 //! - [`events`]: what a run tells its subscribers (metrics files, log, progress bars).
+//! - [`progress`]: the terminal display.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
-//!
-//! Resume equals an uninterrupted run from any instant: every step is either recorded as done in
-//! a checkpoint or redone exactly (see [`runner`] for the order of writes).
 
 pub mod error;
 pub mod events;
 pub mod halt;
+pub mod progress;
 pub mod runner;
 
 pub use error::RunError;
 pub use events::{MetricsFiles, RunEvent, RunLog, Step, Subscriber};
 pub use halt::{Halt, HaltPoint};
 pub use loa_records::RunDir;
-pub use runner::Runner;
+use progress::Progress;
+use runner::Runner;
 
 use crate::checkpoint::{CheckpointError, RunState};
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::initial_population;
 use crate::pool::WorkerPool;
 use crate::population::{SerialCounter, StoredIndividual};
-use crate::progress::Progress;
 use crate::rng::GaRng;
 use error::io;
 use loa_engine::network::Topology;
@@ -37,7 +36,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// How to run: workers, stopping, display.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Embedded worker threads.
     pub threads: usize,
@@ -52,21 +51,14 @@ pub struct RunOptions {
     /// Fault injection: stop at this phase boundary (tests).
     pub halt: Option<Halt>,
     /// Also serve the live dashboard (a read-only web page).
+    #[cfg(feature = "dashboard")]
     pub dashboard: Option<crate::dashboard::DashboardOptions>,
 }
 
 impl RunOptions {
     /// Embedded workers on `threads` threads, no display, no cluster.
     pub fn embedded(threads: usize) -> RunOptions {
-        RunOptions {
-            threads,
-            stop: Arc::default(),
-            progress: false,
-            cluster: None,
-            force: false,
-            halt: None,
-            dashboard: None,
-        }
+        RunOptions { threads, ..RunOptions::default() }
     }
 }
 
@@ -170,11 +162,7 @@ pub fn resume(
     options: &RunOptions,
 ) -> Result<RunSummary, RunError> {
     let dir = RunDir::new(dir);
-    let path = match from_epoch {
-        Some(e) => dir.epoch_checkpoint(e),
-        None => dir.latest_checkpoint(),
-    };
-    let mut state = load(path)?;
+    let mut state = load(from_epoch.map_or_else(|| dir.latest_checkpoint(), |e| dir.epoch_checkpoint(e)))?;
     if let Some(more) = more_epochs {
         // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
         // and make the run unreadable.
@@ -197,12 +185,17 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     // In cluster mode the run may have no embedded worker at all.
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
     if let Some(server) = pool.server() {
-        log.notify(&RunEvent::Serving(server.addr(), server.open_files()))?;
+        // Each worker holds a connection: the limit bounds how many can come.
+        let limit = server.open_files().map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
+        log.line(&format!("serving workers on {}{limit}", server.addr()));
     }
-    let (metrics, progress) = (MetricsFiles::new(dir.clone()), Progress::new(options.progress, &state));
+    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.progress, &state));
+    #[cfg(feature = "dashboard")]
     let dashboard =
         crate::dashboard::start(dir, &state, &pool.scheduler, pool.server(), options.dashboard.as_ref(), &log)?;
+    #[cfg_attr(not(feature = "dashboard"), allow(unused_mut))]
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
+    #[cfg(feature = "dashboard")]
     subscribers.extend(dashboard.as_ref().map(|d| d.subscriber()));
     let runner = Runner {
         dir,
@@ -213,11 +206,12 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         drops_seen: Default::default(),
     };
     let result = runner.run(state);
+    #[cfg(feature = "dashboard")]
     if let Some(dashboard) = dashboard {
         dashboard.finish(&options.stop);
     }
     if let Some(summary) = pool.finish() {
-        log.notify(&RunEvent::ClusterSummary(&summary))?;
+        log.line(&summary);
     }
     result
 }

@@ -12,7 +12,6 @@ use super::halt::{Halt, HaltPoint};
 use super::{RunError, RunOptions, RunSummary};
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
-use crate::config::ExperimentConfig;
 use crate::metrics::benchmark_entry;
 use crate::population::StoredIndividual;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
@@ -81,12 +80,7 @@ impl Runner<'_> {
     /// generation and its checkpoint) is done before anything else.
     pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
         let mut scheme = state.scheme()?;
-        self.emit(RunEvent::Started {
-            generation: state.generation,
-            epoch: state.epoch,
-            target: state.config.epochs,
-            generations_per_epoch: state.config.generations_per_epoch,
-        })?;
+        self.emit(RunEvent::Started(&state))?;
         let gpe = u64::from(state.config.generations_per_epoch);
         loop {
             let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
@@ -103,12 +97,12 @@ impl Runner<'_> {
                 return self.stopped(&state);
             }
         }
-        self.emit(RunEvent::Finished { generation: state.generation, epoch: state.epoch })?;
+        self.emit(RunEvent::Finished(&state))?;
         Ok(summary(&state, false))
     }
 
     fn stopped(&self, state: &RunState) -> Result<RunSummary, RunError> {
-        self.emit(RunEvent::Stopped { generation: state.generation, epoch: state.epoch })?;
+        self.emit(RunEvent::Stopped(state))?;
         Ok(summary(state, true))
     }
 
@@ -172,16 +166,27 @@ impl Runner<'_> {
         let Ran::Done(outcomes) = self.play(tasks, HaltPoint::MidGeneration(generation), seen)? else {
             return Ok(Ran::Stopped);
         };
-        let selected = scheme.select(plan, &outcomes)?;
-        let mut record = generation_record(generation, &state.config, &outcomes, begun, self.scheduler.stats().workers);
-        record.survivors_kept = selected.survivors_kept;
-        if self.options.cluster.is_some() {
-            let after = self.scheduler.workers();
-            record.worker_detail = worker_records(&workers_before, &after, &straggled, begun.elapsed());
-        }
-        let Selected { next, tournaments, fitness, .. } = selected;
-        record.tournaments = tournaments;
-        record.fitness = fitness;
+        let Selected { next, tournaments, fitness, survivors_kept } = scheme.select(plan, &outcomes)?;
+        let worker_detail = match self.options.cluster {
+            Some(_) => worker_records(&workers_before, &self.scheduler.workers(), &straggled, begun.elapsed()),
+            None => Vec::new(),
+        };
+        let games: u32 = outcomes.iter().map(MatchTaskOutcome::game_count).sum();
+        let plies: u32 = outcomes.iter().map(MatchTaskOutcome::plies).sum();
+        let seconds = begun.elapsed().as_secs_f64();
+        let record = GenerationRecord {
+            generation,
+            epoch: generation.div_ceil(u64::from(state.config.generations_per_epoch)) as u32,
+            tournaments,
+            survivors_kept,
+            games,
+            mean_plies: if games == 0 { 0.0 } else { f64::from(plies) / f64::from(games) },
+            seconds,
+            games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
+            workers: self.scheduler.stats().workers,
+            worker_detail,
+            fitness,
+        };
         state.population = next.iter().map(StoredIndividual::from_individual).collect();
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         state.rng = rng;
@@ -191,7 +196,7 @@ impl Runner<'_> {
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.save(&self.dir.latest_checkpoint())?;
         if self.options.cluster.is_some() {
-            self.emit(RunEvent::Workers { generation, records: &record.worker_detail })?;
+            self.emit(RunEvent::Workers(&record))?;
         }
         self.halt(HaltPoint::AfterGeneration(generation))?;
         Ok(Ran::Done(()))
@@ -236,7 +241,7 @@ impl Runner<'_> {
         let champion = scheme.end_epoch(&survivors, &report);
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         if let Some(champion) = champion {
-            self.emit(RunEvent::Champion { epoch, serial: champion.serial, members: champion.members })?;
+            self.emit(RunEvent::Champion(epoch, champion))?;
         }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
         state.save(&self.dir.epoch_checkpoint(epoch))?;
@@ -288,33 +293,6 @@ pub(crate) fn worker_records(
             }
         })
         .collect()
-}
-
-/// A generation's line, without its tournaments and survivors (the scheme's part).
-fn generation_record(
-    generation: u64,
-    config: &ExperimentConfig,
-    outcomes: &[MatchTaskOutcome],
-    begun: Instant,
-    workers: usize,
-) -> GenerationRecord {
-    let games: u32 = outcomes.iter().map(MatchTaskOutcome::game_count).sum();
-    let plies: u32 = outcomes.iter().map(MatchTaskOutcome::plies).sum();
-    let seconds = begun.elapsed().as_secs_f64();
-    let gpe = u64::from(config.generations_per_epoch);
-    GenerationRecord {
-        generation,
-        epoch: generation.div_ceil(gpe) as u32,
-        tournaments: Vec::new(),
-        survivors_kept: 0,
-        games,
-        mean_plies: if games == 0 { 0.0 } else { f64::from(plies) / f64::from(games) },
-        seconds,
-        games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
-        workers,
-        worker_detail: Vec::new(),
-        fitness: None,
-    }
 }
 
 #[cfg(test)]
