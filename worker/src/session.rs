@@ -58,10 +58,6 @@ pub enum Ended {
     Failed(WorkerError),
 }
 
-/// How one stream ended: `Ok` once every outcome is through and the worker is done, or why it
-/// broke (register again).
-type StreamEnd = Result<(), tonic::Status>;
-
 /// Outcomes sent on the stream and not yet acknowledged, message by message.
 type Unacknowledged = VecDeque<Vec<Finished>>;
 
@@ -186,14 +182,15 @@ impl Session {
 
     /// One stream under worker id `worker`, until it ends: outcomes and heartbeats out, tasks and
     /// receipts in. `unacknowledged` holds outcomes to send first (from a stream that broke), and
-    /// on return those not acknowledged.
+    /// on return those not acknowledged. `Ok` once the worker is done, or why the stream broke
+    /// (register again).
     async fn stream(
         &self,
         worker: u64,
         heartbeat: Duration,
         results: &mut UnboundedReceiver<Finished>,
         unacknowledged: &mut Unacknowledged,
-    ) -> StreamEnd {
+    ) -> Result<(), tonic::Status> {
         let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
         // Tasks to hold: `slots × AHEAD`, and `batch − 1` more while outcomes wait for a batch.
         let target = self.options.slots * AHEAD + self.options.batch - 1;

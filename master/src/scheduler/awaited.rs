@@ -13,21 +13,15 @@ pub(super) type CollectId = u64;
 pub(super) struct Awaited {
     /// Each id without an outcome yet, and the collect waiting for it (an id two collects wait
     /// for at once is the later one's; the earlier sees it in its 100 ms check).
-    by_id: HashMap<TaskId, CollectId, IdHash>,
+    pub(super) by_id: HashMap<TaskId, CollectId, IdHash>,
     /// Per waiting collect, its ids still without an outcome (looked up for every outcome).
-    left: HashMap<CollectId, usize, IdHash>,
+    pub(super) left: HashMap<CollectId, usize, IdHash>,
     next: CollectId,
     /// Set when an outcome was the last a collect waited for; taken by whoever notifies.
     pub(super) finished_one: bool,
 }
 
 impl Awaited {
-    /// The ids it can hold without moving to new memory (for tests).
-    #[cfg(test)]
-    pub(super) fn capacity(&self) -> usize {
-        self.by_id.capacity()
-    }
-
     /// A new collect waiting for `ids` (those for which `has_outcome` is false).
     pub(super) fn begin(&mut self, ids: &[TaskId], has_outcome: impl Fn(&TaskId) -> bool) -> CollectId {
         let me = self.next;
@@ -68,12 +62,6 @@ impl Awaited {
         self.left.get(&collect).copied().unwrap_or(0)
     }
 
-    /// Whether no collect waits for anything.
-    #[cfg(test)]
-    pub(super) fn is_idle(&self) -> bool {
-        self.by_id.is_empty() && self.left.is_empty()
-    }
-
     /// `collect` is over: its ids are no longer waited for.
     pub(super) fn end(&mut self, collect: CollectId, ids: &[TaskId]) {
         if self.left.remove(&collect).is_some_and(|left| left > 0) {
@@ -97,7 +85,7 @@ mod tests {
         for step in 0..4u64 {
             let ids: Vec<TaskId> = (step * 1000..step * 1000 + 1000).collect();
             let collect = awaited.begin(&ids, |_| false);
-            capacities.push(awaited.capacity());
+            capacities.push(awaited.by_id.capacity());
             for &id in &ids {
                 awaited.arrived(id);
             }
