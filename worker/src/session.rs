@@ -305,12 +305,11 @@ impl Session {
                 let id = t.id;
                 let task = if resolved.complete(&mut t) {
                     task_from_proto(t, &|c| resolved.chromosome(c)).map(|(_, task)| task).map_err(|e| e.to_string())
-                } else {
-                    let Some(e) = &fetch_error else {
-                        abandoned += 1;
-                        return None;
-                    };
+                } else if let Some(e) = &fetch_error {
                     Err(e.clone())
+                } else {
+                    abandoned += 1;
+                    return None;
                 };
                 Some((id, worker, task.map_err(TaskFailure::Malformed)))
             })

@@ -31,16 +31,14 @@ impl Awaited {
         self.by_id.reserve(ids.len());
         let mut left = 0;
         for id in ids.iter().filter(|id| !has_outcome(id)) {
-            match self.by_id.insert(*id, me) {
-                // Listed twice in `ids`: counted once.
-                Some(c) if c == me => {}
-                previous => {
-                    if let Some(left) = previous.and_then(|c| self.left.get_mut(&c)) {
-                        *left -= 1;
-                    }
-                    left += 1;
-                }
+            let previous = self.by_id.insert(*id, me);
+            if previous == Some(me) {
+                continue; // listed twice in `ids`: counted once
             }
+            if let Some(left) = previous.and_then(|c| self.left.get_mut(&c)) {
+                *left -= 1;
+            }
+            left += 1;
         }
         self.left.insert(me, left);
         me
