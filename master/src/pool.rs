@@ -23,7 +23,8 @@ pub struct WorkerPool {
     /// The scheduler tasks are submitted to.
     pub scheduler: Arc<Scheduler>,
     workers: Vec<std::thread::JoinHandle<()>>,
-    server: Option<Server>,
+    /// The cluster service, if serving.
+    pub server: Option<Server>,
 }
 
 impl WorkerPool {
@@ -39,11 +40,6 @@ impl WorkerPool {
             n => spawn_embedded_workers(&scheduler, n).map_err(PoolError::Threads)?,
         };
         Ok(WorkerPool { scheduler, workers, server })
-    }
-
-    /// The cluster service, if serving.
-    pub fn server(&self) -> Option<&Server> {
-        self.server.as_ref()
     }
 
     /// Closes the scheduler, joins the embedded workers and stops the service; returns the

@@ -1,10 +1,9 @@
 //! Why a message from the network was refused.
 
-use std::fmt;
-
 /// A field of a message that is missing or out of range. The master answers a request with such
 /// a field with `INVALID_ARGUMENT` and this message; a worker reports a task with one as failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {problem}")]
 pub struct ProtoError {
     /// The field's path, e.g. `entrants[2].network.weights[17]`.
     pub field: String,
@@ -26,14 +25,6 @@ impl ProtoError {
         self
     }
 }
-
-impl fmt::Display for ProtoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.problem)
-    }
-}
-
-impl std::error::Error for ProtoError {}
 
 /// `items` converted by `convert`, an error named within `list[i]` (the path built on error only).
 pub(crate) fn each<T, U>(

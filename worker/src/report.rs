@@ -37,30 +37,21 @@ pub struct WorkerReport {
 }
 
 /// Why a worker could not run.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
     /// Bad options (URL, token, slots).
+    #[error("{0}")]
     Options(String),
     /// The master refused our token.
+    #[error("the master refused this worker: {0} (check --token)")]
     Refused(String),
     /// The master's TLS certificate is not trusted (not signed by the CA given).
+    #[error("the master's TLS certificate is not trusted: {0} (check --tls-ca)")]
     Untrusted(String),
     /// The master speaks another protocol version (the message names both).
+    #[error("the master refused this worker: {0}")]
     Version(String),
     /// Threads or the runtime could not start.
+    #[error("cannot start: {0}")]
     Io(std::io::Error),
 }
-
-impl std::fmt::Display for WorkerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WorkerError::Options(e) => f.write_str(e),
-            WorkerError::Refused(e) => write!(f, "the master refused this worker: {e} (check --token)"),
-            WorkerError::Untrusted(e) => write!(f, "the master's TLS certificate is not trusted: {e} (check --tls-ca)"),
-            WorkerError::Version(e) => write!(f, "the master refused this worker: {e}"),
-            WorkerError::Io(e) => write!(f, "cannot start: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for WorkerError {}

@@ -58,10 +58,6 @@ pub enum Ended {
     Failed(WorkerError),
 }
 
-/// How one stream ended: `Ok` once every outcome is through and the worker is done, or why it
-/// broke (register again).
-type StreamEnd = Result<(), tonic::Status>;
-
 /// Outcomes sent on the stream and not yet acknowledged, message by message.
 type Unacknowledged = VecDeque<Vec<Finished>>;
 
@@ -186,14 +182,15 @@ impl Session {
 
     /// One stream under worker id `worker`, until it ends: outcomes and heartbeats out, tasks and
     /// receipts in. `unacknowledged` holds outcomes to send first (from a stream that broke), and
-    /// on return those not acknowledged.
+    /// on return those not acknowledged. `Ok` once the worker is done, or why the stream broke
+    /// (register again).
     async fn stream(
         &self,
         worker: u64,
         heartbeat: Duration,
         results: &mut UnboundedReceiver<Finished>,
         unacknowledged: &mut Unacknowledged,
-    ) -> StreamEnd {
+    ) -> Result<(), tonic::Status> {
         let (out, outbound) = tokio::sync::mpsc::channel::<pb::WorkerMessage>(4);
         // Tasks to hold: `slots × AHEAD`, and `batch − 1` more while outcomes wait for a batch.
         let target = self.options.slots * AHEAD + self.options.batch - 1;
@@ -308,12 +305,11 @@ impl Session {
                 let id = t.id;
                 let task = if resolved.complete(&mut t) {
                     task_from_proto(t, &|c| resolved.chromosome(c)).map(|(_, task)| task).map_err(|e| e.to_string())
-                } else {
-                    let Some(e) = &fetch_error else {
-                        abandoned += 1;
-                        return None;
-                    };
+                } else if let Some(e) = &fetch_error {
                     Err(e.clone())
+                } else {
+                    abandoned += 1;
+                    return None;
                 };
                 Some((id, worker, task.map_err(TaskFailure::Malformed)))
             })

@@ -74,12 +74,6 @@ impl Directory {
         out.extend(addresses.take(SOURCES_PER_CHROMOSOME).map(|a| source_to_proto(id, a)));
         out.len() > before
     }
-
-    /// Whether no chromosome has a holder listed.
-    #[cfg(test)]
-    fn is_empty(&self) -> bool {
-        self.holders.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -105,7 +99,7 @@ mod tests {
         d.serve(2, "b:2".into());
         d.serve(3, "c:3".into());
         d.holds(id(7), 9); // does not serve: not listed
-        assert!(d.is_empty());
+        assert!(d.holders.is_empty());
         for w in [2, 1, 3, 2] {
             d.holds(id(7), w);
         }
@@ -119,7 +113,7 @@ mod tests {
         d.holds(id(7), 3); // gone: no longer serves
         assert_eq!(named(&d, 7, 0), ["b:2"]);
         d.evicted(id(7), 2);
-        assert!(d.is_empty(), "an id without holders is forgotten");
+        assert!(d.holders.is_empty(), "an id without holders is forgotten");
     }
 
     #[test]

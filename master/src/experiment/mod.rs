@@ -216,7 +216,7 @@ pub fn run(
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
 
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
-    if let Some(server) = pool.server() {
+    if let Some(server) = &pool.server {
         eprintln!("serving workers on {}", server.addr());
     }
     pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());

@@ -184,7 +184,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let log = RunLog::new(dir.clone(), Instant::now());
     // In cluster mode the run may have no embedded worker at all.
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
-    if let Some(server) = pool.server() {
+    if let Some(server) = &pool.server {
         // Each worker holds a connection: the limit bounds how many can come.
         let limit = server.open_files().map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
         log.line(&format!("serving workers on {}{limit}", server.addr()));
@@ -192,7 +192,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.progress, &state));
     #[cfg(feature = "dashboard")]
     let dashboard =
-        crate::dashboard::start(dir, &state, &pool.scheduler, pool.server(), options.dashboard.as_ref(), &log)?;
+        crate::dashboard::start(dir, &state, &pool.scheduler, pool.server.as_ref(), options.dashboard.as_ref(), &log)?;
     #[cfg_attr(not(feature = "dashboard"), allow(unused_mut))]
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
     #[cfg(feature = "dashboard")]
@@ -202,7 +202,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         scheduler: &pool.scheduler,
         options,
         subscribers: &subscribers,
-        cluster: pool.server().map(|s| Arc::clone(s.counters())),
+        cluster: pool.server.as_ref().map(|s| Arc::clone(s.counters())),
         drops_seen: Default::default(),
     };
     let result = runner.run(state);

@@ -13,21 +13,15 @@ pub(super) type CollectId = u64;
 pub(super) struct Awaited {
     /// Each id without an outcome yet, and the collect waiting for it (an id two collects wait
     /// for at once is the later one's; the earlier sees it in its 100 ms check).
-    by_id: HashMap<TaskId, CollectId, IdHash>,
+    pub(super) by_id: HashMap<TaskId, CollectId, IdHash>,
     /// Per waiting collect, its ids still without an outcome (looked up for every outcome).
-    left: HashMap<CollectId, usize, IdHash>,
+    pub(super) left: HashMap<CollectId, usize, IdHash>,
     next: CollectId,
     /// Set when an outcome was the last a collect waited for; taken by whoever notifies.
     pub(super) finished_one: bool,
 }
 
 impl Awaited {
-    /// The ids it can hold without moving to new memory (for tests).
-    #[cfg(test)]
-    pub(super) fn capacity(&self) -> usize {
-        self.by_id.capacity()
-    }
-
     /// A new collect waiting for `ids` (those for which `has_outcome` is false).
     pub(super) fn begin(&mut self, ids: &[TaskId], has_outcome: impl Fn(&TaskId) -> bool) -> CollectId {
         let me = self.next;
@@ -37,16 +31,14 @@ impl Awaited {
         self.by_id.reserve(ids.len());
         let mut left = 0;
         for id in ids.iter().filter(|id| !has_outcome(id)) {
-            match self.by_id.insert(*id, me) {
-                // Listed twice in `ids`: counted once.
-                Some(c) if c == me => {}
-                previous => {
-                    if let Some(left) = previous.and_then(|c| self.left.get_mut(&c)) {
-                        *left -= 1;
-                    }
-                    left += 1;
-                }
+            let previous = self.by_id.insert(*id, me);
+            if previous == Some(me) {
+                continue; // listed twice in `ids`: counted once
             }
+            if let Some(left) = previous.and_then(|c| self.left.get_mut(&c)) {
+                *left -= 1;
+            }
+            left += 1;
         }
         self.left.insert(me, left);
         me
@@ -66,12 +58,6 @@ impl Awaited {
     /// How many of `collect`'s ids are still without an outcome, as far as the counts know.
     pub(super) fn left(&self, collect: CollectId) -> usize {
         self.left.get(&collect).copied().unwrap_or(0)
-    }
-
-    /// Whether no collect waits for anything.
-    #[cfg(test)]
-    pub(super) fn is_idle(&self) -> bool {
-        self.by_id.is_empty() && self.left.is_empty()
     }
 
     /// `collect` is over: its ids are no longer waited for.
@@ -97,7 +83,7 @@ mod tests {
         for step in 0..4u64 {
             let ids: Vec<TaskId> = (step * 1000..step * 1000 + 1000).collect();
             let collect = awaited.begin(&ids, |_| false);
-            capacities.push(awaited.capacity());
+            capacities.push(awaited.by_id.capacity());
             for &id in &ids {
                 awaited.arrived(id);
             }

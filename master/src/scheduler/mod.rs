@@ -329,8 +329,10 @@ pub struct Scheduler {
     state: Mutex<State>,
     /// Signalled when tasks are queued or the scheduler closes.
     work: Condvar,
-    /// The same for the gRPC service's streams, which wait on the async runtime.
-    work_arrived: tokio::sync::Notify,
+    /// Notified once per task queued or expired, and for every waiter on close: what wakes the
+    /// gRPC service's streams, which wait on the async runtime and must not block a runtime thread
+    /// on a condition variable.
+    pub work_arrived: tokio::sync::Notify,
     /// Signalled when a collect's last outcome arrives.
     outcomes: Condvar,
     lease_time: Duration,
@@ -361,12 +363,6 @@ impl Scheduler {
 
     fn now(&self) -> Instant {
         (self.clock)()
-    }
-
-    /// Notified once per task queued or expired, and for every waiter on close: what wakes the
-    /// gRPC service's streams, which must not block a runtime thread on a condition variable.
-    pub fn work_arrived(&self) -> &tokio::sync::Notify {
-        &self.work_arrived
     }
 
     /// Wakes the embedded workers and up to `tasks` waiting streams, not all of them: between

@@ -310,7 +310,8 @@ fn a_renewal_extends_the_leases_held_then_and_never_shortens_one() {
 
 /// Whether no collect waits for anything (nothing left behind by one that returned).
 fn nothing_awaited(s: &Scheduler) -> bool {
-    s.lock().awaited.is_idle()
+    let s = s.lock();
+    s.awaited.by_id.is_empty() && s.awaited.left.is_empty()
 }
 
 #[test]
@@ -449,7 +450,7 @@ fn an_outcome_that_fails_its_check_changes_nothing() {
 fn queued_tasks_wake_one_waiting_lease_call_each_and_closing_wakes_all() {
     use std::future::Future;
     let s = Scheduler::new(Duration::from_secs(60));
-    let mut waiting: Vec<_> = (0..10).map(|_| Box::pin(s.work_arrived().notified())).collect();
+    let mut waiting: Vec<_> = (0..10).map(|_| Box::pin(s.work_arrived.notified())).collect();
     for w in &mut waiting {
         w.as_mut().enable();
     }

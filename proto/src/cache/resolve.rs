@@ -34,14 +34,14 @@ pub struct Resolved {
     /// Chromosomes asked of a peer and not got from it.
     pub peer_misses: u64,
     /// Networks waiting for chromosomes from peers.
-    waiting: Vec<Waiting>,
+    pub(crate) waiting: Vec<Waiting>,
     /// What to ask peers for, each once, with the peers to ask in order.
     wanted: Vec<(ChromosomeId, Vec<String>)>,
 }
 
 /// A network that waits for peers: itself, or the parents of its origin.
 #[derive(Debug)]
-struct Waiting {
+pub(crate) struct Waiting {
     task: u64,
     id: ChromosomeId,
     origin: Option<(Origin, Topology)>,
@@ -208,11 +208,6 @@ impl Resolved {
     /// waiting to be made.
     fn coming(&self, id: ChromosomeId) -> bool {
         self.wanted.iter().any(|(w, _)| *w == id) || self.waiting.iter().any(|w| w.id == id)
-    }
-
-    /// Whether some network waits for chromosomes from peers.
-    pub fn waits_for_peers(&self) -> bool {
-        !self.waiting.is_empty()
     }
 
     /// Fetches from `peers` what the waiting networks need (each chromosome checked against its

@@ -131,7 +131,7 @@ async fn networks_wait_for_parents_from_peers_then_are_made() {
     let cache = Mutex::new(ChromosomeCache::new(16));
     let mut tasks = vec![sent];
     let mut resolved = resolve_entrants(&mut tasks, &mut cache.lock().unwrap());
-    assert!(resolved.waits_for_peers() && resolved.missing.is_empty(), "{resolved:?}");
+    assert!(!resolved.waiting.is_empty() && resolved.missing.is_empty(), "{resolved:?}");
     resolved.fetch_from_peers(&Peers::new(token("k")), &cache).await;
     assert_eq!((resolved.from_peers, resolved.made, resolved.peer_misses), (2, 3, 0));
     assert!(resolved.missing.is_empty());

@@ -44,7 +44,7 @@ impl WorkerStream {
                 Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
             // Registered before leasing, so tasks queued in between are not missed.
-            let arrived = self.service.scheduler.work_arrived().notified();
+            let arrived = self.service.scheduler.work_arrived.notified();
             tokio::pin!(arrived);
             arrived.as_mut().enable();
             let want = (self.wanted as usize).min(MAX_TASKS_PER_MESSAGE);
@@ -101,20 +101,17 @@ impl WorkerStream {
     /// wants. The receipt, if it carried outcomes; else what to end the stream with.
     fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Status> {
         self.service.heard(self.worker);
+        let invalid = |problem: String| self.service.invalid(problem);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
-            return Err(self
-                .service
-                .invalid(format!("worker_id: {} on the stream of worker {}", message.worker_id, self.wire_id)));
+            return Err(invalid(format!("worker_id: {} on the stream of worker {}", message.worker_id, self.wire_id)));
         }
         if message.outcomes.len() > MAX_TASKS_PER_MESSAGE {
             let n = message.outcomes.len();
-            return Err(self.service.invalid(format!("outcomes: at most {MAX_TASKS_PER_MESSAGE} a message, got {n}")));
+            return Err(invalid(format!("outcomes: at most {MAX_TASKS_PER_MESSAGE} a message, got {n}")));
         }
         let wanted = self.wanted + u64::from(message.want);
         if wanted > MAX_WANTED {
-            return Err(self
-                .service
-                .invalid(format!("want: at most {MAX_WANTED} tasks asked for and not yet sent, got {wanted}")));
+            return Err(invalid(format!("want: at most {MAX_WANTED} tasks asked for and not yet sent, got {wanted}")));
         }
         self.wanted = wanted;
         if message.outcomes.is_empty() {
@@ -122,8 +119,8 @@ impl WorkerStream {
         }
         let mut deliveries = Vec::with_capacity(message.outcomes.len());
         for (i, outcome) in message.outcomes.iter().enumerate() {
-            let (id, leased_to, outcome) = outcome_from_proto(outcome)
-                .map_err(|e| self.service.invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
+            let (id, leased_to, outcome) =
+                outcome_from_proto(outcome).map_err(|e| invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
             // Leased under an earlier registration: on behalf of that worker if known, else nobody.
             let worker = match leased_to {
                 0 => self.worker,
@@ -135,7 +132,7 @@ impl WorkerStream {
         if let Some(why) = misfit {
             // A worker that sends outcomes that do not fit their tasks cannot be trusted with its
             // other tasks either.
-            return Err(self.service.invalid(why));
+            return Err(invalid(why));
         }
         let mut receipt = pb::Receipt::default();
         for (completion, id) in completions.into_iter().zip(message.outcomes.iter().map(|o| o.task_id)) {

@@ -60,7 +60,7 @@ fn networks_are_made_from_parents_at_hand_and_play_the_same_task() {
     assert!(bytes < 1000, "three networks as origins and one id: {bytes} bytes");
     let resolved = resolve_entrants(&mut tasks, &mut cache);
     assert_eq!((resolved.hits, resolved.made, resolved.received, resolved.unusable), (1, 3, 0, 0));
-    assert!(resolved.missing.is_empty() && !resolved.waits_for_peers());
+    assert!(resolved.missing.is_empty() && resolved.waiting.is_empty());
     assert_eq!(cache.keys().count(), 5, "the made networks are cached");
     let (_, back) = task_from_proto(tasks.remove(0), &|id| resolved.chromosome(id)).unwrap();
     assert_eq!(back, task);
@@ -111,5 +111,5 @@ fn a_network_whose_parent_is_nowhere_is_left_to_the_master() {
     let lacking = task.chromosomes().nth(1).unwrap().id();
     assert_eq!((resolved.made, resolved.hits), (2, 1));
     assert_eq!((resolved.missing.clone(), resolved.needing.clone()), (vec![lacking], vec![7]));
-    assert!(!resolved.waits_for_peers());
+    assert!(resolved.waiting.is_empty());
 }
