@@ -129,18 +129,18 @@ fn share(n: u32, of: u32) -> String {
 }
 
 fn tally_lines(f: &mut fmt::Formatter<'_>, t: &MatchTally, indent: &str) -> fmt::Result {
-    let m = t.matches;
+    let (m, [a, b]) = (t.series.matches, &t.series.sides);
     writeln!(
         f,
         "{indent}matches, SPEC §5 (criterion 4 gives the match to its A): A won {}, B won {}",
-        share(t.first_won, m),
-        share(t.second_won, m)
+        share(a.matches_won, m),
+        share(b.matches_won, m)
     )?;
     writeln!(
         f,
         "{indent}matches, criterion 4 as a tie: A won {}, B won {}, tied {} ({} of them A's by default)",
-        share(t.first_won_decided, m),
-        share(t.second_won_decided, m),
+        share(t.decided[0], m),
+        share(t.decided[1], m),
         share(t.ties, m),
         t.ties_to_first
     )
@@ -151,8 +151,8 @@ impl fmt::Display for ExperimentReport {
         if !self.title.is_empty() {
             writeln!(f, "{}", self.title)?;
         }
-        let t = &self.total;
-        let games = 2 * t.matches;
+        let (t, a) = (&self.total.series, &self.total.series.sides[0]);
+        let games = t.games;
         writeln!(
             f,
             "A = {}, B = {}: {} two-game matches ({} games, {} tasks) in {:.1} s",
@@ -166,19 +166,19 @@ impl fmt::Display for ExperimentReport {
         writeln!(
             f,
             "  games: mean {:.1} plies, {} ({:.1} %) at the ply cap",
-            if games == 0 { 0.0 } else { t.plies as f64 / f64::from(games) },
-            t.games_at_cap,
-            pct(t.games_at_cap, games)
+            t.mean_plies,
+            self.total.games_at_cap,
+            pct(self.total.games_at_cap, games)
         )?;
         writeln!(
             f,
             "  games, A's view: won {}, lost {}, drawn {}; A's mean score {:.2}",
-            share(t.first_game_wins, games),
-            share(t.first_game_losses, games),
-            share(t.game_draws, games),
-            t.first_mean_score
+            share(a.wins, games),
+            share(a.losses, games),
+            share(a.draws, games),
+            a.mean_score
         )?;
-        tally_lines(f, t, "  ")?;
+        tally_lines(f, &self.total, "  ")?;
         for (epoch, tally, path) in &self.by_epoch {
             writeln!(f, "  epoch {epoch} ({}):", path.display())?;
             tally_lines(f, tally, "    ")?;
