@@ -151,25 +151,14 @@ impl fmt::Display for ExperimentReport {
         if !self.title.is_empty() {
             writeln!(f, "{}", self.title)?;
         }
-        let (t, a) = (&self.total.series, &self.total.series.sides[0]);
-        let games = t.games;
+        let ([spec_a, spec_b], t, tasks) = (&self.specs, &self.total.series, self.tasks);
+        let (games, matches, a, at_cap) = (t.games, t.matches, &t.sides[0], self.total.games_at_cap);
+        let secs = self.wall.as_secs_f64();
         writeln!(
             f,
-            "A = {}, B = {}: {} two-game matches ({} games, {} tasks) in {:.1} s",
-            self.specs[0],
-            self.specs[1],
-            t.matches,
-            games,
-            self.tasks,
-            self.wall.as_secs_f64()
+            "A = {spec_a}, B = {spec_b}: {matches} two-game matches ({games} games, {tasks} tasks) in {secs:.1} s"
         )?;
-        writeln!(
-            f,
-            "  games: mean {:.1} plies, {} ({:.1} %) at the ply cap",
-            t.mean_plies,
-            self.total.games_at_cap,
-            pct(self.total.games_at_cap, games)
-        )?;
+        writeln!(f, "  games: mean {:.1} plies, {at_cap} ({:.1} %) at the ply cap", t.mean_plies, pct(at_cap, games))?;
         writeln!(
             f,
             "  games, A's view: won {}, lost {}, drawn {}; A's mean score {:.2}",
@@ -266,12 +255,8 @@ pub fn run(
                 .filter(|(m, _)| a.nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
                 .copied()
                 .collect();
-            let path = epoch_path(out, epoch);
-            by_epoch.push((
-                epoch,
-                series(&subset, &format!("run:{depth}:{}:epochs={epoch}", dir.display()), &path)?,
-                path,
-            ));
+            let (path, spec) = (epoch_path(out, epoch), format!("run:{depth}:{}:epochs={epoch}", dir.display()));
+            by_epoch.push((epoch, series(&subset, &spec, &path)?, path));
         }
     }
     Ok(ExperimentReport {
