@@ -55,29 +55,18 @@ pub enum ExperimentError {
     /// The configuration is invalid.
     #[error("{0}")]
     Config(#[from] ConfigError),
-    /// A player's files could not be used.
-    #[error("player `{key}`: {error}")]
-    Player {
-        /// `a` or `b`.
-        key: &'static str,
-        /// Why.
-        #[source]
-        error: SpecError,
-    },
+    /// A player's files could not be used: its key (`a` or `b`), and why.
+    #[error("player `{0}`: {1}")]
+    Player(&'static str, #[source] SpecError),
     /// No worker could play: `threads` 0 without a cluster.
     #[error("no workers: give --threads at least 1, or --listen")]
     NoWorkers,
     /// The workers could not start.
     #[error("{0}")]
     Pool(#[from] PoolError),
-    /// A task failed or its outcome does not fit it.
-    #[error("task {id}: {why}")]
-    Task {
-        /// The task id.
-        id: TaskId,
-        /// Why.
-        why: String,
-    },
+    /// A task failed or its outcome does not fit it: the task's id, and why.
+    #[error("task {0}: {1}")]
+    Task(TaskId, String),
     /// Stopped on request before every task was played.
     #[error("stopped before every match was played; nothing written")]
     Stopped,
@@ -195,8 +184,8 @@ pub fn run(
     let started = Instant::now();
     config.validate()?;
     let (spec_a, spec_b) = config.players()?;
-    let a = spec_a.prepare().map_err(|error| ExperimentError::Player { key: "a", error })?;
-    let b = spec_b.prepare().map_err(|error| ExperimentError::Player { key: "b", error })?;
+    let a = spec_a.prepare().map_err(|e| ExperimentError::Player("a", e))?;
+    let b = spec_b.prepare().map_err(|e| ExperimentError::Player("b", e))?;
     if options.threads == 0 && options.cluster.is_none() {
         return Err(ExperimentError::NoWorkers);
     }
@@ -229,7 +218,7 @@ pub fn run(
     // Tasks hold consecutive matches in order, and a checked outcome has one summary a pairing.
     let mut played: Vec<(PlannedMatch, MatchSummary)> = Vec::with_capacity(planned.len());
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
-        let bad = |why: String| ExperimentError::Task { id: *id, why };
+        let bad = |why: String| ExperimentError::Task(*id, why);
         let outcome = outcome.map_err(|e| bad(e.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
         played.extend(planned_task.matches.iter().map(|&index| planned[index]).zip(outcome.matches));
