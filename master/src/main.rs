@@ -5,8 +5,8 @@ use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 #[cfg(feature = "dashboard")]
 use loa_master::dashboard::DashboardOptions;
-use loa_master::experiment::{self, ExperimentOptions, MatchExperiment};
-use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
+use loa_master::experiment::{self, MatchExperiment};
+use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, WorkOptions, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -220,7 +220,7 @@ enum Command {
 }
 
 /// The workers the flags ask for, with a stop flag that Ctrl-C sets.
-fn work(flags: &WorkFlags) -> Result<ExperimentOptions, String> {
+fn work(flags: &WorkFlags) -> Result<WorkOptions, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -238,12 +238,11 @@ fn work(flags: &WorkFlags) -> Result<ExperimentOptions, String> {
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    Ok(ExperimentOptions { threads, cluster, stop, progress: !flags.quiet })
+    Ok(WorkOptions { threads, cluster, stop, progress: !flags.quiet })
 }
 
 fn options(flags: &RunFlags) -> Result<RunOptions, String> {
-    let ExperimentOptions { threads, cluster, stop, progress } = work(&flags.work)?;
-    let options = RunOptions { threads, stop, progress, cluster, halt: halt_from_env()?, ..RunOptions::default() };
+    let options = RunOptions { work: work(&flags.work)?, halt: halt_from_env()?, ..RunOptions::default() };
     flags.dashboard.apply(options, flags.work.cluster.token().as_deref())
 }
 

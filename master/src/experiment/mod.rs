@@ -16,7 +16,6 @@ pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
 pub use spec::{PlayerSpec, Side, SpecError};
 
-use crate::cluster::ClusterOptions;
 use crate::config::ConfigError;
 use crate::pool::{PoolError, WorkerPool};
 use crate::scheduler::TaskId;
@@ -25,29 +24,11 @@ use loa_records::jsonl::write_lines;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How to play an experiment: workers, stopping, display.
-#[derive(Clone, Debug, Default)]
-pub struct ExperimentOptions {
-    /// Embedded worker threads (0 only with a cluster).
-    pub threads: usize,
-    /// Also serve the tasks to remote workers.
-    pub cluster: Option<ClusterOptions>,
-    /// Set (e.g. by Ctrl-C) to stop; nothing is written then.
-    pub stop: Arc<AtomicBool>,
-    /// Show a progress line on standard error.
-    pub progress: bool,
-}
-
-impl ExperimentOptions {
-    /// `threads` embedded workers, no cluster, no display.
-    pub fn embedded(threads: usize) -> ExperimentOptions {
-        ExperimentOptions { threads, ..ExperimentOptions::default() }
-    }
-}
+/// How to play an experiment: workers, stopping (nothing is written then), display.
+pub type ExperimentOptions = crate::run::WorkOptions;
 
 /// Why an experiment stopped without results.
 #[derive(Debug, thiserror::Error)]

@@ -84,7 +84,8 @@ impl Runner<'_> {
             if state.epoch >= state.config.epochs {
                 break;
             }
-            if self.options.stop.load(Ordering::Acquire) || self.generation(&mut state, scheme.as_mut())?.is_none() {
+            if self.options.work.stop.load(Ordering::Acquire) || self.generation(&mut state, scheme.as_mut())?.is_none()
+            {
                 return self.stopped(&state);
             }
         }
@@ -120,7 +121,7 @@ impl Runner<'_> {
                 halted.set(true);
             }
         };
-        let stop = || self.options.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
+        let stop = || self.options.work.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
         let outcomes = self.scheduler.collect(&ids, stop, tick);
         if let Some(e) = failed.take() {
             return Err(e);
@@ -158,7 +159,7 @@ impl Runner<'_> {
             return Ok(None);
         };
         let Selected { next, tournaments, fitness, survivors_kept } = scheme.select(plan, &outcomes)?;
-        let worker_detail = match self.options.cluster {
+        let worker_detail = match self.options.work.cluster {
             Some(_) => worker_records(&workers_before, &self.scheduler.workers(), &straggled, begun.elapsed()),
             None => Vec::new(),
         };
@@ -186,7 +187,7 @@ impl Runner<'_> {
         self.emit(RunEvent::GenerationDone(&record))?;
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.save(&self.dir.latest_checkpoint())?;
-        if self.options.cluster.is_some() {
+        if self.options.work.cluster.is_some() {
             self.emit(RunEvent::Workers(&record))?;
         }
         self.halt(HaltPoint::AfterGeneration(generation))?;
