@@ -251,10 +251,8 @@ fn benchmark_outcome(outcome: &MatchTaskOutcome) -> Result<BenchmarkOutcome, Run
             outcome.matches.len()
         )));
     };
-    let scores = [(0, Color::Black), (1, Color::White)].map(|(g, color)| {
-        let game = m.games[g];
-        benchmark_score(game.outcome, game.plies, color)
-    });
+    let scores =
+        [(0, Color::Black), (1, Color::White)].map(|(g, c)| benchmark_score(m.games[g].outcome, m.games[g].plies, c));
     Ok(BenchmarkOutcome { games: m.games, scores })
 }
 
