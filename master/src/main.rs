@@ -5,8 +5,8 @@ use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 #[cfg(feature = "dashboard")]
 use loa_master::dashboard::DashboardOptions;
-use loa_master::experiment::{self, ExperimentOptions, MatchExperiment};
-use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, export, resume, start};
+use loa_master::experiment::{self, MatchExperiment};
+use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, WorkOptions, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -104,15 +104,6 @@ struct WorkFlags {
     cluster: ClusterFlags,
 }
 
-/// How a run or resume works: its work and the live dashboard.
-#[derive(Args)]
-struct RunFlags {
-    #[command(flatten)]
-    work: WorkFlags,
-    #[command(flatten)]
-    dashboard: DashboardFlags,
-}
-
 /// The live dashboard: a read-only web page of the run.
 #[derive(Args)]
 #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
@@ -177,7 +168,9 @@ enum Command {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        flags: RunFlags,
+        work: WorkFlags,
+        #[command(flatten)]
+        dashboard: DashboardFlags,
     },
     /// Continue a run from its last generation or from a saved epoch.
     Resume {
@@ -190,7 +183,9 @@ enum Command {
         #[arg(long)]
         epochs: Option<u32>,
         #[command(flatten)]
-        flags: RunFlags,
+        work: WorkFlags,
+        #[command(flatten)]
+        dashboard: DashboardFlags,
     },
     /// Play a match experiment (experiments/eN.toml) and write every game as JSON lines.
     Experiment {
@@ -201,7 +196,7 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         #[command(flatten)]
-        flags: WorkFlags,
+        work: WorkFlags,
     },
     /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
     Export {
@@ -220,7 +215,7 @@ enum Command {
 }
 
 /// The workers the flags ask for, with a stop flag that Ctrl-C sets.
-fn work(flags: &WorkFlags) -> Result<ExperimentOptions, String> {
+fn work(flags: &WorkFlags) -> Result<WorkOptions, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -238,13 +233,13 @@ fn work(flags: &WorkFlags) -> Result<ExperimentOptions, String> {
     if threads == 0 && cluster.is_none() {
         return Err("--threads must be at least 1 (or serve remote workers with --listen)".into());
     }
-    Ok(ExperimentOptions { threads, cluster, stop, progress: !flags.quiet })
+    Ok(WorkOptions { threads, cluster, stop, progress: !flags.quiet })
 }
 
-fn options(flags: &RunFlags) -> Result<RunOptions, String> {
-    let ExperimentOptions { threads, cluster, stop, progress } = work(&flags.work)?;
-    let options = RunOptions { threads, stop, progress, cluster, halt: halt_from_env()?, ..RunOptions::default() };
-    flags.dashboard.apply(options, flags.work.cluster.token().as_deref())
+/// A run's options: its work, the dashboard, and a halt point for the crash tests.
+fn options(work_flags: &WorkFlags, dashboard: &DashboardFlags) -> Result<RunOptions, String> {
+    let options = RunOptions { work: work(work_flags)?, halt: halt_from_env()?, ..RunOptions::default() };
+    dashboard.apply(options, work_flags.cluster.token().as_deref())
 }
 
 /// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process
@@ -265,14 +260,14 @@ fn report(summary: RunSummary) {
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Run { config, out, force, flags } => {
+        Command::Run { config, out, force, work, dashboard } => {
             let config = ExperimentConfig::read(&config)?;
-            report(start(config, &out, &RunOptions { force, ..options(&flags)? })?);
+            report(start(config, &out, &RunOptions { force, ..options(&work, &dashboard)? })?);
         }
-        Command::Resume { dir, from_epoch, epochs, flags } => {
-            report(resume(&dir, from_epoch, epochs, &options(&flags)?)?)
+        Command::Resume { dir, from_epoch, epochs, work, dashboard } => {
+            report(resume(&dir, from_epoch, epochs, &options(&work, &dashboard)?)?)
         }
-        Command::Experiment { config, out, flags } => {
+        Command::Experiment { config, out, work: flags } => {
             let config = MatchExperiment::read(&config)?;
             print!("{}", experiment::run(&config, &out, &work(&flags)?)?);
         }

@@ -6,7 +6,7 @@
 
 use loa_master::config::ExperimentConfig;
 use loa_master::dashboard::DashboardOptions;
-use loa_master::run::{RunDir, RunOptions, resume, start};
+use loa_master::run::{RunDir, RunOptions, WorkOptions, resume, start};
 use loa_records::{EpochReport, GenerationRecord, jsonl};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -111,8 +111,8 @@ fn a_resumed_run_serves_its_whole_history_and_matches_its_files() {
     start(tiny(2), &run, &RunOptions::embedded(2)).unwrap();
     let options = dashboard(Duration::from_secs(120));
     let stop = Arc::new(AtomicBool::new(false));
-    let run_options =
-        RunOptions { stop: Arc::clone(&stop), dashboard: Some(options.clone()), ..RunOptions::embedded(2) };
+    let work = WorkOptions { stop: Arc::clone(&stop), ..WorkOptions::embedded(2) };
+    let run_options = RunOptions { work, dashboard: Some(options.clone()), ..RunOptions::default() };
     std::thread::scope(|s| {
         let running = s.spawn(|| resume(&run, None, Some(2), &run_options));
         let addr = wait_bound(&options);

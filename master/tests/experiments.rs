@@ -28,7 +28,7 @@ fn one_thread_and_two_threads_write_the_same_bytes() {
     let r2 = run(&config, &two, &ExperimentOptions::embedded(2)).unwrap();
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     assert_eq!(r1.total, r2.total);
-    assert_eq!((r1.total.matches, r1.tasks), (10, 5));
+    assert_eq!((r1.total.series.matches, r1.tasks), (10, 5));
     // Swapped pairs: the first player is White in game 0 of every second match, and both
     // matches of a swapped pair start from the same position with the same game seeds.
     let games: Vec<_> = lines(&one)
@@ -44,8 +44,8 @@ fn one_thread_and_two_threads_write_the_same_bytes() {
     assert_eq!((games[0].start.clone(), games[0].seed), (games[2].start.clone(), games[2].seed));
     assert!(games.iter().all(|g| g.black == "randomann:1" || g.white == "randomann:1"));
     let t = r1.total;
-    assert_eq!(t.first_won + t.second_won, t.matches);
-    assert_eq!(t.first_won_decided + t.second_won_decided + t.ties, t.matches);
+    assert_eq!(t.series.sides[0].matches_won + t.series.sides[1].matches_won, t.series.matches);
+    assert_eq!(t.decided[0] + t.decided[1] + t.ties, t.series.matches);
 }
 
 #[test]
@@ -64,8 +64,8 @@ fn a_runs_survivors_play_by_epoch_and_get_their_own_files() {
     ));
     let out = tmp.path().join("e.jsonl");
     let report = run(&config, &out, &ExperimentOptions::embedded(2)).unwrap();
-    assert_eq!(report.total.matches, 16);
-    assert_eq!(report.by_epoch.iter().map(|(e, t, _)| (*e, t.matches)).collect::<Vec<_>>(), [(0, 8), (1, 8)]);
+    assert_eq!(report.total.series.matches, 16);
+    assert_eq!(report.by_epoch.iter().map(|(e, t, _)| (*e, t.series.matches)).collect::<Vec<_>>(), [(0, 8), (1, 8)]);
     for epoch in [0, 1] {
         let path = epoch_path(&out, epoch);
         assert_eq!(path.file_name().unwrap().to_str().unwrap(), format!("e.epoch-0000{epoch}.jsonl"));

@@ -2,7 +2,7 @@
 //! corruption detection, refusal to overwrite, export.
 
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, export, resume, start};
+use loa_master::run::{RunDir, RunOptions, WorkOptions, export, resume, start};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -123,8 +123,16 @@ fn a_run_stopped_mid_epoch_resumes_to_the_same_result() {
     let stop = Arc::new(AtomicBool::new(false));
     let latest = RunDir::new(&run).latest_checkpoint();
     let summary = std::thread::scope(|s| {
-        let handle =
-            s.spawn(|| start(config.clone(), &run, &RunOptions { stop: stop.clone(), ..RunOptions::embedded(2) }));
+        let handle = s.spawn(|| {
+            start(
+                config.clone(),
+                &run,
+                &RunOptions {
+                    work: WorkOptions { stop: stop.clone(), ..WorkOptions::embedded(2) },
+                    ..Default::default()
+                },
+            )
+        });
         // Stop as soon as the first generation is checkpointed (the benchmark of epoch 0 writes
         // the first checkpoint, the first generation the second).
         let started = std::time::Instant::now();

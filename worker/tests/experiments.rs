@@ -38,7 +38,7 @@ fn remote_workers_write_the_file_of_an_embedded_experiment() {
     for w in workers {
         let _ = w.stop();
     }
-    assert_eq!(report.total.matches, 12);
+    assert_eq!(report.total.series.matches, 12);
     assert!(report.cluster.is_some());
     assert_eq!(read(&embedded), read(&remote));
 }

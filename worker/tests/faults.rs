@@ -7,7 +7,7 @@ use common::*;
 
 use loa_master::cluster::ClusterOptions;
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{Halt, HaltPoint, RunDir, RunError, RunOptions, RunSummary, resume, start};
+use loa_master::run::{Halt, HaltPoint, RunDir, RunError, RunOptions, RunSummary, WorkOptions, resume, start};
 use loa_proto::pb;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -26,7 +26,8 @@ fn cluster_master(
     cluster.lease_time = lease;
     let bound = Arc::clone(&cluster.bound);
     let halt = halt.map(|point| Halt { point, abort: false });
-    let options = RunOptions { cluster: Some(cluster), halt, ..RunOptions::embedded(0) };
+    let work = WorkOptions { cluster: Some(cluster), ..WorkOptions::embedded(0) };
+    let options = RunOptions { work, halt, ..RunOptions::default() };
     let thread = std::thread::spawn(move || run(options));
     let started = Instant::now();
     loop {

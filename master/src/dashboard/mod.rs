@@ -93,11 +93,7 @@ impl DashboardState {
         let mut games = VecDeque::new();
         if dir.generations().exists() {
             match loa_records::jsonl::read::<GenerationRecord>(&dir.generations()) {
-                Ok(lines) => {
-                    for g in &lines.records {
-                        push_bounded(&mut games, rate(g));
-                    }
-                }
+                Ok(lines) => lines.records.iter().for_each(|g| push_bounded(&mut games, rate(g))),
                 Err(e) => notes.push(format!("earlier generations not shown: {e}")),
             }
         }
@@ -190,12 +186,11 @@ impl Provider for DashboardState {
         let mut progress = ProgressInfo::at(live.generation, total, partial);
         let elapsed = live.started.elapsed().as_secs_f64();
         progress.elapsed_seconds = Some(elapsed);
-        let done_here = live.generation.saturating_sub(live.started_generation);
-        if done_here > 0 && live.state != "finished" {
-            progress.eta_seconds = Some(elapsed / done_here as f64 * total.saturating_sub(live.generation) as f64);
-        } else if live.state == "finished" {
-            progress.eta_seconds = Some(0.0);
-        }
+        let done_here = live.generation.saturating_sub(live.started_generation) as f64;
+        progress.eta_seconds = match live.state {
+            "finished" => Some(0.0),
+            _ => (done_here > 0.0).then(|| elapsed / done_here * total.saturating_sub(live.generation) as f64),
+        };
         Status {
             source: "live".into(),
             state: live.state.into(),

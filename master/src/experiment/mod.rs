@@ -16,7 +16,6 @@ pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
 pub use spec::{PlayerSpec, Side, SpecError};
 
-use crate::cluster::ClusterOptions;
 use crate::config::ConfigError;
 use crate::pool::{PoolError, WorkerPool};
 use crate::scheduler::TaskId;
@@ -25,29 +24,11 @@ use loa_records::jsonl::write_lines;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How to play an experiment: workers, stopping, display.
-#[derive(Clone, Debug, Default)]
-pub struct ExperimentOptions {
-    /// Embedded worker threads (0 only with a cluster).
-    pub threads: usize,
-    /// Also serve the tasks to remote workers.
-    pub cluster: Option<ClusterOptions>,
-    /// Set (e.g. by Ctrl-C) to stop; nothing is written then.
-    pub stop: Arc<AtomicBool>,
-    /// Show a progress line on standard error.
-    pub progress: bool,
-}
-
-impl ExperimentOptions {
-    /// `threads` embedded workers, no cluster, no display.
-    pub fn embedded(threads: usize) -> ExperimentOptions {
-        ExperimentOptions { threads, ..ExperimentOptions::default() }
-    }
-}
+/// How to play an experiment: workers, stopping (nothing is written then), display.
+pub type ExperimentOptions = crate::run::WorkOptions;
 
 /// Why an experiment stopped without results.
 #[derive(Debug, thiserror::Error)]
@@ -55,29 +36,18 @@ pub enum ExperimentError {
     /// The configuration is invalid.
     #[error("{0}")]
     Config(#[from] ConfigError),
-    /// A player's files could not be used.
-    #[error("player `{key}`: {error}")]
-    Player {
-        /// `a` or `b`.
-        key: &'static str,
-        /// Why.
-        #[source]
-        error: SpecError,
-    },
+    /// A player's files could not be used: its key (`a` or `b`), and why.
+    #[error("player `{0}`: {1}")]
+    Player(&'static str, #[source] SpecError),
     /// No worker could play: `threads` 0 without a cluster.
     #[error("no workers: give --threads at least 1, or --listen")]
     NoWorkers,
     /// The workers could not start.
     #[error("{0}")]
     Pool(#[from] PoolError),
-    /// A task failed or its outcome does not fit it.
-    #[error("task {id}: {why}")]
-    Task {
-        /// The task id.
-        id: TaskId,
-        /// Why.
-        why: String,
-    },
+    /// A task failed or its outcome does not fit it: the task's id, and why.
+    #[error("task {0}: {1}")]
+    Task(TaskId, String),
     /// Stopped on request before every task was played.
     #[error("stopped before every match was played; nothing written")]
     Stopped,
@@ -129,18 +99,18 @@ fn share(n: u32, of: u32) -> String {
 }
 
 fn tally_lines(f: &mut fmt::Formatter<'_>, t: &MatchTally, indent: &str) -> fmt::Result {
-    let m = t.matches;
+    let (m, [a, b]) = (t.series.matches, &t.series.sides);
     writeln!(
         f,
         "{indent}matches, SPEC §5 (criterion 4 gives the match to its A): A won {}, B won {}",
-        share(t.first_won, m),
-        share(t.second_won, m)
+        share(a.matches_won, m),
+        share(b.matches_won, m)
     )?;
     writeln!(
         f,
         "{indent}matches, criterion 4 as a tie: A won {}, B won {}, tied {} ({} of them A's by default)",
-        share(t.first_won_decided, m),
-        share(t.second_won_decided, m),
+        share(t.decided[0], m),
+        share(t.decided[1], m),
         share(t.ties, m),
         t.ties_to_first
     )
@@ -151,34 +121,23 @@ impl fmt::Display for ExperimentReport {
         if !self.title.is_empty() {
             writeln!(f, "{}", self.title)?;
         }
-        let t = &self.total;
-        let games = 2 * t.matches;
+        let ([spec_a, spec_b], t, tasks) = (&self.specs, &self.total.series, self.tasks);
+        let (games, matches, a, at_cap) = (t.games, t.matches, &t.sides[0], self.total.games_at_cap);
+        let secs = self.wall.as_secs_f64();
         writeln!(
             f,
-            "A = {}, B = {}: {} two-game matches ({} games, {} tasks) in {:.1} s",
-            self.specs[0],
-            self.specs[1],
-            t.matches,
-            games,
-            self.tasks,
-            self.wall.as_secs_f64()
+            "A = {spec_a}, B = {spec_b}: {matches} two-game matches ({games} games, {tasks} tasks) in {secs:.1} s"
         )?;
-        writeln!(
-            f,
-            "  games: mean {:.1} plies, {} ({:.1} %) at the ply cap",
-            if games == 0 { 0.0 } else { t.plies as f64 / f64::from(games) },
-            t.games_at_cap,
-            pct(t.games_at_cap, games)
-        )?;
+        writeln!(f, "  games: mean {:.1} plies, {at_cap} ({:.1} %) at the ply cap", t.mean_plies, pct(at_cap, games))?;
         writeln!(
             f,
             "  games, A's view: won {}, lost {}, drawn {}; A's mean score {:.2}",
-            share(t.first_game_wins, games),
-            share(t.first_game_losses, games),
-            share(t.game_draws, games),
-            t.first_mean_score
+            share(a.wins, games),
+            share(a.losses, games),
+            share(a.draws, games),
+            a.mean_score
         )?;
-        tally_lines(f, t, "  ")?;
+        tally_lines(f, &self.total, "  ")?;
         for (epoch, tally, path) in &self.by_epoch {
             writeln!(f, "  epoch {epoch} ({}):", path.display())?;
             tally_lines(f, tally, "    ")?;
@@ -206,8 +165,8 @@ pub fn run(
     let started = Instant::now();
     config.validate()?;
     let (spec_a, spec_b) = config.players()?;
-    let a = spec_a.prepare().map_err(|error| ExperimentError::Player { key: "a", error })?;
-    let b = spec_b.prepare().map_err(|error| ExperimentError::Player { key: "b", error })?;
+    let a = spec_a.prepare().map_err(|e| ExperimentError::Player("a", e))?;
+    let b = spec_b.prepare().map_err(|e| ExperimentError::Player("b", e))?;
     if options.threads == 0 && options.cluster.is_none() {
         return Err(ExperimentError::NoWorkers);
     }
@@ -240,7 +199,7 @@ pub fn run(
     // Tasks hold consecutive matches in order, and a checked outcome has one summary a pairing.
     let mut played: Vec<(PlannedMatch, MatchSummary)> = Vec::with_capacity(planned.len());
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
-        let bad = |why: String| ExperimentError::Task { id: *id, why };
+        let bad = |why: String| ExperimentError::Task(*id, why);
         let outcome = outcome.map_err(|e| bad(e.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
         played.extend(planned_task.matches.iter().map(|&index| planned[index]).zip(outcome.matches));
@@ -266,12 +225,8 @@ pub fn run(
                 .filter(|(m, _)| a.nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
                 .copied()
                 .collect();
-            let path = epoch_path(out, epoch);
-            by_epoch.push((
-                epoch,
-                series(&subset, &format!("run:{depth}:{}:epochs={epoch}", dir.display()), &path)?,
-                path,
-            ));
+            let (path, spec) = (epoch_path(out, epoch), format!("run:{depth}:{}:epochs={epoch}", dir.display()));
+            by_epoch.push((epoch, series(&subset, &spec, &path)?, path));
         }
     }
     Ok(ExperimentReport {

@@ -138,35 +138,20 @@ pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchEx
     tasks
 }
 
-/// Match results of one player, under both ways of scoring criterion 4.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// Match results of one player: its match file's summary, and criterion 4 scored as a tie.
+#[derive(Clone, Debug, PartialEq)]
 pub struct MatchTally {
-    /// Complete two-game matches.
-    pub matches: u32,
-    /// Matches the first player won by SPEC §5 (criterion 4 gives a tie to the match's A).
-    pub first_won: u32,
-    /// Matches the second player won by SPEC §5.
-    pub second_won: u32,
-    /// Matches the first player won by criteria 1-3 (criterion 4 counted as a tie).
-    pub first_won_decided: u32,
-    /// Matches the second player won by criteria 1-3.
-    pub second_won_decided: u32,
+    /// The match file's last line: games, matches, and each side's games and matches won by
+    /// SPEC §5 (criterion 4 gives a tie to the match's A).
+    pub series: MatchSeriesSummary,
+    /// Matches the first, then the second player won by criteria 1-3 (criterion 4 as a tie).
+    pub decided: [u32; 2],
     /// Matches criterion 4 decided (equal lengths or two draws): ties without it.
     pub ties: u32,
     /// Of those, the ones given to the first player (it was the match's A).
     pub ties_to_first: u32,
     /// Games that reached the ply cap.
     pub games_at_cap: u32,
-    /// Plies over all games.
-    pub plies: u64,
-    /// Games the first player won.
-    pub first_game_wins: u32,
-    /// Games the first player lost.
-    pub first_game_losses: u32,
-    /// Drawn games.
-    pub game_draws: u32,
-    /// The first player's mean benchmark score per game.
-    pub first_mean_score: f64,
 }
 
 /// The lines of a match file for these matches from the first player's side (config A), and
@@ -178,7 +163,9 @@ pub fn series_lines(
 ) -> (Vec<MatchLine>, MatchTally) {
     let (seed, opening_plies, rules) = (config.seed, config.opening_plies, &config.rules);
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
-    let mut tally = MatchTally::default();
+    // Matches won by SPEC §5, then by criteria 1-3 alone: the first player's, then the second's.
+    let (mut won, mut decided, mut ties, mut ties_to_first) = ([0; 2], [0; 2], 0, 0);
+    let (mut plies, mut games_at_cap) = (0, 0);
     let mut sides = [SideGames::default(), SideGames::default()];
     let mut start_of = (u64::MAX, String::new());
     for (pair, (m, s)) in played.iter().enumerate() {
@@ -206,8 +193,8 @@ pub fn series_lines(
                     Color::White => side.white.push(f64::from(white_score)),
                 }
             }
-            tally.plies += u64::from(game.plies);
-            tally.games_at_cap += u32::from(game.reason == loa_engine::EndReason::PlyCap);
+            plies += u64::from(game.plies);
+            games_at_cap += u32::from(game.reason == loa_engine::EndReason::PlyCap);
             lines.push(MatchLine::Game(MatchGameRecord {
                 pair: pair as u64,
                 game: g as u32,
@@ -223,33 +210,28 @@ pub fn series_lines(
                 start: start_of.1.clone(),
             }));
         }
-        tally.matches += 1;
-        let first_won = (s.winner == MatchSide::A) != m.swapped;
-        tally.first_won += u32::from(first_won);
-        tally.second_won += u32::from(!first_won);
+        let winner = usize::from((s.winner == MatchSide::A) == m.swapped);
+        won[winner] += 1;
         if s.criterion == Criterion::DefaultToA {
-            tally.ties += 1;
-            tally.ties_to_first += u32::from(first_won);
-        } else if first_won {
-            tally.first_won_decided += 1;
+            ties += 1;
+            ties_to_first += u32::from(winner == 0);
         } else {
-            tally.second_won_decided += 1;
+            decided[winner] += 1;
         }
     }
     let [first, second] = sides;
-    (tally.first_game_wins, tally.first_game_losses, tally.game_draws) = (first.wins, first.losses, first.draws);
-    tally.first_mean_score = mean(&[first.black.clone(), first.white.clone()].concat());
-    let games = 2 * tally.matches;
-    lines.push(MatchLine::Summary(MatchSeriesSummary {
+    let games = 2 * played.len() as u32;
+    let series = MatchSeriesSummary {
         games,
-        matches: tally.matches,
-        mean_plies: if games == 0 { 0.0 } else { tally.plies as f64 / f64::from(games) },
+        matches: played.len() as u32,
+        mean_plies: if games == 0 { 0.0 } else { plies as f64 / f64::from(games) },
         seed,
         opening_plies,
         ply_cap: rules.ply_cap,
-        sides: [first.summary(specs[0], tally.first_won), second.summary(specs[1], tally.second_won)],
-    }));
-    (lines, tally)
+        sides: [first.summary(specs[0], won[0]), second.summary(specs[1], won[1])],
+    };
+    lines.push(MatchLine::Summary(series.clone()));
+    (lines, MatchTally { series, decided, ties, ties_to_first, games_at_cap })
 }
 
 /// One player's games of a series: wins, losses, draws and its benchmark scores by colour.

@@ -84,10 +84,8 @@ fn parse_epochs(list: &str) -> Result<Vec<u32>, EpochListError> {
         if step == 0 {
             return Err(EpochListError::ZeroStep);
         }
-        let (first, last) = match range.split_once('-') {
-            Some((f, l)) => (number(f)?, number(l)?),
-            None => (number(range)?, number(range)?),
-        };
+        let (first, last) = range.split_once('-').unwrap_or((range, range));
+        let (first, last) = (number(first)?, number(last)?);
         if last < first {
             return Err(EpochListError::Empty(first, last));
         }

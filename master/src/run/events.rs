@@ -114,10 +114,8 @@ impl Subscriber for RunLog {
             RunEvent::GenerationDone(r) => {
                 let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
                     let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
-                    let rung = match (f.rung, f.vs_rung) {
-                        (Some(r), Some(p)) => format!(", ladder rung {r} {p:.2} points/game"),
-                        _ => String::new(),
-                    };
+                    let rung = f.rung.zip(f.vs_rung);
+                    let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
                     let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
                     format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
                 });

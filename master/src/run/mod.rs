@@ -35,17 +35,31 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// How to run: workers, stopping, display.
+/// Who does the work and what the terminal shows, for a run or an experiment.
+#[derive(Clone, Debug, Default)]
+pub struct WorkOptions {
+    /// Embedded worker threads (0 only with a cluster).
+    pub threads: usize,
+    /// Also serve the tasks to remote workers (cluster mode).
+    pub cluster: Option<crate::cluster::ClusterOptions>,
+    /// Set (e.g. by Ctrl-C) to stop after the work in hand.
+    pub stop: Arc<AtomicBool>,
+    /// Show progress on standard error.
+    pub progress: bool,
+}
+
+impl WorkOptions {
+    /// `threads` embedded workers, no cluster, no display.
+    pub fn embedded(threads: usize) -> WorkOptions {
+        WorkOptions { threads, ..WorkOptions::default() }
+    }
+}
+
+/// How to run: its work, and what only a run has.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// Embedded worker threads.
-    pub threads: usize,
-    /// Set (e.g. by Ctrl-C) to stop after the work in hand is written.
-    pub stop: Arc<AtomicBool>,
-    /// Show progress bars on the terminal.
-    pub progress: bool,
-    /// Also serve the scheduler to remote workers (cluster mode).
-    pub cluster: Option<crate::cluster::ClusterOptions>,
+    /// Workers, stopping, display.
+    pub work: WorkOptions,
     /// `master run` only: replace a directory that holds run files but no usable checkpoint.
     pub force: bool,
     /// Fault injection: stop at this phase boundary (tests).
@@ -58,7 +72,7 @@ pub struct RunOptions {
 impl RunOptions {
     /// Embedded workers on `threads` threads, no display, no cluster.
     pub fn embedded(threads: usize) -> RunOptions {
-        RunOptions { threads, ..RunOptions::default() }
+        RunOptions { work: WorkOptions::embedded(threads), ..RunOptions::default() }
     }
 }
 
@@ -183,13 +197,13 @@ pub fn resume(
 fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
     let log = RunLog::new(dir.clone(), Instant::now());
     // In cluster mode the run may have no embedded worker at all.
-    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
+    let pool = WorkerPool::start(options.work.threads, options.work.cluster.as_ref())?;
     if let Some(server) = &pool.server {
         // Each worker holds a connection: the limit bounds how many can come.
         let limit = server.open_files().map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
         log.line(&format!("serving workers on {}{limit}", server.addr()));
     }
-    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.progress, &state));
+    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     #[cfg(feature = "dashboard")]
     let dashboard =
         crate::dashboard::start(dir, &state, &pool.scheduler, pool.server.as_ref(), options.dashboard.as_ref(), &log)?;
@@ -208,7 +222,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let result = runner.run(state);
     #[cfg(feature = "dashboard")]
     if let Some(dashboard) = dashboard {
-        dashboard.finish(&options.stop);
+        dashboard.finish(&options.work.stop);
     }
     if let Some(summary) = pool.finish() {
         log.line(&summary);

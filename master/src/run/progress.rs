@@ -11,7 +11,6 @@ pub struct Progress {
     multi: MultiProgress,
     epoch: ProgressBar,
     step: ProgressBar,
-    generations_per_epoch: u64,
 }
 
 fn style(template: &str) -> ProgressStyle {
@@ -23,8 +22,7 @@ impl Progress {
     pub fn new(enabled: bool, state: &RunState) -> Progress {
         let target = if enabled { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
         let multi = MultiProgress::with_draw_target(target);
-        let gpe = u64::from(state.config.generations_per_epoch);
-        let total = u64::from(state.config.epochs) * gpe;
+        let total = u64::from(state.config.epochs) * u64::from(state.config.generations_per_epoch);
         let epoch = multi.add(ProgressBar::new(total));
         epoch.set_style(style("{prefix:>10} [{bar:30}] generation {pos}/{len}  {msg}  ETA {eta}"));
         epoch.set_prefix("run");
@@ -32,7 +30,7 @@ impl Progress {
         epoch.reset_eta();
         let step = multi.add(ProgressBar::new(1));
         step.set_style(style("{prefix:>10} [{bar:30}] {pos}/{len} tasks  {msg}"));
-        Progress { multi, epoch, step, generations_per_epoch: gpe }
+        Progress { multi, epoch, step }
     }
 }
 
@@ -61,9 +59,7 @@ impl Subscriber for Progress {
                 self.epoch.set_position(record.generation);
                 self.epoch.set_message(format!(
                     "epoch {} | {:.0} games/s, {:.0} plies/game",
-                    record.generation.div_ceil(self.generations_per_epoch),
-                    record.games_per_second,
-                    record.mean_plies
+                    record.epoch, record.games_per_second, record.mean_plies
                 ));
             }
             RunEvent::EpochDone(report) => {

@@ -49,12 +49,6 @@ pub struct Runner<'a> {
     pub drops_seen: Cell<usize>,
 }
 
-/// Whether a step ran to its end or was stopped (Ctrl-C) first.
-enum Ran<T> {
-    Done(T),
-    Stopped,
-}
-
 impl Runner<'_> {
     fn emit(&self, event: RunEvent<'_>) -> Result<(), RunError> {
         self.subscribers.iter().try_for_each(|s| s.notify(&event))
@@ -84,16 +78,14 @@ impl Runner<'_> {
         let gpe = u64::from(state.config.generations_per_epoch);
         loop {
             let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
-            if pending && let Ran::Stopped = self.benchmark(&mut state, scheme.as_mut())? {
+            if pending && self.benchmark(&mut state, scheme.as_mut())?.is_none() {
                 return self.stopped(&state);
             }
             if state.epoch >= state.config.epochs {
                 break;
             }
-            if self.options.stop.load(Ordering::Acquire) {
-                return self.stopped(&state);
-            }
-            if let Ran::Stopped = self.generation(&mut state, scheme.as_mut())? {
+            if self.options.work.stop.load(Ordering::Acquire) || self.generation(&mut state, scheme.as_mut())?.is_none()
+            {
                 return self.stopped(&state);
             }
         }
@@ -106,14 +98,14 @@ impl Runner<'_> {
         Ok(summary(state, true))
     }
 
-    /// Submits tasks and waits for all outcomes, reporting progress; stops early on Ctrl-C, or
-    /// at `halfway` once half the outcomes are in.
+    /// Submits tasks and waits for all outcomes, reporting progress; stops early (`None`) on
+    /// Ctrl-C, or at `halfway` once half the outcomes are in.
     fn play(
         &self,
         tasks: Vec<(TaskId, MatchTask)>,
         halfway: HaltPoint,
         mut seen: impl FnMut(),
-    ) -> Result<Ran<Vec<MatchTaskOutcome>>, RunError> {
+    ) -> Result<Option<Vec<MatchTaskOutcome>>, RunError> {
         let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
         let total = ids.len();
         self.scheduler.submit(tasks);
@@ -129,7 +121,7 @@ impl Runner<'_> {
                 halted.set(true);
             }
         };
-        let stop = || self.options.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
+        let stop = || self.options.work.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
         let outcomes = self.scheduler.collect(&ids, stop, tick);
         if let Some(e) = failed.take() {
             return Err(e);
@@ -139,13 +131,13 @@ impl Runner<'_> {
         if halt_here {
             self.halt(halfway)?;
         }
-        let Some(outcomes) = outcomes else { return Ok(Ran::Stopped) };
-        outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Ran::Done)
+        let Some(outcomes) = outcomes else { return Ok(None) };
+        outcomes.into_iter().map(|o| o.map_err(RunError::Task)).collect::<Result<Vec<_>, _>>().map(Some)
     }
 
     /// One generation: the scheme breeds and plans tasks, the workers play them, the scheme
-    /// selects; then the generation is recorded and checkpointed.
-    fn generation(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Ran<()>, RunError> {
+    /// selects; then the generation is recorded and checkpointed. `None`: stopped first.
+    fn generation(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Option<()>, RunError> {
         let begun = Instant::now();
         let survivors = state.individuals()?;
         // Breed on copies: the state changes only once the generation is complete.
@@ -163,11 +155,11 @@ impl Runner<'_> {
                 straggled.extend(self.scheduler.workers().into_iter().filter(|(_, w)| w.straggler).map(|(id, _)| id));
             }
         };
-        let Ran::Done(outcomes) = self.play(tasks, HaltPoint::MidGeneration(generation), seen)? else {
-            return Ok(Ran::Stopped);
+        let Some(outcomes) = self.play(tasks, HaltPoint::MidGeneration(generation), seen)? else {
+            return Ok(None);
         };
         let Selected { next, tournaments, fitness, survivors_kept } = scheme.select(plan, &outcomes)?;
-        let worker_detail = match self.options.cluster {
+        let worker_detail = match self.options.work.cluster {
             Some(_) => worker_records(&workers_before, &self.scheduler.workers(), &straggled, begun.elapsed()),
             None => Vec::new(),
         };
@@ -195,16 +187,16 @@ impl Runner<'_> {
         self.emit(RunEvent::GenerationDone(&record))?;
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.save(&self.dir.latest_checkpoint())?;
-        if self.options.cluster.is_some() {
+        if self.options.work.cluster.is_some() {
             self.emit(RunEvent::Workers(&record))?;
         }
         self.halt(HaltPoint::AfterGeneration(generation))?;
-        Ok(Ran::Done(()))
+        Ok(Some(()))
     }
 
     /// Benchmarks the population against the reference player, ends the epoch, records it and
-    /// checkpoints.
-    fn benchmark(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Ran<()>, RunError> {
+    /// checkpoints. `None`: stopped first.
+    fn benchmark(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Option<()>, RunError> {
         let config = &state.config;
         let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
         let survivors = state.individuals()?;
@@ -225,8 +217,8 @@ impl Runner<'_> {
             })
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
-        let Ran::Done(outcomes) = self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? else {
-            return Ok(Ran::Stopped);
+        let Some(outcomes) = self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? else {
+            return Ok(None);
         };
         let entries = survivors
             .iter()
@@ -247,7 +239,7 @@ impl Runner<'_> {
         state.save(&self.dir.epoch_checkpoint(epoch))?;
         self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
         state.save(&self.dir.latest_checkpoint())?;
-        Ok(Ran::Done(()))
+        Ok(Some(()))
     }
 }
 
@@ -259,10 +251,8 @@ fn benchmark_outcome(outcome: &MatchTaskOutcome) -> Result<BenchmarkOutcome, Run
             outcome.matches.len()
         )));
     };
-    let scores = [(0, Color::Black), (1, Color::White)].map(|(g, color)| {
-        let game = m.games[g];
-        benchmark_score(game.outcome, game.plies, color)
-    });
+    let scores =
+        [(0, Color::Black), (1, Color::White)].map(|(g, c)| benchmark_score(m.games[g].outcome, m.games[g].plies, c));
     Ok(BenchmarkOutcome { games: m.games, scores })
 }
 

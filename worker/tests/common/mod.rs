@@ -4,7 +4,7 @@
 
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, RunSummary, start};
+use loa_master::run::{RunDir, RunOptions, RunSummary, WorkOptions, start};
 use loa_proto::pb;
 use loa_proto::pb::master_client::MasterClient;
 use loa_records::GenerationRecord;
@@ -66,7 +66,8 @@ pub fn master_on(
     cluster.tls = tls;
     let bound = Arc::clone(&cluster.bound);
     let stop = Arc::new(AtomicBool::new(false));
-    let options = RunOptions { stop: Arc::clone(&stop), cluster: Some(cluster), ..RunOptions::embedded(0) };
+    let work = WorkOptions { stop: Arc::clone(&stop), cluster: Some(cluster), ..WorkOptions::embedded(0) };
+    let options = RunOptions { work, ..RunOptions::default() };
     let thread = std::thread::spawn(move || run(options));
     let started = Instant::now();
     let addr = loop {
