@@ -182,7 +182,7 @@ impl Runner<'_> {
         let Selected { next, tournaments, fitness, .. } = selected;
         record.tournaments = tournaments;
         record.fitness = fitness;
-        state.population = next.iter().map(StoredIndividual::from_individual).collect();
+        state.population = next.iter().cloned().map(StoredIndividual::from).collect();
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         state.rng = rng;
         state.serials = serials;

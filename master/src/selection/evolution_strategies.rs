@@ -15,7 +15,7 @@
 use super::adam::AdamState;
 use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::individual;
@@ -116,19 +116,8 @@ pub struct State {
     pub adam: AdamState,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
-
-impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
+impl SchemeState for State {
+    const VERSION: u32 = 1;
 }
 
 /// The ES scheme with its settings and state.

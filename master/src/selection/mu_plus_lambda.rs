@@ -6,7 +6,7 @@
 
 use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator, child_step};
 use crate::generation::child;
@@ -53,19 +53,8 @@ pub struct State {
     pub steps: Vec<(u64, f64)>,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
-
-impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
+impl SchemeState for State {
+    const VERSION: u32 = 1;
 }
 
 /// The (μ + λ) scheme with its settings and state.

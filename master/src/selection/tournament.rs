@@ -8,7 +8,7 @@
 
 use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::child;
@@ -54,20 +54,11 @@ pub struct State {
     pub fitness: Vec<(u64, f64)>,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
+impl SchemeState for State {
+    const VERSION: u32 = 1;
+}
 
 impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
-
     /// Whether `population` is the one whose fitness this state holds.
     fn judged(&self, population: &[Individual]) -> bool {
         !population.is_empty() && self.fitness.iter().map(|f| f.0).eq(population.iter().map(|i| i.serial))
@@ -516,7 +507,7 @@ mod tests {
         let err = other.restore(&scheme.save().unwrap(), &population, &config).unwrap_err().to_string();
         assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
         // Another layout is named.
-        let err = other.restore(&save_state(2, &State::default()).unwrap(), &population, &config).unwrap_err();
+        let err = other.restore(&crate::codec::encode(&(2u32, State::default())).unwrap(), &population, &config).unwrap_err();
         assert!(err.to_string().contains("layout 2"), "{err}");
     }
 }
