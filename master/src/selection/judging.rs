@@ -348,11 +348,16 @@ fn groups(n: usize, size: usize, rng: &mut GaRng) -> Vec<Vec<usize>> {
     out
 }
 
-/// The indices `pool` of `fitness` (serial, mean score per game) fittest first: the higher score
+/// Two individuals' fitness (serial, mean score per game), the fitter first: the higher score
 /// first, the older (lower serial) on a tie, so the order depends on nothing but the games.
+pub fn fitter(x: &(u64, f64), y: &(u64, f64)) -> std::cmp::Ordering {
+    y.1.total_cmp(&x.1).then(x.0.cmp(&y.0))
+}
+
+/// The indices `pool` of `fitness` fittest first ([`fitter`]).
 pub fn fittest_first(fitness: &[(u64, f64)], pool: std::ops::Range<usize>) -> Vec<usize> {
     let mut order: Vec<usize> = pool.collect();
-    order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+    order.sort_by(|&x, &y| fitter(&fitness[x], &fitness[y]));
     order
 }
 

@@ -6,7 +6,7 @@
 //! population it judged last and breeds the next one at the start of the next plan, which then
 //! judges it. The elites are judged again, so one lucky score does not keep a network forever.
 
-use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
+use super::judging::{self, Judged, JudgingConfig, JudgingState, fitter, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
@@ -89,46 +89,25 @@ impl Tournament {
         serials: &mut SerialCounter,
     ) -> Result<Vec<Individual>, SelectionError> {
         let s = &self.settings;
-        let ranking = Ranking::new(&self.state.fitness);
-        let mut next: Vec<Individual> =
-            ranking.order.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
+        let fitness = &self.state.fitness;
+        let elites = fittest_first(fitness, 0..fitness.len());
+        let mut next: Vec<Individual> = elites.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
         let (crossing, mutation) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
-            let first = &parents[ranking.tournament(s.size, rng)].chromosome;
+            let first = &parents[tournament(fitness, s.size, rng)].chromosome;
             // The same parent may win both; crossed with itself, it is copied.
-            let second = rng.chance(s.crossover_rate).then(|| &*parents[ranking.tournament(s.size, rng)].chromosome);
+            let second = rng.chance(s.crossover_rate).then(|| &*parents[tournament(fitness, s.size, rng)].chromosome);
             next.push(child(first, second, crossing, |_| mutation, rng, serials)?);
         }
         Ok(next)
     }
 }
 
-/// A judged population in order of fitness, which tournaments are decided by.
-#[derive(Clone, Debug, PartialEq)]
-struct Ranking {
-    /// Each individual's place, 0 the fittest.
-    place: Vec<usize>,
-    /// The individuals (indices), fittest first.
-    order: Vec<usize>,
-}
-
-impl Ranking {
-    /// The individuals with `fitness` (serial, mean score per game) ranked by [`fittest_first`].
-    fn new(fitness: &[(u64, f64)]) -> Ranking {
-        let order = fittest_first(fitness, 0..fitness.len());
-        let mut place = vec![0; order.len()];
-        for (p, &i) in order.iter().enumerate() {
-            place[i] = p;
-        }
-        Ranking { place, order }
-    }
-
-    /// The winner of one tournament (a non-empty ranking): `size` individuals drawn uniformly
-    /// with replacement, and the best placed of them.
-    fn tournament(&self, size: u32, rng: &mut GaRng) -> usize {
-        let n = self.place.len();
-        (0..size.max(1)).map(|_| rng.below(n)).min_by_key(|&i| self.place[i]).unwrap_or(0)
-    }
+/// The winner of one tournament among the individuals with `fitness` (serial, mean score per
+/// game; not empty): `size` of them drawn uniformly with replacement, and the [`fitter`].
+fn tournament(fitness: &[(u64, f64)], size: u32, rng: &mut GaRng) -> usize {
+    let n = fitness.len();
+    (0..size.max(1)).map(|_| rng.below(n)).min_by(|&x, &y| fitter(&fitness[x], &fitness[y])).unwrap_or(0)
 }
 
 /// Who played in a generation's tasks.
@@ -327,10 +306,9 @@ mod tests {
         rng.shuffle(&mut rank_of);
         // Individual j has rank rank_of[j]: the fitter the lower, and its serial is j.
         let fitness: Vec<(u64, f64)> = rank_of.iter().enumerate().map(|(j, &r)| (j as u64, 10.0 - r as f64)).collect();
-        let ranking = Ranking::new(&fitness);
         let mut counts = vec![0; 8];
         for _ in 0..draws {
-            counts[rank_of[ranking.tournament(k, rng)]] += 1;
+            counts[rank_of[tournament(&fitness, k, rng)]] += 1;
         }
         counts
     }
@@ -360,12 +338,10 @@ mod tests {
     #[test]
     fn ties_go_to_the_older_and_the_fittest_lead() {
         // Serials 5, 3, 4 with scores 1, 1, 2: 4 first, then 3 (older than 5), then 5.
-        let ranking = Ranking::new(&[(5, 1.0), (3, 1.0), (4, 2.0)]);
-        assert_eq!(ranking.order, vec![2, 1, 0]);
+        assert_eq!(fittest_first(&[(5, 1.0), (3, 1.0), (4, 2.0)], 0..3), vec![2, 1, 0]);
         // Between the two tied, the older wins every tournament that draws it.
-        let tied = Ranking::new(&[(5, 1.0), (3, 1.0)]);
         let mut rng = GaRng::from_seed(1);
-        let older = (0..1000).filter(|_| tied.tournament(2, &mut rng) == 1).count();
+        let older = (0..1000).filter(|_| tournament(&[(5, 1.0), (3, 1.0)], 2, &mut rng) == 1).count();
         // It is drawn at least once with probability 3/4: 750 of 1000, within 5 standard errors.
         assert!((682..=818).contains(&older), "{older}");
     }
