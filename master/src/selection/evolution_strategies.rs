@@ -18,9 +18,8 @@ use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::individual;
+use crate::generation::{Breeding, individual};
 use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -210,14 +209,8 @@ impl Scheme for EvolutionStrategies {
         Ok(Some(vec![first]))
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let Some(centre) = survivors.first() else {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
         };
@@ -246,14 +239,15 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
+        let next_serial = serials.issue();
         let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         let plan = EsPlan {
             centre: theta,
             topology,
             noise,
             judged,
-            next_serial: serials.issue(),
+            next_serial,
             learning_rate: self.settings.learning_rate_at(generation),
             sigma,
         };
@@ -328,6 +322,7 @@ impl Scheme for EvolutionStrategies {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::GaRng;
 
     /// Two perturbations of a random centre with `params`, planned for `generation` from `seed`:
     /// the scheme, the run's config, the plan and its tasks.
@@ -341,7 +336,7 @@ mod tests {
         let scheme = EvolutionStrategies { settings: params, state: State::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (scheme, own_plan(plan).unwrap(), tasks)
     }
 

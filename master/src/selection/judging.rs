@@ -9,7 +9,8 @@
 
 use super::Champion;
 use super::error::{SelectionError, StateError};
-use crate::config::{ConfigError, ExperimentConfig};
+use crate::config::ConfigError;
+use crate::generation::Breeding;
 use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::game::benchmark_score;
@@ -240,16 +241,15 @@ pub struct Judged {
     rung: Option<usize>,
 }
 
-/// The tasks that judge `candidates` in generation `generation`, with the hall of fame and the
-/// ladder's rung from `state`.
+/// The tasks that judge `candidates` in `b`'s generation, with the hall of fame and the ladder's
+/// rung from `state`.
 pub fn plan(
     candidates: Vec<Individual>,
     settings: &JudgingConfig,
     state: &JudgingState,
-    config: &ExperimentConfig,
-    generation: u64,
-    rng: &mut GaRng,
+    b: &mut Breeding,
 ) -> (Judged, Vec<MatchTask>) {
+    let Breeding { config, generation, ref mut rng, .. } = *b;
     // Checked by `JudgingConfig::validate`.
     let fixed = fixed_players("", &settings.fixed_opponents).unwrap_or_default();
     let ladder = fixed_players("", &settings.ladder).unwrap_or_default();
@@ -478,6 +478,8 @@ impl Judged {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ExperimentConfig;
+    use crate::population::SerialCounter;
 
     #[test]
     fn groups_cover_every_candidate_once_with_sizes_within_one() {
@@ -522,7 +524,17 @@ mod tests {
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
         let state = JudgingState { hall_of_fame: hall.to_vec(), ..JudgingState::default() };
-        let (judged, tasks) = plan(candidates.to_vec(), &judging(), &state, &config, 7, &mut GaRng::from_seed(1));
+        let (judged, tasks) = plan(
+            candidates.to_vec(),
+            &judging(),
+            &state,
+            &mut Breeding {
+                config: &config,
+                generation: 7,
+                rng: &mut GaRng::from_seed(1),
+                serials: &mut SerialCounter::new(),
+            },
+        );
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
             let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
@@ -558,8 +570,17 @@ mod tests {
         let settings = JudgingConfig { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..settings() };
         let judging = settings;
         let state = JudgingState::default();
-        let (judged, tasks) =
-            plan(candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+        let (judged, tasks) = plan(
+            candidates,
+            &judging,
+            &state,
+            &mut Breeding {
+                config: &ExperimentConfig::default(),
+                generation: 1,
+                rng: &mut GaRng::from_seed(3),
+                serials: &mut SerialCounter::new(),
+            },
+        );
         // Two groups of two (one match each), then 4 host tasks against the fixed player.
         assert_eq!(tasks.len(), 6);
         let matches = |t: &MatchTask| match &t.format {

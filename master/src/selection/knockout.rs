@@ -5,10 +5,9 @@
 use super::{Plan, Scheme, Selected, SelectionError, StateError, own_plan, parse_settings};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::{Group, breed};
+use crate::generation::{Breeding, Group, breed};
 use crate::metrics::match_summary;
-use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
+use crate::population::Individual;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
@@ -45,19 +44,13 @@ impl Scheme for Knockout {
         Ok(())
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         // Each survivor's child needs a partner among the others.
         if survivors.len() < 2 {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: survivors.len(), needed: 2 });
         }
-        let groups = breed(survivors, config, generation, rng, serials)?;
+        let groups = breed(survivors, b)?;
+        let (config, generation) = (b.config, b.generation);
         let tasks = groups
             .iter()
             .enumerate()
@@ -119,6 +112,8 @@ impl Scheme for Knockout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::population::SerialCounter;
+    use crate::rng::GaRng;
     use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
@@ -135,7 +130,7 @@ mod tests {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = Knockout.plan(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = Knockout.plan(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
         let groups: Vec<Group> = own_plan(plan).unwrap();
         assert_eq!(tasks.len(), 3);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
@@ -164,7 +159,7 @@ mod tests {
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         for alone in [&survivors[..1], &[]] {
-            let err = Knockout.plan(alone, &config, 1, &mut rng, &mut serials).unwrap_err().to_string();
+            let err = Knockout.plan(alone, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap_err().to_string();
             assert!(err.contains(&format!("{} survivors", alone.len())), "{err}");
         }
     }

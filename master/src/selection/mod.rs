@@ -15,8 +15,8 @@ pub use error::{SelectionError, StateError};
 
 use crate::codec::{self, CodecError};
 use crate::config::{ConfigError, ExperimentConfig, MutationOperator};
+pub use crate::generation::Breeding;
 use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::{EpochReport, FitnessSummary, TournamentRecord};
 use serde::Serialize;
@@ -95,17 +95,10 @@ pub trait Scheme {
         Ok(None)
     }
 
-    /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
-    /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the run's
+    /// Breeds `survivors` into the candidates of `b`'s generation and plans the tasks that judge
+    /// them. Draws only from `b`'s generator and serials, so a plan is a function of the run's
     /// state, and changes no state of the scheme's.
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
 
     /// The next population from the planned tasks' outcomes (in task order); the scheme's state
     /// moves on with it. An outcome that does not fit its task (a worker bug) is an error naming

@@ -9,8 +9,8 @@ use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator, child_step};
-use crate::generation::child;
-use crate::population::{Individual, SerialCounter};
+use crate::generation::{Breeding, child};
+use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::gaussian;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -110,14 +110,8 @@ impl Scheme for MuPlusLambda {
         true
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
         // Self-adaptive steps: each parent's from the state (the initial step for the random
@@ -150,7 +144,7 @@ impl Scheme for MuPlusLambda {
             }
         }
         let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), tasks))
     }
 
@@ -208,6 +202,7 @@ impl Scheme for MuPlusLambda {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::population::SerialCounter;
     use crate::config::{MutationConfig, SchemeConfig};
     use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
@@ -250,7 +245,7 @@ mod tests {
     ) -> (MuPlusLambdaPlan, Vec<MatchTask>, Vec<Individual>) {
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
         let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, config, generation, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (own_plan(plan).unwrap(), tasks, parents)
     }
 

@@ -11,8 +11,8 @@ use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
 use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::child;
-use crate::population::{Individual, SerialCounter};
+use crate::generation::{Breeding, child};
+use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::EpochReport;
@@ -80,14 +80,8 @@ pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
 impl Tournament {
     /// The next population bred from `parents`, the population the state judged: its elites,
     /// then children in creation order (which fixes their serials).
-    fn breed(
-        &self,
-        parents: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<Vec<Individual>, SelectionError> {
+    fn breed(&self, parents: &[Individual], b: &mut Breeding) -> Result<Vec<Individual>, SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let s = &self.settings;
         let fitness = &self.state.fitness;
         let elites = fittest_first(fitness, 0..fitness.len());
@@ -141,21 +135,14 @@ impl Scheme for Tournament {
         s.judging.validate(KEY, population)
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         let (candidates, kept) = if self.state.judged(survivors) {
-            (self.breed(survivors, config, generation, rng, serials)?, self.settings.elitism as usize)
+            (self.breed(survivors, b)?, self.settings.elitism as usize)
         } else {
             (survivors.to_vec(), survivors.len())
         };
         let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(TournamentPlan { judged, kept }), tasks))
     }
 
@@ -196,6 +183,7 @@ impl Scheme for Tournament {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::population::SerialCounter;
     use crate::config::{MutationConfig, MutationOperator, SchemeConfig};
     use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
@@ -380,7 +368,7 @@ mod tests {
         let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
-        let (plan, tasks) = scheme.plan(&first, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&first, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
         assert_eq!((tasks.len(), serials.peek()), (6, 6), "one task per individual, nobody bred");
         // Scores: serial 4 wins both games, 1 and 3 one each, the others none.
         let selected = scheme.select(plan, &outcomes(&[0, 1, 0, 1, 2, 0])).unwrap();
@@ -389,7 +377,7 @@ mod tests {
         assert_eq!((summary.unit.as_str(), summary.best, summary.mean), ("points", 1.0, 4.0 / 12.0));
         assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
         // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
-        let (plan, tasks) = scheme.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials }).unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(tasks.len(), 6);
         assert_eq!(candidates.len(), 6, "the population keeps its size");
@@ -401,14 +389,14 @@ mod tests {
         // Their next selection keeps the two elites, and judges the six.
         let mut again = scheme.clone();
         let (plan, _) =
-            again.plan(&first, &config, 2, &mut GaRng::from_seed(3), &mut SerialCounter::starting_at(6)).unwrap();
+            again.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut GaRng::from_seed(3), serials: &mut SerialCounter::starting_at(6) }).unwrap();
         let selected = again.select(plan, &outcomes(&[2, 2, 2, 2, 2, 2])).unwrap();
         assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
         assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
         // With no elite, every place is a child.
         let mut none = new(settings(2, 0));
         none.state.fitness = scheme.state.fitness.clone();
-        let (plan, _) = none.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let (plan, _) = none.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials }).unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(candidates.len(), 6);
         assert!(candidates.iter().all(|c| c.serial >= 10), "all children");
@@ -426,7 +414,7 @@ mod tests {
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
         let mut parents = vec![0u64; 8];
         for generation in 1..=400 {
-            let next = scheme.breed(&population, &config, generation, &mut rng, &mut serials).unwrap();
+            let next = scheme.breed(&population, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
             for child in &next {
                 for id in child.chromosome.origin().unwrap().parents() {
                     let p = population.iter().position(|i| i.chromosome.id() == *id).unwrap();
@@ -451,7 +439,7 @@ mod tests {
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
         let planned = |seed| {
             let (plan, tasks) =
-                scheme.plan(&population, &config, 3, &mut GaRng::from_seed(seed), &mut serials.clone()).unwrap();
+                scheme.plan(&population, &mut Breeding { config: &config, generation: 3, rng: &mut GaRng::from_seed(seed), serials: &mut serials.clone() }).unwrap();
             (own_plan::<TournamentPlan>(plan).unwrap().judged.candidates, tasks)
         };
         assert_eq!(planned(9), planned(9));
