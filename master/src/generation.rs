@@ -132,7 +132,7 @@ pub(crate) mod tests {
     use super::*;
 
     fn population(config: &ExperimentConfig) -> (Vec<Individual>, GaRng, SerialCounter) {
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let p = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
         (p, rng, serials)
     }

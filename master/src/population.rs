@@ -55,18 +55,13 @@ impl TryFrom<StoredIndividual> for Individual {
     }
 }
 
-/// Hands out birth serials in creation order.
+/// Hands out birth serials in creation order (the default's first is 0).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SerialCounter {
     next: u64,
 }
 
 impl SerialCounter {
-    /// A counter whose first serial is 0.
-    pub fn new() -> SerialCounter {
-        SerialCounter { next: 0 }
-    }
-
     /// A counter whose next serial is `next` (a stored counter).
     pub fn starting_at(next: u64) -> SerialCounter {
         SerialCounter { next }

@@ -272,7 +272,7 @@ mod tests {
     fn state(selection: &str) -> RunState {
         let text = format!("population = 2\n{selection}");
         let config = selection::normalized(&ExperimentConfig::from_toml(&text).unwrap()).unwrap();
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let scheme_state = selection::build(&config).unwrap().save().unwrap();
         RunState {

@@ -138,7 +138,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     }
     // Made before anything is written, so a missing or malformed network file leaves no run
     // files.
-    let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::new());
+    let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::default());
     let population = match scheme.given_population(&mut serials)? {
         Some(population) => population,
         None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,

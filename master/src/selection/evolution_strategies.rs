@@ -334,7 +334,7 @@ mod tests {
         config.validate().unwrap();
         crate::selection::build(&config).unwrap();
         let scheme = EvolutionStrategies { settings: params, state: State::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = scheme.plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (scheme, own_plan(plan).unwrap(), tasks)

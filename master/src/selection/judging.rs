@@ -513,7 +513,7 @@ mod tests {
 
     fn population(n: usize) -> Vec<Individual> {
         let config = ExperimentConfig { population: n, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(2), crate::population::SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(2), crate::population::SerialCounter::default());
         crate::generation::initial_population(&config, loa_engine::network::Topology::default(), &mut rng, &mut serials)
             .unwrap()
     }
@@ -532,7 +532,7 @@ mod tests {
                 config: &config,
                 generation: 7,
                 rng: &mut GaRng::from_seed(1),
-                serials: &mut SerialCounter::new(),
+                serials: &mut SerialCounter::default(),
             },
         );
         assert_eq!(tasks.len(), 6);
@@ -578,7 +578,7 @@ mod tests {
                 config: &ExperimentConfig::default(),
                 generation: 1,
                 rng: &mut GaRng::from_seed(3),
-                serials: &mut SerialCounter::new(),
+                serials: &mut SerialCounter::default(),
             },
         );
         // Two groups of two (one match each), then 4 host tasks against the fixed player.

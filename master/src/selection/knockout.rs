@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn group_winners_survive_with_their_serials_and_records_name_them() {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = Knockout.plan(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
         let groups: Vec<Group> = own_plan(plan).unwrap();
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn fewer_than_two_survivors_are_refused_not_bred() {
         let config = ExperimentConfig { population: 2, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         for alone in [&survivors[..1], &[]] {
             let err = Knockout.plan(alone, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap_err().to_string();

@@ -243,7 +243,7 @@ mod tests {
         seed: u64,
         generation: u64,
     ) -> (MuPlusLambdaPlan, Vec<MatchTask>, Vec<Individual>) {
-        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) = scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (own_plan(plan).unwrap(), tasks, parents)

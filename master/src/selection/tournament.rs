@@ -365,7 +365,7 @@ mod tests {
         let config = config_with(6, &settings(3, 2));
         crate::selection::build(&config).unwrap();
         let mut scheme = new(settings(3, 2));
-        let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::default());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
         let (plan, tasks) = scheme.plan(&first, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
@@ -409,7 +409,7 @@ mod tests {
         let settings = TournamentConfig { crossover_rate: 0.5, ..settings(4, 0) };
         let config = config_with(8, &settings);
         let mut scheme = new(settings);
-        let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
         let mut parents = vec![0u64; 8];
@@ -434,7 +434,7 @@ mod tests {
     fn the_plan_is_a_function_of_the_generator_and_the_state() {
         let config = config_with(6, &settings(3, 1));
         let mut scheme = new(settings(3, 1));
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
         let planned = |seed| {
@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn the_state_round_trips_and_a_population_it_did_not_judge_is_refused() {
         let config = config_with(3, &settings(2, 1));
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let mut scheme = new(settings(2, 1));
         scheme.state.fitness = vec![(0, 1.5), (1, 0.0), (2, 2.0)];

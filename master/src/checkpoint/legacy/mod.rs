@@ -161,11 +161,7 @@ fn stored(i: types::Individual) -> StoredIndividual {
 
 /// The judging state of an old memory.
 fn judged(memory: Memory) -> Result<JudgingState, LegacyError> {
-    let champion = |i: types::Individual| -> Result<Individual, LegacyError> {
-        Individual::try_from(stored(i)).map_err(LegacyError::Champion)
-    };
-    Ok(JudgingState {
-        hall_of_fame: memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?,
-        rung: memory.rung,
-    })
+    let champion = |i| Individual::try_from(stored(i)).map_err(LegacyError::Champion);
+    let hall_of_fame = memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?;
+    Ok(JudgingState { hall_of_fame, rung: memory.rung })
 }
