@@ -240,8 +240,7 @@ impl Scheme for EvolutionStrategies {
             noise.push(eps);
         }
         let next_serial = serials.issue();
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         let plan = EsPlan {
             centre: theta,
             topology,
@@ -293,12 +292,8 @@ impl Scheme for EvolutionStrategies {
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
         self.state.adam = adam;
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected {
-            next: vec![centre],
-            tournaments: Vec::new(),
-            survivors_kept: 0,
-            fitness: Some(scores.summary()),
-        })
+        let fitness = Some(scores.summary());
+        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, fitness })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -336,7 +331,9 @@ mod tests {
         let scheme = EvolutionStrategies { settings: params, state: State::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         (scheme, own_plan(plan).unwrap(), tasks)
     }
 

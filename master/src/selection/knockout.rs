@@ -112,9 +112,9 @@ impl Scheme for Knockout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generation::initial_population;
     use crate::population::SerialCounter;
     use crate::rng::GaRng;
-    use crate::generation::initial_population;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchSummary};
@@ -130,7 +130,9 @@ mod tests {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = Knockout.plan(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, tasks) = Knockout
+            .plan(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let groups: Vec<Group> = own_plan(plan).unwrap();
         assert_eq!(tasks.len(), 3);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
@@ -159,7 +161,10 @@ mod tests {
         let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         for alone in [&survivors[..1], &[]] {
-            let err = Knockout.plan(alone, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap_err().to_string();
+            let err = Knockout
+                .plan(alone, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(&format!("{} survivors", alone.len())), "{err}");
         }
     }

@@ -143,8 +143,7 @@ impl Scheme for MuPlusLambda {
                 candidates.push(child(&parent.chromosome, partner, crossing, mutation, rng, serials)?);
             }
         }
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), tasks))
     }
 
@@ -202,9 +201,9 @@ impl Scheme for MuPlusLambda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::population::SerialCounter;
     use crate::config::{MutationConfig, SchemeConfig};
     use crate::generation::initial_population;
+    use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary};
@@ -245,7 +244,8 @@ mod tests {
     ) -> (MuPlusLambdaPlan, Vec<MatchTask>, Vec<Individual>) {
         let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, tasks) =
+            scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (own_plan(plan).unwrap(), tasks, parents)
     }
 

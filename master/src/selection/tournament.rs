@@ -141,8 +141,7 @@ impl Scheme for Tournament {
         } else {
             (survivors.to_vec(), survivors.len())
         };
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(TournamentPlan { judged, kept }), tasks))
     }
 
@@ -150,9 +149,9 @@ impl Scheme for Tournament {
         let plan: TournamentPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         self.state.fitness = plan.judged.fitness(&scores);
-        let next = plan.judged.candidates;
+        let (next, fitness) = (plan.judged.candidates, Some(scores.summary()));
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness: Some(scores.summary()) })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -183,9 +182,9 @@ impl Scheme for Tournament {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::population::SerialCounter;
     use crate::config::{MutationConfig, MutationOperator, SchemeConfig};
     use crate::generation::initial_population;
+    use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchSummary};
@@ -368,7 +367,9 @@ mod tests {
         let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::default());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
-        let (plan, tasks) = scheme.plan(&first, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&first, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         assert_eq!((tasks.len(), serials.peek()), (6, 6), "one task per individual, nobody bred");
         // Scores: serial 4 wins both games, 1 and 3 one each, the others none.
         let selected = scheme.select(plan, &outcomes(&[0, 1, 0, 1, 2, 0])).unwrap();
@@ -377,7 +378,9 @@ mod tests {
         assert_eq!((summary.unit.as_str(), summary.best, summary.mean), ("points", 1.0, 4.0 / 12.0));
         assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
         // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
-        let (plan, tasks) = scheme.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(tasks.len(), 6);
         assert_eq!(candidates.len(), 6, "the population keeps its size");
@@ -388,15 +391,26 @@ mod tests {
         assert_eq!(crate::generation::tests::made_again(&children, &first), 4);
         // Their next selection keeps the two elites, and judges the six.
         let mut again = scheme.clone();
-        let (plan, _) =
-            again.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut GaRng::from_seed(3), serials: &mut SerialCounter::starting_at(6) }).unwrap();
+        let (plan, _) = again
+            .plan(
+                &first,
+                &mut Breeding {
+                    config: &config,
+                    generation: 2,
+                    rng: &mut GaRng::from_seed(3),
+                    serials: &mut SerialCounter::starting_at(6),
+                },
+            )
+            .unwrap();
         let selected = again.select(plan, &outcomes(&[2, 2, 2, 2, 2, 2])).unwrap();
         assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
         assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
         // With no elite, every place is a child.
         let mut none = new(settings(2, 0));
         none.state.fitness = scheme.state.fitness.clone();
-        let (plan, _) = none.plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials }).unwrap();
+        let (plan, _) = none
+            .plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(candidates.len(), 6);
         assert!(candidates.iter().all(|c| c.serial >= 10), "all children");
@@ -414,7 +428,9 @@ mod tests {
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
         let mut parents = vec![0u64; 8];
         for generation in 1..=400 {
-            let next = scheme.breed(&population, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
+            let next = scheme
+                .breed(&population, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials })
+                .unwrap();
             for child in &next {
                 for id in child.chromosome.origin().unwrap().parents() {
                     let p = population.iter().position(|i| i.chromosome.id() == *id).unwrap();
@@ -438,8 +454,17 @@ mod tests {
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
         let planned = |seed| {
-            let (plan, tasks) =
-                scheme.plan(&population, &mut Breeding { config: &config, generation: 3, rng: &mut GaRng::from_seed(seed), serials: &mut serials.clone() }).unwrap();
+            let (plan, tasks) = scheme
+                .plan(
+                    &population,
+                    &mut Breeding {
+                        config: &config,
+                        generation: 3,
+                        rng: &mut GaRng::from_seed(seed),
+                        serials: &mut serials.clone(),
+                    },
+                )
+                .unwrap();
             (own_plan::<TournamentPlan>(plan).unwrap().judged.candidates, tasks)
         };
         assert_eq!(planned(9), planned(9));
@@ -471,7 +496,8 @@ mod tests {
         let err = other.restore(&scheme.save().unwrap(), &population, &config).unwrap_err().to_string();
         assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
         // Another layout is named.
-        let err = other.restore(&crate::codec::encode(&(2u32, State::default())).unwrap(), &population, &config).unwrap_err();
+        let err =
+            other.restore(&crate::codec::encode(&(2u32, State::default())).unwrap(), &population, &config).unwrap_err();
         assert!(err.to_string().contains("layout 2"), "{err}");
     }
 }
