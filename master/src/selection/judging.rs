@@ -254,12 +254,6 @@ pub fn plan(
     let fixed = fixed_players("", &settings.fixed_opponents).unwrap_or_default();
     let ladder = fixed_players("", &settings.ladder).unwrap_or_default();
     let n = candidates.len();
-    let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
-        entrants,
-        network_depth: config.network_depth,
-        rules: config.rules,
-        format: MatchFormat::Pairs(pairs),
-    };
     let mut tasks = Vec::new();
     let mut seats = Vec::new();
     if settings.groups > 0 {
@@ -272,7 +266,8 @@ pub fn plan(
                     pairs.push(Pairing { a, b, seed, opening_plies: settings.opening_plies });
                 }
             }
-            tasks.push(task(members.iter().map(|&c| candidates[c].entrant()).collect(), pairs));
+            let entrants = members.iter().map(|&c| candidates[c].entrant()).collect();
+            tasks.push(config.task(entrants, MatchFormat::Pairs(pairs)));
             seats.push(members.into_iter().map(Seat::Candidate).collect());
         }
     }
@@ -316,7 +311,7 @@ pub fn plan(
             }
         }
         if !pairs.is_empty() {
-            tasks.push(task(entrants, pairs));
+            tasks.push(config.task(entrants, MatchFormat::Pairs(pairs)));
             seats.push(seat);
         }
     }

@@ -54,11 +54,9 @@ impl Scheme for Knockout {
         let tasks = groups
             .iter()
             .enumerate()
-            .map(|(g, group)| MatchTask {
-                entrants: group.iter().map(Individual::entrant).collect(),
-                network_depth: config.network_depth,
-                rules: config.rules,
-                format: MatchFormat::Knockout { seed: derive_seed(derive_seed(config.seed, generation), g as u64) },
+            .map(|(g, group)| {
+                let seed = derive_seed(derive_seed(config.seed, generation), g as u64);
+                config.task(group.iter().map(Individual::entrant).collect(), MatchFormat::Knockout { seed })
             })
             .collect();
         Ok((Box::new(groups), tasks))

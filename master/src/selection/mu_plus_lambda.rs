@@ -155,12 +155,7 @@ impl Scheme for MuPlusLambda {
         let (mu, all) = (plan.parents, candidates.len());
         let mut order = match self.settings.elitism {
             None => rank(0..all),
-            Some(k) => {
-                let mut elites = rank(0..mu);
-                elites.truncate(k as usize);
-                elites.extend(rank(mu..all));
-                elites
-            }
+            Some(k) => rank(0..mu).into_iter().take(k as usize).chain(rank(mu..all)).collect(),
         };
         order.truncate(mu);
         let survivors_kept = order.iter().filter(|&&c| c < mu).count() as u32;
@@ -171,9 +166,8 @@ impl Scheme for MuPlusLambda {
             order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| candidates[c].clone()).collect();
         let mut summary = scores.summary();
-        if !steps.is_empty() {
-            summary.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
-        }
+        summary.mean_step =
+            (!steps.is_empty()).then(|| steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
         self.state.steps = steps;
         self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })
