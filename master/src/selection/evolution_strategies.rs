@@ -217,10 +217,8 @@ impl Scheme for EvolutionStrategies {
         let topology = centre.chromosome.topology();
         let symmetry = self.settings.symmetry;
         let tying = (symmetry != WeightTying::None).then(|| Tying::new(symmetry));
-        let theta = match &tying {
-            Some(tying) => tying.project(centre.chromosome.weights()),
-            None => centre.chromosome.weights().to_vec(),
-        };
+        let weights = centre.chromosome.weights();
+        let theta = tying.as_ref().map_or_else(|| weights.to_vec(), |tying| tying.project(weights));
         let (sigma, bound) = (self.settings.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
         let mut noise = Vec::with_capacity(pairs);

@@ -121,10 +121,8 @@ impl Scheme for MuPlusLambda {
             _ => None,
         };
         let kept = |serial: u64| self.state.steps.iter().find(|(s, _)| *s == serial).map(|&(_, step)| step);
-        let mut steps: Vec<f64> = match adaptive {
-            Some((sigma, ..)) => survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect(),
-            None => Vec::new(),
-        };
+        let initial = |sigma| survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect();
+        let mut steps: Vec<f64> = adaptive.map_or_else(Vec::new, |(sigma, ..)| initial(sigma));
         for (i, parent) in survivors.iter().enumerate() {
             for _ in 0..self.settings.offspring {
                 let partner = (p > 1 && rng.chance(self.settings.crossover_rate)).then(|| {
@@ -166,8 +164,7 @@ impl Scheme for MuPlusLambda {
             order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| candidates[c].clone()).collect();
         let mut summary = scores.summary();
-        summary.mean_step =
-            (!steps.is_empty()).then(|| steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
+        summary.mean_step = (!steps.is_empty()).then(|| steps.iter().map(|s| s.1).sum::<f64>() / steps.len() as f64);
         self.state.steps = steps;
         self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })

@@ -124,10 +124,9 @@ impl Scheme for Tournament {
             return bad("size", format!("must be 2..={population} (at most the population), got {}", s.size));
         }
         if s.elitism as usize >= population {
-            return bad(
-                "elitism",
-                format!("must be below the population ({population}), so that children are bred, got {}", s.elitism),
-            );
+            let why =
+                format!("must be below the population ({population}), so that children are bred, got {}", s.elitism);
+            return bad("elitism", why);
         }
         if !(0.0..=1.0).contains(&s.crossover_rate) {
             return bad("crossover_rate", format!("must be in [0, 1], got {}", s.crossover_rate));
