@@ -221,8 +221,7 @@ impl Scheme for EvolutionStrategies {
         let theta = tying.as_ref().map_or_else(|| weights.to_vec(), |tying| tying.project(weights));
         let (sigma, bound) = (self.settings.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
-        let mut noise = Vec::with_capacity(pairs);
-        let mut candidates = Vec::with_capacity(2 * pairs);
+        let (mut noise, mut candidates) = (Vec::with_capacity(pairs), Vec::with_capacity(2 * pairs));
         for _ in 0..pairs {
             let eps: Vec<f64> = match &tying {
                 Some(tying) => tying.expand(&(0..tying.count()).map(|_| rng.normal()).collect::<Vec<_>>()),

@@ -67,9 +67,7 @@ impl Scheme for Knockout {
         if outcomes.len() != groups.len() {
             return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: groups.len() });
         }
-        let mut next = Vec::with_capacity(groups.len());
-        let mut tournaments = Vec::with_capacity(groups.len());
-        let mut survivors_kept = 0;
+        let (mut next, mut tournaments, mut survivors_kept) = (Vec::new(), Vec::new(), 0);
         for (g, (group, outcome)) in groups.iter().zip(outcomes).enumerate() {
             let bad = |why: String| SelectionError::Outcome { task: g, why };
             let [semi1, semi2, last] = outcome.matches.as_slice() else {
