@@ -8,6 +8,19 @@ use loa_engine::breeding::{Origin, Step, Variation};
 use loa_engine::network::{Chromosome, ChromosomeError, ChromosomeId, Topology};
 use std::sync::Arc;
 
+/// What breeding reads and draws from: the configuration, the generation being bred (the first
+/// is 1), and the run's generator and serial counter.
+pub struct Breeding<'a> {
+    /// The run's configuration.
+    pub config: &'a ExperimentConfig,
+    /// The generation being bred.
+    pub generation: u64,
+    /// The run's generator.
+    pub rng: &'a mut GaRng,
+    /// The run's serial counter.
+    pub serials: &'a mut SerialCounter,
+}
+
 /// A knockout group, `[survivor, mutant, mutant, child]` (members come from different parents
 /// after the shuffle).
 pub type Group = [Individual; 4];
@@ -82,13 +95,8 @@ pub fn initial_population(
 /// child with a partner chosen uniformly among the other survivors. Then survivors, mutants and
 /// children are each shuffled, and group `g` takes survivor `g`, mutants `2g` and `2g+1` and
 /// child `g`.
-pub fn breed(
-    survivors: &[Individual],
-    config: &ExperimentConfig,
-    generation: u64,
-    rng: &mut GaRng,
-    serials: &mut SerialCounter,
-) -> Result<Vec<Group>, ChromosomeError> {
+pub fn breed(survivors: &[Individual], b: &mut Breeding) -> Result<Vec<Group>, ChromosomeError> {
+    let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
     let p = survivors.len();
     let mut mutants = Vec::with_capacity(2 * p);
     let mut children = Vec::with_capacity(p);
@@ -124,7 +132,7 @@ pub(crate) mod tests {
     use super::*;
 
     fn population(config: &ExperimentConfig) -> (Vec<Individual>, GaRng, SerialCounter) {
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let p = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
         (p, rng, serials)
     }
@@ -134,7 +142,9 @@ pub(crate) mod tests {
         let config = ExperimentConfig { population: 6, ..ExperimentConfig::default() };
         let (survivors, mut rng, mut serials) = population(&config);
         assert_eq!(survivors.iter().map(|s| s.serial).collect::<Vec<_>>(), (0..6).collect::<Vec<_>>());
-        let groups = breed(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
+        let groups =
+            breed(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+                .unwrap();
         assert_eq!(groups.len(), 6);
         assert_eq!(serials.peek(), 6 + 18, "two mutants and one child per survivor");
         let mut seen_survivors: Vec<u64> = groups.iter().map(|g| g[0].serial).collect();
@@ -202,7 +212,11 @@ pub(crate) mod tests {
                 let first: Vec<&Individual> = survivors.iter().collect();
                 assert_eq!(made_again(&first, &[]), 5, "the first generation, from nothing");
                 // Generation 3: the Gaussian step has shrunk twice, which the origin must carry.
-                let groups = breed(&survivors, &config, 3, &mut rng, &mut serials).unwrap();
+                let groups = breed(
+                    &survivors,
+                    &mut Breeding { config: &config, generation: 3, rng: &mut rng, serials: &mut serials },
+                )
+                .unwrap();
                 let offspring: Vec<&Individual> = groups.iter().flat_map(|g| &g[1..]).collect();
                 assert_eq!(made_again(&offspring, &survivors), 15, "{operator:?}, {crossing:?}");
                 for g in &groups {

@@ -37,50 +37,31 @@ pub struct StoredIndividual {
     pub weights: Vec<f32>,
 }
 
-impl StoredIndividual {
-    /// Stores an individual.
-    pub fn from_individual(i: &Individual) -> StoredIndividual {
-        StoredIndividual {
-            serial: i.serial,
-            topology: i.chromosome.topology().name().to_string(),
-            weights: i.chromosome.weights().to_vec(),
-        }
-    }
-
-    /// Rebuilds the individual, validating the chromosome.
-    pub fn to_individual(&self) -> Result<Individual, ChromosomeError> {
-        let topology = Topology::from_name(&self.topology)
-            .ok_or_else(|| ChromosomeError::UnknownTopology { name: self.topology.clone() })?;
-        Ok(Individual { serial: self.serial, chromosome: Arc::new(Chromosome::new(topology, self.weights.clone())?) })
-    }
-}
-
 impl From<Individual> for StoredIndividual {
     fn from(i: Individual) -> StoredIndividual {
-        StoredIndividual::from_individual(&i)
+        let (topology, weights) = (i.chromosome.topology().name().to_string(), i.chromosome.weights().to_vec());
+        StoredIndividual { serial: i.serial, topology, weights }
     }
 }
 
+/// Rebuilds the individual, validating the chromosome.
 impl TryFrom<StoredIndividual> for Individual {
     type Error = ChromosomeError;
 
     fn try_from(stored: StoredIndividual) -> Result<Individual, ChromosomeError> {
-        stored.to_individual()
+        let topology = Topology::from_name(&stored.topology)
+            .ok_or_else(|| ChromosomeError::UnknownTopology { name: stored.topology.clone() })?;
+        Ok(Individual { serial: stored.serial, chromosome: Arc::new(Chromosome::new(topology, stored.weights)?) })
     }
 }
 
-/// Hands out birth serials in creation order.
+/// Hands out birth serials in creation order (the default's first is 0).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SerialCounter {
     next: u64,
 }
 
 impl SerialCounter {
-    /// A counter whose first serial is 0.
-    pub fn new() -> SerialCounter {
-        SerialCounter { next: 0 }
-    }
-
     /// A counter whose next serial is `next` (a stored counter).
     pub fn starting_at(next: u64) -> SerialCounter {
         SerialCounter { next }

@@ -8,7 +8,7 @@ use loa_master::checkpoint::RunState;
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, start};
 use loa_master::selection::evolution_strategies::{self, EsConfig, EsOptimizer};
-use loa_master::selection::mu_plus_lambda;
+use loa_master::selection::{SchemeState, mu_plus_lambda};
 use std::path::{Path, PathBuf};
 
 /// FNV-1a, 64 bits: a fixed, dependency-free digest (collisions do not matter here; any change

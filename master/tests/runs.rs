@@ -3,6 +3,7 @@
 
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, WorkOptions, export, resume, start};
+use loa_master::selection::SchemeState;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

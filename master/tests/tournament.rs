@@ -4,6 +4,7 @@
 use loa_master::checkpoint::RunState;
 use loa_master::config::ExperimentConfig;
 use loa_master::run::{RunDir, RunOptions, resume, start};
+use loa_master::selection::SchemeState;
 use loa_master::selection::tournament::State;
 use loa_records::{EpochReport, GenerationRecord};
 use std::path::Path;

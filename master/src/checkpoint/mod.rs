@@ -235,7 +235,7 @@ impl RunState {
     /// The population as individuals (validated on load).
     pub fn individuals(&self) -> Result<Vec<Individual>, InvalidState> {
         let individual = |i: &StoredIndividual| {
-            i.to_individual().map_err(|error| InvalidState::Individual { serial: i.serial, error })
+            Individual::try_from(i.clone()).map_err(|error| InvalidState::Individual { serial: i.serial, error })
         };
         self.population.iter().map(individual).collect()
     }
@@ -265,14 +265,14 @@ mod tests {
     use super::*;
     use crate::config::SchemeConfig;
     use crate::generation::initial_population;
-    use crate::selection::evolution_strategies;
+    use crate::selection::{SchemeState, evolution_strategies};
     use loa_engine::network::Topology;
 
     /// A state at generation 0 of a run whose `[selection]` is `selection`, on 2 individuals.
     fn state(selection: &str) -> RunState {
         let text = format!("population = 2\n{selection}");
         let config = selection::normalized(&ExperimentConfig::from_toml(&text).unwrap()).unwrap();
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let scheme_state = selection::build(&config).unwrap().save().unwrap();
         RunState {
@@ -281,7 +281,7 @@ mod tests {
             epoch: 0,
             serials,
             rng,
-            population: population.iter().map(StoredIndividual::from_individual).collect(),
+            population: population.iter().cloned().map(StoredIndividual::from).collect(),
             epochs: Vec::new(),
             scheme_state,
         }

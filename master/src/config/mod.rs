@@ -6,7 +6,7 @@
 use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::FixedPlayer;
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -195,11 +195,10 @@ impl ExperimentConfig {
             let why = format!("must be 2..=100000 (crossover needs a partner), got {}", self.population);
             return bad("population", why);
         }
-        if self.epochs == 0 {
-            return bad("epochs", "must be at least 1".into());
-        }
-        if self.generations_per_epoch == 0 {
-            return bad("generations_per_epoch", "must be at least 1".into());
+        for (key, count) in [("epochs", self.epochs), ("generations_per_epoch", self.generations_per_epoch)] {
+            if count == 0 {
+                return bad(key, "must be at least 1".into());
+            }
         }
         for (key, depth) in [("network_depth", self.network_depth), ("benchmark.depth", self.benchmark.depth)] {
             if depth == 0 || depth > MAX_DEPTH {
@@ -212,6 +211,11 @@ impl ExperimentConfig {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
         }
         Ok(())
+    }
+
+    /// A match task of `entrants` in `format`, at the run's network depth and rules.
+    pub fn task(&self, entrants: Vec<MatchEntrant>, format: MatchFormat) -> MatchTask {
+        MatchTask { entrants, network_depth: self.network_depth, rules: self.rules, format }
     }
 
     /// The benchmark's reference player.

@@ -144,7 +144,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     }
     // Made before anything is written, so a missing or malformed network file leaves no run
     // files.
-    let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::new());
+    let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::default());
     let population = match scheme.given_population(&mut serials)? {
         Some(population) => population,
         None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
@@ -156,7 +156,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         epoch: 0,
         serials,
         rng,
-        population: population.iter().map(StoredIndividual::from_individual).collect(),
+        population: population.iter().cloned().map(StoredIndividual::from).collect(),
         epochs: Vec::new(),
     };
     std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
@@ -235,7 +235,7 @@ pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> 
     let state = load(RunDir::new(dir).epoch_checkpoint(epoch))?;
     let count = state.population.len();
     let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
-    Ok(stored.to_individual()?.chromosome.to_json())
+    Ok(crate::population::Individual::try_from(stored.clone())?.chromosome.to_json())
 }
 
 /// The checkpoint at `path`, which must exist.

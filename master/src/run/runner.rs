@@ -15,7 +15,7 @@ use crate::cluster::Counters;
 use crate::metrics::benchmark_entry;
 use crate::population::StoredIndividual;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
-use crate::selection::{Scheme, Selected};
+use crate::selection::{Breeding, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
@@ -143,7 +143,8 @@ impl Runner<'_> {
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
-        let (plan, tasks) = scheme.plan(&survivors, &state.config, generation, &mut rng, &mut serials)?;
+        let mut breeding = Breeding { config: &state.config, generation, rng: &mut rng, serials: &mut serials };
+        let (plan, tasks) = scheme.plan(&survivors, &mut breeding)?;
         let tasks: Vec<(TaskId, MatchTask)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
@@ -179,7 +180,7 @@ impl Runner<'_> {
             worker_detail,
             fitness,
         };
-        state.population = next.iter().map(StoredIndividual::from_individual).collect();
+        state.population = next.into_iter().map(StoredIndividual::from).collect();
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
         state.rng = rng;
         state.serials = serials;

@@ -15,12 +15,11 @@
 use super::adam::AdamState;
 use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::individual;
+use crate::generation::{Breeding, individual};
 use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -116,19 +115,8 @@ pub struct State {
     pub adam: AdamState,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
-
-impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
+impl SchemeState for State {
+    const VERSION: u32 = 1;
 }
 
 /// The ES scheme with its settings and state.
@@ -221,28 +209,19 @@ impl Scheme for EvolutionStrategies {
         Ok(Some(vec![first]))
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let Some(centre) = survivors.first() else {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
         };
         let topology = centre.chromosome.topology();
         let symmetry = self.settings.symmetry;
         let tying = (symmetry != WeightTying::None).then(|| Tying::new(symmetry));
-        let theta = match &tying {
-            Some(tying) => tying.project(centre.chromosome.weights()),
-            None => centre.chromosome.weights().to_vec(),
-        };
+        let weights = centre.chromosome.weights();
+        let theta = tying.as_ref().map_or_else(|| weights.to_vec(), |tying| tying.project(weights));
         let (sigma, bound) = (self.settings.sigma_at(generation), f64::from(MAX_ABS_WEIGHT));
         let pairs = config.population / 2;
-        let mut noise = Vec::with_capacity(pairs);
-        let mut candidates = Vec::with_capacity(2 * pairs);
+        let (mut noise, mut candidates) = (Vec::with_capacity(pairs), Vec::with_capacity(2 * pairs));
         for _ in 0..pairs {
             let eps: Vec<f64> = match &tying {
                 Some(tying) => tying.expand(&(0..tying.count()).map(|_| rng.normal()).collect::<Vec<_>>()),
@@ -257,14 +236,14 @@ impl Scheme for EvolutionStrategies {
             }
             noise.push(eps);
         }
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let next_serial = serials.issue();
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         let plan = EsPlan {
             centre: theta,
             topology,
             noise,
             judged,
-            next_serial: serials.issue(),
+            next_serial,
             learning_rate: self.settings.learning_rate_at(generation),
             sigma,
         };
@@ -310,12 +289,8 @@ impl Scheme for EvolutionStrategies {
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
         self.state.adam = adam;
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected {
-            next: vec![centre],
-            tournaments: Vec::new(),
-            survivors_kept: 0,
-            fitness: Some(scores.summary()),
-        })
+        let fitness = Some(scores.summary());
+        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, fitness })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -339,6 +314,7 @@ impl Scheme for EvolutionStrategies {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::GaRng;
 
     /// Two perturbations of a random centre with `params`, planned for `generation` from `seed`:
     /// the scheme, the run's config, the plan and its tasks.
@@ -350,9 +326,11 @@ mod tests {
         config.validate().unwrap();
         crate::selection::build(&config).unwrap();
         let scheme = EvolutionStrategies { settings: params, state: State::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let start = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&start, &config, generation, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         (scheme, own_plan(plan).unwrap(), tasks)
     }
 

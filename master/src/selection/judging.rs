@@ -9,7 +9,8 @@
 
 use super::Champion;
 use super::error::{SelectionError, StateError};
-use crate::config::{ConfigError, ExperimentConfig};
+use crate::config::ConfigError;
+use crate::generation::Breeding;
 use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::game::benchmark_score;
@@ -240,26 +241,19 @@ pub struct Judged {
     rung: Option<usize>,
 }
 
-/// The tasks that judge `candidates` in generation `generation`, with the hall of fame and the
-/// ladder's rung from `state`.
+/// The tasks that judge `candidates` in `b`'s generation, with the hall of fame and the ladder's
+/// rung from `state`.
 pub fn plan(
     candidates: Vec<Individual>,
     settings: &JudgingConfig,
     state: &JudgingState,
-    config: &ExperimentConfig,
-    generation: u64,
-    rng: &mut GaRng,
+    b: &mut Breeding,
 ) -> (Judged, Vec<MatchTask>) {
+    let Breeding { config, generation, ref mut rng, .. } = *b;
     // Checked by `JudgingConfig::validate`.
     let fixed = fixed_players("", &settings.fixed_opponents).unwrap_or_default();
     let ladder = fixed_players("", &settings.ladder).unwrap_or_default();
     let n = candidates.len();
-    let task = |entrants: Vec<MatchEntrant>, pairs: Vec<Pairing>| MatchTask {
-        entrants,
-        network_depth: config.network_depth,
-        rules: config.rules,
-        format: MatchFormat::Pairs(pairs),
-    };
     let mut tasks = Vec::new();
     let mut seats = Vec::new();
     if settings.groups > 0 {
@@ -272,7 +266,8 @@ pub fn plan(
                     pairs.push(Pairing { a, b, seed, opening_plies: settings.opening_plies });
                 }
             }
-            tasks.push(task(members.iter().map(|&c| candidates[c].entrant()).collect(), pairs));
+            let entrants = members.iter().map(|&c| candidates[c].entrant()).collect();
+            tasks.push(config.task(entrants, MatchFormat::Pairs(pairs)));
             seats.push(members.into_iter().map(Seat::Candidate).collect());
         }
     }
@@ -316,7 +311,7 @@ pub fn plan(
             }
         }
         if !pairs.is_empty() {
-            tasks.push(task(entrants, pairs));
+            tasks.push(config.task(entrants, MatchFormat::Pairs(pairs)));
             seats.push(seat);
         }
     }
@@ -348,11 +343,16 @@ fn groups(n: usize, size: usize, rng: &mut GaRng) -> Vec<Vec<usize>> {
     out
 }
 
-/// The indices `pool` of `fitness` (serial, mean score per game) fittest first: the higher score
+/// Two individuals' fitness (serial, mean score per game), the fitter first: the higher score
 /// first, the older (lower serial) on a tie, so the order depends on nothing but the games.
+pub fn fitter(x: &(u64, f64), y: &(u64, f64)) -> std::cmp::Ordering {
+    y.1.total_cmp(&x.1).then(x.0.cmp(&y.0))
+}
+
+/// The indices `pool` of `fitness` fittest first ([`fitter`]).
 pub fn fittest_first(fitness: &[(u64, f64)], pool: std::ops::Range<usize>) -> Vec<usize> {
     let mut order: Vec<usize> = pool.collect();
-    order.sort_by(|&x, &y| fitness[y].1.total_cmp(&fitness[x].1).then(fitness[x].0.cmp(&fitness[y].0)));
+    order.sort_by(|&x, &y| fitter(&fitness[x], &fitness[y]));
     order
 }
 
@@ -473,6 +473,8 @@ impl Judged {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ExperimentConfig;
+    use crate::population::SerialCounter;
 
     #[test]
     fn groups_cover_every_candidate_once_with_sizes_within_one() {
@@ -506,7 +508,7 @@ mod tests {
 
     fn population(n: usize) -> Vec<Individual> {
         let config = ExperimentConfig { population: n, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(2), crate::population::SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(2), crate::population::SerialCounter::default());
         crate::generation::initial_population(&config, loa_engine::network::Topology::default(), &mut rng, &mut serials)
             .unwrap()
     }
@@ -517,7 +519,17 @@ mod tests {
         let (candidates, hall) = (&all[..6], [all[0].clone(), all[6].clone(), all[7].clone()]);
         let config = ExperimentConfig::default();
         let state = JudgingState { hall_of_fame: hall.to_vec(), ..JudgingState::default() };
-        let (judged, tasks) = plan(candidates.to_vec(), &judging(), &state, &config, 7, &mut GaRng::from_seed(1));
+        let (judged, tasks) = plan(
+            candidates.to_vec(),
+            &judging(),
+            &state,
+            &mut Breeding {
+                config: &config,
+                generation: 7,
+                rng: &mut GaRng::from_seed(1),
+                serials: &mut SerialCounter::default(),
+            },
+        );
         assert_eq!(tasks.len(), 6);
         let fixed_seeds = |t: &MatchTask| -> Vec<u64> {
             let MatchFormat::Pairs(pairs) = &t.format else { panic!("pairs") };
@@ -553,8 +565,17 @@ mod tests {
         let settings = JudgingConfig { opponents: 0, groups: 2, fixed_matches: 1, hall_of_fame: 0, ..settings() };
         let judging = settings;
         let state = JudgingState::default();
-        let (judged, tasks) =
-            plan(candidates, &judging, &state, &ExperimentConfig::default(), 1, &mut GaRng::from_seed(3));
+        let (judged, tasks) = plan(
+            candidates,
+            &judging,
+            &state,
+            &mut Breeding {
+                config: &ExperimentConfig::default(),
+                generation: 1,
+                rng: &mut GaRng::from_seed(3),
+                serials: &mut SerialCounter::default(),
+            },
+        );
         // Two groups of two (one match each), then 4 host tasks against the fixed player.
         assert_eq!(tasks.len(), 6);
         let matches = |t: &MatchTask| match &t.format {

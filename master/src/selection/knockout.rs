@@ -5,10 +5,9 @@
 use super::{Plan, Scheme, Selected, SelectionError, StateError, own_plan, parse_settings};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::{Group, breed};
+use crate::generation::{Breeding, Group, breed};
 use crate::metrics::match_summary;
-use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
+use crate::population::Individual;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
 use loa_records::TournamentRecord;
@@ -45,27 +44,19 @@ impl Scheme for Knockout {
         Ok(())
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         // Each survivor's child needs a partner among the others.
         if survivors.len() < 2 {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: survivors.len(), needed: 2 });
         }
-        let groups = breed(survivors, config, generation, rng, serials)?;
+        let groups = breed(survivors, b)?;
+        let (config, generation) = (b.config, b.generation);
         let tasks = groups
             .iter()
             .enumerate()
-            .map(|(g, group)| MatchTask {
-                entrants: group.iter().map(Individual::entrant).collect(),
-                network_depth: config.network_depth,
-                rules: config.rules,
-                format: MatchFormat::Knockout { seed: derive_seed(derive_seed(config.seed, generation), g as u64) },
+            .map(|(g, group)| {
+                let seed = derive_seed(derive_seed(config.seed, generation), g as u64);
+                config.task(group.iter().map(Individual::entrant).collect(), MatchFormat::Knockout { seed })
             })
             .collect();
         Ok((Box::new(groups), tasks))
@@ -76,9 +67,7 @@ impl Scheme for Knockout {
         if outcomes.len() != groups.len() {
             return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: groups.len() });
         }
-        let mut next = Vec::with_capacity(groups.len());
-        let mut tournaments = Vec::with_capacity(groups.len());
-        let mut survivors_kept = 0;
+        let (mut next, mut tournaments, mut survivors_kept) = (Vec::new(), Vec::new(), 0);
         for (g, (group, outcome)) in groups.iter().zip(outcomes).enumerate() {
             let bad = |why: String| SelectionError::Outcome { task: g, why };
             let [semi1, semi2, last] = outcome.matches.as_slice() else {
@@ -120,6 +109,8 @@ impl Scheme for Knockout {
 mod tests {
     use super::*;
     use crate::generation::initial_population;
+    use crate::population::SerialCounter;
+    use crate::rng::GaRng;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchSummary};
@@ -133,9 +124,11 @@ mod tests {
     #[test]
     fn group_winners_survive_with_their_serials_and_records_name_them() {
         let config = ExperimentConfig { population: 3, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = Knockout.plan(&survivors, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = Knockout
+            .plan(&survivors, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let groups: Vec<Group> = own_plan(plan).unwrap();
         assert_eq!(tasks.len(), 3);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
@@ -161,10 +154,13 @@ mod tests {
     #[test]
     fn fewer_than_two_survivors_are_refused_not_bred() {
         let config = ExperimentConfig { population: 2, ..ExperimentConfig::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(8), SerialCounter::default());
         let survivors = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         for alone in [&survivors[..1], &[]] {
-            let err = Knockout.plan(alone, &config, 1, &mut rng, &mut serials).unwrap_err().to_string();
+            let err = Knockout
+                .plan(alone, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(&format!("{} survivors", alone.len())), "{err}");
         }
     }

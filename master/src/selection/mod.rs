@@ -15,8 +15,8 @@ pub use error::{SelectionError, StateError};
 
 use crate::codec::{self, CodecError};
 use crate::config::{ConfigError, ExperimentConfig, MutationOperator};
+pub use crate::generation::Breeding;
 use crate::population::{Individual, SerialCounter};
-use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::{EpochReport, FitnessSummary, TournamentRecord};
 use serde::Serialize;
@@ -95,17 +95,10 @@ pub trait Scheme {
         Ok(None)
     }
 
-    /// Breeds `survivors` into generation `generation`'s candidates and plans the tasks that
-    /// judge them. Draws only from `rng` and `serials`, so a plan is a function of the run's
+    /// Breeds `survivors` into the candidates of `b`'s generation and plans the tasks that judge
+    /// them. Draws only from `b`'s generator and serials, so a plan is a function of the run's
     /// state, and changes no state of the scheme's.
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
 
     /// The next population from the planned tasks' outcomes (in task order); the scheme's state
     /// moves on with it. An outcome that does not fit its task (a worker bug) is an error naming
@@ -118,7 +111,7 @@ pub trait Scheme {
         None
     }
 
-    /// Its state as bytes, versioned by the scheme (see [`save_state`]).
+    /// Its state as bytes, versioned by the scheme (see [`SchemeState`]).
     fn save(&self) -> Result<Vec<u8>, CodecError>;
 
     /// Takes up the state `saved` (by [`Scheme::save`]) of a run whose population is
@@ -174,18 +167,24 @@ pub fn settings_table<T: Serialize>(settings: &T) -> toml::Table {
     toml::Table::try_from(settings).unwrap_or_default()
 }
 
-/// A scheme's state as bytes: the scheme's version of its state's layout, then the state.
-pub fn save_state<T: Serialize>(version: u32, state: &T) -> Result<Vec<u8>, CodecError> {
-    codec::encode(&(version, state))
-}
+/// A scheme's state, saved as bytes: the scheme's version of its layout, then the state.
+pub trait SchemeState: Serialize + DeserializeOwned {
+    /// The layout of the state this build writes.
+    const VERSION: u32;
 
-/// A scheme's state saved by [`save_state`] with layout `version`.
-pub fn load_state<T: DeserializeOwned>(version: u32, saved: &[u8]) -> Result<T, StateError> {
-    let (found, used): (u32, usize) = codec::decode_prefix(saved).map_err(StateError::Decode)?;
-    if found != version {
-        return Err(StateError::Version { found, known: version });
+    /// The state as the scheme saves it.
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        codec::encode(&(Self::VERSION, self))
     }
-    codec::decode(&saved[used..]).map_err(StateError::Decode)
+
+    /// The state the scheme saved.
+    fn load(saved: &[u8]) -> Result<Self, StateError> {
+        let (found, used): (u32, usize) = codec::decode_prefix(saved).map_err(StateError::Decode)?;
+        if found != Self::VERSION {
+            return Err(StateError::Version { found, known: Self::VERSION });
+        }
+        codec::decode(&saved[used..]).map_err(StateError::Decode)
+    }
 }
 
 /// The plan a scheme made, as its own type.

@@ -6,11 +6,11 @@
 
 use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig, MAX_STEP, MIN_STEP, MutationOperator, child_step};
-use crate::generation::child;
-use crate::population::{Individual, SerialCounter};
+use crate::generation::{Breeding, child};
+use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::gaussian;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
@@ -53,19 +53,8 @@ pub struct State {
     pub steps: Vec<(u64, f64)>,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
-
-impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
+impl SchemeState for State {
+    const VERSION: u32 = 1;
 }
 
 /// The (μ + λ) scheme with its settings and state.
@@ -121,14 +110,8 @@ impl Scheme for MuPlusLambda {
         true
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
         // Self-adaptive steps: each parent's from the state (the initial step for the random
@@ -138,10 +121,8 @@ impl Scheme for MuPlusLambda {
             _ => None,
         };
         let kept = |serial: u64| self.state.steps.iter().find(|(s, _)| *s == serial).map(|&(_, step)| step);
-        let mut steps: Vec<f64> = match adaptive {
-            Some((sigma, ..)) => survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect(),
-            None => Vec::new(),
-        };
+        let initial = |sigma| survivors.iter().map(|s| kept(s.serial).unwrap_or(sigma)).collect();
+        let mut steps: Vec<f64> = adaptive.map_or_else(Vec::new, |(sigma, ..)| initial(sigma));
         for (i, parent) in survivors.iter().enumerate() {
             for _ in 0..self.settings.offspring {
                 let partner = (p > 1 && rng.chance(self.settings.crossover_rate)).then(|| {
@@ -160,8 +141,7 @@ impl Scheme for MuPlusLambda {
                 candidates.push(child(&parent.chromosome, partner, crossing, mutation, rng, serials)?);
             }
         }
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), tasks))
     }
 
@@ -173,12 +153,7 @@ impl Scheme for MuPlusLambda {
         let (mu, all) = (plan.parents, candidates.len());
         let mut order = match self.settings.elitism {
             None => rank(0..all),
-            Some(k) => {
-                let mut elites = rank(0..mu);
-                elites.truncate(k as usize);
-                elites.extend(rank(mu..all));
-                elites
-            }
+            Some(k) => rank(0..mu).into_iter().take(k as usize).chain(rank(mu..all)).collect(),
         };
         order.truncate(mu);
         let survivors_kept = order.iter().filter(|&&c| c < mu).count() as u32;
@@ -189,9 +164,7 @@ impl Scheme for MuPlusLambda {
             order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| candidates[c].clone()).collect();
         let mut summary = scores.summary();
-        if !steps.is_empty() {
-            summary.mean_step = Some(steps.iter().map(|&(_, s)| s).sum::<f64>() / steps.len() as f64);
-        }
+        summary.mean_step = (!steps.is_empty()).then(|| steps.iter().map(|s| s.1).sum::<f64>() / steps.len() as f64);
         self.state.steps = steps;
         self.state.judged.promote(&self.settings.judging, &scores);
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })
@@ -221,6 +194,7 @@ mod tests {
     use super::*;
     use crate::config::{MutationConfig, SchemeConfig};
     use crate::generation::initial_population;
+    use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary};
@@ -259,9 +233,10 @@ mod tests {
         seed: u64,
         generation: u64,
     ) -> (MuPlusLambdaPlan, Vec<MatchTask>, Vec<Individual>) {
-        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
         let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let (plan, tasks) = scheme.plan(&parents, config, generation, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) =
+            scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
         (own_plan(plan).unwrap(), tasks, parents)
     }
 

@@ -6,13 +6,13 @@
 //! population it judged last and breeds the next one at the start of the next plan, which then
 //! judges it. The elites are judged again, so one lucky score does not keep a network forever.
 
-use super::judging::{self, Judged, JudgingConfig, JudgingState, fittest_first};
+use super::judging::{self, Judged, JudgingConfig, JudgingState, fitter, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
-use super::{load_state, own_plan, parse_settings, save_state, settings_table};
+use super::{SchemeState, own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
 use crate::config::{ConfigError, ExperimentConfig};
-use crate::generation::child;
-use crate::population::{Individual, SerialCounter};
+use crate::generation::{Breeding, child};
+use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 use loa_records::EpochReport;
@@ -54,20 +54,11 @@ pub struct State {
     pub fitness: Vec<(u64, f64)>,
 }
 
-/// The layout of [`State`] this build writes.
-const STATE_VERSION: u32 = 1;
+impl SchemeState for State {
+    const VERSION: u32 = 1;
+}
 
 impl State {
-    /// The state as the scheme saves it.
-    pub fn save(&self) -> Result<Vec<u8>, CodecError> {
-        save_state(STATE_VERSION, self)
-    }
-
-    /// The state the scheme saved.
-    pub fn load(saved: &[u8]) -> Result<State, StateError> {
-        load_state(STATE_VERSION, saved)
-    }
-
     /// Whether `population` is the one whose fitness this state holds.
     fn judged(&self, population: &[Individual]) -> bool {
         !population.is_empty() && self.fitness.iter().map(|f| f.0).eq(population.iter().map(|i| i.serial))
@@ -89,55 +80,28 @@ pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
 impl Tournament {
     /// The next population bred from `parents`, the population the state judged: its elites,
     /// then children in creation order (which fixes their serials).
-    fn breed(
-        &self,
-        parents: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<Vec<Individual>, SelectionError> {
+    fn breed(&self, parents: &[Individual], b: &mut Breeding) -> Result<Vec<Individual>, SelectionError> {
+        let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let s = &self.settings;
-        let ranking = Ranking::new(&self.state.fitness);
-        let mut next: Vec<Individual> =
-            ranking.order.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
+        let fitness = &self.state.fitness;
+        let elites = fittest_first(fitness, 0..fitness.len());
+        let mut next: Vec<Individual> = elites.iter().take(s.elitism as usize).map(|&i| parents[i].clone()).collect();
         let (crossing, mutation) = (config.crossover.operator, config.mutation.operator.variation(generation));
         while next.len() < parents.len() {
-            let first = &parents[ranking.tournament(s.size, rng)].chromosome;
+            let first = &parents[tournament(fitness, s.size, rng)].chromosome;
             // The same parent may win both; crossed with itself, it is copied.
-            let second = rng.chance(s.crossover_rate).then(|| &*parents[ranking.tournament(s.size, rng)].chromosome);
+            let second = rng.chance(s.crossover_rate).then(|| &*parents[tournament(fitness, s.size, rng)].chromosome);
             next.push(child(first, second, crossing, |_| mutation, rng, serials)?);
         }
         Ok(next)
     }
 }
 
-/// A judged population in order of fitness, which tournaments are decided by.
-#[derive(Clone, Debug, PartialEq)]
-struct Ranking {
-    /// Each individual's place, 0 the fittest.
-    place: Vec<usize>,
-    /// The individuals (indices), fittest first.
-    order: Vec<usize>,
-}
-
-impl Ranking {
-    /// The individuals with `fitness` (serial, mean score per game) ranked by [`fittest_first`].
-    fn new(fitness: &[(u64, f64)]) -> Ranking {
-        let order = fittest_first(fitness, 0..fitness.len());
-        let mut place = vec![0; order.len()];
-        for (p, &i) in order.iter().enumerate() {
-            place[i] = p;
-        }
-        Ranking { place, order }
-    }
-
-    /// The winner of one tournament (a non-empty ranking): `size` individuals drawn uniformly
-    /// with replacement, and the best placed of them.
-    fn tournament(&self, size: u32, rng: &mut GaRng) -> usize {
-        let n = self.place.len();
-        (0..size.max(1)).map(|_| rng.below(n)).min_by_key(|&i| self.place[i]).unwrap_or(0)
-    }
+/// The winner of one tournament among the individuals with `fitness` (serial, mean score per
+/// game; not empty): `size` of them drawn uniformly with replacement, and the [`fitter`].
+fn tournament(fitness: &[(u64, f64)], size: u32, rng: &mut GaRng) -> usize {
+    let n = fitness.len();
+    (0..size.max(1)).map(|_| rng.below(n)).min_by(|&x, &y| fitter(&fitness[x], &fitness[y])).unwrap_or(0)
 }
 
 /// Who played in a generation's tasks.
@@ -160,10 +124,9 @@ impl Scheme for Tournament {
             return bad("size", format!("must be 2..={population} (at most the population), got {}", s.size));
         }
         if s.elitism as usize >= population {
-            return bad(
-                "elitism",
-                format!("must be below the population ({population}), so that children are bred, got {}", s.elitism),
-            );
+            let why =
+                format!("must be below the population ({population}), so that children are bred, got {}", s.elitism);
+            return bad("elitism", why);
         }
         if !(0.0..=1.0).contains(&s.crossover_rate) {
             return bad("crossover_rate", format!("must be in [0, 1], got {}", s.crossover_rate));
@@ -171,21 +134,13 @@ impl Scheme for Tournament {
         s.judging.validate(KEY, population)
     }
 
-    fn plan(
-        &self,
-        survivors: &[Individual],
-        config: &ExperimentConfig,
-        generation: u64,
-        rng: &mut GaRng,
-        serials: &mut SerialCounter,
-    ) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
         let (candidates, kept) = if self.state.judged(survivors) {
-            (self.breed(survivors, config, generation, rng, serials)?, self.settings.elitism as usize)
+            (self.breed(survivors, b)?, self.settings.elitism as usize)
         } else {
             (survivors.to_vec(), survivors.len())
         };
-        let (judged, tasks) =
-            judging::plan(candidates, &self.settings.judging, &self.state.judged, config, generation, rng);
+        let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
         Ok((Box::new(TournamentPlan { judged, kept }), tasks))
     }
 
@@ -193,9 +148,9 @@ impl Scheme for Tournament {
         let plan: TournamentPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         self.state.fitness = plan.judged.fitness(&scores);
-        let next = plan.judged.candidates;
+        let (next, fitness) = (plan.judged.candidates, Some(scores.summary()));
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness: Some(scores.summary()) })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -228,6 +183,7 @@ mod tests {
     use super::*;
     use crate::config::{MutationConfig, MutationOperator, SchemeConfig};
     use crate::generation::initial_population;
+    use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
     use loa_engine::tasks::{GameSummary, MatchSummary};
@@ -336,10 +292,9 @@ mod tests {
         rng.shuffle(&mut rank_of);
         // Individual j has rank rank_of[j]: the fitter the lower, and its serial is j.
         let fitness: Vec<(u64, f64)> = rank_of.iter().enumerate().map(|(j, &r)| (j as u64, 10.0 - r as f64)).collect();
-        let ranking = Ranking::new(&fitness);
         let mut counts = vec![0; 8];
         for _ in 0..draws {
-            counts[rank_of[ranking.tournament(k, rng)]] += 1;
+            counts[rank_of[tournament(&fitness, k, rng)]] += 1;
         }
         counts
     }
@@ -369,12 +324,10 @@ mod tests {
     #[test]
     fn ties_go_to_the_older_and_the_fittest_lead() {
         // Serials 5, 3, 4 with scores 1, 1, 2: 4 first, then 3 (older than 5), then 5.
-        let ranking = Ranking::new(&[(5, 1.0), (3, 1.0), (4, 2.0)]);
-        assert_eq!(ranking.order, vec![2, 1, 0]);
+        assert_eq!(fittest_first(&[(5, 1.0), (3, 1.0), (4, 2.0)], 0..3), vec![2, 1, 0]);
         // Between the two tied, the older wins every tournament that draws it.
-        let tied = Ranking::new(&[(5, 1.0), (3, 1.0)]);
         let mut rng = GaRng::from_seed(1);
-        let older = (0..1000).filter(|_| tied.tournament(2, &mut rng) == 1).count();
+        let older = (0..1000).filter(|_| tournament(&[(5, 1.0), (3, 1.0)], 2, &mut rng) == 1).count();
         // It is drawn at least once with probability 3/4: 750 of 1000, within 5 standard errors.
         assert!((682..=818).contains(&older), "{older}");
     }
@@ -410,10 +363,12 @@ mod tests {
         let config = config_with(6, &settings(3, 2));
         crate::selection::build(&config).unwrap();
         let mut scheme = new(settings(3, 2));
-        let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(7), SerialCounter::default());
         let first = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         // Generation 1 judges the initial population as it is.
-        let (plan, tasks) = scheme.plan(&first, &config, 1, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&first, &mut Breeding { config: &config, generation: 1, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         assert_eq!((tasks.len(), serials.peek()), (6, 6), "one task per individual, nobody bred");
         // Scores: serial 4 wins both games, 1 and 3 one each, the others none.
         let selected = scheme.select(plan, &outcomes(&[0, 1, 0, 1, 2, 0])).unwrap();
@@ -422,7 +377,9 @@ mod tests {
         assert_eq!((summary.unit.as_str(), summary.best, summary.mean), ("points", 1.0, 4.0 / 12.0));
         assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
         // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
-        let (plan, tasks) = scheme.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let (plan, tasks) = scheme
+            .plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(tasks.len(), 6);
         assert_eq!(candidates.len(), 6, "the population keeps its size");
@@ -433,15 +390,26 @@ mod tests {
         assert_eq!(crate::generation::tests::made_again(&children, &first), 4);
         // Their next selection keeps the two elites, and judges the six.
         let mut again = scheme.clone();
-        let (plan, _) =
-            again.plan(&first, &config, 2, &mut GaRng::from_seed(3), &mut SerialCounter::starting_at(6)).unwrap();
+        let (plan, _) = again
+            .plan(
+                &first,
+                &mut Breeding {
+                    config: &config,
+                    generation: 2,
+                    rng: &mut GaRng::from_seed(3),
+                    serials: &mut SerialCounter::starting_at(6),
+                },
+            )
+            .unwrap();
         let selected = again.select(plan, &outcomes(&[2, 2, 2, 2, 2, 2])).unwrap();
         assert_eq!((selected.next.len(), selected.survivors_kept), (6, 2));
         assert_eq!(again.state.fitness.iter().map(|f| f.1).collect::<Vec<_>>(), vec![2.0; 6]);
         // With no elite, every place is a child.
         let mut none = new(settings(2, 0));
         none.state.fitness = scheme.state.fitness.clone();
-        let (plan, _) = none.plan(&first, &config, 2, &mut rng, &mut serials).unwrap();
+        let (plan, _) = none
+            .plan(&first, &mut Breeding { config: &config, generation: 2, rng: &mut rng, serials: &mut serials })
+            .unwrap();
         let candidates = own_plan::<TournamentPlan>(plan).unwrap().judged.candidates;
         assert_eq!(candidates.len(), 6);
         assert!(candidates.iter().all(|c| c.serial >= 10), "all children");
@@ -454,12 +422,14 @@ mod tests {
         let settings = TournamentConfig { crossover_rate: 0.5, ..settings(4, 0) };
         let config = config_with(8, &settings);
         let mut scheme = new(settings);
-        let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(11), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, i.serial as f64)).collect();
         let mut parents = vec![0u64; 8];
         for generation in 1..=400 {
-            let next = scheme.breed(&population, &config, generation, &mut rng, &mut serials).unwrap();
+            let next = scheme
+                .breed(&population, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials })
+                .unwrap();
             for child in &next {
                 for id in child.chromosome.origin().unwrap().parents() {
                     let p = population.iter().position(|i| i.chromosome.id() == *id).unwrap();
@@ -479,12 +449,21 @@ mod tests {
     fn the_plan_is_a_function_of_the_generator_and_the_state() {
         let config = config_with(6, &settings(3, 1));
         let mut scheme = new(settings(3, 1));
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         scheme.state.fitness = population.iter().map(|i| (i.serial, (i.serial % 3) as f64)).collect();
         let planned = |seed| {
-            let (plan, tasks) =
-                scheme.plan(&population, &config, 3, &mut GaRng::from_seed(seed), &mut serials.clone()).unwrap();
+            let (plan, tasks) = scheme
+                .plan(
+                    &population,
+                    &mut Breeding {
+                        config: &config,
+                        generation: 3,
+                        rng: &mut GaRng::from_seed(seed),
+                        serials: &mut serials.clone(),
+                    },
+                )
+                .unwrap();
             (own_plan::<TournamentPlan>(plan).unwrap().judged.candidates, tasks)
         };
         assert_eq!(planned(9), planned(9));
@@ -494,7 +473,7 @@ mod tests {
     #[test]
     fn the_state_round_trips_and_a_population_it_did_not_judge_is_refused() {
         let config = config_with(3, &settings(2, 1));
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::new());
+        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
         let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
         let mut scheme = new(settings(2, 1));
         scheme.state.fitness = vec![(0, 1.5), (1, 0.0), (2, 2.0)];
@@ -516,7 +495,8 @@ mod tests {
         let err = other.restore(&scheme.save().unwrap(), &population, &config).unwrap_err().to_string();
         assert!(err.contains("ladder rung 1 of a ladder of 0 rungs"), "{err}");
         // Another layout is named.
-        let err = other.restore(&save_state(2, &State::default()).unwrap(), &population, &config).unwrap_err();
+        let err =
+            other.restore(&crate::codec::encode(&(2u32, State::default())).unwrap(), &population, &config).unwrap_err();
         assert!(err.to_string().contains("layout 2"), "{err}");
     }
 }

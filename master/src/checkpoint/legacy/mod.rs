@@ -12,7 +12,7 @@ use crate::config::{Named, SelectionConfig};
 use crate::population::{Individual, StoredIndividual};
 use crate::selection::adam::AdamState;
 use crate::selection::judging::JudgingState;
-use crate::selection::{evolution_strategies, knockout, mu_plus_lambda};
+use crate::selection::{SchemeState, evolution_strategies, knockout, mu_plus_lambda};
 use loa_engine::network::ChromosomeError;
 use serde::de::DeserializeOwned;
 use types::*;
@@ -161,11 +161,7 @@ fn stored(i: types::Individual) -> StoredIndividual {
 
 /// The judging state of an old memory.
 fn judged(memory: Memory) -> Result<JudgingState, LegacyError> {
-    let champion = |i: types::Individual| -> Result<Individual, LegacyError> {
-        stored(i).to_individual().map_err(LegacyError::Champion)
-    };
-    Ok(JudgingState {
-        hall_of_fame: memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?,
-        rung: memory.rung,
-    })
+    let champion = |i| Individual::try_from(stored(i)).map_err(LegacyError::Champion);
+    let hall_of_fame = memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?;
+    Ok(JudgingState { hall_of_fame, rung: memory.rung })
 }
