@@ -139,8 +139,8 @@ impl DashboardFlags {
                  or pass --insecure-dashboard to show the run to anyone who can reach the port"
             ));
         }
-        let mut dashboard = DashboardOptions::new(listen, token);
-        dashboard.linger = std::time::Duration::from_secs(self.dashboard_linger);
+        let linger = std::time::Duration::from_secs(self.dashboard_linger);
+        let dashboard = DashboardOptions { listen, token, bound: Default::default(), linger };
         Ok(RunOptions { dashboard: Some(dashboard), ..options })
     }
 

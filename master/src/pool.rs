@@ -50,6 +50,6 @@ impl WorkerPool {
             let _ = w.join();
         }
         // The server shuts down as it drops, once the summary is made.
-        self.server.map(|server| crate::cluster::summary(&self.scheduler.stats(), server.counters()))
+        self.server.map(|server| crate::cluster::summary(&self.scheduler.stats(), &server.counters))
     }
 }

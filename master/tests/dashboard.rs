@@ -82,9 +82,8 @@ fn wait_bound(options: &DashboardOptions) -> SocketAddr {
 }
 
 fn dashboard(linger: Duration) -> DashboardOptions {
-    let mut options = DashboardOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
-    options.linger = linger;
-    options
+    let (listen, token) = ("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    DashboardOptions { listen, token, bound: Default::default(), linger }
 }
 
 fn epochs_file(dir: &Path) -> Vec<EpochReport> {

@@ -176,7 +176,7 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
     ]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let mut cached = RawStream::register(&mut client, registration("cached", 2), 0).await;
         // A cache of 2: task 0 with weights (keeping 3 and 4); task 1 then needs all of its own
         // (1 was evicted) and keeps 6 and 7.
@@ -225,10 +225,10 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
         let err = client.fetch_chromosomes(fetch((0..65).collect(), vec![&one])).await.unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     });
-    let counters = server.counters();
+    let counters = &server.counters;
     assert_eq!(counters.fetched.load(std::sync::atomic::Ordering::Relaxed), 3);
     scheduler.close();
-    server.shutdown();
+    drop(server);
 }
 
 #[test]
@@ -238,16 +238,16 @@ fn a_cache_large_enough_gets_repeated_networks_by_id() {
     scheduler.submit(vec![(0, knockout([1, 2, 3, 4])), (1, knockout([4, 5, 1, 6]))]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let mut stream = RawStream::register(&mut client, registration("raw", 4096), 2).await;
         let tasks = stream.tasks(2).await;
         let sent: Vec<bool> = tasks.iter().flat_map(networks).map(|(w, _)| w.is_some()).collect();
         // 4 and 1 come again in the second task of the same message: by id.
         assert_eq!(sent, [true, true, true, true, false, true, false, true]);
     });
-    let counters = server.counters();
+    let counters = &server.counters;
     assert_eq!(counters.sent_by_id.load(std::sync::atomic::Ordering::Relaxed), 2);
     assert_eq!(counters.sent_with_weights.load(std::sync::atomic::Ordering::Relaxed), 6);
     scheduler.close();
-    server.shutdown();
+    drop(server);
 }

@@ -83,7 +83,7 @@ fn outcomes_get_a_receipt_with_the_tasks_that_replace_them_and_tasks_come_only_w
     let (scheduler, server) = serving(6);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let mut stream = RawStream::register(&mut client, registration("raw", 0), 2).await;
         let first = stream.tasks(2).await;
         assert_eq!(first.iter().map(|t| t.id).collect::<Vec<_>>(), [0, 1]);
@@ -110,7 +110,7 @@ fn outcomes_get_a_receipt_with_the_tasks_that_replace_them_and_tasks_come_only_w
     assert_eq!(scheduler.stats().queued, 5);
     assert_eq!(scheduler.workers().len(), 0);
     scheduler.close();
-    server.shutdown();
+    drop(server);
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn messages_beyond_the_bounds_end_the_stream_naming_the_field() {
     let (scheduler, server) = serving(2);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let ended = async |stream: &mut RawStream| loop {
             match stream.next().await {
                 Ok(Some(_)) => continue,
@@ -152,7 +152,7 @@ fn messages_beyond_the_bounds_end_the_stream_naming_the_field() {
     // The refused workers were dropped, and their tasks are open again.
     assert_eq!(scheduler.stats().queued, 2);
     scheduler.close();
-    server.shutdown();
+    drop(server);
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         // A worker of version 1 calls version 1's Register.
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr()))
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
             .unwrap()
             .connect()
             .await
@@ -172,13 +172,13 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
         assert_eq!(status.code(), Code::Unauthenticated);
         assert!(status.message().contains("protocol v2") && status.message().contains("worker v1"), "{status:?}");
         // A version this master does not speak, on version 2's call.
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let status = client.register(pb::RegisterRequest { protocol: 3, ..registration("new", 0) }).await.unwrap_err();
         assert_eq!(status.code(), Code::FailedPrecondition);
         assert!(status.message().contains("protocol v2") && status.message().contains("worker v3"), "{status:?}");
     });
     assert_eq!(scheduler.workers().len(), 0);
-    server.shutdown();
+    drop(server);
 
     // A master of version 1 serves only version 1's service: a worker of version 2 stops at once.
     let old_master = version_one_master();

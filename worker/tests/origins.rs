@@ -151,7 +151,7 @@ fn peer_services_are_registered_checked_and_given_one_token() {
     let server = cluster::serve(&scheduler, &ClusterOptions::new("127.0.0.1:0".parse().unwrap(), None)).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let mut client = raw(server.addr(), None).await;
+        let mut client = raw(server.addr, None).await;
         let register = |port: u32, host: &str| pb::RegisterRequest {
             peer_port: port,
             peer_host: host.into(),

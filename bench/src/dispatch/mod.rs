@@ -205,7 +205,7 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
     }
     let child = Command::new(stub_program)
         .arg("dispatch-stubs")
-        .args(stubs.arguments(&format!("http://{}", server.addr())))
+        .args(stubs.arguments(&format!("http://{}", server.addr)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -253,10 +253,10 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
     let seconds = begun.elapsed().as_secs_f64();
     let master_cpu_seconds = threads_cpu(RPC_THREADS) - cpu_before;
     let collector_cpu_seconds = this_thread_cpu() - collector_before;
-    let counts = finish(child.into_inner().unwrap_or_else(|p| p.into_inner()), &server.counters().drops())?;
+    let counts = finish(child.into_inner().unwrap_or_else(|p| p.into_inner()), &server.counters.drops())?;
     scheduler.close();
-    let counters = std::sync::Arc::clone(server.counters());
-    server.shutdown();
+    let counters = std::sync::Arc::clone(&server.counters);
+    drop(server);
     let stats = scheduler.stats();
     if stats.completed != (tasks + warmed) as u64 || counts.sent < (tasks + warmed) as u64 {
         return Err(BenchError::Incomplete { accepted: stats.completed, tasks: tasks + warmed, sent: counts.sent });

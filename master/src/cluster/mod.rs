@@ -143,12 +143,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A running gRPC server.
+/// A running gRPC server. Dropping it stops accepting calls, lets calls in progress finish
+/// ([`SHUTDOWN_GRACE`] at most) and waits for the server thread.
 pub struct Server {
-    addr: SocketAddr,
-    /// The open-files limit in force once serving began (raised to the hard limit).
-    open_files: Option<u64>,
-    counters: Arc<Counters>,
+    /// The address the server listens on.
+    pub addr: SocketAddr,
+    /// The process's open-files limit once serving began (raised to the hard limit), if readable.
+    pub open_files: Option<u64>,
+    /// The service's counters (shared: clone the `Arc` to keep them past the server).
+    pub counters: Arc<Counters>,
     stop: tokio::sync::watch::Sender<bool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -218,27 +221,6 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     })?;
     let _ = options.bound.set(addr);
     Ok(Server { addr, counters, stop, thread: Some(thread), open_files })
-}
-
-impl Server {
-    /// The address the server listens on.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// The process's open-files limit once serving began, if it could be read.
-    pub fn open_files(&self) -> Option<u64> {
-        self.open_files
-    }
-
-    /// The service's counters (shared: clone the `Arc` to keep them past the server).
-    pub fn counters(&self) -> &Arc<Counters> {
-        &self.counters
-    }
-
-    /// Stops accepting calls, lets calls in progress finish ([`SHUTDOWN_GRACE`] at most) and
-    /// waits for the server thread, as dropping the server does.
-    pub fn shutdown(self) {}
 }
 
 impl Drop for Server {

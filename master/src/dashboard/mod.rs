@@ -33,13 +33,6 @@ pub struct DashboardOptions {
     pub linger: Duration,
 }
 
-impl DashboardOptions {
-    /// Serve on `listen` with `token`, no lingering.
-    pub fn new(listen: SocketAddr, token: Option<String>) -> DashboardOptions {
-        DashboardOptions { listen, token, bound: Arc::default(), linger: Duration::ZERO }
-    }
-}
-
 /// How often a tasks-per-second sample is taken from the progress events.
 const SAMPLE_EVERY: Duration = Duration::from_secs(2);
 
@@ -301,7 +294,7 @@ pub fn start(
     log: &RunLog,
 ) -> Result<Option<Dashboard>, RunError> {
     let Some(options) = options else { return Ok(None) };
-    let counters = cluster.map(|s| Arc::clone(s.counters()));
+    let counters = cluster.map(|s| Arc::clone(&s.counters));
     let state = Arc::new(DashboardState::new(dir, state, Arc::clone(scheduler), counters));
     let server = loa_dashboard::serve(Arc::clone(&state) as Arc<dyn Provider>, options.listen, options.token.clone())
         .map_err(|e| RunError::Dashboard(options.listen, e))?;

@@ -176,7 +176,7 @@ pub fn run(
 
     let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
     if let Some(server) = &pool.server {
-        eprintln!("serving workers on {}", server.addr());
+        eprintln!("serving workers on {}", server.addr);
     }
     pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());
     let total = tasks.len();

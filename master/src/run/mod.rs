@@ -200,8 +200,8 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let pool = WorkerPool::start(options.work.threads, options.work.cluster.as_ref())?;
     if let Some(server) = &pool.server {
         // Each worker holds a connection: the limit bounds how many can come.
-        let limit = server.open_files().map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
-        log.line(&format!("serving workers on {}{limit}", server.addr()));
+        let limit = server.open_files.map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
+        log.line(&format!("serving workers on {}{limit}", server.addr));
     }
     let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     #[cfg(feature = "dashboard")]
@@ -216,7 +216,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         scheduler: &pool.scheduler,
         options,
         subscribers: &subscribers,
-        cluster: pool.server.as_ref().map(|s| Arc::clone(s.counters())),
+        cluster: pool.server.as_ref().map(|s| Arc::clone(&s.counters)),
         drops_seen: Default::default(),
     };
     let result = runner.run(state);

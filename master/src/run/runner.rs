@@ -293,14 +293,7 @@ mod tests {
 
     fn info(name: &str, completed: u64) -> WorkerInfo {
         let now = Instant::now();
-        WorkerInfo {
-            name: name.into(),
-            completed,
-            busy: Duration::ZERO,
-            registered: now,
-            oldest_lease: None,
-            straggler: false,
-        }
+        WorkerInfo { name: name.into(), completed, registered: now, oldest_lease: None, straggler: false }
     }
 
     #[test]

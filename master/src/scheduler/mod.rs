@@ -282,7 +282,6 @@ impl State {
         self.stats.completed += 1;
         if let Some(w) = self.workers.get_mut(&worker) {
             w.info.completed += 1;
-            w.info.busy += took.unwrap_or_default();
         }
         (Completion::Accepted, Some(entry))
     }
@@ -314,8 +313,6 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
-    /// Summed lease-to-outcome time of its accepted outcomes (overlapping when it holds several).
-    pub busy: Duration,
     /// When it registered.
     pub registered: Instant,
     /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
@@ -398,14 +395,7 @@ impl Scheduler {
         let mut s = self.lock();
         let id = s.next_worker;
         s.next_worker += 1;
-        let info = WorkerInfo {
-            name,
-            completed: 0,
-            busy: Duration::ZERO,
-            registered: self.now(),
-            oldest_lease: None,
-            straggler: false,
-        };
+        let info = WorkerInfo { name, completed: 0, registered: self.now(), oldest_lease: None, straggler: false };
         s.workers.insert(id, Worker { info, slots: slots.max(1), renewed: None, log: LeaseLog::default() });
         id
     }
