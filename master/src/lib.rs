@@ -12,15 +12,12 @@
 //! - [`run`]: a run from start or checkpoint to its last epoch; export of individuals.
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
-//! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
 
 pub mod checkpoint;
 pub mod cluster;
 pub mod codec;
 pub mod config;
-#[cfg(feature = "dashboard")]
-pub mod dashboard;
 pub mod experiment;
 pub mod generation;
 pub mod metrics;

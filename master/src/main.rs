@@ -3,9 +3,9 @@
 use clap::{Args, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
-#[cfg(feature = "dashboard")]
-use loa_master::dashboard::DashboardOptions;
 use loa_master::experiment::{self, MatchExperiment};
+#[cfg(feature = "dashboard")]
+use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, WorkOptions, export, resume, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;

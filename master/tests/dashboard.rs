@@ -5,7 +5,7 @@
 #![cfg(feature = "dashboard")]
 
 use loa_master::config::ExperimentConfig;
-use loa_master::dashboard::DashboardOptions;
+use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{RunDir, RunOptions, WorkOptions, resume, start};
 use loa_records::{EpochReport, GenerationRecord, jsonl};
 use std::io::{Read, Write};

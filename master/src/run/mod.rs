@@ -4,9 +4,12 @@
 //! - [`runner`]: the loop of generations and epoch benchmarks over a scheduler.
 //! - [`events`]: what a run tells its subscribers (metrics files, log, progress bars).
 //! - [`progress`]: the terminal display.
+//! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
 
+#[cfg(feature = "dashboard")]
+pub mod dashboard;
 pub mod error;
 pub mod events;
 pub mod halt;
@@ -66,7 +69,7 @@ pub struct RunOptions {
     pub halt: Option<Halt>,
     /// Also serve the live dashboard (a read-only web page).
     #[cfg(feature = "dashboard")]
-    pub dashboard: Option<crate::dashboard::DashboardOptions>,
+    pub dashboard: Option<dashboard::DashboardOptions>,
 }
 
 impl RunOptions {
@@ -206,7 +209,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     #[cfg(feature = "dashboard")]
     let dashboard =
-        crate::dashboard::start(dir, &state, &pool.scheduler, pool.server.as_ref(), options.dashboard.as_ref(), &log)?;
+        dashboard::start(dir, &state, &pool.scheduler, pool.server.as_ref(), options.dashboard.as_ref(), &log)?;
     #[cfg_attr(not(feature = "dashboard"), allow(unused_mut))]
     let mut subscribers: Vec<&dyn Subscriber> = vec![&metrics, &log, &progress];
     #[cfg(feature = "dashboard")]

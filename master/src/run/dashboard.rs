@@ -3,10 +3,10 @@
 //! The run never waits on the page: events hold the state's lock for a few assignments, requests
 //! read the scheduler on the server's threads, and nothing the page sends reaches the run.
 
+use super::error::RunError;
+use super::events::{RunEvent, RunLog, Step, Subscriber};
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
-use crate::run::error::RunError;
-use crate::run::events::{RunEvent, RunLog, Step, Subscriber};
 use crate::scheduler::{Scheduler, SchedulerStats};
 use loa_dashboard::{
     Counts, GenerationRate, HISTORY, ProgressInfo, Provider, RunInfo, Status, StepInfo, TaskRate, WorkerRow,
