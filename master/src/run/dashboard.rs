@@ -146,9 +146,8 @@ impl DashboardState {
     }
 
     fn workers(&self) -> Vec<WorkerRow> {
-        let mut workers = self.scheduler.workers();
-        workers.sort_by_key(|(id, _)| *id);
-        workers
+        self.scheduler
+            .workers()
             .into_iter()
             .map(|(_, w)| {
                 let secs = w.registered.elapsed().as_secs_f64();

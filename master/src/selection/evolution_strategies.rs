@@ -115,9 +115,7 @@ pub struct State {
     pub adam: AdamState,
 }
 
-impl SchemeState for State {
-    const VERSION: u32 = 1;
-}
+impl SchemeState for State {}
 
 /// The ES scheme with its settings and state.
 #[derive(Clone, Debug)]

@@ -169,8 +169,8 @@ pub fn settings_table<T: Serialize>(settings: &T) -> toml::Table {
 
 /// A scheme's state, saved as bytes: the scheme's version of its layout, then the state.
 pub trait SchemeState: Serialize + DeserializeOwned {
-    /// The layout of the state this build writes.
-    const VERSION: u32;
+    /// The layout of the state this build writes: 1 until the scheme changes its layout.
+    const VERSION: u32 = 1;
 
     /// The state as the scheme saves it.
     fn save(&self) -> Result<Vec<u8>, CodecError> {

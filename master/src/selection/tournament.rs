@@ -54,9 +54,7 @@ pub struct State {
     pub fitness: Vec<(u64, f64)>,
 }
 
-impl SchemeState for State {
-    const VERSION: u32 = 1;
-}
+impl SchemeState for State {}
 
 impl State {
     /// Whether `population` is the one whose fitness this state holds.
