@@ -1,8 +1,7 @@
 //! Selection schemes: how a population becomes match tasks, and their outcomes the next
-//! population.
-//!
-//! A scheme is a [`Scheme`] with its own settings (`[selection.scheme.NAME]`) and state, found by
-//! name in [`SCHEMES`]; a new one is one file and one line in `register!` (`docs/extending.md`).
+//! population. A scheme is a [`Scheme`] with its own settings (`[selection.scheme.NAME]`) and
+//! state, found by name in [`SCHEMES`]; a new one is one file and one line in `register!`
+//! (`docs/extending.md`).
 //! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
 //! - [`adam`]: the Adam optimiser evolution strategies can step with.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
