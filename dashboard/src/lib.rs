@@ -22,6 +22,7 @@ pub use rundir::RunDirProvider;
 pub use server::{MAX_QUERY_BYTES, Server, serve};
 
 use loa_records::EpochReport;
+use std::path::Path;
 use std::sync::Arc;
 
 /// Most throughput samples a provider keeps (older ones are dropped).
@@ -46,6 +47,15 @@ pub fn slots_from_name(name: &str) -> Option<u32> {
     let rest = &name[open + 2..];
     let (count, tail) = rest.split_once(' ')?;
     if tail.starts_with("slot") { count.parse().ok() } else { None }
+}
+
+/// The name the page shows for the run in `dir`: its directory's name (of the absolute path, so
+/// that `.` has one), else the path as given.
+pub fn run_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| dir.display().to_string())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The JSON shapes of `/api/status` and `/api/epochs?summary=1` (the page reads these; scripts
 //! may too). Numbers that are unknown are `null`.
 
-use loa_records::EpochReport;
+use loa_records::{EpochReport, GenerationRecord};
 use serde::{Deserialize, Serialize};
 
 /// Everything `/api/status` reports.
@@ -91,6 +91,12 @@ pub struct GenerationRate {
     pub games_per_second: f64,
     /// Its wall time.
     pub seconds: f64,
+}
+
+impl From<&GenerationRecord> for GenerationRate {
+    fn from(g: &GenerationRecord) -> GenerationRate {
+        GenerationRate { generation: g.generation, games_per_second: g.games_per_second, seconds: g.seconds }
+    }
 }
 
 /// Tasks completed per second over an interval.

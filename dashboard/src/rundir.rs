@@ -73,13 +73,8 @@ impl RunDirProvider {
         if !layout.config().exists() && !layout.epochs().exists() {
             return Err(format!("{}: no config.toml or epochs.jsonl: not a run directory", dir.display()));
         }
-        let name = dir
-            .canonicalize()
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| dir.display().to_string());
         Ok(RunDirProvider {
-            name,
+            name: crate::run_name(dir),
             epochs: Cached::new(layout.epochs()),
             generations: Cached::new(layout.generations()),
             dir: layout,
@@ -108,11 +103,7 @@ impl Provider for RunDirProvider {
         let games_per_second = generations
             .iter()
             .skip(generations.len().saturating_sub(HISTORY))
-            .map(|g| GenerationRate {
-                generation: g.generation,
-                games_per_second: g.games_per_second,
-                seconds: g.seconds,
-            })
+            .map(|g| GenerationRate::from(&**g))
             .collect();
         let workers = generations.last().map_or_else(Vec::new, |g| {
             g.worker_detail

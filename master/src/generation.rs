@@ -89,12 +89,10 @@ pub fn initial_population(
         .collect()
 }
 
-/// Breeds the survivors and shuffles everyone into groups.
-///
-/// Creation order (which fixes serials): for each survivor in turn, its two mutants, then its
-/// child with a partner chosen uniformly among the other survivors. Then survivors, mutants and
-/// children are each shuffled, and group `g` takes survivor `g`, mutants `2g` and `2g+1` and
-/// child `g`.
+/// Breeds the survivors and shuffles everyone into groups. Creation order (which fixes serials):
+/// for each survivor in turn, its two mutants, then its child with a partner chosen uniformly
+/// among the other survivors. Then survivors, mutants and children are each shuffled, and group
+/// `g` takes survivor `g`, mutants `2g` and `2g+1` and child `g`.
 pub fn breed(survivors: &[Individual], b: &mut Breeding) -> Result<Vec<Group>, ChromosomeError> {
     let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
     let p = survivors.len();

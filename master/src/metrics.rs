@@ -1,7 +1,6 @@
-//! The run's records ([`loa_records`]) made from the engine's task outcomes.
-//!
-//! The record types mirror the engine's game and match types field for field (so files and
-//! checkpoints keep their shape); these functions are the only place that converts.
+//! The run's records ([`loa_records`]) made from the engine's task outcomes. The record types
+//! mirror the engine's game and match types field for field (so files and checkpoints keep their
+//! shape); these functions are the only place that converts.
 
 use loa_engine::tasks::{BenchmarkOutcome, GameSummary, MatchSummary};
 use loa_records as records;

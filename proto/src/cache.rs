@@ -18,10 +18,9 @@ pub use resolve::{Resolved, resolve_entrants};
 pub const DEFAULT_CAPACITY: usize = 4096;
 
 /// A least-recently-used map of bounded capacity: it holds exactly the last `capacity` distinct
-/// keys it was given by [`Lru::get`] hits and inserts, which is what keeps a mirror exact.
-///
-/// Entries live in a slab threaded by a doubly linked list in recency order, so each operation is
-/// one hash lookup: the master touches a mirror for every network it sends.
+/// keys it was given by [`Lru::get`] hits and inserts, which is what keeps a mirror exact. Entries
+/// live in a slab threaded by a doubly linked list in recency order, so each operation is one
+/// hash lookup: the master touches a mirror for every network it sends.
 #[derive(Debug)]
 pub struct Lru<K, V, S = RandomState> {
     capacity: usize,

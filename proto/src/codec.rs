@@ -1,14 +1,8 @@
 //! The gRPC codec: prost's, with each message written and read through a contiguous slice
 //! rather than field by field through tonic's buffers, where every write or read is a call into
-//! `BytesMut`, not inlined.
-//!
-//! - **Encoding.** tonic's buffer is reserved whole first (growing it copies). A message up to
-//!   [`CONTIGUOUS_LIMIT`] is encoded into a kept buffer of the thread's own and copied in once; a
-//!   larger one, mostly weights, is a few large fields and goes straight in.
-//! - **Decoding.** A message arrives whole in one `BytesMut` and is decoded from that slice.
-//!
-//! `loa-bench dispatch` measures what this saves (docs/bench.md): with thousands of workers
-//! delivering 64 outcomes a message, the master's gRPC threads spend most of their time here.
+//! `BytesMut`, not inlined. With thousands of workers delivering 64 outcomes a message, the
+//! master's gRPC threads spend most of their time here; `loa-bench dispatch` measures what this
+//! saves (docs/bench.md).
 
 use prost::Message;
 use prost::bytes::{Buf, BufMut};
@@ -45,8 +39,8 @@ where
     }
 }
 
-/// Encodes a message with prost into tonic's buffer, reserved whole first, through the thread's
-/// buffer up to [`CONTIGUOUS_LIMIT`] bytes.
+/// Encodes a message with prost into tonic's buffer, reserved whole first (growing it copies),
+/// through the thread's buffer up to [`CONTIGUOUS_LIMIT`] bytes.
 pub struct ContiguousEncoder<T>(PhantomData<T>);
 
 impl<T: Message> Encoder for ContiguousEncoder<T> {
@@ -68,7 +62,7 @@ thread_local! {
 }
 
 /// `item`'s encoding, `len` bytes, appended to `buf`: through this thread's scratch buffer up
-/// to [`CONTIGUOUS_LIMIT`] bytes.
+/// to [`CONTIGUOUS_LIMIT`] bytes, and beyond (mostly weights: a few large fields) straight in.
 fn encode_into(item: &impl Message, len: usize, buf: &mut impl BufMut) -> Result<(), Status> {
     let through_scratch = len <= CONTIGUOUS_LIMIT
         && SCRATCH.with(|scratch| {
@@ -100,7 +94,7 @@ fn decode_from<U: Message + Default>(buf: &mut impl Buf) -> Result<U, Status> {
     decoded.map_err(|e| Status::internal(e.to_string()))
 }
 
-/// Decodes a message with prost from the contiguous slice it arrived in (through tonic's
+/// Decodes a message with prost from the contiguous slice it arrives in, whole (through tonic's
 /// buffer only if it ever arrives in pieces).
 pub struct ContiguousDecoder<U>(PhantomData<U>);
 

@@ -1,10 +1,9 @@
 //! Conversions between the wire messages and the engine's task types. Going out cannot fail;
 //! coming in checks every field a buggy or hostile peer could get wrong and names it: the task
-//! as a whole by the engine's own [`MatchTask::validate`] (so wire and engine agree on what a
-//! valid task is), the rest here and in `matches` (tasks, outcomes) and `origin` (origins,
-//! sources). An outcome travels without its task: the master checks it against the task.
-//!
-//! [`MatchTask::validate`]: loa_engine::tasks::MatchTask::validate
+//! as a whole by the engine's own [`MatchTask::validate`](loa_engine::tasks::MatchTask::validate)
+//! (so wire and engine agree on what a valid task is), the rest here and in `matches` (tasks,
+//! outcomes) and `origin` (origins, sources). An outcome travels without its task: the master
+//! checks it against the task.
 
 use crate::ProtoError;
 use crate::pb;

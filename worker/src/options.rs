@@ -53,21 +53,14 @@ pub struct WorkerOptions {
 }
 
 impl WorkerOptions {
-    /// Options for joining `master` with the flags' defaults.
+    /// Options for joining `master` with the flags' defaults (the token's too: none, whatever
+    /// `LOA_TOKEN` holds), read from the flags themselves so that the two cannot differ.
     pub fn new(master: impl Into<String>) -> WorkerOptions {
-        WorkerOptions {
-            master: master.into(),
-            slots: default_slots(),
-            token: None,
-            tls_ca: None,
-            name: default_name(),
-            max_backoff: Duration::from_secs(5),
-            give_up_after: None,
-            chromosome_cache: loa_proto::cache::DEFAULT_CAPACITY,
-            batch: 1,
-            peer_listen: None,
-            peer_host: None,
-        }
+        use clap::{Args, FromArgMatches};
+        let command = WorkerOptions::augment_args(clap::Command::new("worker")).mut_arg("token", |a| a.env(None));
+        let flags = command.try_get_matches_from(["worker".to_owned(), format!("--master={}", master.into())]);
+        // `--master=VALUE` takes any string, and every other flag has a default.
+        flags.and_then(|f| WorkerOptions::from_arg_matches(&f)).expect("the flags' defaults parse")
     }
 }
 
@@ -115,6 +108,8 @@ mod tests {
         assert_eq!((flags.max_backoff, flags.give_up_after, &flags.tls_ca), (new.max_backoff, None, &None));
         assert_eq!((flags.chromosome_cache, flags.batch), (new.chromosome_cache, new.batch));
         assert_eq!((flags.peer_listen, &flags.peer_host), (None, &None));
+        // Whatever the environment holds, `new` takes no token from it.
+        assert_eq!(new.token, None);
         let pem = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(pem.path(), b"PEM").unwrap();
         let pem = pem.path().to_str().unwrap();

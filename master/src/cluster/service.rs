@@ -1,9 +1,8 @@
 //! The `Master` service: registration, each worker's stream ([`stream`]) and fetches of
 //! chromosomes, validated wrappers around [`Scheduler`] calls; [`sending`] decides how networks
 //! travel. Protocol version 1's service is served only to refuse its workers by name. A worker
-//! is dropped, its leases going back, as soon as the master knows it is gone: its stream broke,
-//! it was silent for the lease time, or it sent a malformed message (each drop is named in
-//! [`Counters::drops`]). A worker that ends its stream has left, without a drop.
+//! is dropped, its leases going back, as soon as the master knows it is gone ([`DropReason`],
+//! each drop named in [`Counters::drops`]); one that ends its stream has left, without a drop.
 
 use super::directory::Directory;
 use super::{Counters, DropReason, Dropped, lock};

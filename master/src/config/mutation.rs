@@ -1,9 +1,8 @@
 //! The `[mutation]` table: a one-parent operator of the engine's registry
-//! ([`super::operators`]), whose `probability` is `[mutation] probability`, or one of two
-//! schedules of the engine's `gaussian` operator: `gaussian` (`sigma × decay^(g − 1)` in
-//! generation g) and `self-adaptive` (each individual's own step, inherited times
-//! `exp(tau · N(0, 1))`; only for schemes that keep it). Either way a mutant's origin records a
-//! `gaussian` variation, which a worker applies as any other.
+//! ([`super::operators`]), whose `probability` is `[mutation] probability`, or one of the two
+//! schedules of the engine's `gaussian` operator, `gaussian` and `self-adaptive`
+//! ([`MutationOperator`]). Either way a mutant's origin records a `gaussian` variation, which a
+//! worker applies as any other.
 
 use super::operators::{check_variation, interval, operator, values, variation};
 use super::{ConfigError, Named};

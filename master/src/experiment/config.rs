@@ -1,8 +1,6 @@
 //! A match experiment's configuration (`experiments/eN.toml`): two players, how many two-game
-//! matches, the seed, the openings, the rules and whether colours are swapped.
-//!
-//! Unknown keys are errors naming the key (serde); [`MatchExperiment::validate`] names the key of
-//! any value out of range or any player spec it cannot read.
+//! matches, the seed, the openings, the rules and whether colours are swapped. Every error names
+//! its key: an unknown one (serde), a value out of range or an unreadable player spec (`validate`).
 
 use super::spec::PlayerSpec;
 use crate::config::{ConfigError, parse_toml, read_toml};

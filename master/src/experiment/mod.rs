@@ -1,12 +1,11 @@
 //! Experiments: two players, many two-game matches played as tasks through the scheduler (on
 //! embedded workers or a cluster of `worker`s), every game written as `analysis matches` reads.
+//! The output is a function of the configuration alone: tasks have fixed ids, outcomes are
+//! collected by id and written in match order, so any number of workers writes the same bytes.
 //!
 //! - [`config`]: the experiment file (`experiments/eN.toml`).
 //! - [`spec`]: player specs, including a run's survivors by epoch.
 //! - [`plan`]: matches, tasks and the per-game lines.
-//!
-//! The output is a function of the configuration alone: tasks have fixed ids, outcomes are
-//! collected by id and written in match order, so any number of workers writes the same bytes.
 
 pub mod config;
 pub mod plan;

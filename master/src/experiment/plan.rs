@@ -1,11 +1,9 @@
-//! An experiment's matches and the tasks that play them, and the per-game lines made from their
-//! outcomes.
-//!
+//! An experiment's matches, the tasks that play them and the per-game lines of their outcomes.
 //! Match `j` (0-based, A's entrants in order, each playing `matches` matches) has seed
 //! `derive_seed(seed, j)` and starts from `random_opening(opening_plies, derive_seed(seed_j,
-//! OPENING_SEED_LABEL))`, exactly as pair `j` of `loa match --seed SEED --opening-plies K`. With
-//! swapped colours it is followed by the same match with B as A. Tasks take consecutive matches,
-//! so an outcome is put back in its place by task id and position, whatever worker played it.
+//! OPENING_SEED_LABEL))`, exactly as pair `j` of `loa match --seed SEED --opening-plies K`; with
+//! swapped colours the same match with B as A follows. Tasks take consecutive matches, so an
+//! outcome is put back in its place by task id and position, whatever worker played it.
 
 use super::config::MatchExperiment;
 use super::spec::{PlayerSpec, Side};

@@ -1,10 +1,8 @@
 //! Player specs of an experiment: `loa`'s specs (`aloa:D`, `aloa-normal:D`, `random:D[:SALT]`,
 //! `randomann:D[:SEED]`, `net:D:FILE`), plus `randomann-printed:D[:SEED]` (a RandomANN reading
 //! the board with the thesis's printed encoding, E7) and `run:D:DIR:epochs=LIST` (every survivor
-//! of the named epochs of a run, from its epoch checkpoints: E3 and E8).
-//!
-//! `LIST` is comma-separated epochs or ranges `FIRST-LAST[/STEP]`, e.g. `epochs=0-30/10` or
-//! `epochs=0,5,10`.
+//! of the named epochs of a run, from its epoch checkpoints: E3 and E8), `LIST` being epochs or
+//! ranges `FIRST-LAST[/STEP]` separated by commas, e.g. `epochs=0-30/10` or `epochs=0,5,10`.
 
 use crate::checkpoint::RunState;
 use loa_engine::network::Chromosome;

@@ -69,10 +69,6 @@ fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
     queue.push_back(item);
 }
 
-fn rate(g: &GenerationRecord) -> GenerationRate {
-    GenerationRate { generation: g.generation, games_per_second: g.games_per_second, seconds: g.seconds }
-}
-
 impl DashboardState {
     /// The state of a run starting (or resuming) from `state` in `dir`: the history so far comes
     /// from the checkpoint's epoch reports and `generations.jsonl` (already cut back to it).
@@ -86,19 +82,13 @@ impl DashboardState {
         let mut games = VecDeque::new();
         if dir.generations().exists() {
             match loa_records::jsonl::read::<GenerationRecord>(&dir.generations()) {
-                Ok(lines) => lines.records.iter().for_each(|g| push_bounded(&mut games, rate(g))),
+                Ok(lines) => lines.records.iter().for_each(|g| push_bounded(&mut games, GenerationRate::from(g))),
                 Err(e) => notes.push(format!("earlier generations not shown: {e}")),
             }
         }
-        let name = dir
-            .root()
-            .canonicalize()
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| dir.root().display().to_string());
         let config = &state.config;
         let run = RunInfo {
-            name,
+            name: loa_dashboard::run_name(dir.root()),
             seed: Some(config.seed),
             population: Some(config.population as u64),
             target_epochs: Some(u64::from(config.epochs)),
@@ -146,9 +136,8 @@ impl DashboardState {
     }
 
     fn workers(&self) -> Vec<WorkerRow> {
-        let mut workers = self.scheduler.workers();
-        workers.sort_by_key(|(id, _)| *id);
-        workers
+        self.scheduler
+            .workers()
             .into_iter()
             .map(|(_, w)| {
                 let secs = w.registered.elapsed().as_secs_f64();
@@ -244,7 +233,7 @@ impl Subscriber for DashboardState {
             }
             RunEvent::GenerationDone(record) => {
                 live.generation = record.generation;
-                push_bounded(&mut live.games, rate(record));
+                push_bounded(&mut live.games, GenerationRate::from(*record));
             }
             RunEvent::EpochDone(report) => {
                 live.epoch = report.epoch;

@@ -1,9 +1,7 @@
-//! Fault injection: stop a run at a chosen phase boundary, as a crash there would, so tests can
-//! check that `resume` then reaches the result of an uninterrupted run.
-//!
-//! Each [`HaltPoint`] says what is on disk there. With [`Halt::abort`] the process aborts on the
-//! spot (no destructor runs, nothing is flushed): what the `master` binary does when `LOA_HALT_AT`
-//! names a point, a real crash at a deterministic place for the command-line crash tests.
+//! Fault injection: stop a run at a chosen phase boundary ([`HaltPoint`], which says what is on
+//! disk there), as a crash there would, so tests can check that `resume` then reaches the result
+//! of an uninterrupted run. With [`Halt::abort`] (the `master` binary's `LOA_HALT_AT`) it is a real
+//! crash at a deterministic place: no destructor runs, nothing is flushed.
 
 /// A phase boundary of a run, and what is on disk there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

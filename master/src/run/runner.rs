@@ -1,11 +1,7 @@
 //! The loop of a run: generations and epoch benchmarks over a [`Scheduler`], each step either
-//! recorded as done in a checkpoint or redone exactly on resume.
-//!
-//! Order of writes (a crash between any two is survived, see [`super::halt`]): a generation's
-//! metrics line, then `latest.ckpt`; an epoch's metrics line, then `epoch-N.ckpt`, then
-//! `latest.ckpt`. Resume cuts the metrics back to the checkpoint it starts from, and an epoch
-//! whose last generation is checkpointed but whose benchmark is not (its `epoch` lags behind
-//! `generation / generations_per_epoch`) is benchmarked first.
+//! recorded as done in a checkpoint or redone exactly on resume. Order of writes (a crash between
+//! any two is survived, see [`super::halt`]): a generation's metrics line, then `latest.ckpt`; an
+//! epoch's metrics line, then `epoch-N.ckpt`, then `latest.ckpt`.
 
 use super::events::{RunEvent, Step, Subscriber};
 use super::halt::{Halt, HaltPoint};

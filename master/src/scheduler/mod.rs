@@ -1,11 +1,10 @@
-//! The one path work takes from the master to workers and back.
-//!
-//! The master submits tasks under ids it chooses (fixed by the generation and the task's place in
-//! it, so an outcome stays valid across a master restart); workers, embedded and remote alike,
-//! *lease* them and send back outcomes, which the master collects by id. A lease past its
-//! deadline, or held by a worker that left, goes back to the queue; the first outcome wins. With
-//! the queue empty, a worker asking for work gets backup copies of stragglers' tasks (as in
-//! MapReduce), so a dead or slow worker costs the straggler threshold, not the lease time.
+//! The one path work takes from the master to workers and back: the master submits tasks under
+//! ids it chooses (fixed by the generation and the task's place in it, so an outcome stays valid
+//! across a master restart); workers, embedded and remote alike, *lease* them and send back
+//! outcomes, which the master collects by id. A lease past its deadline, or held by a worker that
+//! left, goes back to the queue; the first outcome wins. With the queue empty, a worker asking
+//! for work gets backup copies of stragglers' tasks (as in MapReduce), so a dead or slow worker
+//! costs the straggler threshold, not the lease time.
 //!
 //! Helpers: `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
 //! `median` (the batch's median task time), `id_hash` (the ids' hasher), `embedded` (threads).

@@ -1,16 +1,11 @@
 //! Evolution strategies after Salimans et al. (OpenAI, 2017): one centre network θ; each
 //! generation `population` perturbations θ ± σ·εᵢ in antithetic pairs, judged over several games
-//! ([`judging`]); their mean scores become centred ranks in [−½, ½] (only the order counts, so a
-//! few lopsided games cannot dominate the step), and the centre moves by
-//!
-//! ```text
-//! θ ← θ + α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ
-//! ```
-//!
-//! or by Adam's step on that estimate ([`super::adam`]), minus `α λ θ` with weight decay λ, and
-//! clamped to the chromosome files' bound. The stored population is the centre alone. With
-//! `symmetry` the noise is drawn per class of tied weights, so the centre stays tied. The README
-//! ("Selection schemes and operators") describes every setting.
+//! ([`judging`]); their mean scores become centred ranks u in [−½, ½] (only the order counts, so
+//! a few lopsided games cannot dominate the step), and the centre moves by
+//! `α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ` or by Adam's step on that estimate
+//! ([`super::adam`]), minus `α λ θ` with weight decay λ, clamped to the chromosome files' bound.
+//! The stored population is the centre alone. With `symmetry` the noise is drawn per class of
+//! tied weights, so the centre stays tied.
 
 use super::adam::AdamState;
 use super::judging::{self, Judged, JudgingConfig, JudgingState};
@@ -115,9 +110,7 @@ pub struct State {
     pub adam: AdamState,
 }
 
-impl SchemeState for State {
-    const VERSION: u32 = 1;
-}
+impl SchemeState for State {}
 
 /// The ES scheme with its settings and state.
 #[derive(Clone, Debug)]

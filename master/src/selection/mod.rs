@@ -1,8 +1,7 @@
 //! Selection schemes: how a population becomes match tasks, and their outcomes the next
-//! population.
-//!
-//! A scheme is a [`Scheme`] with its own settings (`[selection.scheme.NAME]`) and state, found by
-//! name in [`SCHEMES`]; a new one is one file and one line in `register!` (`docs/extending.md`).
+//! population. A scheme is a [`Scheme`] with its own settings (`[selection.scheme.NAME]`) and
+//! state, found by name in [`SCHEMES`]; a new one is one file and one line in `register!`
+//! (`docs/extending.md`).
 //! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
 //! - [`adam`]: the Adam optimiser evolution strategies can step with.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
@@ -169,8 +168,8 @@ pub fn settings_table<T: Serialize>(settings: &T) -> toml::Table {
 
 /// A scheme's state, saved as bytes: the scheme's version of its layout, then the state.
 pub trait SchemeState: Serialize + DeserializeOwned {
-    /// The layout of the state this build writes.
-    const VERSION: u32;
+    /// The layout of the state this build writes: 1 until the scheme changes its layout.
+    const VERSION: u32 = 1;
 
     /// The state as the scheme saves it.
     fn save(&self) -> Result<Vec<u8>, CodecError> {

@@ -53,9 +53,7 @@ pub struct State {
     pub steps: Vec<(u64, f64)>,
 }
 
-impl SchemeState for State {
-    const VERSION: u32 = 1;
-}
+impl SchemeState for State {}
 
 /// The (μ + λ) scheme with its settings and state.
 #[derive(Clone, Debug)]

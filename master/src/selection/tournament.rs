@@ -1,10 +1,9 @@
 //! Tournament selection of size k with elitism on a score over several games ([`judging`]): the
 //! `elitism` fittest stay unchanged, and every other place goes to a child of tournament winners
 //! (`size` individuals drawn uniformly with replacement, the fittest wins, the older on a tie).
-//!
-//! Only [`Scheme::plan`] is handed the generator, so the scheme keeps the fitness of the
-//! population it judged last and breeds the next one at the start of the next plan, which then
-//! judges it. The elites are judged again, so one lucky score does not keep a network forever.
+//! Only [`Scheme::plan`] has the generator, so a population is bred at the start of the plan
+//! that judges it, from the fitness the state keeps; elites are judged again, so one lucky score
+//! does not keep a network forever.
 
 use super::judging::{self, Judged, JudgingConfig, JudgingState, fitter, fittest_first};
 use super::{Champion, Plan, Scheme, Selected, SelectionError, StateError};
@@ -54,9 +53,7 @@ pub struct State {
     pub fitness: Vec<(u64, f64)>,
 }
 
-impl SchemeState for State {
-    const VERSION: u32 = 1;
-}
+impl SchemeState for State {}
 
 impl State {
     /// Whether `population` is the one whose fitness this state holds.
