@@ -323,10 +323,36 @@ pub struct EpochReport {
     pub epoch: u32,
     /// Mean squared error on the training set after the epoch.
     pub train_mse: f64,
-    /// Mean squared error on the validation set.
-    pub validation_mse: f64,
-    /// Correlation of outputs and labels on the validation set.
-    pub validation_correlation: f64,
+    /// The figures on the validation set; `None` when it is empty.
+    pub validation: Option<Validation>,
+}
+
+/// How the network does on the validation set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Validation {
+    /// Mean squared error.
+    pub mse: f64,
+    /// Correlation of outputs and labels.
+    pub correlation: f64,
+}
+
+impl Validation {
+    /// The figures of `params` on `samples`; `None` for no samples, which have no figures.
+    pub fn of(params: &Params, samples: &[Sample]) -> Option<Validation> {
+        (!samples.is_empty()).then(|| Validation { mse: params.mse(samples), correlation: params.correlation(samples) })
+    }
+}
+
+/// "train MSE ..., validation MSE ..., validation correlation ..." (the validation figures left
+/// out when there are none, rather than printed as zeros).
+fn figures(train_mse: f64, validation: Option<Validation>) -> String {
+    match validation {
+        Some(v) => format!(
+            "train MSE {train_mse:.5}, validation MSE {:.5}, validation correlation {:.4}",
+            v.mse, v.correlation
+        ),
+        None => format!("train MSE {train_mse:.5}"),
+    }
 }
 
 /// Minibatch Adam (β₁ 0.9, β₂ 0.999, ε 1e-8) over the squared error of the network.
@@ -414,8 +440,7 @@ impl Trainer {
             report(EpochReport {
                 epoch: e + 1,
                 train_mse: self.params.mse(train),
-                validation_mse: self.params.mse(validation),
-                validation_correlation: self.params.correlation(validation),
+                validation: Validation::of(&self.params, validation),
             });
         }
     }
@@ -478,6 +503,18 @@ pub struct ImitateSummary {
     pub last: Option<EpochReport>,
 }
 
+/// Why there is no validation set, and how to get one.
+fn no_validation_note(config: &PositionConfig, games: u64) -> String {
+    if config.validation == 0.0 {
+        return "validation: none (--validation 0): only training figures are printed".to_string();
+    }
+    format!(
+        "validation: none: the set is held out by game, and none of the {games} games fell in the held-out \
+         fraction {}; only training figures are printed (raise --positions or --validation for a validation set)",
+        config.validation
+    )
+}
+
 /// Collects and labels the positions, trains, and returns the fitted chromosome; `say` gets
 /// one line per stage and per epoch.
 pub fn imitate(config: &ImitateConfig, mut say: impl FnMut(String)) -> Result<ImitateSummary, String> {
@@ -493,6 +530,9 @@ pub fn imitate(config: &ImitateConfig, mut say: impl FnMut(String)) -> Result<Im
         set.games,
         start.elapsed().as_secs_f64()
     ));
+    if set.validation.is_empty() {
+        say(no_validation_note(&config.positions, set.games));
+    }
     let scale = config.scale.unwrap_or_else(|| label_scale(&aloa, &set.train, &rules));
     let (train, validation) =
         (samples(&aloa, &set.train, scale, &rules), samples(&aloa, &set.validation, scale, &rules));
@@ -502,29 +542,23 @@ pub fn imitate(config: &ImitateConfig, mut say: impl FnMut(String)) -> Result<Im
         let mean = xs.iter().map(|s| s.y).sum::<f64>() / n;
         xs.iter().map(|s| (s.y - mean).powi(2)).sum::<f64>() / n
     };
+    let validation_var =
+        if validation.is_empty() { String::new() } else { format!(", validation {:.4}", label_var(&validation)) };
     say(format!(
-        "labels: tanh(ALoA score / {scale:.1}) ({}), {terminal} training samples of finished games at ±1; label variance (the MSE of a constant) train {:.4}, validation {:.4}",
+        "labels: tanh(ALoA score / {scale:.1}) ({}), {terminal} training samples of finished games at ±1; label variance (the MSE of a constant) train {:.4}{validation_var}",
         if config.scale.is_some() { "--scale" } else { "the scores' standard deviation" },
         label_var(&train),
-        label_var(&validation)
     ));
     let mut trainer = Trainer::new(config.train);
-    say(format!(
-        "epoch 0: train MSE {:.5}, validation MSE {:.5}, validation correlation {:.4}",
-        trainer.params.mse(&train),
-        trainer.params.mse(&validation),
-        trainer.params.correlation(&validation)
-    ));
+    say(format!("epoch 0: {}", figures(trainer.params.mse(&train), Validation::of(&trainer.params, &validation))));
     let mut last = None;
     let clock = std::time::Instant::now();
     trainer.train(&train, &validation, |r| {
         last = Some(r);
         say(format!(
-            "epoch {}: train MSE {:.5}, validation MSE {:.5}, validation correlation {:.4} ({:.0} s)",
+            "epoch {}: {} ({:.0} s)",
             r.epoch,
-            r.train_mse,
-            r.validation_mse,
-            r.validation_correlation,
+            figures(r.train_mse, r.validation),
             clock.elapsed().as_secs_f64()
         ));
     });
@@ -654,7 +688,7 @@ mod tests {
         trainer.train(&train, &train, |r| last = Some(r));
         let last = last.expect("epochs ran");
         assert!(last.train_mse < 0.5 * before, "{before} -> {}", last.train_mse);
-        assert!(last.validation_correlation > 0.8, "{last:?}");
+        assert!(last.validation.is_some_and(|v| v.correlation > 0.8), "{last:?}");
         // Deterministic from the seed.
         let mut again = Trainer::new(config);
         again.train(&train, &train, |_| {});
