@@ -35,7 +35,8 @@ impl fmt::Display for ApplyError {
             ApplyReason::GameOver(end) => {
                 write!(f, "the game is already over in {position} ({end}); drop this move and the ones after it")
             }
-            ApplyReason::Move(e @ MoveError::Syntax { .. }) => write!(f, "{e}"),
+            // These say what to write instead; the legal moves would add nothing.
+            ApplyReason::Move(e @ (MoveError::Syntax { .. } | MoveError::WrongSeparator { .. })) => write!(f, "{e}"),
             ApplyReason::Move(e) => write!(f, "{e} (in {position}); {}", legal_hint(position, text)),
         }
     }
@@ -106,7 +107,7 @@ mod tests {
         assert!(text.contains("legal moves from c1: "), "{text}");
         assert!(text.contains(" c1-c3"), "{text}");
         let e = apply(&["c1xc3"]).unwrap_err();
-        assert!(e.to_string().contains("write it with `-`, as c1-c3"), "{e}");
+        assert_eq!(e.to_string(), "move 1 `c1xc3`: `c1xc3` goes to the empty square c3: write it with `-`, as c1-c3");
         let e = apply(&["b1-b3", "zz"]).unwrap_err();
         assert_eq!(
             e.to_string(),
