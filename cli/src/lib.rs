@@ -2,7 +2,7 @@
 //!
 //! - [`apply`]: moves applied to a position, each checked (`loa apply`, `loa engine`).
 //! - [`engine`]: `loa engine`, a player behind a line protocol in the style of UCI.
-//! - [`matches`]: `loa match`'s flags, progress and printed totals.
+//! - [`matches`](mod@matches): `loa match`'s flags, progress and printed totals.
 //! - [`spec`]: player specs (`aloa:5`, `random:3`, `randomann:3:SEED`, `net:3:FILE`) and the
 //!   players they make.
 //! - [`series`]: a series of games in parallel, as `loa match` plays them.
@@ -10,7 +10,7 @@
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
-//! - [`bench`]: the speed figures `loa bench` prints.
+//! - [`bench`](mod@bench): the speed figures `loa bench` prints.
 
 pub mod apply;
 pub mod bench;

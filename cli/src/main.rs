@@ -60,8 +60,8 @@ enum Command {
     },
     /// The move a player chooses, its value and the nodes searched.
     Best {
-        /// Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE.
-        #[arg(long)]
+        // Given as `help`, not a doc comment, which rustdoc would read as Markdown links.
+        #[arg(long, help = "Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE")]
         player: String,
         /// Position text.
         position: String,
