@@ -112,9 +112,10 @@ enum Command {
     /// Play as an engine: a line protocol in the style of UCI on stdin and stdout, for GUIs,
     /// tournament managers and other programs (docs/engine-protocol.md).
     Engine {
-        /// The player until `setoption name Player` changes it (a player spec, as for `match`).
-        #[arg(long, default_value = "aloa:5")]
-        player: String,
+        /// The player until `setoption name Player` changes it (a player spec, as for `match`;
+        /// default aloa:5).
+        #[arg(long)]
+        player: Option<String>,
         /// The game seed until `setoption name Seed` changes it.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -239,7 +240,12 @@ fn run(cli: Cli) -> Result<(), String> {
             loa_cli::matches::run_match(&black, &white, &config, out.as_deref())?;
         }
         Command::Engine { player, seed } => {
-            let engine = loa_cli::engine::Engine::with_player(&player, seed).map_err(|e| format!("--player: {e}"))?;
+            let engine = match player {
+                Some(player) => {
+                    loa_cli::engine::Engine::with_player(&player, seed).map_err(|e| format!("--player: {e}"))?
+                }
+                None => loa_cli::engine::Engine::new().with_seed(seed),
+            };
             loa_cli::engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())
                 .map_err(|e| format!("engine input or output: {e}"))?;
         }

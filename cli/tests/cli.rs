@@ -369,14 +369,17 @@ fn completions_are_printed_for_each_shell() {
 
 #[test]
 fn engine_refuses_a_bad_player_flag_before_starting() {
-    let o = loa_stdin(&["engine", "--player", "randomann:3"], "uci\n");
+    // No input: the engine exits before reading any (writing it some would race the exit).
+    let o = loa(&["engine", "--player", "randomann:3"]);
     assert!(!o.status.success());
     assert!(stderr(&o).starts_with("loa: error: --player: `randomann:3` draws a new network"), "{}", stderr(&o));
     assert!(stdout(&o).is_empty());
     // A good one answers the protocol; the end of input ends it.
-    let o = loa_stdin(&["engine", "--player", "random:1", "--seed", "3"], "isready\ngo depth 1\n");
+    let o = loa_stdin(&["engine", "--player", "random:1", "--seed", "3"], "uci\nisready\ngo depth 1\n");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("readyok\ninfo depth 1 nodes "), "{out}");
+    // The options' defaults shown are the values the flags gave.
+    assert!(out.contains("option name Player type string default random:1\n"), "{out}");
+    assert!(out.contains("option name Seed type string default 3\nuciok\nreadyok\ninfo depth 1 nodes "), "{out}");
     assert!(out.lines().last().is_some_and(|l| l.starts_with("bestmove ")), "{out}");
 }

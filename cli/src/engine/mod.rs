@@ -137,10 +137,15 @@ impl Engine {
 
     /// A session playing `player` (a player spec) with game seed `seed` from the start position.
     pub fn with_player(player: &str, seed: u64) -> Result<Engine, PlayerChoiceError> {
-        let mut engine = Engine::new();
+        let mut engine = Engine::new().with_seed(seed);
         engine.set_player(player)?;
-        engine.seed = seed;
         Ok(engine)
+    }
+
+    /// The same session with game seed `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Engine {
+        self.seed = seed;
+        self
     }
 
     /// Carries out one line, writing the replies to `out` (flushed). Errors are written as
@@ -161,8 +166,9 @@ impl Engine {
             Command::Uci => {
                 writeln!(out, "id name loa-evolve {}", env!("CARGO_PKG_VERSION"))?;
                 writeln!(out, "id author the loa-evolve authors")?;
-                writeln!(out, "option name Player type string default {}", default_player())?;
-                writeln!(out, "option name Seed type string default 0")?;
+                // The defaults shown are the current values: what `--player` and `--seed` gave.
+                writeln!(out, "option name Player type string default {}", self.spec)?;
+                writeln!(out, "option name Seed type string default {}", self.seed)?;
                 writeln!(out, "uciok")?;
             }
             Command::IsReady => writeln!(out, "readyok")?,
