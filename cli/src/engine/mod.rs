@@ -278,8 +278,13 @@ fn prepare(spec: &PlayerSpec) -> Result<Arc<dyn PlayerDebug>, PlayerChoiceError>
 }
 
 fn error(out: &mut impl Write, e: &EngineError) -> io::Result<()> {
-    // An info string runs to the end of the line, so a message must be one line.
-    writeln!(out, "info string error: {}", e.to_string().replace('\n', " "))?;
+    // An info string runs to the end of the line, so a message must be one line; input echoed
+    // in it may hold control characters, which are written escaped (`\0`, `\r`).
+    let mut message = String::new();
+    for c in e.to_string().chars() {
+        if c.is_control() { message.extend(c.escape_debug()) } else { message.push(c) }
+    }
+    writeln!(out, "info string error: {message}")?;
     out.flush()
 }
 

@@ -99,3 +99,41 @@ fn quit_ends_the_session_and_a_line_that_is_not_text_does_not() {
     let text = String::from_utf8(out).unwrap();
     assert_eq!(text, "info string error: the line is not UTF-8 text; send commands as plain text\nreadyok\n");
 }
+
+#[test]
+fn odd_lines_never_stop_the_session_and_every_go_gets_one_bestmove() {
+    let long = format!("position startpos moves {}", ["b1-b3", "h2-f2", "b3-b1", "f2-h2"].repeat(40).join(" "));
+    let lines = [
+        "position fen",
+        "position fen a b c",
+        "position startpos moves",
+        "position startpos moves pass",
+        "position startpos moves b1-b3 b1-b3",
+        "go depth -1",
+        "go depth 99999999999999999999999",
+        "go movetime",
+        "go depth 2 depth",
+        "setoption",
+        "setoption name",
+        "setoption name value",
+        "setoption name Player value",
+        "setoption name Seed value 18446744073709551616",
+        "\t",
+        "uci\r",
+        "pösition startpos",
+        "go\u{0}",
+        "position fen .bbbbbb./w......w/w..Q...w/w......w/w......w/w......w/w......w/.bbbbbb. b",
+        &long,
+        "go",
+        "isready",
+    ];
+    let replies = session(&lines);
+    let goes = lines.iter().filter(|l| l.split_whitespace().next() == Some("go")).count();
+    assert_eq!(replies.iter().filter(|r| r.starts_with("bestmove ")).count(), goes, "{replies:#?}");
+    assert_eq!(replies.last().map(String::as_str), Some("readyok"), "{replies:#?}");
+    // Echoed input is escaped: no control character reaches the output.
+    assert!(replies.iter().all(|r| !r.is_empty() && !r.contains(char::is_control)), "{replies:#?}");
+    assert!(replies.iter().any(|r| r.contains("unknown command `go\\0`")), "{replies:#?}");
+    // Other characters are left as they are.
+    assert!(replies.iter().any(|r| r.contains("bad character 'Q' on d6")), "{replies:#?}");
+}
