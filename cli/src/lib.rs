@@ -1,5 +1,8 @@
 //! The `loa` command's library: what only the command line needs on top of the engine.
 //!
+//! - [`apply`]: moves applied to a position, each checked (`loa apply`, `loa engine`).
+//! - [`engine`]: `loa engine`, a player behind a line protocol in the style of UCI.
+//! - [`matches`](mod@matches): `loa match`'s flags, progress and printed totals.
 //! - [`spec`]: player specs (`aloa:5`, `random:3`, `randomann:3:SEED`, `net:3:FILE`) and the
 //!   players they make.
 //! - [`series`]: a series of games in parallel, as `loa match` plays them.
@@ -7,12 +10,15 @@
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
-//! - [`bench`]: the speed figures `loa bench` prints.
+//! - [`bench`](mod@bench): the speed figures `loa bench` prints.
 
+pub mod apply;
 pub mod bench;
 pub mod describe;
+pub mod engine;
 pub mod imitate;
 pub mod interactive;
 pub mod match_file;
+pub mod matches;
 pub mod series;
 pub mod spec;

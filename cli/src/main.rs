@@ -1,19 +1,16 @@
 //! `loa`: the Lines of Action command line. Parses flags and calls the library.
 
-use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use clap::{CommandFactory, Parser, Subcommand};
+use loa_cli::apply::apply_moves;
 use loa_cli::describe::describe;
 use loa_cli::imitate::{ImitateConfig, PositionConfig, TrainConfig, imitate};
-use loa_cli::match_file::write_match_file;
-use loa_cli::series::{SeriesConfig, play_series};
+use loa_cli::series::SeriesConfig;
 use loa_cli::spec::PlayerSpec;
-use loa_engine::game::{MatchSide, Player};
 use loa_engine::network::symmetry::WeightTying;
 use loa_engine::network::{Chromosome, Network};
 use loa_engine::{Color, Position, Rules, perft};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "loa", version, about = "Lines of Action: rules, move generation and players")]
@@ -40,6 +37,14 @@ enum Command {
         /// Position text.
         position: String,
     },
+    /// Print the position after the moves, each checked: legal where it is played and written
+    /// as the board has it (`c8-c6` to an empty square, `d1xa4` onto an enemy piece).
+    Apply {
+        /// Position text.
+        position: String,
+        /// The moves, in order, e.g. `b1-b3 h2-f2`.
+        moves: Vec<String>,
+    },
     /// Show a board diagram, groups, quad counts, Euler numbers and whether the game is over.
     Show {
         /// Position text.
@@ -55,8 +60,8 @@ enum Command {
     },
     /// The move a player chooses, its value and the nodes searched.
     Best {
-        /// Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE.
-        #[arg(long)]
+        // Given as `help`, not a doc comment, which rustdoc would read as Markdown links.
+        #[arg(long, help = "Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE")]
         player: String,
         /// Position text.
         position: String,
@@ -75,7 +80,7 @@ enum Command {
         /// The second player.
         #[arg(long)]
         white: String,
-        /// Number of games.
+        /// Number of games: even, as games come in two-game matches.
         #[arg(long, default_value_t = 2)]
         games: u32,
         /// Series seed.
@@ -103,6 +108,23 @@ enum Command {
         /// Game seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Play as an engine: a line protocol in the style of UCI on stdin and stdout, for GUIs,
+    /// tournament managers and other programs (docs/engine-protocol.md).
+    Engine {
+        /// The player until `setoption name Player` changes it (a player spec, as for `match`;
+        /// default aloa:5).
+        #[arg(long)]
+        player: Option<String>,
+        /// The game seed until `setoption name Seed` changes it.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Print the shell completion script for `loa`, e.g.
+    /// `loa completions bash > ~/.local/share/bash-completion/completions/loa`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
     /// Fit a network to ALoA's static evaluation (supervised imitation) and write it as a
     /// chromosome file: can the network represent a player as strong as ALoA?
@@ -175,40 +197,6 @@ fn game_over_check(pos: &Position) -> Result<(), String> {
     }
 }
 
-fn run_match(black: &str, white: &str, config: SeriesConfig, out: Option<&Path>) -> Result<(), String> {
-    let (a, b) = (parse_spec(black)?, parse_spec(white)?);
-    let (pa, pb) = (a.prepare().map_err(|e| e.to_string())?, b.prepare().map_err(|e| e.to_string())?);
-    let bar = ProgressBar::new(u64::from(config.games));
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}").map_err(|e| e.to_string())?,
-    );
-    let players = |seed: u64| -> loa_cli::series::PairPlayers {
-        let (x, y) = (pa.for_match(seed), pb.for_match(seed));
-        (x as Arc<dyn Player + Send>, y as Arc<dyn Player + Send>)
-    };
-    let report = play_series(&config, &players, &|_| bar.inc(1));
-    bar.finish_and_clear();
-    println!(
-        "{} games ({} two-game matches), mean {:.1} plies",
-        report.games().count(),
-        report.matches(),
-        report.mean_plies()
-    );
-    for (side, spec) in [(MatchSide::A, &a), (MatchSide::B, &b)] {
-        let s = report.stats(side);
-        println!(
-            "{spec}: {} wins, {} losses, {} draws; mean score {:.2} (as black {:.2}, as white {:.2}); {} matches won",
-            s.wins, s.losses, s.draws, s.mean_score, s.mean_score_black, s.mean_score_white, s.matches_won
-        );
-    }
-    if let Some(path) = out {
-        write_match_file(path, &report, &a.to_string(), &b.to_string(), &config)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {} ({} games)", path.display(), report.games().count());
-    }
-    Ok(())
-}
-
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Perft { position, depth, divide } => {
@@ -225,10 +213,14 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{mv}");
             }
         }
+        Command::Apply { position, moves } => {
+            let pos = apply_moves(parse_position(&position)?, &moves, &Rules::default()).map_err(|e| e.to_string())?;
+            println!("{pos}");
+        }
         Command::Show { position } => print!("{}", describe(&parse_position(&position)?, &Rules::default())),
         Command::Eval { weights, position } => {
             let pos = parse_position(&position)?;
-            let chromosome = Chromosome::read(&weights).map_err(|e| format!("{}: {e}", weights.display()))?;
+            let chromosome = Chromosome::read(&weights).map_err(|e| format!("--weights: {e}"))?;
             let net = Network::new(&chromosome);
             println!("{}", net.evaluate_plain(&pos, pos.side_to_move()));
         }
@@ -241,24 +233,24 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
         }
         Command::Match { black, white, games, seed, opening_plies, threads, out } => {
-            if games == 0 || games > 10_000_000 {
-                return Err(format!("--games must be 1..=10000000, not {games}"));
-            }
-            // Random play rarely connects a side within 40 plies; far longer openings could
-            // make every attempt end the game.
-            if opening_plies > 40 {
-                return Err(format!("--opening-plies must be at most 40, not {opening_plies}"));
-            }
-            // Refuse a file that cannot be written before playing, not after.
-            if let Some(dir) = out.as_deref().and_then(Path::parent).filter(|d| !d.as_os_str().is_empty())
-                && !dir.is_dir()
-            {
-                return Err(format!("--out: no directory {}", dir.display()));
-            }
+            loa_cli::matches::check_flags(games, opening_plies, out.as_deref())?;
             let threads =
                 threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
             let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
-            run_match(&black, &white, config, out.as_deref())?;
+            loa_cli::matches::run_match(&black, &white, &config, out.as_deref())?;
+        }
+        Command::Engine { player, seed } => {
+            let engine = match player {
+                Some(player) => {
+                    loa_cli::engine::Engine::with_player(&player, seed).map_err(|e| format!("--player: {e}"))?
+                }
+                None => loa_cli::engine::Engine::new().with_seed(seed),
+            };
+            loa_cli::engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())
+                .map_err(|e| format!("engine input or output: {e}"))?;
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "loa", &mut std::io::stdout());
         }
         Command::Play { opponent, color, seed } => {
             let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;

@@ -60,7 +60,10 @@ impl fmt::Display for PlayerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerError::Syntax(msg) => f.write_str(msg),
-            PlayerError::Chromosome(path, e) => write!(f, "{}: {e}", path.display()),
+            // The chromosome error names the file already.
+            PlayerError::Chromosome(_, e) => {
+                write!(f, "{e} (net:D:FILE reads a chromosome JSON file, as `master export` and `loa imitate` write)")
+            }
         }
     }
 }
@@ -122,6 +125,28 @@ pub trait PlayerDebug: Player + fmt::Debug + Send {}
 impl<T: Player + fmt::Debug + Send> PlayerDebug for T {}
 
 impl PlayerSpec {
+    /// The search depth the spec names.
+    pub fn depth(&self) -> u32 {
+        match self {
+            PlayerSpec::Random { depth, .. }
+            | PlayerSpec::Aloa { depth, .. }
+            | PlayerSpec::RandomAnn { depth, .. }
+            | PlayerSpec::Net { depth, .. } => *depth,
+        }
+    }
+
+    /// The same player searching `depth` plies.
+    pub fn with_depth(&self, depth: u32) -> PlayerSpec {
+        let mut spec = self.clone();
+        match &mut spec {
+            PlayerSpec::Random { depth: d, .. }
+            | PlayerSpec::Aloa { depth: d, .. }
+            | PlayerSpec::RandomAnn { depth: d, .. }
+            | PlayerSpec::Net { depth: d, .. } => *d = depth,
+        }
+        spec
+    }
+
     /// Reads any file the spec names and builds what can be built once.
     pub fn prepare(&self) -> Result<PreparedPlayer, PlayerError> {
         Ok(match self {
@@ -169,6 +194,9 @@ mod tests {
             let spec: PlayerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
         }
+        let net: PlayerSpec = "net:3:x.json".parse().unwrap();
+        assert_eq!((net.depth(), net.with_depth(5).to_string()), (3, "net:5:x.json".to_string()));
+        assert_eq!("random:2:7".parse::<PlayerSpec>().unwrap().with_depth(4).to_string(), "random:4:7");
         assert_eq!(
             "net:2:a:b.json".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Net { depth: 2, path: "a:b.json".into() }

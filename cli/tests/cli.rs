@@ -114,6 +114,12 @@ fn eval_prints_the_network_output_last() {
     let value: f32 = stdout(&o).lines().last().unwrap().parse().unwrap();
     let net = loa_engine::network::Network::new(&chromosome);
     assert_eq!(value, net.evaluate_plain(&loa_engine::Position::start(), loa_engine::Color::Black));
+    // A missing file is named once, with the flag that gave it.
+    let err = stderr(&loa(&["eval", "--weights", "/no/such/net.json", START]));
+    assert!(err.starts_with("loa: error: --weights: cannot read chromosome file /no/such/net.json: "), "{err}");
+    assert_eq!(err.matches("/no/such/net.json").count(), 1, "{err}");
+    let err = stderr(&loa(&["best", "--player", "net:2:/no/such/net.json", START]));
+    assert_eq!(err.matches("/no/such/net.json").count(), 1, "{err}");
     // A bad file is named with the problem.
     std::fs::write(&path, r#"{"topology": "board-nonad-100-20-1", "weights": [1, 2]}"#).unwrap();
     let err = stderr(&loa(&["eval", "--weights", path.to_str().unwrap(), START]));
@@ -194,18 +200,21 @@ fn match_out_writes_one_versioned_line_per_game_whatever_the_thread_count() {
     use loa_records::{MatchLine, jsonl};
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = (dir.path().join("one.jsonl"), dir.path().join("two.jsonl"));
-    let args = ["match", "--black", "random:1", "--white", "aloa:1", "--games", "5", "--seed", "4"];
+    let args = ["match", "--black", "random:1", "--white", "aloa:1", "--games", "6", "--seed", "4"];
     for (path, threads) in [(&one, "1"), (&two, "2")] {
         let o = loa(&[&args[..], &["--threads", threads, "--out", path.to_str().unwrap()]].concat());
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).starts_with("5 games (2 two-game matches)"), "{}", stdout(&o));
+        assert!(stdout(&o).starts_with("6 games (3 two-game matches)"), "{}", stdout(&o));
     }
     let text = std::fs::read_to_string(&one).unwrap();
     assert_eq!(text, std::fs::read_to_string(&two).unwrap());
     let lines = jsonl::read::<MatchLine>(&one).unwrap().records;
-    assert_eq!(lines.len(), 6, "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
     let games: Vec<_> = lines.iter().filter_map(|l| if let MatchLine::Game(g) = l { Some(g) } else { None }).collect();
-    assert_eq!(games.iter().map(|g| (g.pair, g.game)).collect::<Vec<_>>(), [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]);
+    assert_eq!(
+        games.iter().map(|g| (g.pair, g.game)).collect::<Vec<_>>(),
+        [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
+    );
     assert_eq!((games[0].black.as_str(), games[0].white.as_str()), ("random:1", "aloa:1"));
     assert_eq!((games[1].black.as_str(), games[1].white.as_str()), ("aloa:1", "random:1"));
     for g in &games {
@@ -216,9 +225,9 @@ fn match_out_writes_one_versioned_line_per_game_whatever_the_thread_count() {
         };
         assert_eq!((g.black_score, g.white_score), expected);
     }
-    let MatchLine::Summary(s) = &lines[5] else { panic!("the last line is the summary: {text}") };
-    assert_eq!((s.games, s.matches, s.sides[0].spec.as_str()), (5, 2, "random:1"));
-    assert_eq!(s.sides[0].wins + s.sides[0].losses + s.sides[0].draws, 5);
+    let MatchLine::Summary(s) = &lines[6] else { panic!("the last line is the summary: {text}") };
+    assert_eq!((s.games, s.matches, s.sides[0].spec.as_str()), (6, 3, "random:1"));
+    assert_eq!(s.sides[0].wins + s.sides[0].losses + s.sides[0].draws, 6);
     let err = stderr(&loa(&[&args[..], &["--out", "/nonexistent-dir/x.jsonl"]].concat()));
     assert_eq!(err.trim_end(), "loa: error: --out: no directory /nonexistent-dir");
 }
@@ -256,4 +265,121 @@ fn imitate_writes_a_network_the_players_read_and_refuses_bad_flags() {
         assert!(!o.status.success(), "{flag} {value} should fail");
         assert_eq!(stderr(&o).trim_end(), format!("loa: error: {message}"), "{flag} {value}");
     }
+}
+
+#[test]
+fn play_wants_the_separator_the_board_has() {
+    // In the start position c3 is empty (c1-c3 is quiet) and h3 holds a white piece (f1xh3
+    // takes it): each written with the other separator is refused, naming the right form.
+    let o = loa_stdin(&["play", "--opponent", "aloa:1", "--as", "black"], "c1xc3\nf1-h3\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("`c1xc3` goes to the empty square c3: write it with `-`, as c1-c3"), "{out}");
+    assert!(out.contains("`f1-h3` takes the piece on h3: write the capture with `x`, as f1xh3"), "{out}");
+    assert!(!out.contains("white plays"), "neither was played: {out}");
+}
+
+#[test]
+fn apply_prints_the_position_after_the_moves() {
+    // Worked by hand: the b-file holds b1 and b8, so b1 moves two squares to b3; rank 2 holds
+    // a2 and h2, so h2 moves two squares to f2; then the a2-g8 diagonal holds a2, b3 and g8,
+    // so Black's b3 moves three squares along it to e6.
+    let o = loa(&["apply", START, "b1-b3", "h2-f2", "b3-e6"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), ".bbbbbb./w......w/w...b..w/w......w/w......w/w......w/w....w../..bbbbb. w\n");
+    // No moves: the position itself.
+    assert_eq!(stdout(&loa(&["apply", START])), format!("{START}\n"));
+}
+
+#[test]
+fn apply_refuses_a_move_naming_it_its_place_and_why() {
+    let o = loa(&["apply", START, "b1-b3", "h2-f2", "c1-c4"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(
+            "loa: error: move 3 `c1-c4`: c1-c4 is illegal here: there are 2 pieces on that line, so the piece must \
+             move 2 squares, not 3 (in .bbbbbb./w......w/w......w/w......w/w......w/wb.....w/w....w../..bbbbb. b); \
+             legal moves from c1: "
+        ),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&loa(&["apply", START, "b1xb3"]));
+    assert!(err.contains("move 1 `b1xb3`: `b1xb3` goes to the empty square b3: write it with `-`, as b1-b3"), "{err}");
+    let err = stderr(&loa(&["apply", START, "b1-b3", "nonsense"]));
+    assert!(err.contains("move 2 `nonsense`: `nonsense` is not move text"), "{err}");
+    let won = "w......w/......../......../......../......../......../..b...../.b...... w";
+    let err = stderr(&loa(&["apply", won, "a8-a7"]));
+    assert!(err.contains("move 1 `a8-a7`: the game is already over"), "{err}");
+}
+
+#[test]
+fn match_refuses_an_odd_number_of_games() {
+    let o = loa(&["match", "--black", "random:1", "--white", "random:2", "--games", "3"]);
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "loa: error: --games must be even, not 3: games come in two-game matches, each player Black once from the \
+         same start (use --games 2 or 4)"
+    );
+    assert!(stdout(&o).is_empty(), "no game was played");
+}
+
+#[test]
+fn imitate_says_when_there_is_no_validation_set() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("net.json");
+    let out = out.to_str().expect("utf-8 path");
+    // 100 positions from seed 1 come from four games, none of them in the held-out 10 %.
+    let o = loa(&["imitate", "--positions", "100", "--epochs", "1", "--seed", "1", "--out", out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("training and 0 validation samples"), "{text}");
+    assert!(text.contains("validation: none: the set is held out by game, and none of the 4 games"), "{text}");
+    assert!(!text.contains("validation MSE"), "no figures of an empty set: {text}");
+    assert!(text.contains("epoch 1: train MSE "), "{text}");
+    let o = loa(&["imitate", "--positions", "100", "--epochs", "1", "--validation", "0", "--out", out]);
+    assert!(stdout(&o).contains("validation: none (--validation 0)"), "{}", stdout(&o));
+    // With a validation set, its figures are printed.
+    let o = loa(&["imitate", "--positions", "100", "--epochs", "1", "--seed", "7", "--out", out]);
+    assert!(stdout(&o).contains("validation MSE"), "{}", stdout(&o));
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, marker) in [("bash", "_loa()"), ("zsh", "#compdef loa"), ("fish", "complete -c loa")] {
+        let o = loa(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        assert!(script.contains(marker), "{shell}: {script}");
+        // The subcommands and their flags are in it.
+        for word in ["apply", "engine", "match", "opening-plies"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    // The bash script is valid bash (checked where bash is installed).
+    let script = stdout(&loa(&["completions", "bash"]));
+    if let Ok(o) = Command::new("bash").args(["-n", "-c", &script]).output() {
+        assert!(o.status.success(), "bash -n: {}", stderr(&o));
+    }
+    let err = stderr(&loa(&["completions", "tcsh"]));
+    assert!(err.contains("invalid value 'tcsh'") && err.contains("bash"), "{err}");
+}
+
+#[test]
+fn engine_refuses_a_bad_player_flag_before_starting() {
+    // No input: the engine exits before reading any (writing it some would race the exit).
+    let o = loa(&["engine", "--player", "randomann:3"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).starts_with("loa: error: --player: `randomann:3` draws a new network"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    // A good one answers the protocol; the end of input ends it.
+    let o = loa_stdin(&["engine", "--player", "random:1", "--seed", "3"], "uci\nisready\ngo depth 1\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The options' defaults shown are the values the flags gave.
+    assert!(out.contains("option name Player type string default random:1\n"), "{out}");
+    assert!(out.contains("option name Seed type string default 3\nuciok\nreadyok\ninfo depth 1 nodes "), "{out}");
+    assert!(out.lines().last().is_some_and(|l| l.starts_with("bestmove ")), "{out}");
 }

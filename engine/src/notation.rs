@@ -166,6 +166,13 @@ pub enum MoveError {
         /// The text given.
         text: String,
     },
+    /// A legal move written with the wrong separator: `-` for a capture or `x` for a quiet move.
+    WrongSeparator {
+        /// The text given.
+        text: String,
+        /// The move as it is written.
+        correct: Move,
+    },
     /// Well formed, but not a legal move in this position.
     Illegal {
         /// The move as written.
@@ -235,6 +242,12 @@ impl fmt::Display for MoveError {
             MoveError::Syntax { text } => {
                 write!(f, "`{text}` is not move text: write e.g. c8-c6 for a move or d1xa4 for a capture")
             }
+            MoveError::WrongSeparator { text, correct } if correct.is_capture() => {
+                write!(f, "`{text}` takes the piece on {}: write the capture with `x`, as {correct}", correct.to())
+            }
+            MoveError::WrongSeparator { text, correct } => {
+                write!(f, "`{text}` goes to the empty square {}: write it with `-`, as {correct}", correct.to())
+            }
             MoveError::Illegal { text, reason } => write!(f, "{text} is illegal here: {reason}"),
         }
     }
@@ -245,9 +258,10 @@ impl std::error::Error for MoveError {}
 impl Position {
     /// Parses move text and checks it is legal here, explaining why if not.
     ///
-    /// The separator is not checked against the board (`d1-a4` and `d1xa4` name the same move;
-    /// the returned [`Move`] carries the right capture flag). `pass` is accepted only when the
-    /// side to move has no legal move; whether the rules let it pass is the caller's business.
+    /// The separator must match the board: `-` to an empty square, `x` onto an enemy piece
+    /// ([`MoveError::WrongSeparator`] names the right one), so a move reads the same to everyone
+    /// who sees the position. `pass` is accepted only when the side to move has no legal move;
+    /// whether the rules let it pass is the caller's business.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("pass") {
@@ -268,12 +282,14 @@ impl Position {
         if sep != "-" && sep != "x" {
             return Err(syntax());
         }
-        let illegal = |reason| MoveError::Illegal { text: text.to_string(), reason };
         let mv = Move::new(from, to, self.enemy().contains(to));
-        if self.is_legal(mv) {
-            return Ok(mv);
+        if !self.is_legal(mv) {
+            return Err(MoveError::Illegal { text: text.to_string(), reason: self.why_illegal(from, to) });
         }
-        Err(illegal(self.why_illegal(from, to)))
+        if (sep == "x") != mv.is_capture() {
+            return Err(MoveError::WrongSeparator { text: text.to_string(), correct: mv });
+        }
+        Ok(mv)
     }
 
     /// The reason a from/to pair is not a legal move (assumes it is not).
@@ -360,7 +376,19 @@ mod tests {
     fn moves_are_parsed_and_explained() {
         let p = Position::start();
         assert_eq!(p.parse_move("b1-b3").unwrap().to_string(), "b1-b3");
-        assert_eq!(p.parse_move("b1xb3").unwrap().to_string(), "b1-b3");
+        assert_eq!(p.parse_move("c1xa3").unwrap().to_string(), "c1xa3");
+        // The separator must match the board, and the error names the right one.
+        let b1 = Square::parse("b1").unwrap();
+        let quiet = MoveError::WrongSeparator {
+            text: "b1xb3".into(),
+            correct: Move::new(b1, Square::parse("b3").unwrap(), false),
+        };
+        assert_eq!(p.parse_move("b1xb3"), Err(quiet.clone()));
+        assert_eq!(quiet.to_string(), "`b1xb3` goes to the empty square b3: write it with `-`, as b1-b3");
+        let capture = p.parse_move("c1-a3").unwrap_err();
+        assert_eq!(capture.to_string(), "`c1-a3` takes the piece on a3: write the capture with `x`, as c1xa3");
+        // An illegal move is refused for its illegality, whatever the separator.
+        assert!(matches!(p.parse_move("b1xb4"), Err(MoveError::Illegal { .. })));
         let reason = |t: &str| match p.parse_move(t).unwrap_err() {
             MoveError::Illegal { reason, .. } => reason,
             e => panic!("{e}"),
