@@ -1,4 +1,4 @@
-//! `loa imitate`: fit the SPEC §3 network to ALoA's static evaluation by supervised learning
+//! `loa imitate`: fit the docs/spec.md §3 network to ALoA's static evaluation by supervised learning
 //! (a diagnostic: can this architecture represent a player as strong as ALoA(3)?).
 //!
 //! 1. [`collect_positions`]: positions from seeded games (ALoA(2) against ALoA(2), ALoA(2)
@@ -171,7 +171,7 @@ pub fn samples(aloa: &Aloa, positions: &[Seen], scale: f64, rules: &Rules) -> Ve
     positions.iter().map(|s| Sample { x: inputs(&s.pos, s.pov), y: label(aloa, &s.pos, s.pov, scale, rules) }).collect()
 }
 
-/// The network in f64, weights in the chromosome layout (SPEC §3): `W1[h][i]` at `100·h + i`,
+/// The network in f64, weights in the chromosome layout (docs/spec.md §3): `W1[h][i]` at `100·h + i`,
 /// then the hidden biases, the output weights, the output bias.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
@@ -562,7 +562,7 @@ mod tests {
         samples(&aloa, &seen, 300.0, &rules)
     }
 
-    /// Hand-worked (SPEC §4 terms, default weights 300/4/3/10/10/10):
+    /// Hand-worked (docs/spec.md §4 terms, default weights 300/4/3/10/10/10):
     /// Black d4 e4 d5 e5 a1 (n 5, Σx = Σy = 14): distances ×5 are 1, 6, 6, 6, 14 = 33, minimum
     /// 19, excess 14: concentration −300·14/25 = −168; centre of mass off by |28 − 35| = 7:
     /// −⌊4·7/10⌋ = −2; rings 3·4 = 12: +36; one edge piece: −10; the d4 block is a Q4 whose

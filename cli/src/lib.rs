@@ -7,7 +7,9 @@
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
-//! - [`bench`]: the speed figures `loa bench` prints.
+//! - [`mod@bench`]: the speed figures `loa bench` prints.
+
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod describe;

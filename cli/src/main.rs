@@ -55,7 +55,7 @@ enum Command {
     },
     /// The move a player chooses, its value and the nodes searched.
     Best {
-        /// Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE.
+        /// Player spec: aloa:D, aloa-normal:D, random:D:SALT, randomann:D:SEED (salt, seed optional), net:D:FILE.
         #[arg(long)]
         player: String,
         /// Position text.

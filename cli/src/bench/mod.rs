@@ -1,5 +1,5 @@
 //! Speed measurements printed by `loa bench` (see docs/speed.md): move generation and
-//! connectivity here, the network in [`network`], ALoA in [`aloa`], and searches and games in
+//! connectivity here, the network in `network`, ALoA in `aloa`, and searches and games in
 //! [`player_figures`].
 //!
 //! [`compare`] runs two builds' benches interleaved and prints the ratios (`loa bench --baseline`).
