@@ -52,8 +52,8 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
         }
     }
     s.push_str(
-        "\nScores (SPEC §5): a win in m plies scores 200 − m, a loss m, a tie 100; a benchmark match is one game as \
-         Black and one as White, combined max 398.\n\n## Charts\n\n",
+        "\nScores (docs/spec.md §6): a win in m plies scores 200 − m, a loss m, a tie 100; a benchmark match is one \
+         game as Black and one as White, combined max 398.\n\n## Charts\n\n",
     );
     for c in charts {
         s.push_str(&format!("![{}]({}.png)\n\n*{}.*\n\n", c.caption, c.name, c.caption));
@@ -96,8 +96,8 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
     s.push('\n');
     s.push_str(&score_table(&score_sets).markdown());
     s.push_str(
-        "\n## Wins, losses and ties (Tables 6, 8)\n\nA match is won by SPEC §5's criteria (1)-(3); what criterion (4) \
-         would give to A by default counts as a tie. Winning percentages leave ties out, as the \
+        "\n## Wins, losses and ties (Tables 6, 8)\n\nA match is won by docs/spec.md §5's criteria (1)-(3); what \
+         criterion (4) would give to A by default counts as a tie. Winning percentages leave ties out, as the \
          thesis's do (2168 wins, 9089 losses, 1143 ties: 19.26 %); intervals: 95 % Wilson score.\n\n",
     );
     s.push_str(&record_table(&records).markdown());

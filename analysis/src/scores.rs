@@ -187,7 +187,7 @@ impl Outcomes {
     }
 }
 
-/// The result of a two-game match for a player who had the given colours, by SPEC §5's criteria
+/// The result of a two-game match for a player who had the given colours, by docs/spec.md §5's criteria
 /// (1)-(3): won both, won one and drew the other, or one win each and its win was the shorter
 /// game. What criterion (4) would give to player A by default (equal lengths, two draws) counts
 /// here as a tie (`None`), as in the thesis's tables.

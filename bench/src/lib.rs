@@ -7,6 +7,8 @@
 //! - [`compare`]: that benchmark side by side with another build's, interleaved.
 //! - [`BenchError`]: what can go wrong, named.
 
+#![warn(missing_docs)]
+
 pub mod compare;
 pub mod dispatch;
 mod error;

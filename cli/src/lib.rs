@@ -12,6 +12,8 @@
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
 //! - [`bench`](mod@bench): the speed figures `loa bench` prints.
 
+#![warn(missing_docs)]
+
 pub mod apply;
 pub mod bench;
 pub mod describe;

@@ -108,13 +108,13 @@ pub struct SideStats {
     pub losses: u32,
     /// Games drawn.
     pub draws: u32,
-    /// Mean benchmark score (SPEC §5) as Black, as White and over all games.
+    /// Mean benchmark score (docs/spec.md §6) as Black, as White and over all games.
     pub mean_score_black: f64,
     /// Mean benchmark score as White.
     pub mean_score_white: f64,
     /// Mean benchmark score over all games.
     pub mean_score: f64,
-    /// Complete pairs (two-game matches) won by SPEC §5's criteria.
+    /// Complete pairs (two-game matches) won by docs/spec.md §5's criteria.
     pub matches_won: u32,
 }
 

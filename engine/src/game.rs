@@ -1,4 +1,4 @@
-//! Games, two-game matches and the benchmark score (SPEC §5).
+//! Games, two-game matches and the benchmark score (docs/spec.md §5, §6).
 
 use crate::random::derive_seed;
 use crate::search::SearchResult;
@@ -45,7 +45,7 @@ pub fn play_game(black: &dyn Player, white: &dyn Player, rules: &Rules, start: P
     }
 }
 
-/// The benchmark score of a game for `side` (SPEC §5): a win in m plies scores 200 − m, a loss
+/// The benchmark score of a game for `side` (docs/spec.md §6): a win in m plies scores 200 − m, a loss
 /// in m plies scores m, a tie 100.
 pub fn benchmark_score(outcome: Outcome, plies: u32, side: Color) -> u32 {
     match outcome {
@@ -64,7 +64,7 @@ pub enum MatchSide {
     B,
 }
 
-/// Which of SPEC §5's four criteria decided a match.
+/// Which of docs/spec.md §5's four criteria decided a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Criterion {
@@ -97,7 +97,7 @@ pub fn color_in_game(side: MatchSide, game: usize) -> Color {
     }
 }
 
-/// Decides a match from its two games by SPEC §5's criteria.
+/// Decides a match from its two games by docs/spec.md §5's criteria.
 pub fn match_winner(games: [&GameRecord; 2]) -> (MatchSide, Criterion) {
     // For each game: Some(true) if A won, Some(false) if B won, None for a draw; and the plies.
     let result = |g: usize| games[g].outcome.winner().map(|c| c == color_in_game(MatchSide::A, g));

@@ -1,6 +1,6 @@
 //! Lines of Action: the game core every other part of loa-evolve stands on.
 //!
-//! - [`Square`], [`Color`], [`Bitboard`]: the board's small types (SPEC §1 indices).
+//! - [`Square`], [`Color`], [`Bitboard`]: the board's small types (docs/spec.md §1 indices).
 //! - [`Move`], [`MoveList`]: moves and allocation-free move lists in canonical order.
 //! - [`Position`]: pieces and side to move; copy-make with [`Position::play`].
 //! - [`movegen`]: legal move generation ([`Position::generate_moves`], [`Position::count_moves`]).
@@ -25,6 +25,8 @@
 //!
 //! The `loa` command and what only it uses (player specs, series, `loa play`, `loa bench`) live
 //! in the `loa-cli` crate.
+
+#![warn(missing_docs)]
 
 pub mod aloa;
 mod bitboard;

@@ -4,7 +4,7 @@
 //! occupancy; a precomputed path table gives the destination and the squares jumped, so legality
 //! is two masks tests. The destinations of one piece form a bitboard, so walking it from the
 //! lowest bit yields that piece's moves in ascending to-square order, and walking pieces from the
-//! lowest square gives the canonical order of SPEC §1 with no sort.
+//! lowest square gives the canonical order of docs/spec.md §1 with no sort.
 
 use crate::tables::{LINE, LINE_PATHS};
 use crate::{Bitboard, Move, MoveList, Position, Square};

@@ -7,7 +7,7 @@ use std::fmt;
 ///
 /// Packed in 16 bits: from (6), to (6), capture flag (1). The special [`Move::PASS`] exists only
 /// under the "no move passes" rules variant. Ordering (`Ord`) is the canonical move order of
-/// SPEC §1: ascending from-square, then ascending to-square.
+/// docs/spec.md §1: ascending from-square, then ascending to-square.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move(u16);
 

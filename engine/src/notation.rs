@@ -1,4 +1,4 @@
-//! Position text and move text (SPEC §1), with typed errors that name the problem.
+//! Position text and move text (docs/spec.md §1), with typed errors that name the problem.
 
 use crate::tables::{DIRECTIONS, LINE};
 use crate::{Bitboard, Color, Move, Position, Square};

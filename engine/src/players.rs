@@ -1,4 +1,4 @@
-//! The thesis's players (SPEC §4): alpha-beta searchers over the network, ALoA or the random
+//! The thesis's players (docs/spec.md §4): alpha-beta searchers over the network, ALoA or the random
 //! heuristic. Tasks and the `loa` command play networks as [`RememberingPlayer`]s and ALoA as an
 //! [`AloaPlayer`], which remember the results of positions they have searched (games that cycle
 //! and the benchmark's openings repeat them); [`SearchPlayer`] searches every position afresh,
@@ -46,7 +46,7 @@ impl Player for RandomPlayer {
     }
 }
 
-/// A network player (SPEC §4): alpha-beta over the network evaluator.
+/// A network player (docs/spec.md §4): alpha-beta over the network evaluator.
 pub type NetworkPlayer = SearchPlayer<Arc<Network>>;
 
 mod remembered;

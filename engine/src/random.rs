@@ -1,4 +1,4 @@
-//! The random heuristic (SPEC §4) and the small keyed hashes that seed randomness portably.
+//! The random heuristic (docs/spec.md §4) and the small keyed hashes that seed randomness portably.
 //!
 //! A leaf's "random" value is a keyed hash of the game's seed, the player's colour and the leaf
 //! position, not the next draw of a generator: it does not depend on the order in which the

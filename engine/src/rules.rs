@@ -1,4 +1,4 @@
-//! The end of a game (SPEC §2) and the rules variants.
+//! The end of a game (docs/spec.md §2) and the rules variants.
 
 use crate::connect::is_connected;
 use crate::{Bitboard, Color, Move, Position};
@@ -27,7 +27,7 @@ pub enum NoMoves {
     Passes,
 }
 
-/// A rules variant. The default is the tournament rules of SPEC §2.
+/// A rules variant. The default is the tournament rules of docs/spec.md §2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Rules {

@@ -1,4 +1,4 @@
-//! The unit of work a master hands to workers (SPEC §5): a match task ([`MatchTask`], in
+//! The unit of work a master hands to workers (docs/spec.md §5): a match task ([`MatchTask`], in
 //! `tasks/matches.rs`) of entrants (networks or fixed players) and a format (given pairs, or a
 //! knockout bracket), and what comes back.
 //!
@@ -80,7 +80,7 @@ impl MatchSummary {
 pub struct BenchmarkOutcome {
     /// Game 0 (chromosome black) and game 1 (chromosome white).
     pub games: [GameSummary; 2],
-    /// The chromosome's benchmark score in each game (SPEC §5).
+    /// The chromosome's benchmark score in each game (docs/spec.md §6).
     pub scores: [u32; 2],
 }
 

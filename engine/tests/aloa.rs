@@ -296,7 +296,7 @@ mod strength {
         }
     }
 
-    /// SPEC §4's random heuristic: the same search, random leaf values.
+    /// docs/spec.md §4's random heuristic: the same search, random leaf values.
     struct RandomLeaves(u32);
 
     impl Player for RandomLeaves {
@@ -324,7 +324,7 @@ mod strength {
         lost: u32,
         drawn: u32,
         plies: u64,
-        /// Sum of the second player's benchmark scores (SPEC §5).
+        /// Sum of the second player's benchmark scores (docs/spec.md §6).
         other_score: u64,
     }
 

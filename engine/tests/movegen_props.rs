@@ -6,7 +6,7 @@ use loa_engine::quads::QuadCounts;
 use loa_engine::{Bitboard, Color, Move, Position, Rules, Square};
 use proptest::prelude::*;
 
-/// Every legal move by the definition of SPEC §1, found by trying every (from, to) pair in
+/// Every legal move by the definition of docs/spec.md §1, found by trying every (from, to) pair in
 /// ascending order: same line, distance = pieces on the whole line, no enemy jumped, not onto an
 /// own piece.
 fn slow_moves(pos: &Position) -> Vec<Move> {

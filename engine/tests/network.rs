@@ -1,4 +1,4 @@
-//! The network (SPEC §3): inputs and outputs worked out by hand, the chromosome layout, the fast
+//! The network (docs/spec.md §3): inputs and outputs worked out by hand, the chromosome layout, the fast
 //! path against the plain pass along random games, the portable tanh, and chromosome files.
 
 use loa_engine::network::{

@@ -1,4 +1,4 @@
-//! Perft from the start position against the published counts (SPEC §1; four independent public
+//! Perft from the start position against the published counts (docs/spec.md §1; four independent public
 //! engines agree), with and without bulk counting.
 
 use loa_engine::perft::{divide, perft, perft_make_all};

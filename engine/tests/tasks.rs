@@ -1,5 +1,5 @@
 //! The reference implementations of the thesis's tournament and benchmark (`reference/`), which
-//! the match task's knockout and one-pairing formats are checked against, follow SPEC §5: the
+//! the match task's knockout and one-pairing formats are checked against, follow docs/spec.md §5: the
 //! knockout pairs by birth serial, and benchmark scores follow the games.
 
 mod reference;

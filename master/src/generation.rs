@@ -1,4 +1,4 @@
-//! Breeding (SPEC §5): the initial population, children, and survivors bred into knockout groups.
+//! Breeding (docs/spec.md §5): the initial population, children, and survivors bred into knockout groups.
 
 use crate::config::ExperimentConfig;
 use crate::population::{Individual, SerialCounter};

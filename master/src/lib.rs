@@ -1,4 +1,4 @@
-//! The master of loa-evolve: runs the thesis's genetic algorithm (SPEC §5) over workers.
+//! The master of loa-evolve: runs the thesis's genetic algorithm (docs/spec.md §5) over workers.
 //!
 //! - [`config`]: the experiment configuration (TOML, thesis defaults, validation, operators).
 //! - [`rng`]: the run's portable random number generator, saved in checkpoints.
@@ -14,6 +14,7 @@
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
 
+#![warn(missing_docs)]
 pub mod checkpoint;
 pub mod cluster;
 pub mod codec;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A chromosome with its birth serial. Serials are given in creation order and never reused,
-/// so a lower serial always means an older chromosome (SPEC §5's "A"). Stored (and checked when
+/// so a lower serial always means an older chromosome (docs/spec.md §5's "A"). Stored (and checked when
 /// read) as a [`StoredIndividual`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(into = "StoredIndividual", try_from = "StoredIndividual")]

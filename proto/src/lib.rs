@@ -8,6 +8,7 @@
 //! - [`codec`]: prost's codec through contiguous slices. [`peers`]: workers serving each other
 //!   chromosomes. [`accept`]: accepting connections by the thousand.
 
+#![warn(missing_docs)]
 pub mod accept;
 pub mod cache;
 pub mod codec;

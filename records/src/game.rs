@@ -1,4 +1,4 @@
-//! Games and two-game matches as the run files record them (SPEC §5).
+//! Games and two-game matches as the run files record them (docs/spec.md §5).
 //!
 //! These mirror `loa_engine`'s types of the same names, variant for variant and field for field,
 //! so the JSON (and the checkpoints' bincode, which embeds epoch reports) is the same as the
@@ -72,7 +72,7 @@ pub struct GameSummary {
 }
 
 impl GameSummary {
-    /// The benchmark score of this game for `side` (SPEC §5): a win in m plies scores 200 − m, a
+    /// The benchmark score of this game for `side` (docs/spec.md §6): a win in m plies scores 200 − m, a
     /// loss in m plies scores m, a tie 100.
     pub fn score(&self, side: Color) -> u32 {
         match self.outcome {
@@ -102,7 +102,7 @@ impl MatchSide {
     }
 }
 
-/// Which of SPEC §5's four criteria decided a match.
+/// Which of docs/spec.md §5's four criteria decided a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Criterion {

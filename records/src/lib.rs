@@ -3,7 +3,7 @@
 //! - [`game`]: games and two-game matches as records ([`GameSummary`], [`MatchSummary`]).
 //! - [`run`]: the lines of `generations.jsonl` and `epochs.jsonl` ([`GenerationRecord`],
 //!   [`EpochReport`]).
-//! - [`matches`]: the lines of a `loa match --out` file ([`MatchLine`]: one per game, then the
+//! - [`mod@matches`]: the lines of a `loa match --out` file ([`MatchLine`]: one per game, then the
 //!   series' totals).
 //! - [`dir`]: the layout of a run directory ([`RunDir`]).
 //! - [`jsonl`]: JSON-lines files: appending, reading (a torn last line is reported, not fatal),
@@ -11,6 +11,8 @@
 //!
 //! The record types mirror the engine's (same JSON shapes), so that the files are a stable
 //! schema of their own: a reader needs this crate, not the engine.
+
+#![warn(missing_docs)]
 
 pub mod dir;
 pub mod game;

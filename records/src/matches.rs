@@ -38,7 +38,7 @@ pub struct MatchGameRecord {
     pub reason: EndReason,
     /// Plies played.
     pub plies: u32,
-    /// Black's benchmark score of this game (SPEC §5: a win in m plies 200 − m, a loss m, a tie
+    /// Black's benchmark score of this game (docs/spec.md §6: a win in m plies 200 − m, a loss m, a tie
     /// 100).
     pub black_score: u32,
     /// White's benchmark score of this game.
@@ -78,7 +78,7 @@ pub struct MatchSideSummary {
     pub mean_score_black: f64,
     /// Mean benchmark score as White.
     pub mean_score_white: f64,
-    /// Complete pairs won by SPEC §5's match criteria.
+    /// Complete pairs won by docs/spec.md §5's match criteria.
     pub matches_won: u32,
 }
 

@@ -9,6 +9,7 @@
 //!
 //! [`MatchTask::run`]: loa_engine::tasks::MatchTask::run
 
+#![warn(missing_docs)]
 mod client;
 pub mod control;
 pub mod options;

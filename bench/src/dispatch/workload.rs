@@ -193,7 +193,7 @@ impl Generations {
         let population = self.population;
         let mutation = uniform_reset::variation(0.15);
         let crossing = single_point::OPERATOR.example();
-        // SPEC §5: each survivor makes two mutants and a child with another survivor; the
+        // docs/spec.md §5: each survivor makes two mutants and a child with another survivor; the
         // mutants and children are shuffled into the groups, one survivor each.
         let (mut mutants, mut children) = (Vec::new(), Vec::new());
         let survivors = self.survivors.clone();

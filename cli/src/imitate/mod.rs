@@ -1,4 +1,4 @@
-//! `loa imitate`: fit the SPEC §3 network to ALoA's static evaluation by supervised learning
+//! `loa imitate`: fit the docs/spec.md §3 network to ALoA's static evaluation by supervised learning
 //! (a diagnostic: can this architecture represent a player as strong as ALoA(3)?).
 //!
 //! 1. [`collect_positions`]: positions from seeded games (ALoA(2) against ALoA(2), ALoA(2)

@@ -164,7 +164,7 @@ mod tests {
         b
     }
 
-    /// Hand-worked (SPEC §4 terms, default weights 300/4/3/10/10/10):
+    /// Hand-worked (docs/spec.md §4 terms, default weights 300/4/3/10/10/10):
     /// Black d4 e4 d5 e5 a1 (n 5, Σx = Σy = 14): distances ×5 are 1, 6, 6, 6, 14 = 33, minimum
     /// 19, excess 14: concentration −300·14/25 = −168; centre of mass off by |28 − 35| = 7:
     /// −⌊4·7/10⌋ = −2; rings 3·4 = 12: +36; one edge piece: −10; the d4 block is a Q4 whose

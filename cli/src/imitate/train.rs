@@ -10,7 +10,7 @@ const HIDDEN: usize = loa_engine::network::HIDDEN;
 /// Chromosome length of the default topology.
 const WEIGHTS: usize = INPUTS * HIDDEN + HIDDEN + HIDDEN + 1;
 
-/// The network in f64, weights in the chromosome layout (SPEC §3): `W1[h][i]` at `100·h + i`,
+/// The network in f64, weights in the chromosome layout (docs/spec.md §3): `W1[h][i]` at `100·h + i`,
 /// then the hidden biases, the output weights, the output bias.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {

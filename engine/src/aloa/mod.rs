@@ -1,4 +1,4 @@
-//! ALoA, the reference evaluator (SPEC §4), after Winands' evaluators for MIA ("The Quad
+//! ALoA, the reference evaluator (docs/spec.md §4), after Winands' evaluators for MIA ("The Quad
 //! Heuristic in Lines of Action", §5.2) and Garcia's quad + centralisation evaluator.
 //!
 //! For each side with `n` pieces (see [`SideFeatures`] for the exact measurements):

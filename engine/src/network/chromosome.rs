@@ -13,10 +13,10 @@ pub const MAX_ABS_WEIGHT: f32 = 1.0e6;
 /// The shape of a network: its input encoding and layer sizes, hence its chromosome length.
 ///
 /// Files name the topology, so a chromosome is never read with the wrong layout. New input
-/// encodings (SPEC §3 options) become new variants.
+/// encodings (docs/spec.md §3 options) become new variants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Topology {
-    /// SPEC §3 default: 64 board + 36 nonad inputs, 20 tanh hidden units, 1 tanh output;
+    /// docs/spec.md §3 default: 64 board + 36 nonad inputs, 20 tanh hidden units, 1 tanh output;
     /// 2041 weights. Named `board-nonad-100-20-1` in files.
     #[default]
     BoardNonad100_20_1,
@@ -58,7 +58,7 @@ impl Topology {
         self.input_count() * hidden + hidden + hidden + 1
     }
 
-    /// Index of the weight from input `input` to hidden unit `hidden` (SPEC §3: `100·h + i`).
+    /// Index of the weight from input `input` to hidden unit `hidden` (docs/spec.md §3: `100·h + i`).
     pub const fn input_weight_index(self, hidden: usize, input: usize) -> usize {
         self.input_count() * hidden + input
     }
@@ -235,7 +235,7 @@ pub fn weight_from_bits(bits: u64) -> f32 {
 }
 
 /// The default-topology chromosome with every weight uniform in [-1, 1), drawn from a
-/// [`crate::random::SplitMix64`] stream seeded with `seed` (a RandomANN, SPEC §4).
+/// [`crate::random::SplitMix64`] stream seeded with `seed` (a RandomANN, docs/spec.md §4).
 pub fn random_uniform(seed: u64) -> Chromosome {
     let mut rng = crate::random::SplitMix64::new(seed);
     Chromosome::random(Topology::default(), || rng.next_u64())

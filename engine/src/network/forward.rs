@@ -67,11 +67,11 @@ pub struct Network {
     encoding: Encoding,
 }
 
-/// How the board inputs encode the opponent's pieces (experiment E7). The default is SPEC §3's
+/// How the board inputs encode the opponent's pieces (experiment E7). The default is docs/spec.md §3's
 /// encoding; the other is the one the thesis prints, kept as an option to test it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Encoding {
-    /// SPEC §3: own pieces 0.75, opponent pieces 0.25, empty squares 0.5.
+    /// docs/spec.md §3: own pieces 0.75, opponent pieces 0.25, empty squares 0.5.
     #[default]
     Spec,
     /// The thesis's printed encoding: opponent pieces 0.5, the same as empty squares, so the

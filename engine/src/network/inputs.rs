@@ -1,4 +1,4 @@
-//! The default topology's 100 inputs (SPEC §3), computed plainly from their definition.
+//! The default topology's 100 inputs (docs/spec.md §3), computed plainly from their definition.
 //!
 //! This is the one place the input geometry is written down: the fast path's tables are
 //! derived from [`encode`] too, so the two can only disagree through arithmetic.

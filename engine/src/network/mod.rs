@@ -1,4 +1,4 @@
-//! The network evaluator of SPEC §3 and the chromosome files it is built from.
+//! The network evaluator of docs/spec.md §3 and the chromosome files it is built from.
 //!
 //! - [`Chromosome`], [`Topology`]: the weights and the shape they belong to; JSON files
 //!   (`{"topology": "board-nonad-100-20-1", "weights": [...]}`) with typed [`ChromosomeError`]s.

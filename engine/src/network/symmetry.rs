@@ -16,7 +16,7 @@
 //!   weight on input gᵢ), with the group's bias and output weight. A group detects one pattern,
 //!   unrestricted, wherever a symmetry puts it; units 16-19 are invariant as above.
 //!
-//! Inputs are in the chromosome's order (SPEC §3): board inputs row by row from a8, then nonad
+//! Inputs are in the chromosome's order (docs/spec.md §3): board inputs row by row from a8, then nonad
 //! centres row by row from b7. Both grids are square, so a symmetry acts on (row, column) of
 //! either the same way; the nonad windows' weights are themselves symmetric, so moving a window's
 //! centre moves the window.

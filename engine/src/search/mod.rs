@@ -1,4 +1,4 @@
-//! Fixed-depth alpha-beta search (SPEC §4) and the plain minimax it must agree with.
+//! Fixed-depth alpha-beta search (docs/spec.md §4) and the plain minimax it must agree with.
 //!
 //! Both are negamax searches over an [`Evaluator`] seen from the root player's side. Terminal
 //! positions score beyond any evaluation ([`WIN`] minus the ply at which the game ends, so a

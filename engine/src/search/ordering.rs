@@ -1,6 +1,6 @@
 //! Move ordering for alpha-beta: killer moves per ply (searched first) and a history table.
 //!
-//! Ordering only changes how fast the search is, never its result (SPEC §4).
+//! Ordering only changes how fast the search is, never its result (docs/spec.md §4).
 
 use crate::random::mix64;
 use crate::{Color, Move, MoveList, Position};

@@ -37,7 +37,7 @@ pub const MAX_OPENING_PLIES: u32 = 40;
 /// same seed start from the same position; it differs from the game labels 0 and 1.
 pub const OPENING_SEED_LABEL: u64 = 0x0B3;
 
-/// A player that is not evolved: the reference and baseline opponents of SPEC §4.
+/// A player that is not evolved: the reference and baseline opponents of docs/spec.md §4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FixedPlayer {
@@ -153,7 +153,7 @@ impl MatchEntrant {
 }
 
 /// A two-game match between entrants `a` and `b` (indices into [`MatchTask::entrants`]): `a` is A,
-/// Black in game 0 and White in game 1, and wins a match the criteria leave undecided (SPEC §5).
+/// Black in game 0 and White in game 1, and wins a match the criteria leave undecided (docs/spec.md §5).
 /// Game `g` has seed `derive_seed(seed, g)`, exactly as [`play_match`] seeds it. A is whoever the
 /// pairing names, whatever the serials (a benchmark's network is A against an older reference),
 /// so the master decides who gets the criteria's default.

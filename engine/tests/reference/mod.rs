@@ -20,7 +20,7 @@ pub struct Entrant {
     pub chromosome: Arc<Chromosome>,
 }
 
-/// A knockout tournament of four (SPEC §5): the two lowest serials meet, the other two meet, the
+/// A knockout tournament of four (docs/spec.md §5): the two lowest serials meet, the other two meet, the
 /// winners meet.
 #[derive(Clone, Debug)]
 pub struct TournamentTask {
@@ -64,7 +64,7 @@ pub struct BenchmarkTask {
 pub struct BenchmarkOutcome {
     /// Game 0 (chromosome black) and game 1 (chromosome white).
     pub games: [GameSummary; 2],
-    /// The chromosome's benchmark score in each game (SPEC §5).
+    /// The chromosome's benchmark score in each game (docs/spec.md §6).
     pub scores: [u32; 2],
 }
 

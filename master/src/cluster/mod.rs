@@ -144,7 +144,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A running gRPC server. Dropping it stops accepting calls, lets calls in progress finish
-/// ([`SHUTDOWN_GRACE`] at most) and waits for the server thread.
+/// (`SHUTDOWN_GRACE` at most) and waits for the server thread.
 pub struct Server {
     /// The address the server listens on.
     pub addr: SocketAddr,

@@ -1,4 +1,4 @@
-//! Experiment configuration: a TOML file whose every field defaults to the thesis (SPEC §5).
+//! Experiment configuration: a TOML file whose every field defaults to the thesis (docs/spec.md §5).
 //! Unknown keys and out-of-range values are errors naming the key, so a typo never silently runs
 //! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
 //! the scheme's own ([`crate::selection::build`] parses and checks it).

@@ -43,7 +43,7 @@ pub struct MatchExperiment {
     /// workers. Results do not depend on it.
     #[serde(default = "default_matches_per_task")]
     pub matches_per_task: u32,
-    /// The rules variant (default: SPEC §2's tournament rules with a 100-ply cap).
+    /// The rules variant (default: docs/spec.md §2's tournament rules with a 100-ply cap).
     #[serde(default)]
     pub rules: Rules,
 }

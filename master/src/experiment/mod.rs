@@ -101,7 +101,7 @@ fn tally_lines(f: &mut fmt::Formatter<'_>, t: &MatchTally, indent: &str) -> fmt:
     let (m, [a, b]) = (t.series.matches, &t.series.sides);
     writeln!(
         f,
-        "{indent}matches, SPEC §5 (criterion 4 gives the match to its A): A won {}, B won {}",
+        "{indent}matches, docs/spec.md §5 (criterion 4 gives the match to its A): A won {}, B won {}",
         share(a.matches_won, m),
         share(b.matches_won, m)
     )?;

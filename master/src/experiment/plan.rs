@@ -140,7 +140,7 @@ pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchEx
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchTally {
     /// The match file's last line: games, matches, and each side's games and matches won by
-    /// SPEC §5 (criterion 4 gives a tie to the match's A).
+    /// docs/spec.md §5 (criterion 4 gives a tie to the match's A).
     pub series: MatchSeriesSummary,
     /// Matches the first, then the second player won by criteria 1-3 (criterion 4 as a tie).
     pub decided: [u32; 2],
@@ -161,7 +161,7 @@ pub fn series_lines(
 ) -> (Vec<MatchLine>, MatchTally) {
     let (seed, opening_plies, rules) = (config.seed, config.opening_plies, &config.rules);
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
-    // Matches won by SPEC §5, then by criteria 1-3 alone: the first player's, then the second's.
+    // Matches won by docs/spec.md §5, then by criteria 1-3 alone: the first player's, then the second's.
     let (mut won, mut decided, mut ties, mut ties_to_first) = ([0; 2], [0; 2], 0, 0);
     let (mut plies, mut games_at_cap) = (0, 0);
     let mut sides = [SideGames::default(), SideGames::default()];

@@ -5,7 +5,7 @@
 //! `α / (n σ) · Σᵢ (u(θ + σεᵢ) − u(θ − σεᵢ)) εᵢ` or by Adam's step on that estimate
 //! ([`super::adam`]), minus `α λ θ` with weight decay λ, clamped to the chromosome files' bound.
 //! The stored population is the centre alone. With `symmetry` the noise is drawn per class of
-//! tied weights, so the centre stays tied.
+//! tied weights, so the centre stays tied. docs/config.md describes every setting.
 
 use super::adam::AdamState;
 use super::judging::{self, Judged, JudgingConfig, JudgingState};

@@ -1,8 +1,8 @@
 //! Judging candidates over several games, shared by the schemes that do so: matches against
 //! drawn peers or round robins in groups, champions of the hall of fame, fixed opponents and the
-//! ladder's current rung (the README's "Selection schemes and operators" lists the settings).
+//! ladder's current rung (docs/config.md lists the settings, with their ranges).
 //! Every game scores for both sides that are candidates ([`Fitness`]), so being A, who wins drawn
-//! matches by SPEC §5's criterion 4, is worth nothing; fixed opponents and champions are
+//! matches by docs/spec.md §5's criterion 4, is worth nothing; fixed opponents and champions are
 //! yardsticks and score nothing. Fitness is the mean score per game, as drawn opponents make the
 //! number of games differ.
 

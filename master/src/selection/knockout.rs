@@ -1,4 +1,4 @@
-//! The thesis's selection (SPEC §5): each survivor makes two mutants and a child, everyone is
+//! The thesis's selection (docs/spec.md §5): each survivor makes two mutants and a child, everyone is
 //! shuffled into groups of one survivor, two mutants and one child, and each group plays a
 //! knockout of four; the group winners survive. It has no settings and no state.
 

@@ -6,7 +6,7 @@ use crate::network::{HIDDEN, INPUTS, Topology};
 /// Two parents: each hidden unit (its input weights, bias and output weight) from either with
 /// probability ½; the output bias from the first. A unit's job survives crossover, which a cut
 /// through the row-major weight order (the thesis's diagnosis) does not guarantee. Only for the
-/// default topology's layout (SPEC §3): other lengths are the first parent's alleles.
+/// default topology's layout (docs/spec.md §3): other lengths are the first parent's alleles.
 pub const OPERATOR: Operator = Operator {
     name: "per-neuron",
     parents: 2,

@@ -1,4 +1,4 @@
-//! Single-point crossover: the thesis's (SPEC §5).
+//! Single-point crossover: the thesis's (docs/spec.md §5).
 
 use crate::breeding::Operator;
 
