@@ -97,7 +97,8 @@ struct WorkFlags {
     /// Embedded worker threads (default: one per core; 0 with --listen).
     #[arg(long)]
     threads: Option<usize>,
-    /// No progress bars.
+    /// No progress output (bars on a terminal, else a line per generation or event); run.log
+    /// has every event.
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
@@ -176,7 +177,8 @@ enum Command {
     Resume {
         /// The run directory.
         dir: PathBuf,
-        /// Resume from the end of this epoch instead of the last generation.
+        /// Resume from the end of this epoch instead of the last generation (what the run
+        /// recorded after it is moved to checkpoints/abandoned-TIME/).
         #[arg(long)]
         from_epoch: Option<u32>,
         /// Run this many more epochs (default: up to the configuration's `epochs`).

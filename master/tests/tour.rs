@@ -188,6 +188,9 @@ fn config_toml_edits_are_reported_and_the_checkpoint_configuration_is_kept() {
     let dir = RunDir::new(&out);
     let original = std::fs::read_to_string(dir.config()).unwrap();
     std::fs::write(dir.config(), original.replace("population = 4", "population = 6")).unwrap();
+    // A resume refused for its flags changes nothing.
+    assert!(!master(&["resume", &out, "--epochs", "0", "--quiet"]).status.success());
+    assert!(!dir.root().join("config.toml.ignored").exists());
     let o = master(&["resume", &out, "--epochs", "1", "--quiet"]);
     let said = stderr(&o);
     assert!(o.status.success() && said.contains("differs") && said.contains("`population`"), "{said}");

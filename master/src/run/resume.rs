@@ -34,18 +34,16 @@ pub fn resume(
         eprintln!("master: {message}");
         log.line(message);
     };
-    check_config(&dir, &state.config, &say)?;
-    if let Some(more) = more_epochs {
-        // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
-        // and make the run unreadable.
-        let bad = |why: String| RunError::Config(ConfigError::Invalid { key: "--epochs".into(), why });
-        if more == 0 {
-            return Err(bad("must be at least 1".into()));
-        }
-        let epochs = state.epoch.checked_add(more);
-        state.config.epochs =
-            epochs.ok_or_else(|| bad(format!("{more} more after epoch {} is too many", state.epoch)))?;
+    // Refused before anything is changed: a sum that does not fit, or no epoch at all, would be
+    // saved in every checkpoint after and make the run unreadable.
+    let bad = |why: String| RunError::Config(ConfigError::Invalid { key: "--epochs".into(), why });
+    if more_epochs == Some(0) {
+        return Err(bad("must be at least 1".into()));
     }
+    let too_many = |more| bad(format!("{more} more after epoch {} is too many", state.epoch));
+    let target = more_epochs.map(|more| state.epoch.checked_add(more).ok_or_else(|| too_many(more))).transpose()?;
+    check_config(&dir, &state.config, &say)?;
+    state.config.epochs = target.unwrap_or(state.config.epochs);
     if let Some(epoch) = from_epoch {
         set_aside(&dir, epoch, &say)?;
     }
