@@ -229,7 +229,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print a shell's completion script, e.g. `master completions bash > ~/.local/share/bash-completion/completions/master`.
+    /// Print a shell's completion script, e.g. `master completions bash` (see docs/evolving.md).
     Completions {
         /// The shell.
         shell: clap_complete::Shell,

@@ -184,9 +184,9 @@ fn remove_run_files(dir: &RunDir) -> Result<(), RunError> {
 
 fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
     let log = RunLog::new(dir.clone(), Instant::now());
-    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     // In cluster mode the run may have no embedded worker at all.
     let pool = WorkerPool::start(options.work.threads, options.work.cluster.as_ref())?;
+    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     if let Some(server) = &pool.server {
         // Each worker holds a connection: the limit bounds how many can come.
         let limit = server.open_files.map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));

@@ -26,8 +26,7 @@ impl Progress {
     /// A display for a run at `state`: bars if standard output is a terminal, else lines.
     pub fn new(enabled: bool, state: &RunState) -> Progress {
         let lines = enabled && !std::io::stdout().is_terminal();
-        let bars = enabled && !lines;
-        let target = if bars { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let target = if enabled && !lines { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
         let multi = MultiProgress::with_draw_target(target);
         let total = u64::from(state.config.epochs) * u64::from(state.config.generations_per_epoch);
         let epoch = multi.add(ProgressBar::new(total));
