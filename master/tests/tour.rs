@@ -155,6 +155,18 @@ fn a_resume_from_an_earlier_epoch_sets_the_later_ones_aside() {
     assert_eq!(replayed[..], jsonl::read::<EpochReport>(&aside.join("epochs.jsonl")).unwrap().records[..3]);
     let text = stdout(&master(&["show", &out]));
     assert!(text.contains("checkpoints: epochs 0..2") && text.contains("set aside by a resume"), "{text}");
+    // From the last epoch, with nothing after it: nothing to set aside.
+    let o = master(&["resume", &out, "--from-epoch", "2", "--epochs", "1", "--quiet"]);
+    assert!(o.status.success() && !stderr(&o).contains("dropping"), "{}", stderr(&o));
+    // A latest.ckpt past the epoch, without a later epoch checkpoint: it is set aside, in a
+    // directory of its own.
+    std::fs::remove_file(dir.epoch_checkpoint(3)).unwrap();
+    let latest = before(dir.latest_checkpoint());
+    let o = master(&["resume", &out, "--from-epoch", "2", "--epochs", "1", "--quiet"]);
+    assert!(o.status.success() && stderr(&o).contains("dropping the generations after epoch 2"), "{}", stderr(&o));
+    let dirs: Vec<_> = std::fs::read_dir(dir.checkpoints()).unwrap().flatten().filter(|e| e.path().is_dir()).collect();
+    assert_eq!(dirs.len(), 2);
+    assert!(dirs.iter().any(|d| std::fs::read(d.path().join("latest.ckpt")).is_ok_and(|b| b == latest)));
 }
 
 #[test]

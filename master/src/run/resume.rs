@@ -7,7 +7,7 @@ use super::{RunDir, RunError, RunLog, RunOptions, RunSummary, execute, load};
 use crate::checkpoint::RunState;
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::selection::normalized;
-use loa_records::jsonl::{truncate_after, write_lines};
+use loa_records::jsonl::{truncate_after, write_atomically, write_lines};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -86,12 +86,16 @@ pub fn newest_usable_epoch(dir: &RunDir) -> Option<u32> {
 fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunError> {
     let later: Vec<(u32, PathBuf)> = epoch_checkpoints(dir).into_iter().filter(|(e, _)| *e > epoch).collect();
     let (latest, ours) = (dir.latest_checkpoint(), dir.epoch_checkpoint(epoch));
-    let moved_on = std::fs::read(&latest).is_ok_and(|bytes| std::fs::read(&ours).ok() != Some(bytes));
+    let bytes = std::fs::read(&ours).map_err(io(&ours))?;
+    let moved_on = std::fs::read(&latest).is_ok_and(|latest| latest != bytes);
     if later.is_empty() && !moved_on {
         return Ok(());
     }
-    let aside = dir.checkpoints().join(format!("abandoned-{}", utc_now().replace(':', "")));
-    std::fs::create_dir_all(&aside).map_err(io(&aside))?;
+    // A second resume within the same second sets aside into a directory of its own.
+    let stamp = format!("abandoned-{}", utc_now().replace(':', ""));
+    let names = (1..1000).map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") });
+    let aside = names.map(|name| dir.checkpoints().join(name)).find(|p| !p.exists()).unwrap_or_default();
+    std::fs::create_dir(&aside).map_err(io(&aside))?;
     let into_aside = |path: &Path| aside.join(path.file_name().unwrap_or_default());
     for path in later.iter().map(|(_, p)| p).chain(moved_on.then_some(&latest)) {
         std::fs::rename(path, into_aside(path)).map_err(io(path))?;
@@ -100,7 +104,7 @@ fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunErro
         std::fs::copy(path, into_aside(path)).map_err(io(path))?;
     }
     if moved_on {
-        std::fs::copy(&ours, &latest).map_err(io(&latest))?;
+        write_atomically(&latest, &bytes).map_err(io(&latest))?;
     }
     let what = match later.as_slice() {
         [] => format!("the generations after epoch {epoch}"),
