@@ -14,7 +14,7 @@ use std::time::Instant;
 /// Resumes the run in `dir` from its latest checkpoint, or from the end of `from_epoch`; runs
 /// `more_epochs` more epochs if given, else up to the configuration's `epochs`. The metrics files
 /// are cut back to the checkpoint, so they continue exactly as an uninterrupted run's; what a
-/// resume from an earlier epoch drops is set aside first (see [`set_aside`]).
+/// resume from an earlier epoch drops is set aside first, in `checkpoints/abandoned-TIME/`.
 pub fn resume(
     dir: &Path,
     from_epoch: Option<u32>,

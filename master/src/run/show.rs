@@ -124,11 +124,7 @@ impl fmt::Display for RunOverview {
         };
         writeln!(f, "at generation {}, epoch {}: {state}", self.generation, self.epoch)?;
         writeln!(f, "benchmark against {}, two games, combined score 0 to 398:", self.reference)?;
-        writeln!(
-            f,
-            "{:>6} {:>10} {:>5} {:>7} {:>7}  best individual (serial)",
-            "epoch", "generation", "best", "mean", "median"
-        )?;
+        writeln!(f, " epoch generation  best    mean  median  best individual (serial)")?;
         for e in &self.epochs {
             let best = e.best_individual.zip(e.best_serial).map_or("-".into(), |(i, s)| format!("{i} (#{s})"));
             writeln!(f, "{:>6} {:>10} {:>5} {:>7.1} {:>7.1}  {best}", e.epoch, e.generation, e.best, e.mean, e.median)?;
