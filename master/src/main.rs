@@ -1,12 +1,12 @@
 //! `master`: runs the genetic algorithm. Parses flags and calls the library.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::experiment::{self, MatchExperiment};
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
-use loa_master::run::{Halt, HaltPoint, RunOptions, RunSummary, WorkOptions, export, resume, start};
+use loa_master::run::{Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, resume, show, start};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,7 +97,8 @@ struct WorkFlags {
     /// Embedded worker threads (default: one per core; 0 with --listen).
     #[arg(long)]
     threads: Option<usize>,
-    /// No progress bars.
+    /// No progress output (bars on a terminal, else a line per generation or event); run.log
+    /// has every event.
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
@@ -176,7 +177,8 @@ enum Command {
     Resume {
         /// The run directory.
         dir: PathBuf,
-        /// Resume from the end of this epoch instead of the last generation.
+        /// Resume from the end of this epoch instead of the last generation (what the run
+        /// recorded after it is moved to checkpoints/abandoned-TIME/).
         #[arg(long)]
         from_epoch: Option<u32>,
         /// Run this many more epochs (default: up to the configuration's `epochs`).
@@ -198,19 +200,39 @@ enum Command {
         #[command(flatten)]
         work: WorkFlags,
     },
-    /// Print an individual of a saved epoch as chromosome JSON (for `loa --player net:3:FILE`).
+    /// Print an individual of a saved epoch as chromosome JSON; play it with
+    /// `loa play --opponent net:3:FILE` or `loa match --black net:3:FILE --white aloa:3`.
+    #[command(group = clap::ArgGroup::new("pick").required(true).args(["individual", "best"]))]
     Export {
         /// The run directory.
         dir: PathBuf,
         /// The epoch.
         #[arg(long)]
         epoch: u32,
-        /// The individual's index in the population (0-based).
+        /// The individual's index in the population (0-based; `master show` lists each epoch's best).
         #[arg(long)]
-        individual: usize,
+        individual: Option<usize>,
+        /// The epoch's best by benchmark (highest score against the reference, ties to the
+        /// lower serial).
+        #[arg(long)]
+        best: bool,
         /// Write to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Summarize a run: its configuration, each epoch's benchmark, where it stopped, its
+    /// checkpoints.
+    Show {
+        /// The run directory.
+        dir: PathBuf,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell's completion script, e.g. `master completions bash` (see docs/evolving.md).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -271,12 +293,25 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let config = MatchExperiment::read(&config)?;
             print!("{}", experiment::run(&config, &out, &work(&flags)?)?);
         }
-        Command::Export { dir, epoch, individual, out } => {
-            let json = export(&dir, epoch, individual)?;
-            match out {
-                Some(path) => std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?,
-                None => println!("{json}"),
+        Command::Export { dir, epoch, individual, best, out } => {
+            let exported = export(&dir, epoch, individual.map_or(Pick::Best, Pick::Index))?;
+            if best {
+                eprintln!("master: epoch {epoch}'s best: individual {} (serial {})", exported.index, exported.serial);
             }
+            match out {
+                Some(path) => std::fs::write(&path, exported.json).map_err(|e| format!("{}: {e}", path.display()))?,
+                None => println!("{}", exported.json),
+            }
+        }
+        Command::Show { dir, json } => {
+            let overview = show(&dir)?;
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&overview)?),
+                false => print!("{overview}"),
+            }
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "master", &mut std::io::stdout());
         }
     }
     Ok(())
@@ -287,7 +322,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Only for a command that just prints: a master serving workers or a dashboard must get
     // EPIPE from a socket whose peer went away, not be killed by SIGPIPE.
-    if matches!(cli.command, Command::Export { .. }) {
+    if matches!(cli.command, Command::Export { .. } | Command::Show { .. } | Command::Completions { .. }) {
         loa_engine::restore_sigpipe();
     }
     match run(cli) {

@@ -11,7 +11,7 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 pub enum PoolError {
     /// The cluster service could not listen.
-    #[error("cluster service: cannot serve on {0}: {1}")]
+    #[error("cluster service: cannot serve on {0}: {1} (choose another --listen address)")]
     Serve(SocketAddr, #[source] std::io::Error),
     /// The embedded worker threads could not be started.
     #[error("cannot start worker threads: {0}")]

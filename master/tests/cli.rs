@@ -32,7 +32,7 @@ fn bad_configs_are_named_and_nothing_is_written() {
         assert!(!out.exists(), "a rejected configuration creates no run directory");
     }
     let o = master(&["resume", dir.path().join("nothing").to_str().unwrap(), "--quiet"]);
-    assert!(stderr(&o).contains("no checkpoint"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing: no such run directory"), "{}", stderr(&o));
     let o = master(&["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--token", "x"]);
     assert!(!o.status.success(), "--token needs --listen");
 }

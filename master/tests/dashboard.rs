@@ -137,7 +137,11 @@ fn a_resumed_run_serves_its_whole_history_and_matches_its_files() {
             assert!(Instant::now() < deadline, "the run did not finish: {states:?}");
             std::thread::sleep(Duration::from_millis(10));
         };
-        // Finished and lingering: everything matches the files.
+        // Finished and lingering: the elapsed time stopped at the end, everything matches the files.
+        let elapsed = status.progress.elapsed_seconds;
+        std::thread::sleep(Duration::from_millis(300));
+        let later: loa_dashboard::Status = json(addr, "/api/status");
+        assert!(elapsed.is_some() && later.progress.elapsed_seconds == elapsed, "{elapsed:?}");
         let served: Vec<EpochReport> = json(addr, "/api/epochs");
         assert_eq!(served, epochs_file(&run));
         assert_eq!(served.iter().map(|e| e.epoch).collect::<Vec<_>>(), [0, 1, 2, 3, 4], "the whole history");
@@ -154,7 +158,7 @@ fn a_resumed_run_serves_its_whole_history_and_matches_its_files() {
         );
         assert_eq!(status.progress.fraction, 1.0);
         assert_eq!(status.run.seed, Some(12345));
-        // The configuration in force: the resume's target of 4 epochs, not config.toml's 2.
+        // The configuration in force: the resume's target of 4 epochs.
         assert!(status.run.config_toml.contains("seed = 12345") && status.run.config_toml.contains("epochs = 4"));
         assert_eq!((status.run.target_epochs, status.run.population), (Some(4), Some(4)));
         let counts = status.counts.clone().unwrap();

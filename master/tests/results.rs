@@ -46,8 +46,8 @@ fn run_digests(config: &str, threads: usize) -> [String; 3] {
     let mut survivors = String::new();
     for epoch in 0..=config.epochs {
         for index in 0.. {
-            match loa_master::run::export(&out, epoch, index) {
-                Ok(json) => survivors.push_str(&json),
+            match loa_master::run::export(&out, epoch, loa_master::run::Pick::Index(index)) {
+                Ok(exported) => survivors.push_str(&exported.json),
                 Err(_) => break,
             }
         }

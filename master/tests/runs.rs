@@ -2,7 +2,7 @@
 //! corruption detection, refusal to overwrite, export.
 
 use loa_master::config::ExperimentConfig;
-use loa_master::run::{RunDir, RunOptions, WorkOptions, export, resume, start};
+use loa_master::run::{Pick, RunDir, RunOptions, WorkOptions, export, resume, start};
 use loa_master::selection::SchemeState;
 use std::path::Path;
 use std::sync::Arc;
@@ -109,10 +109,10 @@ fn run_refuses_to_overwrite_and_export_writes_chromosomes() {
     start(tiny(1), &run, &options(1)).unwrap();
     let err = start(tiny(1), &run, &options(1)).unwrap_err().to_string();
     assert!(err.contains("already holds a run"), "{err}");
-    let json = export(&run, 1, 3).unwrap();
+    let json = export(&run, 1, Pick::Index(3)).unwrap().json;
     let chromosome = loa_engine::network::Chromosome::from_json(&json).unwrap();
     assert_eq!(chromosome.weights().len(), 2041);
-    let err = export(&run, 1, 4).unwrap_err().to_string();
+    let err = export(&run, 1, Pick::Index(4)).unwrap_err().to_string();
     assert!(err.contains("no individual 4"), "{err}");
 }
 
@@ -265,7 +265,7 @@ fn an_evolution_strategies_run_starts_from_a_given_network_and_resumes_without_i
     let first = loa_master::checkpoint::RunState::load(&a.epoch_checkpoint(0)).unwrap();
     assert_eq!(first.population.len(), 1);
     assert!(first.individuals().unwrap()[0].chromosome.weights() == &weights[..]);
-    let exported = loa_engine::network::Chromosome::from_json(&export(&one, 0, 0).unwrap()).unwrap();
+    let exported = loa_engine::network::Chromosome::from_json(&export(&one, 0, Pick::Index(0)).unwrap().json).unwrap();
     assert!(exported.weights() == &weights[..]);
     // The updates move the centre off it.
     let moved = loa_master::checkpoint::RunState::load(&a.epoch_checkpoint(1)).unwrap();

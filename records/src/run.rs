@@ -60,6 +60,12 @@ impl EpochReport {
         };
         EpochReport { epoch, generation, entries, best, mean, median }
     }
+
+    /// The epoch's best network: the highest combined score, ties to the lower serial (the
+    /// one that joins a hall of fame, and `master export --best`).
+    pub fn champion(&self) -> Option<&BenchmarkEntry> {
+        self.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))
+    }
 }
 
 /// One tournament of a generation.
@@ -167,5 +173,13 @@ mod tests {
         let r = EpochReport::new(1, 10, vec![entry(30), entry(200), entry(100)]);
         assert_eq!(r.median, 100.0);
         assert_eq!(BenchmarkEntry::new(3, [120, 60], [sample(); 2]).combined, 180);
+    }
+
+    #[test]
+    fn the_champion_scores_highest_and_ties_go_to_the_lower_serial() {
+        let entry = |serial, c| BenchmarkEntry { serial, scores: [c, 0], combined: c, games: [sample(); 2] };
+        let r = EpochReport::new(1, 10, vec![entry(9, 50), entry(7, 120), entry(4, 120), entry(2, 30)]);
+        assert_eq!(r.champion().map(|e| e.serial), Some(4));
+        assert_eq!(EpochReport::new(0, 0, vec![]).champion(), None);
     }
 }

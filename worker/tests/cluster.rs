@@ -30,6 +30,8 @@ fn three_remote_workers_give_the_checkpoints_of_an_embedded_run() {
     same_run(&reference, &cluster, 2);
     // run.log has a per-worker line for each generation, whose counts add up to its 4 tasks.
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
+    // Registrations are logged: w0's at least, as w0 took part in every generation.
+    assert!(log.lines().any(|l| l.contains("worker w0 (1 slots, 127.0.0.1:") && l.ends_with(" registered")), "{log}");
     let lines: Vec<_> = log.lines().filter(|l| l.contains("workers, generation")).collect();
     assert_eq!(lines.len(), 4, "{log}");
     for line in lines {
@@ -99,11 +101,13 @@ fn a_crashed_worker_is_dropped_and_its_tasks_replayed_elsewhere() {
     // and the dead worker is not listed in the generations that followed its drop.
     for name in ["vanishing", "doomed"] {
         let dropped = format!("worker {name} (1 slots, 127.0.0.1:");
-        let line = log.lines().find(|l| l.contains(&dropped)).unwrap_or_else(|| panic!("{name} not dropped: {log}"));
+        let line = log.lines().find(|l| l.contains(&dropped) && l.contains(") dropped: "));
+        let line = line.unwrap_or_else(|| panic!("{name} not dropped: {log}"));
         assert!(line.ends_with("dropped: its stream broke"), "{line}");
         assert!(summary.contains(&format!("{name} (1 slots")), "{summary}");
     }
-    let after_drop = log.split("worker doomed (1 slots").nth(1).unwrap_or_default();
+    // The drop is the last line that names it (its registration comes first).
+    let after_drop = log.rsplit("worker doomed (1 slots").next().unwrap_or_default();
     let worker_lines: Vec<_> = after_drop.lines().filter(|l| l.contains("workers, generation")).collect();
     assert!(worker_lines.iter().all(|l| !l.contains("doomed")), "{worker_lines:?}");
 }

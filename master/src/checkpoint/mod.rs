@@ -114,6 +114,9 @@ pub enum CheckpointError {
     /// Not a checkpoint file.
     #[error("checkpoint {0}: not a loa-evolve checkpoint")]
     BadMagic(PathBuf),
+    /// Cut off within its header (e.g. by a crash or a full disk).
+    #[error("checkpoint {0}: truncated or corrupt: {1} bytes, shorter than its {HEADER}-byte header")]
+    ShortHeader(PathBuf, usize),
     /// Written in a format this build does not read.
     #[error("checkpoint {0}: format version {1}, this build reads 1 to {FORMAT_VERSION}")]
     Version(PathBuf, u32),
@@ -186,8 +189,12 @@ impl RunState {
     /// Verifies and decodes checkpoint bytes of any format (`path` names them in errors).
     pub fn decode(bytes: &[u8], path: &Path) -> Result<RunState, CheckpointError> {
         let p = || path.to_path_buf();
-        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        // A file cut short within its header (a crash, a full disk) still starts as one.
+        if !bytes.starts_with(MAGIC) && !MAGIC.starts_with(bytes) {
             return Err(CheckpointError::BadMagic(p()));
+        }
+        if bytes.len() < HEADER {
+            return Err(CheckpointError::ShortHeader(p(), bytes.len()));
         }
         // The header is at least HEADER bytes long (checked above), so these reads are in range.
         let version = u32::from_le_bytes(std::array::from_fn(|i| bytes[8 + i]));

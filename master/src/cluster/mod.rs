@@ -129,12 +129,19 @@ pub struct Counters {
     pub fetched: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
     drops: Mutex<Vec<Dropped>>,
+    /// The name of every worker registered so far, in order.
+    joins: Mutex<Vec<String>>,
 }
 
 impl Counters {
     /// Every worker dropped so far, in order.
     pub fn drops(&self) -> Vec<Dropped> {
         lock(&self.drops).clone()
+    }
+
+    /// The name of every worker registered so far, in order.
+    pub fn joins(&self) -> Vec<String> {
+        lock(&self.joins).clone()
     }
 }
 

@@ -195,11 +195,12 @@ impl pb::master_server::Master for MasterService {
         // Checked before anything is registered, so a refused call changes nothing.
         let serving = self.peer_address(&r, address)?;
         let name = format!("{} ({} slots, {peer})", r.name, r.slots);
-        let worker = self.scheduler.register(name, r.slots as usize);
+        let worker = self.scheduler.register(name.clone(), r.slots as usize);
         if worker > 0xffff_ffff {
             self.scheduler.unregister(worker);
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));
         }
+        lock(&self.counters.joins).push(name);
         let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
         let mirror = (capacity > 0).then(|| Arc::new(Mutex::new(Mirror::new(capacity))));
         let remote = Remote { heard: Instant::now(), mirror, gone: Arc::default(), streaming: false };

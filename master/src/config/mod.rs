@@ -100,6 +100,9 @@ pub enum ConfigError {
     /// named if any.
     #[error("{file}{1}", file = .0.as_ref().map_or(String::new(), |p| format!("{}: ", p.display())))]
     Parse(Option<PathBuf>, #[source] Box<toml::de::Error>),
+    /// The file is a configuration of another kind: what it is, and the command that takes it.
+    #[error("{path} is {1}, which this command does not take: use `master {2} --config {path} --out {3}`", path = .0.display())]
+    OtherKind(PathBuf, &'static str, &'static str, &'static str),
     /// A value out of range: the key and why.
     #[error("invalid `{key}`: {why}")]
     Invalid {
@@ -156,10 +159,18 @@ pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigErr
     toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
 }
 
-/// The TOML text of the file at `path`, read by `parse` (errors name the file).
+/// The TOML text of the file at `path`, read by `parse` (errors name the file, and say so when
+/// it is a configuration of the other kind).
 pub(crate) fn read_toml<T>(path: &Path, parse: impl Fn(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
     parse(&text).map_err(|e| match e {
+        // It did not read as the kind asked for, so if it reads as one kind it is the other.
+        ConfigError::Parse(..) if parse_toml::<ExperimentConfig>(&text).is_ok() => {
+            ConfigError::OtherKind(path.to_path_buf(), "a run configuration", "run", "RUN_DIR")
+        }
+        ConfigError::Parse(..) if parse_toml::<crate::experiment::MatchExperiment>(&text).is_ok() => {
+            ConfigError::OtherKind(path.to_path_buf(), "a match experiment", "experiment", "GAMES.jsonl")
+        }
         ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
         other => other,
     })

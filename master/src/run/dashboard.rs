@@ -45,6 +45,8 @@ struct Live {
     /// When this process started the run, and the generation it started at (for the ETA).
     started: Instant,
     started_generation: u64,
+    /// When the run stopped or finished (the elapsed time stops there).
+    ended: Option<Instant>,
     games: VecDeque<GenerationRate>,
     tasks: VecDeque<TaskRate>,
     last_sample: Option<(Instant, u64)>,
@@ -102,6 +104,7 @@ impl DashboardState {
             step: None,
             started: Instant::now(),
             started_generation: state.generation,
+            ended: None,
             games,
             tasks: VecDeque::new(),
             last_sample: None,
@@ -166,7 +169,7 @@ impl Provider for DashboardState {
             _ => 0.0,
         };
         let mut progress = ProgressInfo::at(live.generation, total, partial);
-        let elapsed = live.started.elapsed().as_secs_f64();
+        let elapsed = live.ended.unwrap_or_else(Instant::now).duration_since(live.started).as_secs_f64();
         progress.elapsed_seconds = Some(elapsed);
         let done_here = live.generation.saturating_sub(live.started_generation) as f64;
         progress.eta_seconds = match live.state {
@@ -242,6 +245,7 @@ impl Subscriber for DashboardState {
             RunEvent::Stopped(s) | RunEvent::Finished(s) => {
                 let state = if matches!(event, RunEvent::Stopped(_)) { "stopped" } else { "finished" };
                 (live.state, live.generation, live.epoch, live.step) = (state, s.generation, s.epoch, None);
+                live.ended = Some(Instant::now());
             }
             _ => {}
         }
@@ -262,8 +266,22 @@ impl Dashboard {
         self.state.as_ref()
     }
 
-    /// Keeps serving for the linger time (cut short by `stop`), then shuts the server down.
+    /// Keeps serving for the linger time (cut short by `stop`), saying so, then shuts the
+    /// server down.
     pub fn finish(self, stop: &AtomicBool) {
+        if !self.linger.is_zero() && !stop.load(Ordering::Acquire) {
+            let live = self.state.live();
+            let how = if matches!(live.state, "finished" | "stopped") { live.state } else { "ended" };
+            eprintln!(
+                "master: the run has {} at epoch {} (generation {}); the dashboard stays up on http://{}/ for {} s \
+                 (Ctrl-C to stop it)",
+                how,
+                live.epoch,
+                live.generation,
+                self.server.addr(),
+                self.linger.as_secs()
+            );
+        }
         let until = Instant::now() + self.linger;
         while Instant::now() < until && !stop.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(50));

@@ -38,6 +38,26 @@ pub enum RunError {
     /// The run directory has no such checkpoint.
     #[error("no checkpoint {0}")]
     NoCheckpoint(PathBuf),
+    /// The run directory does not exist.
+    #[error("{0}: no such run directory (give the --out of a `master run`)")]
+    NoRunDir(PathBuf),
+    /// `latest.ckpt` is missing or unusable, but an epoch checkpoint loads.
+    #[error(
+        "{error}; epoch {epoch}'s checkpoint is intact: resume from it with \
+         `master resume {dir} --from-epoch {epoch}` (the generations after it are played again)",
+        dir = dir.display()
+    )]
+    LatestUnusable {
+        /// Why `latest.ckpt` cannot be used.
+        error: Box<RunError>,
+        /// The run directory.
+        dir: PathBuf,
+        /// The newest epoch whose checkpoint loads.
+        epoch: u32,
+    },
+    /// `master export --best` found no benchmark of the epoch's population in its checkpoint.
+    #[error("epoch {0}'s checkpoint has no benchmark of its population: choose one with --individual")]
+    NoBest(u32),
     /// An individual is invalid.
     #[error("{0}")]
     Chromosome(#[from] ChromosomeError),
@@ -60,7 +80,7 @@ pub enum RunError {
     #[error("{0}")]
     Pool(#[from] PoolError),
     /// The dashboard could not start.
-    #[error("cannot serve the dashboard on {0}: {1}")]
+    #[error("cannot serve the dashboard on {0}: {1} (choose another --dashboard address)")]
     Dashboard(std::net::SocketAddr, #[source] std::io::Error),
     /// `master export` asked for an individual the population does not have.
     #[error("epoch {epoch} has individuals 0..{count}; there is no individual {index}")]

@@ -49,6 +49,8 @@ pub enum RunEvent<'a> {
     Workers(&'a GenerationRecord),
     /// An epoch's benchmark finished; its checkpoints follow.
     EpochDone(&'a EpochReport),
+    /// A remote worker registered, under this name.
+    WorkerJoined(&'a str),
     /// The master dropped a remote worker.
     WorkerDropped(&'a Dropped),
     /// This epoch's champion (its best benchmarked network) joined the hall of fame.
@@ -95,10 +97,10 @@ impl RunLog {
         RunLog { dir, started }
     }
 
-    /// Appends a line (a log that cannot be written does not stop the run).
+    /// Appends a line, `2026-11-27T12:00:00Z +0.0s MESSAGE` (a log that cannot be written does
+    /// not stop the run).
     pub fn line(&self, message: &str) {
-        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let line = format!("[unix {stamp} | +{:.1}s] {message}\n", self.started.elapsed().as_secs_f64());
+        let line = format!("{} +{:.1}s {message}\n", utc_now(), self.started.elapsed().as_secs_f64());
         if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.log()) {
             let _ = f.write_all(line.as_bytes());
         }
@@ -107,38 +109,64 @@ impl RunLog {
 
 impl Subscriber for RunLog {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
-        let message = match event {
-            RunEvent::Started(s) => {
-                format!("run at generation {} epoch {}, target {} epochs", s.generation, s.epoch, s.config.epochs)
-            }
-            RunEvent::GenerationDone(r) => {
-                let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
-                    let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
-                    let rung = f.rung.zip(f.vs_rung);
-                    let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
-                    let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
-                    format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
-                });
-                format!(
-                    "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
-                    r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
-                )
-            }
-            RunEvent::Workers(r) => worker_line(r.generation, &r.worker_detail),
-            RunEvent::EpochDone(r) => {
-                format!("epoch {}: benchmark best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median)
-            }
-            RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
-            RunEvent::Champion(epoch, c) => {
-                format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
-            }
-            RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
-            RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
-            RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return Ok(()),
-        };
-        self.line(&message);
+        if let Some(message) = message(event) {
+            self.line(&message);
+        }
         Ok(())
     }
+}
+
+/// The line `run.log` has for `event`, if any (the console without progress bars prints the same).
+pub fn message(event: &RunEvent<'_>) -> Option<String> {
+    Some(match event {
+        RunEvent::Started(s) => {
+            format!("run at generation {} epoch {}, target {} epochs", s.generation, s.epoch, s.config.epochs)
+        }
+        RunEvent::GenerationDone(r) => {
+            let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
+                let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
+                let rung = f.rung.zip(f.vs_rung);
+                let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
+                let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
+                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
+            });
+            format!(
+                "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
+                r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
+            )
+        }
+        RunEvent::Workers(r) => worker_line(r.generation, &r.worker_detail),
+        RunEvent::EpochDone(r) => {
+            format!("epoch {}: benchmark best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median)
+        }
+        RunEvent::WorkerJoined(name) => format!("worker {name} registered"),
+        RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
+        RunEvent::Champion(epoch, c) => {
+            format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
+        }
+        RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
+        RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
+        RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,
+    })
+}
+
+/// The time now in UTC, ISO 8601 to the second: `2026-11-27T12:00:00Z`.
+pub fn utc_now() -> String {
+    utc(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+}
+
+/// `secs` after the Unix epoch in UTC, ISO 8601 (the proleptic Gregorian calendar, by Howard
+/// Hinnant's `civil_from_days`).
+fn utc(secs: u64) -> String {
+    let (days, time) = (secs / 86_400 + 719_468, secs % 86_400);
+    let (era, day_of_era) = (days / 146_097, days % 146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let m = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * m + 2) / 5 + 1;
+    let month = if m < 10 { m + 3 } else { m - 9 };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", time / 3600, time / 60 % 60, time % 60)
 }
 
 /// One line for the log: each worker's tasks done during a generation and its rate (the first
@@ -156,4 +184,16 @@ pub fn worker_line(generation: u64, records: &[WorkerRecord]) -> String {
     let more = if more > 0 { format!("; {more} more") } else { String::new() };
     let stragglers = records.iter().filter(|w| w.straggler).count();
     format!("workers, generation {generation}: {}{more} ({stragglers} stragglers)", parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_times_are_iso_8601_on_the_gregorian_calendar() {
+        // The reference values are from `date -u -d @SECS +%FT%TZ`.
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(super::utc(1_795_755_785), "2026-11-27T05:03:05Z");
+        assert_eq!(super::utc(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
 }

@@ -1,10 +1,12 @@
 //! A run from start or checkpoint to its last epoch, and export of individuals.
 //!
-//! - [`start`], [`resume`], [`export`]: what the `master` subcommands call.
+//! - [`start`], [`resume()`], [`export`], [`show()`]: what the `master` subcommands call.
 //! - [`runner`]: the loop of generations and epoch benchmarks over a scheduler.
 //! - [`events`]: what a run tells its subscribers (metrics files, log, progress bars).
 //! - [`progress`]: the terminal display.
 //! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
+//! - [`resume`](mod@resume): what a resume continues from, sets aside and checks.
+//! - [`show`](mod@show): a run's summary.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
 
@@ -14,17 +16,21 @@ pub mod error;
 pub mod events;
 pub mod halt;
 pub mod progress;
+pub mod resume;
 pub mod runner;
+pub mod show;
 
 pub use error::RunError;
 pub use events::{MetricsFiles, RunEvent, RunLog, Step, Subscriber};
 pub use halt::{Halt, HaltPoint};
 pub use loa_records::RunDir;
 use progress::Progress;
+pub use resume::resume;
 use runner::Runner;
+pub use show::{RunOverview, show};
 
 use crate::checkpoint::{CheckpointError, RunState};
-use crate::config::{ConfigError, ExperimentConfig};
+use crate::config::ExperimentConfig;
 use crate::generation::initial_population;
 use crate::pool::WorkerPool;
 use crate::population::{SerialCounter, StoredIndividual};
@@ -32,7 +38,6 @@ use crate::rng::GaRng;
 use error::io;
 use loa_engine::network::Topology;
 use loa_records::EpochReport;
-use loa_records::jsonl::{truncate_after, write_lines};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -105,15 +110,9 @@ fn usable(dir: &RunDir) -> Result<bool, Vec<CheckpointError>> {
         return Ok(false);
     }
     let mut problems = Vec::new();
-    let mut candidates = vec![dir.latest_checkpoint()];
-    if let Ok(entries) = std::fs::read_dir(dir.checkpoints()) {
-        let mut epochs: Vec<_> =
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ckpt")).collect();
-        epochs.sort();
-        candidates.extend(epochs);
-    }
-    for path in candidates.iter().filter(|p| p.exists()) {
-        match RunState::load(path) {
+    let epochs = resume::epoch_checkpoints(dir).into_iter().map(|(_, path)| path);
+    for path in std::iter::once(dir.latest_checkpoint()).chain(epochs).filter(|p| p.exists()) {
+        match RunState::load(&path) {
             Ok(_) => return Ok(true),
             Err(e) => problems.push(e),
         }
@@ -135,15 +134,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         Ok(true) => return Err(RunError::Exists(out.to_path_buf())),
         Ok(false) => {}
         Err(problems) if !options.force => return Err(RunError::Unusable { dir: out.to_path_buf(), problems }),
-        Err(_) => {
-            for path in run_files(&dir) {
-                let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
-                match removed {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(RunError::Io(path, e)),
-                    _ => {}
-                }
-            }
-        }
+        Err(_) => remove_run_files(&dir)?,
     }
     // Made before anything is written, so a missing or malformed network file leaves no run
     // files.
@@ -162,51 +153,47 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         population: population.iter().cloned().map(StoredIndividual::from).collect(),
         epochs: Vec::new(),
     };
+    let existed = out.exists();
     std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
     std::fs::write(dir.config(), state.config.to_toml()).map_err(io(&dir.config()))?;
     state.save(&dir.latest_checkpoint())?;
     Halt::check(options.halt.as_ref(), HaltPoint::BeforeFirstBenchmark)?;
-    execute(&dir, state, options)
+    let result = execute(&dir, state, options);
+    if matches!(result, Err(RunError::Pool(_) | RunError::Dashboard(..))) {
+        // The run never began (an address in use): leave the directory as it was, so that the
+        // same command can be given again.
+        remove_run_files(&dir)?;
+        if !existed {
+            let _ = std::fs::remove_dir(out);
+        }
+    }
+    result
 }
 
-/// Resumes the run in `dir` from its latest checkpoint, or from the end of `from_epoch`; runs
-/// `more_epochs` more epochs if given, else up to the configuration's `epochs`. The metrics files
-/// are cut back to the checkpoint, so they continue exactly as an uninterrupted run's.
-pub fn resume(
-    dir: &Path,
-    from_epoch: Option<u32>,
-    more_epochs: Option<u32>,
-    options: &RunOptions,
-) -> Result<RunSummary, RunError> {
-    let dir = RunDir::new(dir);
-    let mut state = load(from_epoch.map_or_else(|| dir.latest_checkpoint(), |e| dir.epoch_checkpoint(e)))?;
-    if let Some(more) = more_epochs {
-        // A sum that does not fit, or no epoch at all, would be saved in every checkpoint after
-        // and make the run unreadable.
-        let bad = |why: String| RunError::Config(ConfigError::Invalid { key: "--epochs".into(), why });
-        if more == 0 {
-            return Err(bad("must be at least 1".into()));
+/// Removes the files a run writes in `dir`.
+fn remove_run_files(dir: &RunDir) -> Result<(), RunError> {
+    for path in run_files(dir) {
+        let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(RunError::Io(path, e)),
+            _ => {}
         }
-        let epochs = state.epoch.checked_add(more);
-        state.config.epochs =
-            epochs.ok_or_else(|| bad(format!("{more} more after epoch {} is too many", state.epoch)))?;
     }
-    truncate_after(&dir.generations(), state.generation).map_err(io(&dir.generations()))?;
-    // The checkpoint holds every epoch report so far: the file is exactly those.
-    write_lines(&dir.epochs(), &state.epochs).map_err(io(&dir.epochs()))?;
-    execute(&dir, state, options)
+    Ok(())
 }
 
 fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSummary, RunError> {
     let log = RunLog::new(dir.clone(), Instant::now());
     // In cluster mode the run may have no embedded worker at all.
     let pool = WorkerPool::start(options.work.threads, options.work.cluster.as_ref())?;
+    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     if let Some(server) = &pool.server {
         // Each worker holds a connection: the limit bounds how many can come.
         let limit = server.open_files.map_or(String::new(), |n| format!(" (open-files limit {n}: one a worker)"));
-        log.line(&format!("serving workers on {}{limit}", server.addr));
+        let line = format!("serving workers on {}{limit}", server.addr);
+        log.line(&line);
+        progress.say(&line);
     }
-    let (metrics, progress) = (MetricsFiles(dir.clone()), Progress::new(options.work.progress, &state));
     #[cfg(feature = "dashboard")]
     let dashboard =
         dashboard::start(dir, &state, &pool.scheduler, pool.server.as_ref(), options.dashboard.as_ref(), &log)?;
@@ -221,6 +208,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         subscribers: &subscribers,
         cluster: pool.server.as_ref().map(|s| Arc::clone(&s.counters)),
         drops_seen: Default::default(),
+        joins_seen: Default::default(),
     };
     let result = runner.run(state);
     #[cfg(feature = "dashboard")]
@@ -233,12 +221,42 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     result
 }
 
-/// Writes individual `index` of the population saved at the end of `epoch` as chromosome JSON.
-pub fn export(dir: &Path, epoch: u32, index: usize) -> Result<String, RunError> {
-    let state = load(RunDir::new(dir).epoch_checkpoint(epoch))?;
+/// Which individual of an epoch `master export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The one at this index of the population (0-based).
+    Index(usize),
+    /// The epoch's best by benchmark ([`EpochReport::champion`]).
+    Best,
+}
+
+/// An individual written by [`export`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exported {
+    /// Its index in the population.
+    pub index: usize,
+    /// Its birth serial.
+    pub serial: u64,
+    /// Its chromosome as JSON (what `loa` reads as `net:DEPTH:FILE`).
+    pub json: String,
+}
+
+/// Writes the individual `pick` of the population saved at the end of `epoch` as chromosome
+/// JSON.
+pub fn export(dir: &Path, epoch: u32, pick: Pick) -> Result<Exported, RunError> {
+    let state = load(resume::run_dir(dir)?.epoch_checkpoint(epoch))?;
+    let index = match pick {
+        Pick::Index(index) => index,
+        Pick::Best => {
+            let best = state.epochs.iter().rfind(|r| r.epoch == epoch).and_then(EpochReport::champion);
+            let index = best.and_then(|b| state.population.iter().position(|i| i.serial == b.serial));
+            index.ok_or(RunError::NoBest(epoch))?
+        }
+    };
     let count = state.population.len();
     let stored = state.population.get(index).ok_or(RunError::NoIndividual { epoch, index, count })?;
-    Ok(crate::population::Individual::try_from(stored.clone())?.chromosome.to_json())
+    let json = crate::population::Individual::try_from(stored.clone())?.chromosome.to_json();
+    Ok(Exported { index, serial: stored.serial, json })
 }
 
 /// The checkpoint at `path`, which must exist.

@@ -1,16 +1,21 @@
-//! What the terminal shows while a run works: an epoch bar and a bar for the generation or
-//! benchmark in hand, with rates and ETAs.
+//! What the console shows while a run works. On a terminal: an epoch bar and a bar for the
+//! generation or benchmark in hand, with rates and ETAs, and the epochs and cluster events above
+//! them. Otherwise (standard output piped or redirected): `run.log`'s lines on standard output,
+//! one per generation or event.
 
 use super::RunError;
-use super::events::{RunEvent, Step, Subscriber};
+use super::events::{RunEvent, Step, Subscriber, message};
 use crate::checkpoint::RunState;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 
 /// The progress display (silent when disabled, e.g. in tests).
 pub struct Progress {
     multi: MultiProgress,
     epoch: ProgressBar,
     step: ProgressBar,
+    /// Plain lines on standard output instead of bars.
+    lines: bool,
 }
 
 fn style(template: &str) -> ProgressStyle {
@@ -18,9 +23,10 @@ fn style(template: &str) -> ProgressStyle {
 }
 
 impl Progress {
-    /// A display for a run at `state`.
+    /// A display for a run at `state`: bars if standard output is a terminal, else lines.
     pub fn new(enabled: bool, state: &RunState) -> Progress {
-        let target = if enabled { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let lines = enabled && !std::io::stdout().is_terminal();
+        let target = if enabled && !lines { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
         let multi = MultiProgress::with_draw_target(target);
         let total = u64::from(state.config.epochs) * u64::from(state.config.generations_per_epoch);
         let epoch = multi.add(ProgressBar::new(total));
@@ -30,12 +36,27 @@ impl Progress {
         epoch.reset_eta();
         let step = multi.add(ProgressBar::new(1));
         step.set_style(style("{prefix:>10} [{bar:30}] {pos}/{len} tasks  {msg}"));
-        Progress { multi, epoch, step }
+        Progress { multi, epoch, step, lines }
+    }
+
+    /// Shows an event's line: above the bars, or as a line of standard output.
+    pub fn say(&self, line: &str) {
+        match self.lines {
+            true => println!("{line}"),
+            false => drop(self.multi.println(line)),
+        }
     }
 }
 
 impl Subscriber for Progress {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
+        let shown = self.lines || matches!(event, RunEvent::WorkerJoined(_) | RunEvent::WorkerDropped(_));
+        if let Some(line) = message(event).filter(|_| shown) {
+            self.say(&line);
+        }
+        if self.lines {
+            return Ok(());
+        }
         match event {
             RunEvent::StepStarted { step, tasks } => {
                 self.step.set_prefix(match step {
@@ -63,7 +84,7 @@ impl Subscriber for Progress {
                 ));
             }
             RunEvent::EpochDone(report) => {
-                let _ = self.multi.println(format!(
+                self.say(&format!(
                     "epoch {:>4} (generation {:>6}): benchmark vs reference  best {:>3}  mean {:>6.1}  median {:>6.1}",
                     report.epoch, report.generation, report.best, report.mean, report.median
                 ));

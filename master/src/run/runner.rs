@@ -43,6 +43,8 @@ pub struct Runner<'a> {
     pub cluster: Option<Arc<Counters>>,
     /// Dropped workers already announced.
     pub drops_seen: Cell<usize>,
+    /// Registered workers already announced.
+    pub joins_seen: Cell<usize>,
 }
 
 impl Runner<'_> {
@@ -54,9 +56,14 @@ impl Runner<'_> {
         Halt::check(self.options.halt.as_ref(), point)
     }
 
-    /// Announces workers the cluster service dropped since the last call.
+    /// Announces workers the cluster service registered or dropped since the last call.
     fn announce_drops(&self) -> Result<(), RunError> {
         let Some(counters) = &self.cluster else { return Ok(()) };
+        let joins = counters.joins();
+        for name in joins.iter().skip(self.joins_seen.get()) {
+            self.emit(RunEvent::WorkerJoined(name))?;
+        }
+        self.joins_seen.set(joins.len());
         let drops = counters.drops();
         for d in drops.iter().skip(self.drops_seen.get()) {
             self.emit(RunEvent::WorkerDropped(d))?;

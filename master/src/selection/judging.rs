@@ -194,7 +194,7 @@ impl JudgingState {
         if judging.hall_of_fame == 0 {
             return None;
         }
-        let best = report.entries.iter().min_by_key(|e| (std::cmp::Reverse(e.combined), e.serial))?;
+        let best = report.champion()?;
         if self.hall_of_fame.iter().any(|h| h.serial == best.serial) {
             return None;
         }
