@@ -7,6 +7,7 @@ use loa_master::experiment::{self, MatchExperiment};
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, resume, show, start};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -272,11 +273,19 @@ fn halt_from_env() -> Result<Option<Halt>, String> {
     Ok(Some(Halt { point, abort: true }))
 }
 
+/// Prints `text` on standard output; a closed output (`| head`) is no error once the work is done.
+fn say(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 fn report(summary: RunSummary) {
     let state = if summary.stopped { "stopped" } else { "finished" };
-    println!("{state} at epoch {} (generation {})", summary.epoch, summary.generation);
+    say(&format!("{state} at epoch {} (generation {})\n", summary.epoch, summary.generation));
     if let Some(r) = summary.last_report {
-        println!("last benchmark (epoch {}): best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median);
+        say(&format!(
+            "last benchmark (epoch {}): best {} mean {:.1} median {:.1}\n",
+            r.epoch, r.best, r.mean, r.median
+        ));
     }
 }
 
@@ -291,7 +300,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
         Command::Experiment { config, out, work: flags } => {
             let config = MatchExperiment::read(&config)?;
-            print!("{}", experiment::run(&config, &out, &work(&flags)?)?);
+            say(&experiment::run(&config, &out, &work(&flags)?)?.to_string());
         }
         Command::Export { dir, epoch, individual, best, out } => {
             let exported = export(&dir, epoch, individual.map_or(Pick::Best, Pick::Index))?;

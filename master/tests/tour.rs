@@ -69,6 +69,25 @@ fn a_piped_run_prints_a_line_per_generation_and_logs_iso_times() {
 }
 
 #[test]
+fn a_run_whose_output_pipe_closes_goes_on_to_the_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_master"))
+        .args(["run", "--config", &tiny(tmp.path(), 3), "--out", out.to_str().unwrap(), "--threads", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away at once (as `| head -0` would): every line meets a closed pipe.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let log = std::fs::read_to_string(RunDir::new(&out).log()).unwrap();
+    assert!(log.lines().last().unwrap().ends_with("finished: 3 epochs, 3 generations"), "{log}");
+}
+
+#[test]
 fn show_summarizes_a_run_and_export_best_writes_the_best_of_an_epoch() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run(tmp.path(), "run", 3);

@@ -7,7 +7,7 @@ use super::RunError;
 use super::events::{RunEvent, Step, Subscriber, message};
 use crate::checkpoint::RunState;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 /// The progress display (silent when disabled, e.g. in tests).
 pub struct Progress {
@@ -39,10 +39,11 @@ impl Progress {
         Progress { multi, epoch, step, lines }
     }
 
-    /// Shows an event's line: above the bars, or as a line of standard output.
+    /// Shows an event's line: above the bars, or as a line of standard output. A closed output
+    /// (`| head`) stops the lines, not the run: `run.log` has them all.
     pub fn say(&self, line: &str) {
         match self.lines {
-            true => println!("{line}"),
+            true => drop(writeln!(std::io::stdout().lock(), "{line}")),
             false => drop(self.multi.println(line)),
         }
     }
