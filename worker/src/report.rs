@@ -15,7 +15,7 @@ pub struct WorkerReport {
     pub unknown: u64,
     /// Outcomes that could not be delivered.
     pub undelivered: u64,
-    /// It stopped because the master stayed unreachable for `give_up_after`.
+    /// It stopped because the master it had joined stayed unreachable for `give_up_after`.
     pub master_gone: bool,
     /// Networks that came with their weights.
     pub received: u64,

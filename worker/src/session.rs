@@ -58,9 +58,8 @@ pub enum Ended {
     Stopped,
     /// The master has been unreachable for longer than `give_up_after`.
     MasterGone,
-    /// The master never answered within `give_up_after`, for this reason.
-    NeverReached(String),
-    /// Retrying cannot help: a wrong token, an untrusted certificate, another protocol version.
+    /// Retrying cannot help (a wrong token, an untrusted certificate, another protocol version),
+    /// or a master never reached in `give_up_after`.
     Failed(WorkerError),
 }
 
@@ -110,8 +109,13 @@ impl Session {
         }
         let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
         let (reason, registered) = (crate::client::reason(status), self.registrations() > 0);
-        if self.options.give_up_after.is_some_and(|patience| since > patience) {
-            return Err(if registered { Ended::MasterGone } else { Ended::NeverReached(reason) });
+        if let Some(patience) = self.options.give_up_after.filter(|&patience| since > patience) {
+            let (master, waited) = (self.options.master.clone(), patience.as_secs());
+            return Err(if registered {
+                Ended::MasterGone
+            } else {
+                Ended::Failed(WorkerError::NeverReached { master, waited, reason })
+            });
         }
         self.tell_unreachable(&reason, since, registered);
         Ok(backoff.pause())
