@@ -5,7 +5,7 @@
 //! - [`run`]: a run directory ([`Run`]: `config.toml`, `epochs.jsonl`, `generations.jsonl`),
 //!   also while it is still being written.
 //! - [`config`]: the few configuration fields used ([`RunConfig`]).
-//! - [`matches`]: a `loa match --out` file ([`MatchSeries`]).
+//! - [`matches`](mod@matches): a `loa match --out` file ([`MatchSeries`]).
 //!
 //! Numbers:
 //! - [`stats`]: mean, median, sample standard deviation, centred smoothing, least-squares trend,

@@ -3,7 +3,7 @@
 //! - [`describe`]: mean, median, sample standard deviation ([`Summary`]); centred smoothing.
 //! - [`trend`]: the least-squares line and its slope's 95 % interval ([`Trend`]).
 //! - [`proportion`]: wins / losses / ties ([`WinLossTie`]) and the Wilson interval.
-//! - [`welch`]: Welch's t-test ([`Welch`]).
+//! - [`welch`](mod@welch): Welch's t-test ([`Welch`]).
 //! - [`dist`]: Student's t distribution (incomplete beta, quantile).
 
 pub mod describe;
