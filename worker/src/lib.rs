@@ -9,6 +9,8 @@
 //!
 //! [`MatchTask::run`]: loa_engine::tasks::MatchTask::run
 
+#![warn(missing_docs)]
+
 mod client;
 pub mod control;
 pub mod options;
