@@ -36,21 +36,21 @@ fn a_worker_says_when_it_registers_and_loses_the_master_and_then_that_it_is_gone
 }
 
 #[test]
-fn a_master_never_reached_is_an_error_naming_its_address_and_why() {
+fn a_master_never_reached_is_said_every_30_s_and_then_an_error_naming_its_address_and_why() {
     // A port nothing listens on (bound, then freed).
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}");
-    let o = worker(&["--master", &url, "--slots", "1", "--give-up-after", "1"]);
+    // Attempts come at most 5 s apart, so one falls between 30 s and 40 s.
+    let o = worker(&["--master", &url, "--slots", "1", "--give-up-after", "40"]);
     let err = stderr(&o);
     assert!(!o.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("worker: cannot reach the master at {url}: connection refused; retrying for ")),
-        "{err}"
-    );
-    assert!(
-        err.contains(&format!("worker: error: never reached the master at {url} in 1 s: connection refused")),
-        "{err}"
-    );
+    let said =
+        |what: &str| err.lines().filter(|l| l.starts_with(&format!("worker: {what} the master at {url}"))).count();
+    assert_eq!((said("cannot reach"), said("still cannot reach")), (1, 1), "{err}");
+    let first = format!("{url}: connection refused; retrying for 40 s more (--give-up-after)");
+    let again = format!("worker: still cannot reach the master at {url} after 3");
+    let last = format!("worker: error: never reached the master at {url} in 40 s: connection refused");
+    assert!(err.contains(&first) && err.contains(&again) && err.contains(&last), "{err}");
     assert!(!err.contains("registered") && !err.contains("the master is gone"), "{err}");
 }
 
