@@ -29,9 +29,8 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Cli { options: Some(options), .. } => options,
-        Cli { .. } => {
-            Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, "--master is required").exit()
-        }
+        // clap asks for --master before this: a fallback, not a path.
+        Cli { .. } => Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, "give --master").exit(),
     };
     if let Err(e) = options.check() {
         eprintln!("worker: error: {e}");
@@ -52,12 +51,8 @@ fn main() -> ExitCode {
         eprintln!("worker: error: cannot install the Ctrl-C handler: {e}");
         return ExitCode::FAILURE;
     }
-    eprintln!(
-        "worker {}: {}, joining the master at {}",
-        options.name,
-        loa_worker::slots(options.slots),
-        options.master
-    );
+    let (name, slots, master) = (&options.name, loa_worker::slots(options.slots), &options.master);
+    eprintln!("worker {name}: {slots}, joining the master at {master}");
     match run(options, control) {
         Ok(r) => {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };
