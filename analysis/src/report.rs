@@ -64,8 +64,8 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
         }
     }
     s.push_str(
-        "\nScores (SPEC §5): a win in m plies scores 200 − m, a loss m, a tie 100; a benchmark match is one game as \
-         Black and one as White, combined max 398.\n\n## Charts\n\n",
+        "\nScores (SPEC §5): a win in m plies scores 200 − m, a loss m, a tie 100 (per game, max 199); a benchmark \
+         match is one game as Black and one as White, combined max 398 (per match).\n\n## Charts\n\n",
     );
     for c in charts {
         s.push_str(&format!("![{}]({}.png)\n\n*{}.*\n\n", c.caption, c.name, c.caption));
