@@ -1,7 +1,7 @@
 //! `analysis compare`: several runs on one chart and in one table.
 
 use crate::charts::render;
-use crate::error::Result;
+use crate::error::{AnalysisError, Result};
 use crate::figures::compare_chart;
 use crate::output::write_text;
 use crate::plot::ChartFile;
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 pub fn runs_table(runs: &[Run]) -> Table {
     let headers = [
         "Run",
+        "Reference",
         "Epochs",
         "Population",
         "Generations / epoch",
@@ -34,6 +35,7 @@ pub fn runs_table(runs: &[Run]) -> Table {
             let opt = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
             vec![
                 r.name.clone(),
+                r.config.reference_name(),
                 r.epochs.last().map_or(0, |e| e.epoch).to_string(),
                 opt(r.config.population),
                 opt(r.config.generations_per_epoch),
@@ -55,9 +57,28 @@ pub fn evolved(run: &Run) -> impl Iterator<Item = &loa_records::EpochReport> {
     run.epochs.iter().filter(move |e| only_initial || e.epoch > 0)
 }
 
+/// Refuses fewer than two runs, and runs benchmarked against different reference players (a
+/// score against aloa:3 is no measure on the scale of one against aloa:5) unless `mixed` says
+/// to chart them together anyway.
+pub fn check_comparable(runs: &[Run], mixed: bool) -> Result<()> {
+    if runs.len() < 2 {
+        return Err(AnalysisError::Usage(
+            "compare needs two or more runs: for one run's charts and tables use `analysis report RUN`".into(),
+        ));
+    }
+    if !mixed && runs.iter().any(|r| r.config.reference_name() != runs[0].config.reference_name()) {
+        return Err(AnalysisError::MixedReferences(
+            runs.iter().map(|r| (r.dir.clone(), r.config.reference_name())).collect(),
+        ));
+    }
+    Ok(())
+}
+
 /// Writes `compare-raw` and `compare-smoothed` charts (PNG + SVG) and `compare.md` into `out`
-/// for `stat` of the combined score; returns the charts and the Markdown file.
-pub fn compare_runs(runs: &[Run], stat: EpochStatistic, out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
+/// for `stat` of the combined score; returns the charts and the Markdown file. The runs must
+/// pass [`check_comparable`] (`mixed`: whatever their reference players).
+pub fn compare_runs(runs: &[Run], stat: EpochStatistic, mixed: bool, out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
+    check_comparable(runs, mixed)?;
     let charts = vec![
         ChartFile {
             name: "compare-raw".into(),

@@ -49,6 +49,17 @@ pub enum AnalysisError {
     Chart(PathBuf, String),
     /// Arguments that do not make sense together.
     Usage(String),
+    /// Runs to compare that were benchmarked against different reference players.
+    MixedReferences(Vec<(PathBuf, String)>),
+    /// Epochs asked for that the run did not record.
+    EpochsNotRecorded {
+        /// The run directory.
+        run: PathBuf,
+        /// The epochs asked for and not recorded.
+        missing: Vec<u32>,
+        /// The first and last epochs recorded.
+        recorded: (u32, u32),
+    },
 }
 
 impl std::fmt::Display for AnalysisError {
@@ -71,6 +82,25 @@ impl std::fmt::Display for AnalysisError {
             AnalysisError::Write(p, e) => write!(f, "{}: {e}", p.display()),
             AnalysisError::Chart(p, why) => write!(f, "{}: cannot draw the chart: {why}", p.display()),
             AnalysisError::Usage(why) => write!(f, "{why}"),
+            AnalysisError::MixedReferences(runs) => {
+                let each: Vec<String> = runs.iter().map(|(dir, r)| format!("{} against {r}", dir.display())).collect();
+                write!(
+                    f,
+                    "the runs were benchmarked against different reference players ({}), so their scores are on \
+                     different scales: compare runs with the same reference, or give --mixed-references to chart \
+                     them together anyway",
+                    each.join(", ")
+                )
+            }
+            AnalysisError::EpochsNotRecorded { run, missing, recorded: (first, last) } => {
+                let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
+                write!(
+                    f,
+                    "--epochs: {} has no epoch {} (it records epochs {first} to {last}): choose epochs in that range",
+                    run.display(),
+                    missing.join(", ")
+                )
+            }
         }
     }
 }

@@ -25,9 +25,14 @@ pub fn fixed(x: f64, scale: f64) -> String {
 /// is cut to the epochs that exist, see [`smooth_centred`]).
 pub const SMOOTHING_HALF_WIDTH: usize = 2;
 
-/// The y axis of a benchmark chart.
+/// The y axis of a benchmark chart by colour (each series' legend gives its unit).
 pub fn score_axis(run: &Run) -> String {
     format!("benchmark score vs {} (points)", run.config.reference_name())
+}
+
+/// The y axis of a chart of combined scores against `reference`.
+fn combined_axis(reference: &str) -> String {
+    format!("combined score vs {reference} (points per match, max 398)")
 }
 
 fn color(kind: ScoreKind) -> (u8, u8, u8) {
@@ -158,7 +163,7 @@ pub fn overview_chart(run: &Run) -> Chart {
     Chart {
         title: format!("{}: combined benchmark score per epoch ({} epochs)", run.name, run.epochs.len()),
         x_label: "epoch (0 = initial random population)".into(),
-        y_label: score_axis(run),
+        y_label: combined_axis(&run.config.reference_name()),
         series,
         y_from_zero: true,
         x_whole: true,
@@ -209,15 +214,18 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
 }
 
 /// Several runs on one chart: one statistic of the combined score per epoch, raw or smoothed
-/// (smoothed adds each run's trend line, fitted to its raw values).
+/// (smoothed adds each run's trend line, fitted to its raw values). Runs benchmarked against
+/// different reference players name theirs in the legend.
 pub fn compare_chart(runs: &[Run], stat: EpochStatistic, smoothed: bool) -> Chart {
+    let reference = runs.first().map_or_else(String::new, |r| r.config.reference_name());
+    let mixed = runs.iter().any(|r| r.config.reference_name() != reference);
     let mut series = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let c = PALETTE[[2, 5, 3, 0, 4, 1, 6, 7][i % 8]];
         let (x, y) = epoch_values(run, stat, ScoreKind::Combined);
         let y = if smoothed { smooth_centred(&y, SMOOTHING_HALF_WIDTH) } else { y };
         series.push(Series {
-            label: run.name.clone(),
+            label: if mixed { format!("{} vs {}", run.name, run.config.reference_name()) } else { run.name.clone() },
             points: x.iter().copied().zip(y).collect(),
             color: c,
             style: style(x.len()),
@@ -236,7 +244,7 @@ pub fn compare_chart(runs: &[Run], stat: EpochStatistic, smoothed: bool) -> Char
     Chart {
         title: format!("{} combined benchmark score per epoch{what}", capitalised(stat.name())),
         x_label: "epoch".into(),
-        y_label: "combined benchmark score (points, max 398)".into(),
+        y_label: combined_axis(if mixed { "each run's reference" } else { &reference }),
         series,
         y_from_zero: true,
         x_whole: true,

@@ -1,10 +1,10 @@
 //! `analysis`: charts and tables from runs and match series. Parses flags and calls the library.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use loa_analysis::compare::compare_runs;
+use loa_analysis::compare::{check_comparable, compare_runs};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
-use loa_analysis::report::{matches_markdown, plot_series_blocks, write_report};
+use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
 use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +50,8 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Several runs on one chart and in one table.
+    /// Several runs on one chart and in one table (runs benchmarked against the same reference
+    /// player, unless --mixed-references).
     Compare {
         /// Two or more run directories.
         #[arg(required = true, num_args = 1..)]
@@ -58,6 +59,10 @@ enum Command {
         /// Which epoch statistic of the combined score to compare.
         #[arg(long, value_enum, default_value = "mean")]
         statistic: Statistic,
+        /// Chart runs benchmarked against different reference players together (refused
+        /// otherwise: their scores are on different scales); the legend names each one's.
+        #[arg(long)]
+        mixed_references: bool,
         /// Where to write (default: ./compare-analysis; never inside a run).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -112,11 +117,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Report { run, baseline, epochs, out } => {
             let loaded = load_run(&run)?;
             let series = baseline.iter().map(|b| load_series(b)).collect::<Result<Vec<_>>>()?;
+            check_epochs(&loaded, epochs.as_deref())?;
             let out = prepare(&out.unwrap_or_else(|| default_for_run(&run)), &[&run])?;
             println!("{}", write_report(&loaded, &series, epochs.as_deref(), &out)?.display());
         }
-        Command::Compare { runs, statistic, out } => {
+        Command::Compare { runs, statistic, mixed_references, out } => {
             let loaded = runs.iter().map(|r| load_run(r)).collect::<Result<Vec<_>>>()?;
+            check_comparable(&loaded, mixed_references)?;
             let dirs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
             let out = prepare(&out.unwrap_or_else(|| PathBuf::from("compare-analysis")), &dirs)?;
             let stat = match statistic {
@@ -124,7 +131,7 @@ fn run(cli: Cli) -> Result<()> {
                 Statistic::Mean => EpochStatistic::Mean,
                 Statistic::Median => EpochStatistic::Median,
             };
-            let (charts, md) = compare_runs(&loaded, stat, &out)?;
+            let (charts, md) = compare_runs(&loaded, stat, mixed_references, &out)?;
             for f in charts.into_iter().flat_map(|c| c.files) {
                 println!("{}", f.display());
             }

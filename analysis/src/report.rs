@@ -3,7 +3,7 @@
 
 use crate::charts::render;
 use crate::compare::evolved;
-use crate::error::Result;
+use crate::error::{AnalysisError, Result};
 use crate::figures::block_chart;
 use crate::matches::MatchSeries;
 use crate::output::write_text;
@@ -15,12 +15,24 @@ use std::path::{Path, PathBuf};
 
 /// Draws the run's charts into `out` and writes `out/report.md`; returns the report's path.
 /// `epochs` chooses the rows of the per-epoch tables (default: the best epoch and its
-/// neighbours).
+/// neighbours) and must pass [`check_epochs`].
 pub fn write_report(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u32]>, out: &Path) -> Result<PathBuf> {
+    check_epochs(run, epochs)?;
     let charts = plot_run(run, out)?;
     let path = out.join("report.md");
     write_text(&path, &report_markdown(run, baselines, epochs, &charts))?;
     Ok(path)
+}
+
+/// Refuses epochs `run` did not record, naming the range it did.
+pub fn check_epochs(run: &Run, epochs: Option<&[u32]>) -> Result<()> {
+    let missing: Vec<u32> =
+        epochs.unwrap_or_default().iter().copied().filter(|&e| !run.epochs.iter().any(|r| r.epoch == e)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let recorded = (run.epochs.first().map_or(0, |r| r.epoch), run.epochs.last().map_or(0, |r| r.epoch));
+    Err(AnalysisError::EpochsNotRecorded { run: run.dir.clone(), missing, recorded })
 }
 
 fn describe_run(run: &Run) -> String {
@@ -52,8 +64,8 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
         }
     }
     s.push_str(
-        "\nScores (docs/spec.md §6): a win in m plies scores 200 − m, a loss m, a tie 100; a benchmark match is one \
-         game as Black and one as White, combined max 398.\n\n## Charts\n\n",
+        "\nScores (docs/spec.md §6): a win in m plies scores 200 − m, a loss m, a tie 100 (per game, max 199); a benchmark \
+         match is one game as Black and one as White, combined max 398 (per match).\n\n## Charts\n\n",
     );
     for c in charts {
         s.push_str(&format!("![{}]({}.png)\n\n*{}.*\n\n", c.caption, c.name, c.caption));

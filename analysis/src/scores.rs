@@ -21,13 +21,14 @@ impl ScoreKind {
     /// All four, in the thesis's order.
     pub const ALL: [ScoreKind; 4] = [ScoreKind::Black, ScoreKind::White, ScoreKind::Combined, ScoreKind::Average];
 
-    /// A label for legends and tables.
+    /// A label for legends, with its unit: per game (at best a win in 1 ply, 199) or per
+    /// two-game match (398).
     pub fn label(self) -> &'static str {
         match self {
-            ScoreKind::Black => "as Black (max 200)",
-            ScoreKind::White => "as White (max 200)",
-            ScoreKind::Combined => "combined (max 398)",
-            ScoreKind::Average => "average of Black and White (max 199)",
+            ScoreKind::Black => "as Black: per game (max 199)",
+            ScoreKind::White => "as White: per game (max 199)",
+            ScoreKind::Combined => "combined, Black + White: per match (max 398)",
+            ScoreKind::Average => "average of Black and White: per game (max 199)",
         }
     }
 
@@ -247,5 +248,18 @@ mod tests {
         let o = Outcomes::of_epochs([&r]);
         assert_eq!((o.black.losses, o.white.ties, o.matches.losses), (3, 3, 3));
         assert_eq!(o.all_games().total(), 6);
+    }
+
+    #[test]
+    fn each_legend_gives_the_maximum_of_its_unit() {
+        // The best match there could be: a win in 1 ply as Black and as White, scored as the
+        // records score it.
+        let (black, white) = (g(Outcome::Win(Color::Black), 1), g(Outcome::Win(Color::White), 1));
+        let best = BenchmarkEntry::new(0, [black.score(Color::Black), white.score(Color::White)], [black, white]);
+        for kind in ScoreKind::ALL {
+            let label = kind.label();
+            let unit = if kind == ScoreKind::Combined { "per match" } else { "per game" };
+            assert!(label.contains(&format!("{unit} (max {})", kind.of(&best))), "{label}");
+        }
     }
 }

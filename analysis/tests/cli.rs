@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check_png, write_matches, write_run};
+use common::{check_png, check_svg, write_matches, write_run};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -140,4 +140,46 @@ fn matches_sets_series_side_by_side() {
     assert!(out.contains("A: net:3:best.json vs random:3; B: randomann:3 vs random:3."), "{out}");
     assert!(out.contains("| net:3:best.json vs random:3 | All games | 20 | 80 | 0 | 20.00 |"), "{out}");
     assert!(out.contains("## Welch's t-test: net:3:best.json vs random:3 against randomann:3 vs random:3"), "{out}");
+}
+
+#[test]
+fn compare_refuses_one_run_and_mixed_references_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    write_run(&a, 3);
+    write_run(&b, 3);
+    let config = std::fs::read_to_string(b.join("config.toml")).unwrap();
+    std::fs::write(b.join("config.toml"), config.replace("depth = 5", "depth = 3")).unwrap();
+    let out = dir.path().join("cmp");
+    let (a, b, o) = (a.to_str().unwrap(), b.to_str().unwrap(), out.to_str().unwrap());
+    let err = one_error_line(&analysis(&["compare", a, "--out", o]));
+    assert!(err.contains("two or more runs") && err.contains("analysis report RUN"), "{err}");
+    let err = one_error_line(&analysis(&["compare", a, b, "--out", o]));
+    assert!(err.contains(&format!("{a} against aloa:5, {b} against aloa:3")), "{err}");
+    assert!(err.contains("--mixed-references"), "{err}");
+    assert!(!out.exists(), "nothing is written for a refused comparison");
+    let ok = analysis(&["compare", a, b, "--out", o, "--mixed-references"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    check_svg(&out.join("compare-raw.svg"), "a vs aloa:5");
+    check_svg(&out.join("compare-raw.svg"), "b vs aloa:3");
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("| a | aloa:5 | 3 |") && md.contains("| b | aloa:3 | 3 |"), "{md}");
+}
+
+#[test]
+fn report_refuses_epochs_the_run_did_not_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    write_run(&run, 3);
+    let out = dir.path().join("rep");
+    for (epochs, missing) in [("99", "99"), ("2,3,7,8", "7, 8")] {
+        let o = analysis(&["report", run.to_str().unwrap(), "--epochs", epochs, "--out", out.to_str().unwrap()]);
+        let err = one_error_line(&o);
+        let expected = format!("{} has no epoch {missing} (it records epochs 0 to 3)", run.display());
+        assert!(err.contains(&expected) && err.contains("--epochs"), "{err}");
+        assert!(!out.exists(), "no empty report is written");
+    }
+    let o = analysis(&["report", run.to_str().unwrap(), "--epochs", "0,3", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(out.join("report.md")).unwrap().contains("## Epochs 0, 3 in detail"));
 }

@@ -29,9 +29,13 @@ fn charts_of_a_synthetic_run_are_valid_and_carry_text() {
     }
     let smoothed = std::fs::read_to_string(out.join("mean-smoothed.svg")).unwrap();
     assert!(smoothed.contains("points/epoch, 95% CI ["), "the legend gives the slope and its interval");
-    let (charts, md) = compare_runs(&[run.clone(), run], EpochStatistic::Median, &out).unwrap();
+    // Each legend entry gives its unit: one game or the two-game match.
+    for label in ["as Black: per game (max 199)", "combined, Black + White: per match (max 398)"] {
+        assert!(smoothed.contains(label), "no `{label}` in the legend");
+    }
+    let (charts, md) = compare_runs(&[run.clone(), run], EpochStatistic::Median, false, &out).unwrap();
     check_png(&charts[1].files[0], 20_000);
-    assert!(std::fs::read_to_string(md).unwrap().contains("| synthetic | 12 | 6 | 2 |"));
+    assert!(std::fs::read_to_string(md).unwrap().contains("| synthetic | aloa:5 | 12 | 6 | 2 |"));
 }
 
 #[test]

@@ -42,6 +42,11 @@ pub fn connect(url: &str, token: Option<&str>, tls_ca: Option<&[u8]>) -> Result<
         return Err(bad());
     }
     let https = endpoint.uri().scheme_str() == Some("https");
+    // A host that no name server knows is a typo, not a master yet to come: refused at once.
+    let host = endpoint.uri().host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+    let port = endpoint.uri().port_u16().unwrap_or(if https { 443 } else { 80 });
+    std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .map_err(|e| format!("cannot find the master's host {host:?} ({e}): check the host name in --master"))?;
     match (https, tls_ca) {
         (true, None) => return Err(format!("{url} is https: give the master's CA certificate with --tls-ca")),
         (false, Some(_)) => return Err(format!("--tls-ca needs an https:// master URL, not {url}")),
@@ -69,6 +74,18 @@ pub fn certificate_refused(status: &Status) -> Option<String> {
     std::iter::successors(std::error::Error::source(status), |e| e.source())
         .map(|e| e.to_string())
         .find(|message| message.contains("invalid peer certificate") || message.contains("UnknownIssuer"))
+}
+
+/// Why a call failed, in a few words: the innermost cause (an OS error by its kind, e.g.
+/// "connection refused"), else the status's message.
+pub fn reason(status: &Status) -> String {
+    match std::iter::successors(std::error::Error::source(status), |e| e.source()).last() {
+        Some(e) => match e.downcast_ref::<std::io::Error>() {
+            Some(io) if io.raw_os_error().is_some() => io.kind().to_string(),
+            _ => e.to_string(),
+        },
+        None => status.message().to_owned(),
+    }
 }
 
 /// Capped exponential back-off with jitter, so a thousand workers that lost the master do not

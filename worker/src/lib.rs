@@ -22,3 +22,8 @@ pub use control::{Control, WorkerHandle, spawn};
 pub use options::WorkerOptions;
 pub use report::{WorkerError, WorkerReport};
 pub use serve::run;
+
+/// "1 slot", "2 slots".
+pub fn slots(n: usize) -> String {
+    format!("{n} slot{}", if n == 1 { "" } else { "s" })
+}

@@ -1,21 +1,43 @@
 //! `worker`: joins a loa-evolve master and plays the tasks it hands out. Parses flags and calls
 //! the library.
 
-use clap::Parser;
+use clap::{CommandFactory, Parser, Subcommand};
 use loa_worker::{Control, WorkerOptions, run};
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "worker", version, about = "loa-evolve worker: plays tournaments for a master")]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     #[command(flatten)]
-    options: WorkerOptions,
+    options: Option<WorkerOptions>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the shell completion script for `worker`, e.g. `worker completions bash >
+    /// ~/.local/share/bash-completion/completions/worker`.
+    Completions { shell: clap_complete::Shell },
 }
 
 fn main() -> ExitCode {
+    let options = match Cli::parse() {
+        Cli { command: Some(Command::Completions { shell }), .. } => {
+            clap_complete::generate(shell, &mut Cli::command(), "worker", &mut std::io::stdout());
+            return ExitCode::SUCCESS;
+        }
+        Cli { options: Some(options), .. } => options,
+        // clap asks for --master before this: a fallback, not a path.
+        Cli { .. } => Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, "give --master").exit(),
+    };
+    if let Err(e) = options.check() {
+        eprintln!("worker: error: {e}");
+        return ExitCode::FAILURE;
+    }
     // SIGPIPE stays ignored, as Rust sets it: a worker talks to its master and peers over
     // sockets, and one whose peer went away must get EPIPE (a retry), not be killed.
-    let options = Cli::parse().options;
     let control = Control::default();
     let on_signal = control.clone();
     let installed = ctrlc::set_handler(move || {
@@ -29,7 +51,8 @@ fn main() -> ExitCode {
         eprintln!("worker: error: cannot install the Ctrl-C handler: {e}");
         return ExitCode::FAILURE;
     }
-    eprintln!("worker {}: {} slots, master {}", options.name, options.slots, options.master);
+    let (name, slots, master) = (&options.name, loa_worker::slots(options.slots), &options.master);
+    eprintln!("worker {name}: {slots}, joining the master at {master}");
     match run(options, control) {
         Ok(r) => {
             let why = if r.master_gone { "the master is gone" } else { "stopped" };

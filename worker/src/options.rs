@@ -1,5 +1,6 @@
 //! How to run a worker: the library's options and the `worker` binary's flags, one and the same.
 
+use crate::WorkerError;
 use std::time::Duration;
 
 /// The most player threads a worker runs: more than any machine's cores, and a bound on the
@@ -61,6 +62,25 @@ impl WorkerOptions {
         let flags = command.try_get_matches_from(["worker".to_owned(), format!("--master={}", master.into())]);
         // `--master=VALUE` takes any string, and every other flag has a default.
         flags.and_then(|f| WorkerOptions::from_arg_matches(&f)).expect("the flags' defaults parse")
+    }
+
+    /// Refuses options no worker can run with, naming the flag and its allowed values.
+    pub fn check(&self) -> Result<(), WorkerError> {
+        let bounded = [("--slots", self.slots, MAX_SLOTS), ("--batch", self.batch, loa_proto::MAX_TASKS_PER_MESSAGE)];
+        for (flag, value, most) in bounded {
+            if !(1..=most).contains(&value) {
+                return Err(WorkerError::Options(format!("{flag} must be in 1..={most}, got {value}")));
+            }
+        }
+        if let Some(host) = &self.peer_host {
+            // Checked as the master will, so a typo stops the worker at once, saying why.
+            loa_proto::convert::check_peer_address("--peer-host", &format!("{host}:1"))
+                .map_err(|e| WorkerError::Options(format!("--peer-host {host:?}: {}", e.problem)))?;
+            if self.peer_listen.is_none() {
+                return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
+            }
+        }
+        Ok(())
     }
 }
 

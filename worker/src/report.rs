@@ -15,7 +15,7 @@ pub struct WorkerReport {
     pub unknown: u64,
     /// Outcomes that could not be delivered.
     pub undelivered: u64,
-    /// It stopped because the master stayed unreachable for `give_up_after`.
+    /// It stopped because the master it had joined stayed unreachable for `give_up_after`.
     pub master_gone: bool,
     /// Networks that came with their weights.
     pub received: u64,
@@ -51,6 +51,18 @@ pub enum WorkerError {
     /// The master speaks another protocol version (the message names both).
     #[error("the master refused this worker: {0}")]
     Version(String),
+    /// The master never answered in the `give_up_after` seconds the worker waited.
+    #[error(
+        "never reached the master at {master} in {waited} s: {reason} (is it running, and is --master its address?)"
+    )]
+    NeverReached {
+        /// The master's URL.
+        master: String,
+        /// Seconds waited.
+        waited: u64,
+        /// Why the last attempt failed, e.g. "connection refused".
+        reason: String,
+    },
     /// Threads or the runtime could not start.
     #[error("cannot start: {0}")]
     Io(std::io::Error),

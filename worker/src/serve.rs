@@ -1,9 +1,9 @@
 //! A worker's life: connect, start the player threads and the network loops, stop, report.
 
 use crate::session::{Ended, Session};
-use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, options::MAX_SLOTS, players};
+use crate::{Control, WorkerError, WorkerOptions, WorkerReport, client, players};
+use loa_proto::cache::ChromosomeCache;
 use loa_proto::peers::{PeerService, PeerToken, Peers};
-use loa_proto::{MAX_TASKS_PER_MESSAGE, cache::ChromosomeCache};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,22 +15,10 @@ async fn stopped(control: &Control) {
     }
 }
 
-/// Runs a worker until stopped, refused, or (with `give_up_after`) the master is gone.
+/// Runs a worker until stopped, refused, or (with `give_up_after`) the master is gone; a master
+/// never reached in that time is [`WorkerError::NeverReached`].
 pub fn run(options: WorkerOptions, control: Control) -> Result<WorkerReport, WorkerError> {
-    let bounded = [("--slots", options.slots, MAX_SLOTS), ("--batch", options.batch, MAX_TASKS_PER_MESSAGE)];
-    for (flag, value, most) in bounded {
-        if !(1..=most).contains(&value) {
-            return Err(WorkerError::Options(format!("{flag} must be in 1..={most}, got {value}")));
-        }
-    }
-    if let Some(host) = &options.peer_host {
-        // Checked as the master will, so a typo stops the worker at once, saying why.
-        loa_proto::convert::check_peer_address("--peer-host", &format!("{host}:1"))
-            .map_err(|e| WorkerError::Options(format!("--peer-host {host:?}: {}", e.problem)))?;
-        if options.peer_listen.is_none() {
-            return Err(WorkerError::Options("--peer-host needs --peer-listen".into()));
-        }
-    }
+    options.check()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(WorkerError::Io)?;
     runtime.block_on(serve(options, control))
 }
@@ -57,6 +45,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         control: control.clone(),
         local: Arc::clone(&local),
         last_contact: Mutex::new(Instant::now()),
+        told_unreachable: Mutex::new(None),
         report: Mutex::default(),
         salt,
         cache,

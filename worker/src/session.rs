@@ -21,6 +21,8 @@ use tonic::Code;
 
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
+/// How often a worker that cannot reach the master says so again.
+const SAY_EVERY: Duration = Duration::from_secs(30);
 /// Tasks held per slot (one playing, the rest waiting), so players never wait for a round trip.
 const AHEAD: usize = 2;
 
@@ -32,6 +34,8 @@ pub struct Session {
     pub local: Arc<Local>,
     /// When the master last answered.
     pub last_contact: Mutex<Instant>,
+    /// When the worker last said it cannot reach the master (`None` since it registered).
+    pub told_unreachable: Mutex<Option<Instant>>,
     pub report: Mutex<WorkerReport>,
     /// Varies the back-off's jitter per worker.
     pub salt: u64,
@@ -54,7 +58,8 @@ pub enum Ended {
     Stopped,
     /// The master has been unreachable for longer than `give_up_after`.
     MasterGone,
-    /// Retrying cannot help: a wrong token, an untrusted certificate, another protocol version.
+    /// Retrying cannot help (a wrong token, an untrusted certificate, another protocol version),
+    /// or a master never reached in `give_up_after`.
     Failed(WorkerError),
 }
 
@@ -73,6 +78,10 @@ impl Session {
 
     fn record(&self, f: impl FnOnce(&mut WorkerReport)) {
         f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    fn registrations(&self) -> u64 {
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).registrations
     }
 
     /// Whether the worker is killed, or stopping and has tried to deliver what it finished for
@@ -99,10 +108,41 @@ impl Session {
             return Ok(Duration::ZERO);
         }
         let since = self.last_contact.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
-        if self.options.give_up_after.is_some_and(|patience| since > patience) {
-            return Err(Ended::MasterGone);
+        let (reason, registered) = (crate::client::reason(status), self.registrations() > 0);
+        if let Some(patience) = self.options.give_up_after.filter(|&patience| since > patience) {
+            let (master, waited) = (self.options.master.clone(), patience.as_secs());
+            return Err(if registered {
+                Ended::MasterGone
+            } else {
+                Ended::Failed(WorkerError::NeverReached { master, waited, reason })
+            });
         }
+        self.tell_unreachable(&reason, since, registered);
         Ok(backoff.pause())
+    }
+
+    /// Says that the master cannot be reached, why and for how long the worker keeps trying: at
+    /// the first failure since it registered, and every [`SAY_EVERY`] while failures go on.
+    fn tell_unreachable(&self, reason: &str, since: Duration, registered: bool) {
+        let mut told = self.told_unreachable.lock().unwrap_or_else(|p| p.into_inner());
+        if told.is_some_and(|t| t.elapsed() < SAY_EVERY) {
+            return;
+        }
+        let master = &self.options.master;
+        let what = match (*told, registered) {
+            (Some(_), _) => format!("still cannot reach the master at {master} after {} s", since.as_secs()),
+            (None, true) => format!("lost the master at {master}"),
+            (None, false) => format!("cannot reach the master at {master}"),
+        };
+        let plan = match self.options.give_up_after {
+            _ if self.control.stopping() => {
+                format!("for {} s at most to deliver what it finished", FLUSH_LIMIT.as_secs())
+            }
+            Some(p) => format!("for {:.0} s more (--give-up-after)", p.saturating_sub(since).as_secs_f64()),
+            None => "until it answers (--give-up-after SECONDS sets a limit)".to_owned(),
+        };
+        eprintln!("worker: {what}: {reason}; retrying {plan}");
+        *told = Some(Instant::now());
     }
 
     /// Registers; returns the worker id and the heartbeat period (a third of the lease time).
@@ -125,6 +165,10 @@ impl Session {
                     self.peer_token.set(&reply.peer_token);
                     self.contact();
                     self.record(|r| r.registrations += 1);
+                    *self.told_unreachable.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    let again = if self.registrations() > 1 { " again" } else { "" };
+                    let (master, id, slots) = (&self.options.master, reply.worker_id, crate::slots(self.options.slots));
+                    eprintln!("worker: registered{again} with {master} as worker {id}, {slots}");
                     backoff.reset();
                     let lease = Duration::from_secs(u64::from(reply.lease_seconds.max(1)));
                     return Ok((reply.worker_id, lease / 3));
