@@ -43,6 +43,18 @@ pub struct RunState {
     pub epochs: Vec<EpochReport>,
     /// The selection scheme's state, as it saved it ([`Scheme::save`]).
     pub scheme_state: Vec<u8>,
+    /// The compute the run has spent so far; stored only by runs that validate (whose
+    /// validation lines report it), zero from checkpoints without it.
+    pub clock: RunClock,
+}
+
+/// The compute a run has spent, summed over its sessions (`run::clock`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunClock {
+    /// CPU seconds of the master's process (user + system).
+    pub cpu_seconds: f64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
 }
 
 /// The state as a format-7 payload holds it, after the configuration (layout 1).
@@ -164,7 +176,12 @@ impl RunState {
             scheme: self.config.selection.scheme.name.clone(),
             scheme_state: self.scheme_state.clone(),
         };
-        let payload = codec::encode(&(config, STATE_LAYOUT, stored)).map_err(EncodeError::State)?;
+        let mut payload = codec::encode(&(config, STATE_LAYOUT, stored)).map_err(EncodeError::State)?;
+        // Only runs that validate report their compute: the others' checkpoints stay the bytes
+        // they were, identical for any number of workers.
+        if self.config.validation.is_some() {
+            payload.extend(codec::encode(&self.clock).map_err(EncodeError::State)?);
+        }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -210,11 +227,15 @@ impl RunState {
         if crc32fast::hash(payload) != crc {
             return Err(CheckpointError::Checksum(p()));
         }
-        let (config, stored) = match version {
+        let (config, stored, clock) = match version {
             FORMAT_VERSION => decode_payload(payload, path)?,
-            old => legacy::read(old, payload).map_err(|e| CheckpointError::Legacy(p(), e))?,
+            old => {
+                let (config, stored) = legacy::read(old, payload).map_err(|e| CheckpointError::Legacy(p(), e))?;
+                (config, stored, RunClock::default())
+            }
         };
-        RunState::from_stored(&config, stored).map_err(|e| CheckpointError::Invalid(p(), e))
+        let state = RunState::from_stored(&config, stored).map_err(|e| CheckpointError::Invalid(p(), e))?;
+        Ok(RunState { clock, ..state })
     }
 
     /// The state a checkpoint holds (the configuration's TOML text and the rest), checked: the
@@ -234,6 +255,7 @@ impl RunState {
             population: s.population,
             epochs: s.epochs,
             scheme_state: s.scheme_state,
+            clock: RunClock::default(),
         };
         state.scheme()?;
         Ok(state)
@@ -256,15 +278,19 @@ impl RunState {
     }
 }
 
-/// The configuration's TOML text and the state of a format-7 payload.
-fn decode_payload(payload: &[u8], path: &Path) -> Result<(String, Stored), CheckpointError> {
+/// The configuration's TOML text, the state and the clock of a format-7 payload (a payload
+/// without a clock after the state, as runs without validation and older builds write, has a
+/// zero clock).
+fn decode_payload(payload: &[u8], path: &Path) -> Result<(String, Stored, RunClock), CheckpointError> {
     let undecodable = |e| CheckpointError::Decode(path.to_path_buf(), e);
     let ((config, layout), used): ((String, u32), usize) = codec::decode_prefix(payload).map_err(undecodable)?;
     if layout != STATE_LAYOUT {
         return Err(CheckpointError::Layout(path.to_path_buf(), layout));
     }
-    let state = codec::decode(&payload[used..]).map_err(undecodable)?;
-    Ok((config, state))
+    let (state, more): (Stored, usize) = codec::decode_prefix(&payload[used..]).map_err(undecodable)?;
+    let rest = &payload[used + more..];
+    let clock = if rest.is_empty() { RunClock::default() } else { codec::decode(rest).map_err(undecodable)? };
+    Ok((config, state, clock))
 }
 
 #[cfg(test)]
@@ -291,6 +317,7 @@ mod tests {
             population: population.iter().cloned().map(StoredIndividual::from).collect(),
             epochs: Vec::new(),
             scheme_state,
+            clock: RunClock::default(),
         }
     }
 
@@ -385,6 +412,31 @@ mod tests {
         assert!(err.contains("new.ckpt: state layout 2, this build reads layout 1"), "{err}");
         let err = RunState::decode(&rewrap(8, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
         assert!(err.contains("format version 8, this build reads 1 to 7"), "{err}");
+    }
+
+    #[test]
+    fn only_runs_that_validate_store_their_clock_and_a_payload_without_one_reads_as_zero() {
+        let clock = RunClock { cpu_seconds: 12.5, wall_seconds: 7.25 };
+        // Without validation the clock is not stored: the bytes are those of a zero clock.
+        let plain = RunState { clock, ..state("") };
+        let bytes = plain.encode().unwrap();
+        assert_eq!(bytes, state("").encode().unwrap());
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap().clock, RunClock::default());
+        // With validation it follows the state, and reads back.
+        let mut validating = RunState { clock, ..state("") };
+        validating.config.validation =
+            Some(crate::config::ValidationConfig { opponents: vec!["aloa:1".into()], ..Default::default() });
+        let bytes = validating.encode().unwrap();
+        assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), validating);
+        // A format-7 checkpoint without the clock (as older builds wrote) reads with a zero one.
+        let without = RunState { clock: RunClock::default(), ..validating.clone() };
+        let cut = &bytes[HEADER..bytes.len() - codec::encode(&clock).unwrap().len()];
+        assert_eq!(RunState::decode(&rewrap(7, cut), Path::new("x")).unwrap(), without);
+        // Bytes after the clock are refused.
+        let mut padded = bytes[HEADER..].to_vec();
+        padded.push(0);
+        let err = RunState::decode(&rewrap(7, &padded), Path::new("pad.ckpt")).unwrap_err().to_string();
+        assert!(err.contains("pad.ckpt: cannot decode") && err.contains("left over"), "{err}");
     }
 
     #[test]
