@@ -31,6 +31,9 @@ pub enum Style {
     LineAndDots,
     /// A dashed line (trend lines).
     Dashed,
+    /// A shaded area, not in the legend (an interval): the points go along its lower edge
+    /// from left to right, then back along its upper edge.
+    Band,
 }
 
 /// One labelled series of (x, y) points; points with a NaN are left out.
@@ -101,14 +104,28 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
         (y0, y1) = (y0 - 1.0, y1 + 1.0);
     }
     let pad = if chart.y_from_zero { 0.0 } else { 0.05 * (y1 - y0) };
-    let legend_room = if chart.series.len() > 1 { 0.1 * chart.series.len() as f64 + 0.05 } else { 0.08 };
+    let listed = legend_entries(chart);
+    let legend_room = if listed > 1 { 0.1 * listed as f64 + 0.05 } else { 0.08 };
     // A little room left and right so the first and last points are not cut by the frame.
     let x_pad = 0.02 * (x1 - x0);
     ((x0 - x_pad, x1 + x_pad), (y0 - pad, y1 + (y1 - y0) * legend_room))
 }
 
+/// The series the legend lists (every one but the bands).
+fn legend_entries(chart: &Chart) -> usize {
+    chart.series.iter().filter(|s| s.style != Style::Band).count()
+}
+
+/// A tick's label: whole numbers without decimals, others with one, or two where one would
+/// print two ticks alike (0.05 apart).
 fn tick(x: &f64, whole: bool) -> String {
-    if whole || x.fract().abs() < 1e-9 { format!("{:.0}", x.round()) } else { format!("{x:.1}") }
+    if whole || x.fract().abs() < 1e-9 {
+        format!("{:.0}", x.round())
+    } else if ((10.0 * x).round() - 10.0 * x).abs() < 1e-6 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 /// Draws `chart` on `area` (any backend).
@@ -155,11 +172,17 @@ pub fn draw<DB: DrawingBackend>(
         let width = if s.points.len() > 100 { 1 } else { px(2.0).max(1) };
         let style = color.stroke_width(width);
         let points: Vec<(f64, f64)> = finite(&s.points).collect();
+        if s.style == Style::Band {
+            ctx.draw_series(std::iter::once(Polygon::new(points, color.mix(0.18).filled()))).map_err(err)?;
+            continue;
+        }
         let legend = match s.style {
             Style::Dashed => {
                 ctx.draw_series(DashedLineSeries::new(points.clone(), px(10.0), px(6.0), style)).map_err(err)?
             }
-            Style::Line | Style::LineAndDots => ctx.draw_series(LineSeries::new(points.clone(), style)).map_err(err)?,
+            Style::Line | Style::LineAndDots | Style::Band => {
+                ctx.draw_series(LineSeries::new(points.clone(), style)).map_err(err)?
+            }
         };
         // The legend's sample: a solid stroke, or two dashes for a dashed series.
         let gap = if s.style == Style::Dashed { 3 } else { 0 };
@@ -173,7 +196,7 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
     // One series needs no legend: the title names it.
-    if chart.series.len() > 1 {
+    if legend_entries(chart) > 1 {
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
             .label_font((FAMILY, px(15.0) as f64))

@@ -51,6 +51,9 @@ pub enum AnalysisError {
     Usage(String),
     /// Runs to compare that were benchmarked against different reference players.
     MixedReferences(Vec<(PathBuf, String)>),
+    /// A run without `validation.jsonl` (it has no `[validation]` section, or has not validated
+    /// yet).
+    NoValidation(PathBuf),
     /// Epochs asked for that the run did not record.
     EpochsNotRecorded {
         /// The run directory.
@@ -82,6 +85,12 @@ impl std::fmt::Display for AnalysisError {
             AnalysisError::Write(p, e) => write!(f, "{}: {e}", p.display()),
             AnalysisError::Chart(p, why) => write!(f, "{}: cannot draw the chart: {why}", p.display()),
             AnalysisError::Usage(why) => write!(f, "{why}"),
+            AnalysisError::NoValidation(run) => write!(
+                f,
+                "{}: no validation.jsonl: a run validates only with a [validation] section in its configuration \
+                 (docs/config.md), from its first benchmark on; leave this run out",
+                run.display()
+            ),
             AnalysisError::MixedReferences(runs) => {
                 let each: Vec<String> = runs.iter().map(|(dir, r)| format!("{} against {r}", dir.display())).collect();
                 write!(

@@ -6,6 +6,7 @@
 //!   also while it is still being written.
 //! - [`config`]: the few configuration fields used ([`RunConfig`]).
 //! - [`mod@matches`]: a `loa match --out` file ([`MatchSeries`]).
+//! - [`validation`]: a run's `validation.jsonl` ([`validation::ValidationRun`]).
 //!
 //! Numbers:
 //! - [`stats`]: mean, median, sample standard deviation, centred smoothing, least-squares trend,
@@ -15,7 +16,7 @@
 //! Output:
 //! - [`charts`]: line charts as PNG and SVG with an embedded font; [`figures`]: the thesis's
 //!   figures as charts; [`tables`]: the thesis's tables as Markdown.
-//! - [`plot`], [`report`], [`compare`]: what the `analysis` subcommands write;
+//! - [`plot`], [`report`], [`compare`], [`validation`]: what the `analysis` subcommands write;
 //!   [`output`]: where (never inside a run directory).
 //! - [`error`]: every failure as one line naming the file and line ([`AnalysisError`]).
 
@@ -34,6 +35,7 @@ pub mod run;
 pub mod scores;
 pub mod stats;
 pub mod tables;
+pub mod validation;
 
 pub use config::RunConfig;
 pub use error::{AnalysisError, Result};

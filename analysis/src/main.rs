@@ -5,6 +5,7 @@ use loa_analysis::compare::{check_comparable, compare_runs};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
 use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
+use loa_analysis::validation::{ValidationRun, validation_charts};
 use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,6 +65,17 @@ enum Command {
         #[arg(long)]
         mixed_references: bool,
         /// Where to write (default: ./compare-analysis; never inside a run).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Strength against compute from runs' `validation.jsonl`: for each held-out opponent, the
+    /// win rate against CPU time and against wall time, one line per run with its 95 % interval
+    /// as a band, and a table of each run's last and best validation.
+    Validation {
+        /// One or more run directories (runs with a `[validation]` section).
+        #[arg(required = true, num_args = 1..)]
+        runs: Vec<PathBuf>,
+        /// Where to write (default: ./validation-analysis; never inside a run).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -132,6 +144,19 @@ fn run(cli: Cli) -> Result<()> {
                 Statistic::Median => EpochStatistic::Median,
             };
             let (charts, md) = compare_runs(&loaded, stat, mixed_references, &out)?;
+            for f in charts.into_iter().flat_map(|c| c.files) {
+                println!("{}", f.display());
+            }
+            println!("{}", md.display());
+        }
+        Command::Validation { runs, out } => {
+            let loaded = runs.iter().map(|r| ValidationRun::load(r)).collect::<Result<Vec<_>>>()?;
+            for run in &loaded {
+                note_all(&run.notes);
+            }
+            let dirs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
+            let out = prepare(&out.unwrap_or_else(|| PathBuf::from("validation-analysis")), &dirs)?;
+            let (charts, md) = validation_charts(&loaded, &out)?;
             for f in charts.into_iter().flat_map(|c| c.files) {
                 println!("{}", f.display());
             }

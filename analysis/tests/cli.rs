@@ -183,3 +183,41 @@ fn report_refuses_epochs_the_run_did_not_record() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::read_to_string(out.join("report.md")).unwrap().contains("## Epochs 0, 3 in detail"));
 }
+
+#[test]
+fn validation_charts_each_opponent_for_any_set_of_runs_and_refuses_a_run_without_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, bare) = (dir.path().join("es"), dir.path().join("ga"), dir.path().join("bare"));
+    let line = |epoch: u32, opponent: &str, wins: u32, seconds: f64| {
+        let mut r = loa_records::ValidationRecord::new(epoch, u64::from(epoch), 1, opponent, [wins, 20 - wins, 0]);
+        (r.cpu_seconds, r.wall_seconds) = (2.0 * seconds, seconds);
+        r
+    };
+    for (run, wins) in [(&a, 4), (&b, 1)] {
+        std::fs::create_dir_all(run).unwrap();
+        let lines: Vec<_> = (0..4u32)
+            .flat_map(|e| {
+                [line(e, "aloa:3", wins * e, 600.0 * f64::from(e)), line(e, "random:3", 10 + e, 600.0 * f64::from(e))]
+            })
+            .collect();
+        loa_records::jsonl::write_lines(&run.join("validation.jsonl"), &lines).unwrap();
+    }
+    std::fs::create_dir_all(&bare).unwrap();
+    let out = dir.path().join("strength");
+    let (a, b, o) = (a.to_str().unwrap(), b.to_str().unwrap(), out.to_str().unwrap());
+    let err = one_error_line(&analysis(&["validation", a, bare.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("bare: no validation.jsonl") && err.contains("[validation]"), "{err}");
+    let ok = analysis(&["validation", a, b, "--out", o]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    for n in [1, 2] {
+        check_png(&out.join(format!("validation-{n}.png")), 20_000);
+    }
+    check_svg(&out.join("validation-1.svg"), "win rate against aloa:3 by CPU time");
+    check_svg(&out.join("validation-1.svg"), "wall-clock time (minutes)");
+    check_svg(&out.join("validation-2.svg"), "strength against random:3");
+    let md = std::fs::read_to_string(out.join("validation.md")).unwrap();
+    // es's last line against aloa:3: 12 of 20 at 30 wall minutes; the Wilson interval of 12/20
+    // by the formula in Python's decimal at 40 digits is 38.658-78.119 %.
+    assert!(md.contains("| es | aloa:3 | 3 | 20 | 60.0 | 38.7-78.1 | 60.00 | 30.00 | 60.0 | 3 |"), "{md}");
+    assert!(md.contains("| ga | aloa:3 | 3 | 20 | 15.0 |"), "{md}");
+}

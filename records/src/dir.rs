@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 /// RUN/checkpoints/latest.ckpt      the state after the last finished step
 /// RUN/generations.jsonl            one GenerationRecord per generation
 /// RUN/epochs.jsonl                 one EpochReport per epoch (epoch 0: the initial population)
+/// RUN/validation.jsonl             ValidationRecords, with a `[validation]` section only
 /// RUN/run.log                      the human-readable log
 /// ```
 #[derive(Clone, Debug)]
@@ -45,6 +46,10 @@ impl RunDir {
     /// One JSON line per epoch.
     pub fn epochs(&self) -> PathBuf {
         self.root.join("epochs.jsonl")
+    }
+    /// The validation lines (runs with a `[validation]` section).
+    pub fn validation(&self) -> PathBuf {
+        self.root.join("validation.jsonl")
     }
     /// The human-readable log.
     pub fn log(&self) -> PathBuf {

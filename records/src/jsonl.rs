@@ -75,6 +75,21 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// is left as it was (it was damaged some other way, and dropping it would lose records
 /// silently). A missing file is fine.
 pub fn truncate_after(path: &Path, generation: u64) -> std::io::Result<()> {
+    truncate_by(path, "generation", generation)
+}
+
+/// [`truncate_after`] by the lines' `epoch`: keeps those of epochs up to `epoch`, or none for
+/// `None` (not even epoch 0 is finished).
+pub fn truncate_after_epoch(path: &Path, epoch: Option<u32>) -> std::io::Result<()> {
+    match epoch {
+        Some(epoch) => truncate_by(path, "epoch", u64::from(epoch)),
+        None if path.exists() => write_atomically(path, b""),
+        None => Ok(()),
+    }
+}
+
+/// Keeps the lines whose number `key` is at most `max` (see [`truncate_after`]).
+fn truncate_by(path: &Path, key: &str, max: u64) -> std::io::Result<()> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -83,18 +98,17 @@ pub fn truncate_after(path: &Path, generation: u64) -> std::io::Result<()> {
     let lines = BufReader::new(file).lines().collect::<std::io::Result<Vec<String>>>()?;
     let mut kept = String::new();
     for (i, line) in lines.iter().enumerate() {
-        let value: Option<u64> = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v.get("generation").and_then(|g| g.as_u64()));
+        let value: Option<u64> =
+            serde_json::from_str::<serde_json::Value>(line).ok().and_then(|v| v.get(key).and_then(|g| g.as_u64()));
         match value {
-            Some(g) if g <= generation => {
+            Some(g) if g <= max => {
                 kept.push_str(line);
                 kept.push('\n');
             }
             Some(_) => {}
             None if i + 1 == lines.len() => {}
             None => {
-                let why = format!("line {}: not a record with a generation, and not the last (torn) line", i + 1);
+                let why = format!("line {}: not a record with `{key}`, and not the last (torn) line", i + 1);
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
             }
         }
@@ -267,5 +281,27 @@ mod tests {
         let err = truncate_after(&path, 2).unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
         assert_eq!(fs::read_to_string(&path).unwrap(), damaged);
+    }
+
+    #[test]
+    fn truncation_by_epoch_keeps_the_lines_of_earlier_epochs_whatever_their_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.jsonl");
+        let lines = "{\"epoch\":0,\"generation\":0}\n{\"epoch\":1,\"generation\":2}\n{\"epoch\":2,\"generation\":4}\n";
+        fs::write(&path, lines).unwrap();
+        // Generation 4 is checkpointed but epoch 2's benchmark is pending: its line goes.
+        truncate_after_epoch(&path, Some(1)).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\"epoch\":0,\"generation\":0}\n{\"epoch\":1,\"generation\":2}\n"
+        );
+        fs::write(&path, "{\"generation\":1}\n{\"epoch\":0}\n").unwrap();
+        let err = truncate_after_epoch(&path, Some(1)).unwrap_err();
+        assert!(err.to_string().contains("line 1: not a record with `epoch`"), "{err}");
+        // Before the first benchmark no epoch is finished: no line stays.
+        truncate_after_epoch(&path, None).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "");
+        truncate_after_epoch(&dir.path().join("missing.jsonl"), None).unwrap();
+        assert!(!dir.path().join("missing.jsonl").exists());
     }
 }

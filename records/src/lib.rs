@@ -5,6 +5,8 @@
 //!   [`EpochReport`]).
 //! - [`mod@matches`]: the lines of a `loa match --out` file ([`MatchLine`]: one per game, then the
 //!   series' totals).
+//! - [`validation`]: the lines of `validation.jsonl` ([`ValidationRecord`]), and
+//!   [`interval`], the Wilson interval they carry.
 //! - [`dir`]: the layout of a run directory ([`RunDir`]).
 //! - [`jsonl`]: JSON-lines files: appending, reading (a torn last line is reported, not fatal),
 //!   cutting back after a resume, atomic writes; every line carries [`FORMAT_VERSION`].
@@ -16,12 +18,15 @@
 
 pub mod dir;
 pub mod game;
+pub mod interval;
 pub mod jsonl;
 pub mod matches;
 pub mod run;
+pub mod validation;
 
 pub use dir::RunDir;
 pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
 pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
 pub use matches::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
 pub use run::{BenchmarkEntry, EpochReport, FitnessSummary, GenerationRecord, TournamentRecord, WorkerRecord};
+pub use validation::{VALIDATION_TIMING, ValidationRecord};

@@ -258,3 +258,31 @@ fn a_master_stopped_and_resumed_on_its_port_gets_its_workers_back() {
     assert!(reports.iter().all(|r| r.registrations == 2), "{reports:?}");
     assert!(reports.iter().map(|r| r.accepted).sum::<u64>() > 0, "{reports:?}");
 }
+
+#[test]
+fn a_run_that_validates_on_remote_workers_writes_the_validation_lines_of_an_embedded_run() {
+    let (_tmp, reference, cluster) = dirs();
+    let mut config = tiny(2, 1);
+    config.validation = Some(loa_master::config::ValidationConfig {
+        opponents: vec!["aloa:1".into(), "random:1".into()],
+        matches: 6,
+        seed: 9,
+        ..Default::default()
+    });
+    let expected = embedded(&config, &reference);
+    let m = master(&config, &cluster, Duration::from_secs(5));
+    let workers: Vec<_> = (0..2).map(|i| worker(m.addr, &format!("w{i}"), TOKEN)).collect();
+    assert_eq!(m.thread.join().unwrap(), expected);
+    let accepted: u64 = workers.into_iter().map(|w| w.stop().unwrap().accepted).sum();
+    // 4 generations of 4 tournaments, 3 benchmarks of 4 individuals, and 3 validations of
+    // 2 opponents × 2 tasks (3 openings, 2 a task).
+    assert_eq!(accepted, 16 + 12 + 12);
+    let lines = |dir: &std::path::Path| {
+        let records = loa_records::jsonl::read::<loa_records::ValidationRecord>(&RunDir::new(dir).validation());
+        records.unwrap().records.iter().map(loa_records::ValidationRecord::deterministic_part).collect::<Vec<_>>()
+    };
+    let expected_lines = lines(&reference);
+    assert_eq!(expected_lines.len(), 6);
+    assert_eq!(lines(&cluster), expected_lines);
+    assert_eq!(read(&RunDir::new(&cluster).epochs()), read(&RunDir::new(&reference).epochs()));
+}

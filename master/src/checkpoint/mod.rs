@@ -43,6 +43,18 @@ pub struct RunState {
     pub epochs: Vec<EpochReport>,
     /// The selection scheme's state, as it saved it ([`Scheme::save`]).
     pub scheme_state: Vec<u8>,
+    /// The compute the run has spent so far; stored only by runs that validate (whose
+    /// validation lines report it), zero from checkpoints without it.
+    pub clock: RunClock,
+}
+
+/// The compute a run has spent, summed over its sessions (`run::clock`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunClock {
+    /// CPU seconds of the master's process (user + system).
+    pub cpu_seconds: f64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
 }
 
 /// The state as a format-7 payload holds it, after the configuration (layout 1).
@@ -164,7 +176,12 @@ impl RunState {
             scheme: self.config.selection.scheme.name.clone(),
             scheme_state: self.scheme_state.clone(),
         };
-        let payload = codec::encode(&(config, STATE_LAYOUT, stored)).map_err(EncodeError::State)?;
+        let mut payload = codec::encode(&(config, STATE_LAYOUT, stored)).map_err(EncodeError::State)?;
+        // Only runs that validate report their compute: the others' checkpoints stay the bytes
+        // they were, identical for any number of workers.
+        if self.config.validation.is_some() {
+            payload.extend(codec::encode(&self.clock).map_err(EncodeError::State)?);
+        }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -210,11 +227,15 @@ impl RunState {
         if crc32fast::hash(payload) != crc {
             return Err(CheckpointError::Checksum(p()));
         }
-        let (config, stored) = match version {
+        let (config, stored, clock) = match version {
             FORMAT_VERSION => decode_payload(payload, path)?,
-            old => legacy::read(old, payload).map_err(|e| CheckpointError::Legacy(p(), e))?,
+            old => {
+                let (config, stored) = legacy::read(old, payload).map_err(|e| CheckpointError::Legacy(p(), e))?;
+                (config, stored, RunClock::default())
+            }
         };
-        RunState::from_stored(&config, stored).map_err(|e| CheckpointError::Invalid(p(), e))
+        let state = RunState::from_stored(&config, stored).map_err(|e| CheckpointError::Invalid(p(), e))?;
+        Ok(RunState { clock, ..state })
     }
 
     /// The state a checkpoint holds (the configuration's TOML text and the rest), checked: the
@@ -234,6 +255,7 @@ impl RunState {
             population: s.population,
             epochs: s.epochs,
             scheme_state: s.scheme_state,
+            clock: RunClock::default(),
         };
         state.scheme()?;
         Ok(state)
@@ -256,156 +278,20 @@ impl RunState {
     }
 }
 
-/// The configuration's TOML text and the state of a format-7 payload.
-fn decode_payload(payload: &[u8], path: &Path) -> Result<(String, Stored), CheckpointError> {
+/// The configuration's TOML text, the state and the clock of a format-7 payload (a payload
+/// without a clock after the state, as runs without validation and older builds write, has a
+/// zero clock).
+fn decode_payload(payload: &[u8], path: &Path) -> Result<(String, Stored, RunClock), CheckpointError> {
     let undecodable = |e| CheckpointError::Decode(path.to_path_buf(), e);
     let ((config, layout), used): ((String, u32), usize) = codec::decode_prefix(payload).map_err(undecodable)?;
     if layout != STATE_LAYOUT {
         return Err(CheckpointError::Layout(path.to_path_buf(), layout));
     }
-    let state = codec::decode(&payload[used..]).map_err(undecodable)?;
-    Ok((config, state))
+    let (state, more): (Stored, usize) = codec::decode_prefix(&payload[used..]).map_err(undecodable)?;
+    let rest = &payload[used + more..];
+    let clock = if rest.is_empty() { RunClock::default() } else { codec::decode(rest).map_err(undecodable)? };
+    Ok((config, state, clock))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::SchemeConfig;
-    use crate::generation::initial_population;
-    use crate::selection::{SchemeState, evolution_strategies};
-    use loa_engine::network::Topology;
-
-    /// A state at generation 0 of a run whose `[selection]` is `selection`, on 2 individuals.
-    fn state(selection: &str) -> RunState {
-        let text = format!("population = 2\n{selection}");
-        let config = selection::normalized(&ExperimentConfig::from_toml(&text).unwrap()).unwrap();
-        let (mut rng, mut serials) = (GaRng::from_seed(4), SerialCounter::default());
-        let population = initial_population(&config, Topology::default(), &mut rng, &mut serials).unwrap();
-        let scheme_state = selection::build(&config).unwrap().save().unwrap();
-        RunState {
-            config,
-            generation: 0,
-            epoch: 0,
-            serials,
-            rng,
-            population: population.iter().cloned().map(StoredIndividual::from).collect(),
-            epochs: Vec::new(),
-            scheme_state,
-        }
-    }
-
-    /// `payload` under a header of format `version`.
-    fn rewrap(version: u32, payload: &[u8]) -> Vec<u8> {
-        let mut out = MAGIC.to_vec();
-        out.extend_from_slice(&version.to_le_bytes());
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-        out.extend_from_slice(payload);
-        out
-    }
-
-    const ES_ADAM: &str = "[selection.scheme.evolution-strategies]\nopponents = 1\noptimizer = \"adam\"\n\
-                           hall_of_fame = 1\nladder = [\"random:1\", \"aloa:1\"]\n";
-
-    #[test]
-    fn every_scheme_writes_format_7_and_reads_it_back() {
-        let mu = "[selection.scheme.mu-plus-lambda]\nopponents = 2\n";
-        for selection in ["", mu, ES_ADAM] {
-            let s = state(selection);
-            let bytes = s.encode().unwrap();
-            assert_eq!(bytes[8..12], 7u32.to_le_bytes(), "{selection}");
-            assert_eq!(RunState::decode(&bytes, Path::new("x")).unwrap(), s, "{selection}");
-        }
-    }
-
-    #[test]
-    fn the_config_is_kept_as_its_toml_text_and_the_scheme_state_as_tagged_bytes() {
-        let mut s = state(ES_ADAM);
-        let mut scheme = evolution_strategies::State::load(&s.scheme_state).unwrap();
-        let gradient: Vec<f64> = (0..2041).map(|i| f64::from(i) - 1000.0).collect();
-        scheme.adam.step(&gradient, 0.01).unwrap();
-        scheme.judged.rung = 1;
-        s.scheme_state = scheme.save().unwrap();
-        let bytes = s.encode().unwrap();
-        let ((config, layout), used): ((String, u32), usize) = codec::decode_prefix(&bytes[HEADER..]).unwrap();
-        assert_eq!((ExperimentConfig::from_toml(&config).unwrap(), layout), (s.config.clone(), 1));
-        assert!(config.contains("[selection.scheme.evolution-strategies]") && config.contains("optimizer = \"adam\""));
-        let stored: Stored = codec::decode(&bytes[HEADER + used..]).unwrap();
-        assert_eq!((stored.scheme.as_str(), &stored.scheme_state), ("evolution-strategies", &s.scheme_state));
-        let back = RunState::decode(&bytes, Path::new("x")).unwrap();
-        assert_eq!(evolution_strategies::State::load(&back.scheme_state).unwrap(), scheme);
-    }
-
-    #[test]
-    fn bad_states_are_refused_naming_the_file_and_the_problem() {
-        let named = |s: &RunState, file: &str| {
-            let err = RunState::decode(&s.encode().unwrap(), Path::new(file)).unwrap_err().to_string();
-            assert!(err.contains(file), "{err}");
-            err
-        };
-        // A knockout population of another size than configured: breeding one survivor found
-        // no partner for its child.
-        for keep in [0, 1] {
-            let mut s = state("");
-            s.population.truncate(keep);
-            let err = named(&s, "size.ckpt");
-            assert!(err.contains(&format!("population of {keep} individuals")), "{err}");
-        }
-        // A scheme's state under another scheme's configuration.
-        let mut s = state("");
-        s.config.selection.scheme = state(ES_ADAM).config.selection.scheme;
-        s.scheme_state = state(ES_ADAM).scheme_state;
-        let mut bytes = s.encode().unwrap();
-        let mut knockout = state("");
-        knockout.scheme_state = s.scheme_state.clone();
-        assert!(named(&knockout, "tail.ckpt").contains("does not decode"));
-        // Tag the ES state as the knockout's.
-        let text = toml::to_string(&s.config).unwrap();
-        let stored =
-            Stored { scheme: "knockout".into(), ..decode_payload(&bytes[HEADER..], Path::new("x")).unwrap().1 };
-        let payload = codec::encode(&(text, STATE_LAYOUT, stored)).unwrap();
-        let err = RunState::decode(&rewrap(7, &payload), Path::new("tag.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("the state of scheme `knockout` for a run of scheme `evolution-strategies`"), "{err}");
-        // Adam's moments for another network.
-        let mut scheme = evolution_strategies::State::load(&s.scheme_state).unwrap();
-        scheme.adam.step(&[1.0; 2040], 0.01).unwrap();
-        s.scheme_state = scheme.save().unwrap();
-        assert!(named(&s, "odd.ckpt").contains("2040 and 2040 moments for 2041 weights"));
-        // A rung beyond the ladder.
-        scheme = evolution_strategies::State::load(&state(ES_ADAM).scheme_state).unwrap();
-        scheme.judged.rung = 2;
-        s.scheme_state = scheme.save().unwrap();
-        assert!(named(&s, "rung.ckpt").contains("ladder rung 2 of a ladder of 2 rungs"));
-        // An unknown state layout, and an unknown format.
-        bytes = state("").encode().unwrap();
-        let ((config, _), used): ((String, u32), usize) = codec::decode_prefix(&bytes[HEADER..]).unwrap();
-        let mut payload = codec::encode(&(config, 2u32)).unwrap();
-        payload.extend_from_slice(&bytes[HEADER + used..]);
-        let err = RunState::decode(&rewrap(7, &payload), Path::new("new.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("new.ckpt: state layout 2, this build reads layout 1"), "{err}");
-        let err = RunState::decode(&rewrap(8, &bytes[HEADER..]), Path::new("new.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("format version 8, this build reads 1 to 7"), "{err}");
-    }
-
-    #[test]
-    fn a_length_misread_from_a_file_is_refused_without_allocating_it() {
-        // The configuration's length says 2^62 bytes (a varint of 9 bytes, tag 255).
-        let mut payload = vec![255];
-        payload.extend_from_slice(&(1u64 << 62).to_le_bytes());
-        payload.extend_from_slice(&[0; 64]);
-        let err = RunState::decode(&rewrap(7, &payload), Path::new("huge.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("huge.ckpt: cannot decode"), "{err}");
-    }
-
-    #[test]
-    fn an_invalid_configuration_is_refused_by_name() {
-        let mut s = state("");
-        s.config.seed = u64::MAX;
-        let err = RunState::decode(&s.encode().unwrap(), Path::new("seed.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("seed.ckpt: configuration") && err.contains("seed"), "{err}");
-        s.config.seed = 1;
-        s.config.selection.scheme = SchemeConfig::new("no-such-scheme", toml::Table::new());
-        let err = RunState::decode(&s.encode().unwrap(), Path::new("name.ckpt")).unwrap_err().to_string();
-        assert!(err.contains("name.ckpt") && err.contains("unknown scheme `no-such-scheme`"), "{err}");
-    }
-}
+mod tests;

@@ -14,10 +14,12 @@ use std::path::{Path, PathBuf};
 mod mutation;
 mod operators;
 mod scheme;
+mod validation;
 
 pub use mutation::{DEFAULT_PROBABILITY, MAX_STEP, MIN_STEP, MutationConfig, MutationOperator, child_step};
 pub use operators::CrossoverConfig;
 pub use scheme::{SchemeConfig, SelectionConfig};
+pub use validation::ValidationConfig;
 
 /// The whole definition of a run, together with its seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +45,10 @@ pub struct ExperimentConfig {
     pub benchmark: BenchmarkConfig,
     /// The rules variant.
     pub rules: Rules,
+    /// Held-out validation every few epochs, if any (absent: the run writes no
+    /// `validation.jsonl` and its checkpoints no clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<ValidationConfig>,
 }
 
 /// Benchmark settings.
@@ -80,6 +86,7 @@ impl Default for ExperimentConfig {
             selection: SelectionConfig::default(),
             benchmark: BenchmarkConfig::default(),
             rules: Rules::default(),
+            validation: None,
         }
     }
 }
@@ -221,7 +228,7 @@ impl ExperimentConfig {
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
         }
-        Ok(())
+        self.validation.as_ref().map_or(Ok(()), ValidationConfig::check)
     }
 
     /// A match task of `entrants` in `format`, at the run's network depth and rules.

@@ -211,6 +211,7 @@ impl Subscriber for DashboardState {
                 let (kind, number) = match step {
                     Step::Generation(g) => ("generation", *g),
                     Step::Benchmark(e) => ("benchmark", u64::from(*e)),
+                    Step::Validation(e) => ("validation", u64::from(*e)),
                 };
                 live.state = kind;
                 live.step = Some(StepInfo { kind: kind.into(), number, tasks: *tasks, done: 0 });

@@ -9,7 +9,7 @@ use crate::cluster::Dropped;
 use crate::scheduler::SchedulerStats;
 use crate::selection::Champion;
 use loa_records::jsonl::append_line;
-use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
+use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
 use std::io::Write;
 use std::time::Instant;
 
@@ -20,6 +20,8 @@ pub enum Step {
     Generation(u64),
     /// The benchmark that ends this epoch (0: the initial population).
     Benchmark(u32),
+    /// The validation of this epoch's best network.
+    Validation(u32),
 }
 
 /// Something that happened in a run.
@@ -47,8 +49,11 @@ pub enum RunEvent<'a> {
     /// What each remote worker did in a generation (cluster mode): its record's `worker_detail`,
     /// once the generation is checkpointed.
     Workers(&'a GenerationRecord),
-    /// An epoch's benchmark finished; its checkpoints follow.
+    /// An epoch's benchmark finished; its validation lines and checkpoints follow.
     EpochDone(&'a EpochReport),
+    /// The epoch's best network was validated against one opponent; the epoch's checkpoints
+    /// follow.
+    Validated(&'a ValidationRecord),
     /// A remote worker registered, under this name.
     WorkerJoined(&'a str),
     /// The master dropped a remote worker.
@@ -68,7 +73,8 @@ pub trait Subscriber: Send + Sync {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError>;
 }
 
-/// Appends `generations.jsonl` and `epochs.jsonl` lines to the run directory it holds.
+/// Appends `generations.jsonl`, `epochs.jsonl` and `validation.jsonl` lines to the run directory
+/// it holds.
 pub struct MetricsFiles(pub RunDir);
 
 impl Subscriber for MetricsFiles {
@@ -76,6 +82,7 @@ impl Subscriber for MetricsFiles {
         let (path, result) = match event {
             RunEvent::GenerationDone(record) => (self.0.generations(), append_line(&self.0.generations(), record)),
             RunEvent::EpochDone(report) => (self.0.epochs(), append_line(&self.0.epochs(), report)),
+            RunEvent::Validated(record) => (self.0.validation(), append_line(&self.0.validation(), record)),
             _ => return Ok(()),
         };
         result.map_err(super::error::io(&path))
@@ -139,6 +146,22 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::EpochDone(r) => {
             format!("epoch {}: benchmark best {} mean {:.1} median {:.1}", r.epoch, r.best, r.mean, r.median)
         }
+        RunEvent::Validated(r) => format!(
+            "validation, epoch {}: #{} vs {} won {:.1} % ({:.1}-{:.1}) of {} matches ({} won, {} lost, {} tied), \
+             {:.0} CPU s, {:.0} s",
+            r.epoch,
+            r.serial,
+            r.opponent,
+            100.0 * r.win_rate,
+            100.0 * r.win_rate_low,
+            100.0 * r.win_rate_high,
+            r.matches,
+            r.wins,
+            r.losses,
+            r.ties,
+            r.cpu_seconds,
+            r.wall_seconds
+        ),
         RunEvent::WorkerJoined(name) => format!("worker {name} registered"),
         RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
         RunEvent::Champion(epoch, c) => {

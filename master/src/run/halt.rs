@@ -10,7 +10,10 @@ pub enum HaltPoint {
     BeforeFirstBenchmark,
     /// Half-way through the benchmark that ends this epoch (outcomes are never stored).
     MidBenchmark(u32),
-    /// After this epoch's `epochs.jsonl` line, before its checkpoints.
+    /// Half-way through the validation of this epoch's best network (after its benchmark,
+    /// before anything of the epoch is recorded).
+    MidValidation(u32),
+    /// After this epoch's `epochs.jsonl` line (and validation lines), before its checkpoints.
     AfterEpochLine(u32),
     /// After this epoch's `epoch-N.ckpt`, before `latest.ckpt`.
     AfterEpochCheckpoint(u32),
@@ -27,6 +30,7 @@ impl std::fmt::Display for HaltPoint {
         match self {
             HaltPoint::BeforeFirstBenchmark => write!(f, "before-first-benchmark"),
             HaltPoint::MidBenchmark(e) => write!(f, "mid-benchmark:{e}"),
+            HaltPoint::MidValidation(e) => write!(f, "mid-validation:{e}"),
             HaltPoint::AfterEpochLine(e) => write!(f, "after-epoch-line:{e}"),
             HaltPoint::AfterEpochCheckpoint(e) => write!(f, "after-epoch-checkpoint:{e}"),
             HaltPoint::MidGeneration(g) => write!(f, "mid-generation:{g}"),
@@ -58,6 +62,7 @@ impl std::str::FromStr for HaltPoint {
         Ok(match name {
             "before-first-benchmark" if number.is_empty() => HaltPoint::BeforeFirstBenchmark,
             "mid-benchmark" => HaltPoint::MidBenchmark(epoch()?),
+            "mid-validation" => HaltPoint::MidValidation(epoch()?),
             "after-epoch-line" => HaltPoint::AfterEpochLine(epoch()?),
             "after-epoch-checkpoint" => HaltPoint::AfterEpochCheckpoint(epoch()?),
             "mid-generation" => HaltPoint::MidGeneration(n()?),
@@ -101,6 +106,7 @@ mod tests {
         for p in [
             HaltPoint::BeforeFirstBenchmark,
             HaltPoint::MidBenchmark(0),
+            HaltPoint::MidValidation(3),
             HaltPoint::AfterEpochLine(2),
             HaltPoint::AfterEpochCheckpoint(1),
             HaltPoint::MidGeneration(3),

@@ -7,9 +7,12 @@
 //! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
 //! - [`resume`](mod@resume): what a resume continues from, sets aside and checks.
 //! - [`show`](mod@show): a run's summary.
+//! - [`validation`](mod@validation): the held-out validation's tasks and lines.
+//! - [`clock`]: the compute a run has spent, over its sessions.
 //! - [`halt`]: fault injection at phase boundaries, for the crash tests.
 //! - [`error`]: why a run stops with an error ([`RunError`]).
 
+pub mod clock;
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
 pub mod error;
@@ -19,6 +22,7 @@ pub mod progress;
 pub mod resume;
 pub mod runner;
 pub mod show;
+pub mod validation;
 
 pub use error::RunError;
 pub use events::{MetricsFiles, RunEvent, RunLog, Step, Subscriber};
@@ -98,8 +102,8 @@ pub struct RunSummary {
 }
 
 /// The files a run writes in its directory (`--force` removes these and nothing else).
-fn run_files(dir: &RunDir) -> [PathBuf; 5] {
-    [dir.checkpoints(), dir.generations(), dir.epochs(), dir.log(), dir.config()]
+fn run_files(dir: &RunDir) -> [PathBuf; 6] {
+    [dir.checkpoints(), dir.generations(), dir.epochs(), dir.validation(), dir.log(), dir.config()]
 }
 
 /// Whether `dir` holds a checkpoint that loads: `Ok(true)` if so, `Ok(false)` if it holds no run
@@ -152,6 +156,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
         rng,
         population: population.iter().cloned().map(StoredIndividual::from).collect(),
         epochs: Vec::new(),
+        clock: Default::default(),
     };
     let existed = out.exists();
     std::fs::create_dir_all(dir.checkpoints()).map_err(io(&dir.checkpoints()))?;
@@ -209,6 +214,7 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
         cluster: pool.server.as_ref().map(|s| Arc::clone(&s.counters)),
         drops_seen: Default::default(),
         joins_seen: Default::default(),
+        clock: clock::SessionClock::start(state.clock),
     };
     let result = runner.run(state);
     #[cfg(feature = "dashboard")]

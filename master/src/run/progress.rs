@@ -63,6 +63,7 @@ impl Subscriber for Progress {
                 self.step.set_prefix(match step {
                     Step::Generation(g) => format!("gen {g}"),
                     Step::Benchmark(e) => format!("bench {e}"),
+                    Step::Validation(e) => format!("valid {e}"),
                 });
                 self.step.set_length(*tasks as u64);
                 self.step.set_position(0);
@@ -89,6 +90,11 @@ impl Subscriber for Progress {
                     "epoch {:>4} (generation {:>6}): benchmark vs reference  best {:>3}  mean {:>6.1}  median {:>6.1}",
                     report.epoch, report.generation, report.best, report.mean, report.median
                 ));
+            }
+            RunEvent::Validated(_) => {
+                if let Some(line) = message(event) {
+                    self.say(&line);
+                }
             }
             RunEvent::Finished(_) => {
                 self.step.finish_and_clear();

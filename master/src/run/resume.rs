@@ -7,7 +7,7 @@ use super::{RunDir, RunError, RunLog, RunOptions, RunSummary, execute, load};
 use crate::checkpoint::RunState;
 use crate::config::{ConfigError, ExperimentConfig};
 use crate::selection::normalized;
-use loa_records::jsonl::{truncate_after, write_atomically, write_lines};
+use loa_records::jsonl::{truncate_after, truncate_after_epoch, write_atomically, write_lines};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -50,6 +50,10 @@ pub fn resume(
     truncate_after(&dir.generations(), state.generation).map_err(io(&dir.generations()))?;
     // The checkpoint holds every epoch report so far: the file is exactly those.
     write_lines(&dir.epochs(), &state.epochs).map_err(io(&dir.epochs()))?;
+    // Validation is part of its epoch's step: the lines of epochs the checkpoint has not
+    // finished (none at all before the first benchmark) are redone.
+    let finished = state.epochs.last().map(|r| r.epoch);
+    truncate_after_epoch(&dir.validation(), finished).map_err(io(&dir.validation()))?;
     // The configuration the run goes on with, its target included.
     std::fs::write(dir.config(), state.config.to_toml()).map_err(io(&dir.config()))?;
     execute(&dir, state, options)
@@ -100,7 +104,7 @@ fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunErro
     for path in later.iter().map(|(_, p)| p).chain(moved_on.then_some(&latest)) {
         std::fs::rename(path, into_aside(path)).map_err(io(path))?;
     }
-    for path in [dir.generations(), dir.epochs()].iter().filter(|p| p.exists()) {
+    for path in [dir.generations(), dir.epochs(), dir.validation()].iter().filter(|p| p.exists()) {
         std::fs::copy(path, into_aside(path)).map_err(io(path))?;
     }
     if moved_on {

@@ -1,8 +1,9 @@
 //! The loop of a run: generations and epoch benchmarks over a [`Scheduler`], each step either
 //! recorded as done in a checkpoint or redone exactly on resume. Order of writes (a crash between
 //! any two is survived, see [`super::halt`]): a generation's metrics line, then `latest.ckpt`; an
-//! epoch's metrics line, then `epoch-N.ckpt`, then `latest.ckpt`.
+//! epoch's metrics line (and its validation lines), then `epoch-N.ckpt`, then `latest.ckpt`.
 
+use super::clock::SessionClock;
 use super::events::{RunEvent, Step, Subscriber};
 use super::halt::{Halt, HaltPoint};
 use super::{RunError, RunOptions, RunSummary};
@@ -16,7 +17,7 @@ use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{BenchmarkOutcome, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
-use loa_records::{EpochReport, GenerationRecord, RunDir, WorkerRecord};
+use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -28,6 +29,10 @@ use std::time::{Duration, Instant};
 pub fn task_id(generation: u64, benchmark: bool, index: usize) -> TaskId {
     (generation << 24) | (u64::from(benchmark) << 23) | index as u64
 }
+
+/// Where a validation's task indices begin among its generation's benchmark ids (a benchmark
+/// has at most 100 000 tasks, one a survivor; a validation at most 16 × 25 000).
+const VALIDATION_TASKS: usize = 1 << 22;
 
 /// Drives a run over a scheduler.
 pub struct Runner<'a> {
@@ -45,6 +50,8 @@ pub struct Runner<'a> {
     pub drops_seen: Cell<usize>,
     /// Registered workers already announced.
     pub joins_seen: Cell<usize>,
+    /// The run's compute, from its checkpoint's totals.
+    pub clock: SessionClock,
 }
 
 impl Runner<'_> {
@@ -190,6 +197,7 @@ impl Runner<'_> {
         state.generation = generation;
         self.emit(RunEvent::GenerationDone(&record))?;
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
+        state.clock = self.clock.now();
         state.save(&self.dir.latest_checkpoint())?;
         if self.options.work.cluster.is_some() {
             self.emit(RunEvent::Workers(&record))?;
@@ -230,9 +238,19 @@ impl Runner<'_> {
             .map(|(s, o)| benchmark_outcome(o).map(|b| benchmark_entry(s.serial, &b)))
             .collect::<Result<Vec<_>, _>>()?;
         let report = EpochReport::new(epoch, state.generation, entries);
+        let validated = match &state.config.validation {
+            Some(v) if v.due(epoch) => match self.validate(state, v, scheme.validated(&survivors, &report), epoch)? {
+                Some(records) => records,
+                None => return Ok(None),
+            },
+            _ => Vec::new(),
+        };
         state.epoch = epoch;
         state.epochs.push(report.clone());
         self.emit(RunEvent::EpochDone(&report))?;
+        for record in &validated {
+            self.emit(RunEvent::Validated(record))?;
+        }
         // Part of the epoch's step, so the epoch checkpoint records it and a resume redoes it.
         let champion = scheme.end_epoch(&survivors, &report);
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
@@ -240,10 +258,44 @@ impl Runner<'_> {
             self.emit(RunEvent::Champion(epoch, champion))?;
         }
         self.halt(HaltPoint::AfterEpochLine(epoch))?;
+        state.clock = self.clock.now();
         state.save(&self.dir.epoch_checkpoint(epoch))?;
         self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
         state.save(&self.dir.latest_checkpoint())?;
         Ok(Some(()))
+    }
+
+    /// Plays `net`, the network the scheme names for `epoch` ([`Scheme::validated`]), against
+    /// the validation's opponents: its lines, with the run's compute when it began. `None`:
+    /// stopped first.
+    fn validate(
+        &self,
+        state: &RunState,
+        validation: &crate::config::ValidationConfig,
+        net: Option<&crate::population::Individual>,
+        epoch: u32,
+    ) -> Result<Option<Vec<ValidationRecord>>, RunError> {
+        let Some(net) = net else {
+            return Err(RunError::Outcome(format!("epoch {epoch}: no network to validate")));
+        };
+        let clock = self.clock.now();
+        let tasks: Vec<(TaskId, MatchTask)> = super::validation::tasks(&state.config, validation, net)
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (task_id(state.generation, true, VALIDATION_TASKS + i), t))
+            .collect();
+        self.emit(RunEvent::StepStarted { step: Step::Validation(epoch), tasks: tasks.len() })?;
+        let Some(outcomes) = self.play(tasks, HaltPoint::MidValidation(epoch), || {})? else {
+            return Ok(None);
+        };
+        let counts = super::validation::tally(validation, &outcomes)?;
+        let records = super::validation::records(validation, epoch, state.generation, net.serial, &counts);
+        let timed = |r: ValidationRecord| ValidationRecord {
+            cpu_seconds: clock.cpu_seconds,
+            wall_seconds: clock.wall_seconds,
+            ..r
+        };
+        Ok(Some(records.into_iter().map(timed).collect()))
     }
 }
 

@@ -290,6 +290,11 @@ impl Scheme for EvolutionStrategies {
         self.state.judged.induct(&self.settings.judging, survivors, report)
     }
 
+    /// The centre (the first of a random initial population, before the first generation).
+    fn validated<'s>(&self, survivors: &'s [Individual], _: &EpochReport) -> Option<&'s Individual> {
+        survivors.first()
+    }
+
     fn save(&self) -> Result<Vec<u8>, CodecError> {
         self.state.save()
     }

@@ -110,6 +110,13 @@ pub trait Scheme {
         None
     }
 
+    /// The network a held-out validation plays at the end of an epoch (`[validation]`): the
+    /// epoch's best by benchmark, unless the scheme searches around one network of its own.
+    fn validated<'s>(&self, survivors: &'s [Individual], report: &EpochReport) -> Option<&'s Individual> {
+        let best = report.champion()?;
+        survivors.iter().find(|s| s.serial == best.serial)
+    }
+
     /// Its state as bytes, versioned by the scheme (see [`SchemeState`]).
     fn save(&self) -> Result<Vec<u8>, CodecError>;
 

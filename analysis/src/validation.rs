@@ -1,0 +1,235 @@
+//! `analysis validation`: strength against compute for any set of runs, from their
+//! `validation.jsonl`: for each held-out opponent, the win rate of each run's validated network
+//! against the run's CPU time and against its wall time, one line per run with its 95 % Wilson
+//! interval as a band, and a table of each run's last and best validation.
+
+use crate::charts::{Chart, PALETTE, Series, Style, render};
+use crate::error::{AnalysisError, Result};
+use crate::output::write_text;
+use crate::plot::ChartFile;
+use crate::run::read_records;
+use crate::tables::{Table, num};
+use loa_records::{RunDir, ValidationRecord};
+use std::path::{Path, PathBuf};
+
+/// A run's validation lines.
+#[derive(Clone, Debug)]
+pub struct ValidationRun {
+    /// A short name for legends and tables (the directory's last component).
+    pub name: String,
+    /// Every complete line, in file order.
+    pub records: Vec<ValidationRecord>,
+    /// Things a reader should know (a cut-off last line).
+    pub notes: Vec<String>,
+}
+
+impl ValidationRun {
+    /// Reads the validation lines of the run at `dir`.
+    pub fn load(dir: &Path) -> Result<ValidationRun> {
+        if !dir.is_dir() {
+            return Err(AnalysisError::NoRun(dir.to_path_buf()));
+        }
+        let path = RunDir::new(dir).validation();
+        if !path.exists() {
+            return Err(AnalysisError::NoValidation(dir.to_path_buf()));
+        }
+        let mut notes = Vec::new();
+        let records = read_records(&path, &mut notes)?;
+        let name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| dir.display().to_string());
+        Ok(ValidationRun { name, records, notes })
+    }
+
+    /// Its lines against `opponent`, in file order.
+    fn against<'a>(&'a self, opponent: &'a str) -> impl Iterator<Item = &'a ValidationRecord> + 'a {
+        self.records.iter().filter(move |r| r.opponent == opponent)
+    }
+}
+
+/// The opponents of `runs`, in the order they first appear.
+pub fn opponents(runs: &[ValidationRun]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for r in runs.iter().flat_map(|run| &run.records) {
+        if !found.contains(&r.opponent) {
+            found.push(r.opponent.clone());
+        }
+    }
+    found
+}
+
+/// A time axis: its name, its label and a record's time on it, in seconds.
+type Axis = (&'static str, &'static str, fn(&ValidationRecord) -> f64);
+
+/// The time axes: CPU and wall.
+const AXES: [Axis; 2] =
+    [("CPU", "CPU time of the master's process", |r| r.cpu_seconds), ("wall", "wall-clock time", |r| r.wall_seconds)];
+
+/// The unit to show times up to `seconds` in: its name and its length in seconds.
+fn unit(seconds: f64) -> (&'static str, f64) {
+    match seconds {
+        s if s < 120.0 => ("seconds", 1.0),
+        s if s < 7200.0 => ("minutes", 60.0),
+        _ => ("hours", 3600.0),
+    }
+}
+
+/// The chart of the win rate against `opponent` over one time axis: each run's band, then its
+/// line (in the run's colour).
+pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize) -> Chart {
+    let (name, x_label, seconds) = AXES[axis.min(1)];
+    let longest = runs.iter().flat_map(|r| r.against(opponent)).map(seconds).fold(0.0, f64::max);
+    let (unit_name, unit_seconds) = unit(longest);
+    let time = |r: &ValidationRecord| seconds(r) / unit_seconds;
+    let mut series = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let mut lines: Vec<&ValidationRecord> = run.against(opponent).collect();
+        lines.sort_by(|a, b| time(a).total_cmp(&time(b)));
+        let lower = lines.iter().map(|r| (time(r), 100.0 * r.win_rate_low));
+        let upper = lines.iter().rev().map(|r| (time(r), 100.0 * r.win_rate_high));
+        series.push(Series { label: String::new(), points: lower.chain(upper).collect(), color, style: Style::Band });
+        let points = lines.iter().map(|r| (time(r), 100.0 * r.win_rate)).collect();
+        series.push(Series { label: run.name.clone(), points, color, style: Style::LineAndDots });
+    }
+    Chart {
+        title: format!("win rate against {opponent} by {name} time (band: 95 % Wilson interval)"),
+        x_label: format!("{x_label} ({unit_name})"),
+        y_label: "matches won (%), criterion 4 a tie".into(),
+        series,
+        y_from_zero: true,
+        x_whole: false,
+    }
+}
+
+/// One row per run and opponent: its last validation and its best.
+pub fn validation_table(runs: &[ValidationRun]) -> Table {
+    let headers = [
+        "Run",
+        "Opponent",
+        "Last epoch",
+        "Matches",
+        "Win rate (%)",
+        "95 % interval",
+        "CPU (min)",
+        "Wall (min)",
+        "Best win rate (%)",
+        "At epoch",
+    ];
+    let rate = |r: &ValidationRecord| {
+        (num(100.0 * r.win_rate, 1), format!("{:.1}-{:.1}", 100.0 * r.win_rate_low, 100.0 * r.win_rate_high))
+    };
+    let mut rows = Vec::new();
+    for opponent in opponents(runs) {
+        for run in runs {
+            let lines: Vec<&ValidationRecord> = run.against(&opponent).collect();
+            let (Some(last), Some(best)) = (
+                lines.last(),
+                lines.iter().max_by(|a, b| a.win_rate.total_cmp(&b.win_rate).then(b.epoch.cmp(&a.epoch))),
+            ) else {
+                continue;
+            };
+            let (last_rate, last_interval) = rate(last);
+            rows.push(vec![
+                run.name.clone(),
+                opponent.clone(),
+                last.epoch.to_string(),
+                last.matches.to_string(),
+                last_rate,
+                last_interval,
+                num(last.cpu_seconds / 60.0, 2),
+                num(last.wall_seconds / 60.0, 2),
+                num(100.0 * best.win_rate, 1),
+                best.epoch.to_string(),
+            ]);
+        }
+    }
+    Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
+}
+
+/// Writes, for each opponent, `validation-N` (PNG + SVG: the win rate against CPU and against
+/// wall time, side by side; N counts the opponents from 1) and `validation.md` (the table) into
+/// `out`; returns the charts and the Markdown file.
+pub fn validation_charts(runs: &[ValidationRun], out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
+    let mut written = Vec::new();
+    for (i, opponent) in opponents(runs).iter().enumerate() {
+        let charts = [strength_chart(runs, opponent, 0), strength_chart(runs, opponent, 1)];
+        let name = format!("validation-{}", i + 1);
+        let title = format!("strength against {opponent}");
+        written.push(ChartFile {
+            caption: format!("win rate against {opponent} by CPU time and by wall time, with 95 % intervals"),
+            files: render(&out.join(&name), Some(&title), &charts, 2)?,
+            name,
+        });
+    }
+    let mut md = String::from("# Validation\n\n");
+    md.push_str(&validation_table(runs).markdown());
+    for chart in &written {
+        md.push_str(&format!("\n![{}]({}.png)\n", chart.caption, chart.name));
+    }
+    let path = out.join("validation.md");
+    write_text(&path, &md)?;
+    Ok((written, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(epoch: u32, opponent: &str, wins: u32, seconds: f64) -> ValidationRecord {
+        let mut r = ValidationRecord::new(epoch, u64::from(epoch) * 10, 1, opponent, [wins, 10 - wins, 0]);
+        (r.cpu_seconds, r.wall_seconds) = (2.0 * seconds, seconds);
+        r
+    }
+
+    fn run(name: &str, records: Vec<ValidationRecord>) -> ValidationRun {
+        ValidationRun { name: name.into(), records, notes: Vec::new() }
+    }
+
+    #[test]
+    fn each_run_is_a_band_and_a_line_in_minutes_and_percent() {
+        let runs = [
+            run("a", vec![record(0, "aloa:3", 1, 60.0), record(0, "random:3", 9, 60.0), record(1, "aloa:3", 4, 120.0)]),
+            run("b", vec![record(0, "aloa:3", 2, 30.0)]),
+        ];
+        assert_eq!(opponents(&runs), ["aloa:3", "random:3"]);
+        let wall = strength_chart(&runs, "aloa:3", 1);
+        assert_eq!(wall.series.len(), 4);
+        // Times below 120 s in seconds, below 2 h in minutes, else in hours.
+        assert_eq!(wall.series[1].points, [(1.0, 10.0), (2.0, 40.0)]);
+        assert_eq!(wall.x_label, "wall-clock time (minutes)");
+        let short = strength_chart(&runs[1..], "aloa:3", 1);
+        assert_eq!(
+            (short.series[1].points.as_slice(), short.x_label.as_str()),
+            (&[(30.0, 20.0)][..], "wall-clock time (seconds)")
+        );
+        assert_eq!((wall.series[1].label.as_str(), wall.series[1].style), ("a", Style::LineAndDots));
+        // The band: the lower ends left to right, then the upper ends back. Wilson intervals of
+        // 1/10 and 4/10 by the formula in Python's decimal at 40 digits: 1.78762-40.41500 % and
+        // 16.81803-68.73262 %.
+        let band = &wall.series[0];
+        assert_eq!(band.style, Style::Band);
+        let xs: Vec<f64> = band.points.iter().map(|p| p.0).collect();
+        assert_eq!(xs, [1.0, 2.0, 2.0, 1.0]);
+        let want = [1.787_621_309_507, 16.818_032_970_624, 68.732_623_026_634, 40.415_002_679_524];
+        for (got, want) in band.points.iter().zip(want) {
+            assert!((got.1 - want).abs() < 1e-9, "{:?}", band.points);
+        }
+        let cpu = strength_chart(&runs, "aloa:3", 0);
+        assert_eq!(cpu.series[1].points, [(2.0, 10.0), (4.0, 40.0)]);
+        assert_eq!(cpu.x_label, "CPU time of the master's process (minutes)");
+        assert_eq!((unit(7199.0), unit(7200.0)), (("minutes", 60.0), ("hours", 3600.0)));
+        let table = validation_table(&runs);
+        assert_eq!(table.rows.len(), 3);
+        assert_eq!(table.rows[0][..6], ["a", "aloa:3", "1", "10", "40.0", "16.8-68.7"]);
+    }
+
+    #[test]
+    fn a_run_without_validation_is_named_with_what_to_do() {
+        let tmp = tempfile::tempdir().unwrap();
+        let err = ValidationRun::load(tmp.path()).unwrap_err().to_string();
+        assert!(err.contains("no validation.jsonl") && err.contains("[validation]"), "{err}");
+    }
+}
