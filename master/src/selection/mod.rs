@@ -42,6 +42,7 @@ register! {
     mu_plus_lambda,
     evolution_strategies,
     tournament,
+    cma_es,
 }
 
 /// The scheme `config` names, built from its settings and checked against the whole

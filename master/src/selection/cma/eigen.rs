@@ -5,56 +5,72 @@
 /// columns of an `n × n` row-major matrix, in the order of the values.
 pub fn symmetric(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut a = a.to_vec();
-    let mut v = vec![0.0; n * n];
-    (0..n).for_each(|i| v[i * n + i] = 1.0);
-    let total: f64 = a.iter().map(|x| x * x).sum();
-    // Converges quadratically; 60 sweeps is far beyond what any covariance matrix needs.
+    // Vᵀ, so that a rotation works on two contiguous rows.
+    let mut vt = vec![0.0; n * n];
+    (0..n).for_each(|i| vt[i * n + i] = 1.0);
+    // Converges quadratically: a few sweeps, and fewer from a nearly diagonal matrix.
     for _ in 0..60 {
-        let off: f64 = (0..n).flat_map(|p| (p + 1..n).map(move |q| (p, q))).map(|(p, q)| a[p * n + q].powi(2)).sum();
-        if off <= total * 1e-34 || off == 0.0 {
-            break;
-        }
+        let mut rotated = false;
         for p in 0..n {
             for q in p + 1..n {
-                let apq = a[p * n + q];
-                if apq == 0.0 {
+                let (app, aqq, apq) = (a[p * n + p], a[q * n + q], a[p * n + q]);
+                // Below this an entry cannot change a diagonal value in its last bit.
+                if apq == 0.0 || apq * apq <= 1e-36 * (app * aqq).abs() {
                     continue;
                 }
-                let theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+                rotated = true;
+                let theta = (aqq - app) / (2.0 * apq);
                 // The smaller root of t² + 2θt − 1 = 0, which zeroes a[p][q].
-                let t = if theta.abs() > 1e150 {
-                    0.5 / theta
-                } else {
-                    theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt())
+                let t = match theta {
+                    0.0 => 1.0,
+                    _ if theta.abs() > 1e150 => 0.5 / theta,
+                    _ => theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt()),
                 };
-                let t = if theta == 0.0 { 1.0 } else { t };
                 let c = 1.0 / (t * t + 1.0).sqrt();
                 let s = t * c;
-                rotate_columns(&mut a, n, p, q, c, s);
+                // Rows p and q of JᵀAJ off the diagonal block, then the block in closed form;
+                // the columns are their mirror image.
                 rotate_rows(&mut a, n, p, q, c, s);
-                rotate_columns(&mut v, n, p, q, c, s);
+                a[p * n + p] = app - t * apq;
+                a[q * n + q] = aqq + t * apq;
+                a[p * n + q] = 0.0;
+                a[q * n + p] = 0.0;
+                for k in (0..n).filter(|&k| k != p && k != q) {
+                    a[k * n + p] = a[p * n + k];
+                    a[k * n + q] = a[q * n + k];
+                }
+                rotate_rows(&mut vt, n, p, q, c, s);
             }
         }
+        if !rotated {
+            break;
+        }
     }
+    let mut v = vec![0.0; n * n];
+    (0..n).for_each(|i| (0..n).for_each(|j| v[j * n + i] = vt[i * n + j]));
     ((0..n).map(|i| a[i * n + i]).collect(), v)
 }
 
-/// Columns p and q of `m` times the rotation [[c, s], [−s, c]].
-fn rotate_columns(m: &mut [f64], n: usize, p: usize, q: usize, c: f64, s: f64) {
-    for k in 0..n {
-        let (x, y) = (m[k * n + p], m[k * n + q]);
-        m[k * n + p] = c * x - s * y;
-        m[k * n + q] = s * x + c * y;
-    }
-}
-
-/// Rows p and q of `m` replaced by the rotation's transpose times them.
+/// Rows p and q of `m` replaced by c·p − s·q and s·p + c·q.
 fn rotate_rows(m: &mut [f64], n: usize, p: usize, q: usize, c: f64, s: f64) {
     for k in 0..n {
         let (x, y) = (m[p * n + k], m[q * n + k]);
         m[p * n + k] = c * x - s * y;
         m[q * n + k] = s * x + c * y;
     }
+}
+
+/// The product of the row-major n × n matrices `x` and `y`, or of `xᵀ` and `y`.
+pub fn product(x: &[f64], y: &[f64], n: usize, transpose_x: bool) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for k in 0..n {
+            let xik = if transpose_x { x[k * n + i] } else { x[i * n + k] };
+            let row = &y[k * n..(k + 1) * n];
+            out[i * n..(i + 1) * n].iter_mut().zip(row).for_each(|(o, y)| *o += xik * y);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
