@@ -1,76 +1,162 @@
-//! The eigen-decomposition of a symmetric matrix by cyclic Jacobi rotations: plain loops in a
+//! The eigen-decomposition of a symmetric matrix: Householder reduction to tridiagonal form and
+//! the implicit QL algorithm (EISPACK's tred2 and tql2, as JAMA writes them), plain loops in a
 //! fixed order, so the same matrix gives the same bits on every run (no BLAS, no threads).
 
 /// The eigenvalues of the symmetric `n × n` matrix `a` (row-major) and its eigenvectors, as the
 /// columns of an `n × n` row-major matrix, in the order of the values.
 pub fn symmetric(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut a = a.to_vec();
-    // Vᵀ, so that a rotation works on two contiguous rows.
-    let mut vt = vec![0.0; n * n];
-    (0..n).for_each(|i| vt[i * n + i] = 1.0);
-    // Converges quadratically: a few sweeps, and fewer from a nearly diagonal matrix.
-    for _ in 0..60 {
-        let mut rotated = false;
-        for p in 0..n {
-            for q in p + 1..n {
-                let (app, aqq, apq) = (a[p * n + p], a[q * n + q], a[p * n + q]);
-                // Below this an entry cannot change a diagonal value in its last bit.
-                if apq == 0.0 || apq * apq <= 1e-36 * (app * aqq).abs() {
-                    continue;
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let mut v = a.to_vec();
+    let (mut d, mut e) = (vec![0.0; n], vec![0.0; n]);
+    tridiagonalise(&mut v, &mut d, &mut e, n);
+    ql(&mut v, &mut d, &mut e, n);
+    (d, v)
+}
+
+/// Householder reduction of the symmetric matrix `v` to tridiagonal form (EISPACK's tred2): the
+/// diagonal in `d`, the subdiagonal in `e[1..]`, the orthogonal transformation in `v`.
+fn tridiagonalise(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    let at = |i: usize, j: usize| i * n + j;
+    d.copy_from_slice(&v[at(n - 1, 0)..at(n - 1, 0) + n]);
+    for i in (1..n).rev() {
+        let scale: f64 = d[..i].iter().map(|x| x.abs()).sum();
+        let mut h = 0.0;
+        if scale == 0.0 {
+            e[i] = d[i - 1];
+            for j in 0..i {
+                d[j] = v[at(i - 1, j)];
+                v[at(i, j)] = 0.0;
+                v[at(j, i)] = 0.0;
+            }
+        } else {
+            for x in &mut d[..i] {
+                *x /= scale;
+                h += *x * *x;
+            }
+            let f = d[i - 1];
+            let g = if f > 0.0 { -h.sqrt() } else { h.sqrt() };
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            e[..i].iter_mut().for_each(|x| *x = 0.0);
+            for j in 0..i {
+                let f = d[j];
+                v[at(j, i)] = f;
+                let mut g = e[j] + v[at(j, j)] * f;
+                for k in j + 1..i {
+                    g += v[at(k, j)] * d[k];
+                    e[k] += v[at(k, j)] * f;
                 }
-                rotated = true;
-                let theta = (aqq - app) / (2.0 * apq);
-                // The smaller root of t² + 2θt − 1 = 0, which zeroes a[p][q].
-                let t = match theta {
-                    0.0 => 1.0,
-                    _ if theta.abs() > 1e150 => 0.5 / theta,
-                    _ => theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt()),
-                };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                // Rows p and q of JᵀAJ off the diagonal block, then the block in closed form;
-                // the columns are their mirror image.
-                rotate_rows(&mut a, n, p, q, c, s);
-                a[p * n + p] = app - t * apq;
-                a[q * n + q] = aqq + t * apq;
-                a[p * n + q] = 0.0;
-                a[q * n + p] = 0.0;
-                for k in (0..n).filter(|&k| k != p && k != q) {
-                    a[k * n + p] = a[p * n + k];
-                    a[k * n + q] = a[q * n + k];
+                e[j] = g;
+            }
+            let mut f = 0.0;
+            for j in 0..i {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            let hh = f / (h + h);
+            for j in 0..i {
+                e[j] -= hh * d[j];
+            }
+            for j in 0..i {
+                let (f, g) = (d[j], e[j]);
+                for k in j..i {
+                    v[at(k, j)] -= f * e[k] + g * d[k];
                 }
-                rotate_rows(&mut vt, n, p, q, c, s);
+                d[j] = v[at(i - 1, j)];
+                v[at(i, j)] = 0.0;
             }
         }
-        if !rotated {
-            break;
+        d[i] = h;
+    }
+    // Accumulate the transformations.
+    for i in 0..n - 1 {
+        v[at(n - 1, i)] = v[at(i, i)];
+        v[at(i, i)] = 1.0;
+        let h = d[i + 1];
+        if h != 0.0 {
+            for k in 0..=i {
+                d[k] = v[at(k, i + 1)] / h;
+            }
+            for j in 0..=i {
+                let g: f64 = (0..=i).map(|k| v[at(k, i + 1)] * v[at(k, j)]).sum();
+                for k in 0..=i {
+                    v[at(k, j)] -= g * d[k];
+                }
+            }
+        }
+        for k in 0..=i {
+            v[at(k, i + 1)] = 0.0;
         }
     }
-    let mut v = vec![0.0; n * n];
-    (0..n).for_each(|i| (0..n).for_each(|j| v[j * n + i] = vt[i * n + j]));
-    ((0..n).map(|i| a[i * n + i]).collect(), v)
-}
-
-/// Rows p and q of `m` replaced by c·p − s·q and s·p + c·q.
-fn rotate_rows(m: &mut [f64], n: usize, p: usize, q: usize, c: f64, s: f64) {
-    for k in 0..n {
-        let (x, y) = (m[p * n + k], m[q * n + k]);
-        m[p * n + k] = c * x - s * y;
-        m[q * n + k] = s * x + c * y;
+    for j in 0..n {
+        d[j] = v[at(n - 1, j)];
+        v[at(n - 1, j)] = 0.0;
     }
+    v[at(n - 1, n - 1)] = 1.0;
+    e[0] = 0.0;
 }
 
-/// The product of the row-major n × n matrices `x` and `y`, or of `xᵀ` and `y`.
-pub fn product(x: &[f64], y: &[f64], n: usize, transpose_x: bool) -> Vec<f64> {
-    let mut out = vec![0.0; n * n];
-    for i in 0..n {
-        for k in 0..n {
-            let xik = if transpose_x { x[k * n + i] } else { x[i * n + k] };
-            let row = &y[k * n..(k + 1) * n];
-            out[i * n..(i + 1) * n].iter_mut().zip(row).for_each(|(o, y)| *o += xik * y);
+/// The symmetric tridiagonal matrix of `d` and `e` diagonalised by the implicit QL algorithm
+/// (EISPACK's tql2), its rotations applied to `v`: the eigenvalues in `d`.
+fn ql(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    let at = |i: usize, j: usize| i * n + j;
+    for i in 1..n {
+        e[i - 1] = e[i];
+    }
+    e[n - 1] = 0.0;
+    let (mut f, mut tst1, eps) = (0.0f64, 0.0f64, f64::EPSILON);
+    for l in 0..n {
+        tst1 = tst1.max(d[l].abs() + e[l].abs());
+        let mut m = l;
+        while m < n - 1 && e[m].abs() > eps * tst1 {
+            m += 1;
         }
+        // Iterate until e[l] is negligible (a handful of times, rarely more than 30).
+        for _ in 0..200 {
+            if m <= l || e[l].abs() <= eps * tst1 {
+                break;
+            }
+            let g = d[l];
+            let mut p = (d[l + 1] - g) / (2.0 * e[l]);
+            let r = if p < 0.0 { -p.hypot(1.0) } else { p.hypot(1.0) };
+            d[l] = e[l] / (p + r);
+            d[l + 1] = e[l] * (p + r);
+            let dl1 = d[l + 1];
+            let h = g - d[l];
+            d[l + 2..n].iter_mut().for_each(|x| *x -= h);
+            f += h;
+            p = d[m];
+            let (mut c, mut c2, mut c3) = (1.0, 1.0, 1.0);
+            let el1 = e[l + 1];
+            let (mut s, mut s2) = (0.0, 0.0);
+            for i in (l..m).rev() {
+                c3 = c2;
+                c2 = c;
+                s2 = s;
+                let g = c * e[i];
+                let h = c * p;
+                let r = p.hypot(e[i]);
+                e[i + 1] = s * r;
+                s = e[i] / r;
+                c = p / r;
+                p = c * d[i] - s * g;
+                d[i + 1] = h + s * (c * g + s * d[i]);
+                for k in 0..n {
+                    let h = v[at(k, i + 1)];
+                    v[at(k, i + 1)] = s * v[at(k, i)] + c * h;
+                    v[at(k, i)] = c * v[at(k, i)] - s * h;
+                }
+            }
+            p = -s * s2 * c3 * el1 * e[l] / dl1;
+            e[l] = s * p;
+            d[l] = c * p;
+        }
+        d[l] += f;
+        e[l] = 0.0;
     }
-    out
 }
 
 #[cfg(test)]
@@ -90,6 +176,20 @@ mod tests {
         }
         values.sort_by(f64::total_cmp);
         assert!((values[0] - 1.0).abs() < 1e-14 && (values[1] - 3.0).abs() < 1e-14, "{values:?}");
+    }
+
+    #[test]
+    fn a_diagonal_matrix_keeps_its_values_and_the_unit_vectors() {
+        for n in [1, 2, 5] {
+            let a: Vec<f64> =
+                (0..n * n).map(|i| if i % (n + 1) == 0 { (i / (n + 1)) as f64 + 1.0 } else { 0.0 }).collect();
+            let (values, v) = symmetric(&a, n);
+            for i in 0..n {
+                let column: Vec<f64> = (0..n).map(|k| v[k * n + i].abs()).collect();
+                let unit = column.iter().position(|&x| x == 1.0).expect("a unit vector");
+                assert_eq!(values[i], (unit + 1) as f64, "n {n}");
+            }
+        }
     }
 
     #[test]

@@ -317,11 +317,8 @@ impl Cma {
                 if ((self.generation - self.eigen_at) as f64) < gap {
                     return;
                 }
-                // In the last eigenbasis C is nearly diagonal, which Jacobi finishes in a sweep or
-                // two: C = B (BᵀCB) Bᵀ = (BV) Λ (BV)ᵀ.
-                let rotated = eigen::product(&eigen::product(&self.b, &self.c, n, true), &self.b, n, false);
-                let (values, vectors) = eigen::symmetric(&rotated, n);
-                self.b = eigen::product(&self.b, &vectors, n, false);
+                let (values, vectors) = eigen::symmetric(&self.c, n);
+                self.b = vectors;
                 // Rounding can leave a tiny negative value; the condition criterion restarts
                 // long before it matters.
                 self.d = values.iter().map(|v| v.max(1e-300).sqrt()).collect();
