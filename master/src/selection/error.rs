@@ -1,6 +1,7 @@
 //! Why a scheme could not plan or select a generation, or take up a saved state.
 
 use super::adam::AdamError;
+use super::cma::CmaError;
 use crate::codec::CodecError;
 use loa_engine::network::ChromosomeError;
 
@@ -39,6 +40,9 @@ pub enum SelectionError {
     /// Adam could not step.
     #[error("{0}")]
     Adam(#[source] AdamError),
+    /// CMA-ES refused the generation's fitnesses.
+    #[error("{0}")]
+    Cma(#[source] CmaError),
     /// The plan handed back is not one this scheme made (a bug of the caller).
     #[error("a plan made by another scheme")]
     ForeignPlan,
@@ -85,4 +89,7 @@ pub enum StateError {
     /// Adam's moments do not fit the network.
     #[error("{0}")]
     Adam(#[source] AdamError),
+    /// CMA-ES's state does not fit the run.
+    #[error("{0}")]
+    Cma(#[source] CmaError),
 }

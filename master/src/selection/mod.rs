@@ -4,9 +4,11 @@
 //! (`docs/extending.md`).
 //! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
 //! - [`adam`]: the Adam optimiser evolution strategies can step with.
+//! - [`cma`]: the CMA-ES optimiser, ask and tell, knowing nothing of games.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
 
 pub mod adam;
+pub mod cma;
 pub mod error;
 pub mod judging;
 
@@ -40,6 +42,7 @@ register! {
     mu_plus_lambda,
     evolution_strategies,
     tournament,
+    cma_es,
 }
 
 /// The scheme `config` names, built from its settings and checked against the whole

@@ -1,0 +1,344 @@
+//! CMA-ES as a selection scheme: the optimiser of [`super::cma`] over the network's weights, tied
+//! by the board's symmetries (full covariance over 277 or 361 free parameters) or not (the
+//! diagonal, sep-CMA-ES, over all 2 041). Each generation's candidates are judged over several
+//! games ([`judging`]); CMA-ES minimises, so a candidate's fitness is its negated mean score.
+//! The stored population is the distribution's mean alone, as evolution strategies store their
+//! centre, so the benchmark and `export --best` see one network. docs/config.md describes every
+//! setting.
+
+use super::cma::{Cma, Covariance};
+use super::judging::{self, Judged, JudgingConfig, JudgingState};
+use super::{Champion, SchemeState, own_plan, parse_settings, settings_table};
+use super::{Plan, Scheme, Selected, SelectionError, StateError};
+use crate::codec::CodecError;
+use crate::config::{ConfigError, ExperimentConfig};
+use crate::generation::{Breeding, individual};
+use crate::population::{Individual, SerialCounter};
+use loa_engine::network::symmetry::{Tying, WeightTying};
+use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_records::EpochReport;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The scheme's name in the configuration.
+pub const NAME: &str = "cma-es";
+const KEY: &str = "selection.scheme.cma-es";
+/// At most this many restarts: each doubles the candidates per generation.
+const MAX_RESTARTS: u32 = 8;
+
+/// The settings, `[selection.scheme.cma-es]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CmaEsConfig {
+    /// The initial step size σ₀ (and σ after every restart).
+    pub sigma: f64,
+    /// The full covariance (tied weights only) or its diagonal.
+    pub covariance: Covariance,
+    /// Weights tied by the board's symmetries (`none`, `invariant` or `equivariant`).
+    pub symmetry: WeightTying,
+    /// Restarts with twice the candidates when the search stalls (IPOP); 0: none.
+    pub max_restarts: u32,
+    /// A chromosome file (JSON) whose network is the first mean, relative to the working
+    /// directory and read once at the start; empty: the first of a random population.
+    pub initial_network: String,
+    /// How candidates are judged.
+    #[serde(flatten)]
+    pub judging: JudgingConfig,
+}
+
+impl Default for CmaEsConfig {
+    fn default() -> Self {
+        CmaEsConfig {
+            sigma: 0.3,
+            covariance: Covariance::Full,
+            symmetry: WeightTying::Equivariant,
+            max_restarts: 4,
+            initial_network: String::new(),
+            judging: JudgingConfig::default(),
+        }
+    }
+}
+
+/// What CMA-ES remembers across generations besides the mean's network.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The hall of fame and the ladder's rung.
+    pub judged: JudgingState,
+    /// The optimiser, from the first selection on (before it, the first network is the mean).
+    pub cma: Option<Cma>,
+}
+
+impl SchemeState for State {}
+
+/// The scheme with its settings and state.
+#[derive(Clone, Debug)]
+pub struct CmaEs {
+    settings: CmaEsConfig,
+    state: State,
+}
+
+/// The scheme from its settings.
+pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
+    Ok(Box::new(CmaEs { settings: parse_settings(NAME, settings)?, state: State::default() }))
+}
+
+/// What a generation's update needs.
+struct CmaPlan {
+    /// The optimiser as it asked (a fresh one in the first generation).
+    cma: Cma,
+    /// The candidates' free parameters, as it asked for them.
+    asked: Vec<Vec<f64>>,
+    judged: Judged,
+    topology: Topology,
+    /// The serial of the next mean, issued while planning so the counter moves only with it.
+    next_serial: u64,
+}
+
+impl CmaEs {
+    /// The tying of the run's weights, if they are tied.
+    fn tying(&self) -> Option<Tying> {
+        (self.settings.symmetry != WeightTying::None).then(|| Tying::new(self.settings.symmetry))
+    }
+
+    /// The free parameters of the search: 2 041 weights, or one per class of tied weights.
+    fn dimension(&self, weights: usize) -> usize {
+        self.tying().map_or(weights, |t| t.count())
+    }
+}
+
+/// The free parameters of `weights`: each class's mean, or the weights themselves.
+fn free(tying: Option<&Tying>, weights: &[f32]) -> Vec<f64> {
+    match tying {
+        None => weights.iter().map(|&w| f64::from(w)).collect(),
+        Some(tying) => {
+            let mut values = vec![0.0; tying.count()];
+            for (&class, &w) in tying.classes().iter().zip(&tying.project(weights)) {
+                values[class as usize] = f64::from(w);
+            }
+            values
+        }
+    }
+}
+
+/// The network of free parameters `x`, within the chromosome files' bound.
+fn network(tying: Option<&Tying>, x: &[f64]) -> Vec<f32> {
+    let bound = f64::from(MAX_ABS_WEIGHT);
+    let weights = tying.map_or_else(|| x.to_vec(), |t| t.expand(x));
+    weights.into_iter().map(|w| w.clamp(-bound, bound) as f32).collect()
+}
+
+impl Scheme for CmaEs {
+    fn settings(&self) -> toml::Table {
+        settings_table(&self.settings)
+    }
+
+    fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        let (s, population) = (&self.settings, config.population);
+        let bad = |key: String, why: String| Err(ConfigError::Invalid { key, why });
+        if population < 4 {
+            let why = format!("CMA-ES recombines the best half of its candidates: at least 4, got {population}");
+            return bad("population".into(), why);
+        }
+        if !(s.sigma > 0.0 && s.sigma <= 10.0) {
+            return bad(format!("{KEY}.sigma"), format!("must be in (0, 10], got {}", s.sigma));
+        }
+        if s.covariance == Covariance::Full && s.symmetry == WeightTying::None {
+            let why = "a full covariance over all 2 041 weights is too slow to decompose every few generations: \
+                       tie the weights (symmetry = \"equivariant\" or \"invariant\") or use covariance = \"diagonal\"";
+            return bad(format!("{KEY}.covariance"), why.into());
+        }
+        if s.max_restarts > MAX_RESTARTS {
+            let why = format!("at most {MAX_RESTARTS} (each doubles the candidates), got {}", s.max_restarts);
+            return bad(format!("{KEY}.max_restarts"), why);
+        }
+        s.judging.validate(KEY, population)
+    }
+
+    fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+        if self.settings.initial_network.is_empty() {
+            return Ok(None);
+        }
+        let invalid = |why: String| ConfigError::Invalid { key: format!("{KEY}.initial_network"), why };
+        let chromosome = Chromosome::read(std::path::Path::new(&self.settings.initial_network))
+            .map_err(|e| invalid(e.to_string()))?;
+        let first = individual(serials, Topology::default(), chromosome.weights().to_vec())
+            .map_err(|e| invalid(e.to_string()))?;
+        Ok(Some(vec![first]))
+    }
+
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+        let Some(mean) = survivors.first() else {
+            return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
+        };
+        let tying = self.tying();
+        let s = &self.settings;
+        let cma = match &self.state.cma {
+            Some(cma) => cma.clone(),
+            None => {
+                let x0 = free(tying.as_ref(), mean.chromosome.weights());
+                Cma::new(x0, s.sigma, b.config.population, s.covariance, s.max_restarts)
+            }
+        };
+        let asked = cma.ask(b.rng);
+        let topology = mean.chromosome.topology();
+        let candidates = asked
+            .iter()
+            .map(|x| individual(b.serials, topology, network(tying.as_ref(), x)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let next_serial = b.serials.issue();
+        let (judged, tasks) = judging::plan(candidates, &s.judging, &self.state.judged, b);
+        Ok((Box::new(CmaPlan { cma, asked, judged, topology, next_serial }), tasks))
+    }
+
+    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+        let CmaPlan { mut cma, asked, judged, topology, next_serial } = own_plan(plan)?;
+        let scores = judged.scores(self.settings.judging.fitness, outcomes)?;
+        let fitness: Vec<f64> = scores.means().iter().map(|m| -m).collect();
+        cma.tell(&asked, &fitness).map_err(SelectionError::Cma)?;
+        let chromosome = Chromosome::new(topology, network(self.tying().as_ref(), cma.mean()))?;
+        let mean = Individual { serial: next_serial, chromosome: Arc::new(chromosome) };
+        self.state.cma = Some(cma);
+        self.state.judged.promote(&self.settings.judging, &scores);
+        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(scores.summary()) })
+    }
+
+    fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
+        self.state.judged.induct(&self.settings.judging, survivors, report)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CodecError> {
+        self.state.save()
+    }
+
+    fn restore(&mut self, saved: &[u8], survivors: &[Individual], _: &ExperimentConfig) -> Result<(), StateError> {
+        let state = State::load(saved)?;
+        state.judged.check(&self.settings.judging)?;
+        if let Some(cma) = &state.cma {
+            let weights = survivors.first().map_or(0, |m| m.chromosome.weights().len());
+            cma.check(self.dimension(weights), self.settings.covariance).map_err(StateError::Cma)?;
+        }
+        self.state = state;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::GaRng;
+    use loa_engine::game::{Criterion, MatchSide};
+    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::{Color, Outcome};
+
+    /// The configuration of `population` candidates with the scheme's `settings` (TOML lines),
+    /// or its error.
+    fn config(population: usize, settings: &str) -> Result<ExperimentConfig, String> {
+        let text = format!("population = {population}\n[selection.scheme.cma-es]\n{settings}");
+        let config = ExperimentConfig::from_toml(&text).map_err(|e| e.to_string())?;
+        crate::selection::build(&config).map_err(|e| e.to_string())?;
+        Ok(config)
+    }
+
+    /// Judged by one fixed opponent each.
+    const FIXED: &str = "opponents = 0\nfixed_opponents = [\"random:1\"]\n";
+
+    /// The scheme of `config`, a random first mean and its plan for generation 1 from `seed`.
+    fn planned(config: &ExperimentConfig, seed: u64) -> (CmaEs, Vec<Individual>, CmaPlan, Vec<MatchTask>) {
+        let settings = parse_settings(NAME, &config.selection.scheme.settings).unwrap();
+        let scheme = CmaEs { settings, state: State::default() };
+        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
+        let start = crate::generation::initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap()
+            [..1]
+            .to_vec();
+        let mut b = Breeding { config, generation: 1, rng: &mut rng, serials: &mut serials };
+        let (plan, tasks) = scheme.plan(&start, &mut b).unwrap();
+        (scheme, start, own_plan(plan).unwrap(), tasks)
+    }
+
+    /// Each candidate's one match against the fixed player: `winner` wins both games, the others
+    /// lose both.
+    fn outcomes(candidates: usize, winner: usize) -> Vec<MatchTaskOutcome> {
+        let game = |w| GameSummary { outcome: Outcome::Win(w), reason: loa_engine::EndReason::Connected, plies: 30 };
+        (0..candidates)
+            .map(|c| {
+                let (games, side) = match c == winner {
+                    true => ([game(Color::Black), game(Color::White)], MatchSide::A),
+                    false => ([game(Color::White), game(Color::Black)], MatchSide::B),
+                };
+                let summary = MatchSummary { a: 0, b: 1, winner: side, criterion: Criterion::WonBoth, games };
+                MatchTaskOutcome { matches: vec![summary] }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bad_settings_are_named_and_say_what_to_do() {
+        assert!(config(62, "").is_ok(), "the defaults: tied weights, full covariance");
+        let full = config(16, &format!("{FIXED}symmetry = \"none\"\n")).unwrap_err();
+        assert!(full.contains("`selection.scheme.cma-es.covariance`") && full.contains("\"diagonal\""), "{full}");
+        assert!(config(16, &format!("{FIXED}symmetry = \"none\"\ncovariance = \"diagonal\"\n")).is_ok());
+        assert!(config(3, FIXED).unwrap_err().contains("`population`"));
+        assert!(config(16, &format!("{FIXED}sigma = 0\n")).unwrap_err().contains("sigma"));
+        assert!(config(16, &format!("{FIXED}max_restarts = 9\n")).unwrap_err().contains("max_restarts"));
+        assert!(config(16, &format!("{FIXED}covariance = \"dense\"\n")).unwrap_err().contains("covariance"));
+        assert!(config(16, &format!("{FIXED}learning_rate = 0.1\n")).unwrap_err().contains("learning_rate"));
+    }
+
+    #[test]
+    fn candidates_are_tied_drawn_from_the_runs_generator_and_judged_alike() {
+        for symmetry in ["equivariant", "invariant"] {
+            let config = config(6, &format!("{FIXED}symmetry = \"{symmetry}\"\n")).unwrap();
+            let (_, start, plan, tasks) = planned(&config, 4);
+            let tying = Tying::new(symmetry.parse().unwrap());
+            assert_eq!((plan.judged.candidates.len(), tasks.len()), (6, 6), "λ is the population");
+            assert_eq!(plan.asked[0].len(), tying.count());
+            assert_eq!(plan.cma.mean(), &free(Some(&tying), start[0].chromosome.weights())[..]);
+            for c in &plan.judged.candidates {
+                let w = c.chromosome.weights();
+                assert_eq!(tying.project(w), w, "{symmetry}: a candidate is tied");
+            }
+            // The same state and generator give the same candidates; another seed others.
+            let (_, _, again, _) = planned(&config, 4);
+            assert_eq!(again.asked, plan.asked);
+            let (_, _, other, _) = planned(&config, 5);
+            assert_ne!(other.asked, plan.asked);
+        }
+    }
+
+    #[test]
+    fn the_mean_moves_to_the_weighted_mean_of_the_best_half() {
+        let config = config(4, FIXED).unwrap();
+        let (mut scheme, _, plan, _) = planned(&config, 4);
+        let asked = plan.asked.clone();
+        let next = scheme.select(Box::new(plan), &outcomes(4, 2)).unwrap().next;
+        // λ = 4, μ = 2: weights ∝ ln 2.5 and ln 2.5 − ln 2, on the winner (candidate 2) and the
+        // first of the tied losers (candidate 0); the new mean is their weighted mean (c_m = 1).
+        let (w1, w2) = (2.5f64.ln(), 2.5f64.ln() - 2f64.ln());
+        let expected: Vec<f64> = asked[2].iter().zip(&asked[0]).map(|(a, b)| (w1 * a + w2 * b) / (w1 + w2)).collect();
+        let tying = Tying::new(WeightTying::Equivariant);
+        let weights = next[0].chromosome.weights();
+        for (j, &e) in tying.expand(&expected).iter().enumerate() {
+            assert!((f64::from(weights[j]) - e).abs() < 1e-6, "weight {j}: {} against {e}", weights[j]);
+        }
+        assert_eq!(scheme.state.cma.as_ref().unwrap().evaluations(), 4);
+    }
+
+    #[test]
+    fn the_state_round_trips_and_one_of_another_run_is_refused() {
+        let config = config(4, FIXED).unwrap();
+        let (mut scheme, _, plan, _) = planned(&config, 4);
+        let next = scheme.select(Box::new(plan), &outcomes(4, 1)).unwrap().next;
+        let saved = scheme.save().unwrap();
+        let mut restored = CmaEs { settings: scheme.settings.clone(), state: State::default() };
+        restored.restore(&saved, &next, &config).unwrap();
+        assert_eq!(restored.state, scheme.state);
+        let diagonal = CmaEsConfig { covariance: Covariance::Diagonal, ..scheme.settings.clone() };
+        let mut other = CmaEs { settings: diagonal, state: State::default() };
+        let err = other.restore(&saved, &next, &config).unwrap_err().to_string();
+        assert!(err.contains("covariance"), "{err}");
+        let untied = CmaEsConfig { symmetry: WeightTying::Invariant, ..scheme.settings.clone() };
+        let err = CmaEs { settings: untied, state: State::default() }.restore(&saved, &next, &config).unwrap_err();
+        assert!(err.to_string().contains("361 coordinates"), "{err}");
+    }
+}
