@@ -207,6 +207,11 @@ impl Scheme for CmaEs {
         self.state.judged.induct(&self.settings.judging, survivors, report)
     }
 
+    /// The mean, which is what the run stands for (epoch 0: the first network, the first mean).
+    fn validated<'s>(&self, survivors: &'s [Individual], _: &EpochReport) -> Option<&'s Individual> {
+        survivors.first()
+    }
+
     fn save(&self) -> Result<Vec<u8>, CodecError> {
         self.state.save()
     }
