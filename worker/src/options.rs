@@ -56,12 +56,11 @@ pub struct WorkerOptions {
 impl WorkerOptions {
     /// Options for joining `master` with the flags' defaults (the token's too: none, whatever
     /// `LOA_TOKEN` holds), read from the flags themselves so that the two cannot differ.
-    pub fn new(master: impl Into<String>) -> WorkerOptions {
+    pub fn new(master: impl Into<String>) -> Result<WorkerOptions, WorkerError> {
         use clap::{Args, FromArgMatches};
         let command = WorkerOptions::augment_args(clap::Command::new("worker")).mut_arg("token", |a| a.env(None));
         let flags = command.try_get_matches_from(["worker".to_owned(), format!("--master={}", master.into())]);
-        // `--master=VALUE` takes any string, and every other flag has a default.
-        flags.and_then(|f| WorkerOptions::from_arg_matches(&f)).expect("the flags' defaults parse")
+        flags.and_then(|f| WorkerOptions::from_arg_matches(&f)).map_err(|e| WorkerError::Options(e.to_string()))
     }
 
     /// Refuses options no worker can run with, naming the flag and its allowed values.
@@ -123,7 +122,7 @@ mod tests {
 
     #[test]
     fn the_flags_defaults_are_those_of_new_and_each_flag_sets_its_option() {
-        let (flags, new) = (parse(&["--master", "http://m:1"]).unwrap(), WorkerOptions::new("http://m:1"));
+        let (flags, new) = (parse(&["--master", "http://m:1"]).unwrap(), WorkerOptions::new("http://m:1").unwrap());
         assert_eq!((&flags.master, flags.slots, &flags.name), (&new.master, new.slots, &new.name));
         assert_eq!((flags.max_backoff, flags.give_up_after, &flags.tls_ca), (new.max_backoff, None, &None));
         assert_eq!((flags.chromosome_cache, flags.batch), (new.chromosome_cache, new.batch));

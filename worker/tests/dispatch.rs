@@ -182,7 +182,7 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
 
     // A master of version 1 serves only version 1's service: a worker of version 2 stops at once.
     let old_master = version_one_master();
-    let mut options = WorkerOptions::new(format!("http://{old_master}"));
+    let mut options = WorkerOptions::new(format!("http://{old_master}")).unwrap();
     options.slots = 1;
     let err = spawn(options).unwrap().join().unwrap_err();
     assert!(matches!(err, WorkerError::Version(_)), "{err}");

@@ -58,7 +58,7 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
     let scheduler = Arc::new(Scheduler::new(Duration::from_secs(10)));
     let server =
         cluster::serve(&scheduler, &ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()))).unwrap();
-    let mut options = WorkerOptions::new(format!("http://{}", server.addr));
+    let mut options = WorkerOptions::new(format!("http://{}", server.addr)).unwrap();
     options.slots = 1;
     options.token = Some(TOKEN.into());
     options.name = "match-worker".into();

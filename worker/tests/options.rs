@@ -17,7 +17,7 @@ fn refused(options: WorkerOptions) -> String {
 #[test]
 fn master_urls_without_an_http_scheme_and_host_are_refused() {
     for url in ["localhost:50051", "node001", "ftp://node001:50051", "http://", "unix:/tmp/master.sock"] {
-        let message = refused(WorkerOptions::new(url));
+        let message = refused(WorkerOptions::new(url).unwrap());
         assert!(message.contains("master URL") && message.contains(url), "{url}: {message}");
     }
 }
@@ -25,7 +25,7 @@ fn master_urls_without_an_http_scheme_and_host_are_refused() {
 #[test]
 fn slot_counts_out_of_range_are_refused() {
     for slots in [0, MAX_SLOTS + 1, 100_000_000] {
-        let mut options = WorkerOptions::new("http://127.0.0.1:1");
+        let mut options = WorkerOptions::new("http://127.0.0.1:1").unwrap();
         options.slots = slots;
         let message = refused(options);
         assert!(message.contains("--slots") && message.contains(&slots.to_string()), "{slots}: {message}");

@@ -79,16 +79,8 @@ fn pct(n: u32, of: u32) -> f64 {
 }
 
 /// The 95 % Wilson score interval of `n` successes in `of` trials, in percent (0-100 for none).
-pub fn wilson(n: u32, of: u32) -> (f64, f64) {
-    if of == 0 {
-        return (0.0, 100.0);
-    }
-    let (z, total) = (1.959_963_984_540_054_f64, f64::from(of));
-    let p = f64::from(n) / total;
-    let centre = p + z * z / (2.0 * total);
-    let half = z * (p * (1.0 - p) / total + z * z / (4.0 * total * total)).sqrt();
-    let denominator = 1.0 + z * z / total;
-    (100.0 * ((centre - half) / denominator).max(0.0), 100.0 * ((centre + half) / denominator).min(1.0))
+fn wilson(n: u32, of: u32) -> (f64, f64) {
+    loa_records::interval::wilson95(n.into(), of.into()).map_or((0.0, 100.0), |(lo, hi)| (100.0 * lo, 100.0 * hi))
 }
 
 /// "n (p %, 95 % CI lo-hi)".

@@ -90,7 +90,7 @@ pub fn worker_at(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> Wo
 
 /// The options of a test worker: one slot, retrying at most every 200 ms.
 pub fn worker_options(url: &str, name: &str, token: &str, tls_ca: Option<&str>) -> WorkerOptions {
-    let mut options = WorkerOptions::new(url);
+    let mut options = WorkerOptions::new(url).unwrap();
     options.tls_ca = tls_ca.map(|pem| pem.as_bytes().to_vec());
     options.slots = 1;
     options.token = Some(token.into());
