@@ -2,6 +2,7 @@
 //! opponents every few epochs, from openings of a seed of its own (docs/config.md).
 
 use super::ConfigError;
+use loa_engine::players::MAX_DEPTH;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::{FixedPlayer, MAX_OPENING_PLIES};
 use serde::{Deserialize, Serialize};
@@ -27,11 +28,22 @@ pub struct ValidationConfig {
     pub seed: u64,
     /// Random plies of every opening.
     pub opening_plies: u32,
+    /// The network's search depth in validation; absent: the run's `network_depth`. A run may
+    /// train at a shallow depth and still be measured at the depth it is meant to play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_depth: Option<u32>,
 }
 
 impl Default for ValidationConfig {
     fn default() -> Self {
-        ValidationConfig { opponents: Vec::new(), matches: 100, every: 1, seed: 0, opening_plies: 4 }
+        ValidationConfig {
+            opponents: Vec::new(),
+            matches: 100,
+            every: 1,
+            seed: 0,
+            opening_plies: 4,
+            network_depth: None,
+        }
     }
 }
 
@@ -62,6 +74,11 @@ impl ValidationConfig {
         }
         if self.opening_plies > MAX_OPENING_PLIES {
             return bad("opening_plies", format!("must be 0 to {MAX_OPENING_PLIES}, got {}", self.opening_plies));
+        }
+        if let Some(depth) = self.network_depth
+            && (depth == 0 || depth > MAX_DEPTH)
+        {
+            return bad("network_depth", format!("must be 1..={MAX_DEPTH}, got {depth}"));
         }
         Ok(())
     }
@@ -106,7 +123,7 @@ mod tests {
         assert_eq!(ExperimentConfig::from_toml("").unwrap().validation, None);
         let c = ExperimentConfig::from_toml("[validation]\nopponents = [\"aloa:3\", \"random:3\"]\n").unwrap();
         let v = c.validation.unwrap();
-        assert_eq!((v.matches, v.every, v.seed, v.opening_plies), (100, 1, 0, 4));
+        assert_eq!((v.matches, v.every, v.seed, v.opening_plies, v.network_depth), (100, 1, 0, 4, None));
         assert_eq!(v.players().unwrap().len(), 2);
         assert!(v.due(0) && v.due(3));
         let v = super::ValidationConfig { every: 5, ..v };
@@ -125,6 +142,7 @@ mod tests {
         assert!(err(&format!("{o}every = 0")).contains("`validation.every`: must be at least 1"));
         assert!(err(&format!("{o}seed = 9223372036854775808")).contains("seed"));
         assert!(err(&format!("{o}opening_plies = 41")).contains("`validation.opening_plies`: must be 0 to 40"));
+        assert!(err(&format!("{o}network_depth = 0")).contains("`validation.network_depth`: must be 1..="));
         assert!(err(&format!("{o}oponents = 1")).contains("oponents"));
     }
 }

@@ -30,7 +30,9 @@ pub fn tasks(config: &ExperimentConfig, validation: &ValidationConfig, net: &Ind
                     [Pairing { a: 0, b: 1, seed, opening_plies }, Pairing { a: 1, b: 0, seed, opening_plies }]
                 })
                 .collect();
-            tasks.push(config.task(entrants.clone(), MatchFormat::Pairs(pairs)));
+            let mut task = config.task(entrants.clone(), MatchFormat::Pairs(pairs));
+            task.network_depth = validation.network_depth.unwrap_or(task.network_depth);
+            tasks.push(task);
         }
     }
     tasks
@@ -125,6 +127,15 @@ mod tests {
             MatchEntrant::Fixed { player: loa_engine::tasks::FixedPlayer::Random { .. }, .. }
         ));
         assert!(matches!(tasks[0].entrants[0], MatchEntrant::Network { .. }));
+    }
+
+    #[test]
+    fn the_network_searches_at_the_validation_depth_when_one_is_given() {
+        let config = ExperimentConfig { network_depth: 1, ..ExperimentConfig::default() };
+        let depths =
+            |v: &ValidationConfig| tasks(&config, v, &net()).iter().map(|t| t.network_depth).collect::<Vec<_>>();
+        assert_eq!(depths(&validation(4)), [1, 1]);
+        assert_eq!(depths(&ValidationConfig { network_depth: Some(3), ..validation(4) }), [3, 3]);
     }
 
     #[test]
