@@ -33,6 +33,10 @@ const MAX_RESTARTS: u32 = 8;
 pub struct CmaEsConfig {
     /// The initial step size σ₀ (and σ after every restart).
     pub sigma: f64,
+    /// The mean's learning rate c_m in (0, 1]: the fraction of the way the mean moves to the
+    /// best half's weighted mean each generation (1: all of it, the tutorial's default; below 1
+    /// averages noisy steps over generations).
+    pub mean_learning_rate: f64,
     /// The full covariance (tied weights only) or its diagonal.
     pub covariance: Covariance,
     /// Weights tied by the board's symmetries (`none`, `invariant` or `equivariant`).
@@ -51,6 +55,7 @@ impl Default for CmaEsConfig {
     fn default() -> Self {
         CmaEsConfig {
             sigma: 0.3,
+            mean_learning_rate: 1.0,
             covariance: Covariance::Full,
             symmetry: WeightTying::Equivariant,
             max_restarts: 4,
@@ -143,6 +148,14 @@ impl Scheme for CmaEs {
         if !(s.sigma > 0.0 && s.sigma <= 10.0) {
             return bad(format!("{KEY}.sigma"), format!("must be in (0, 10], got {}", s.sigma));
         }
+        if !(s.mean_learning_rate > 0.0 && s.mean_learning_rate <= 1.0) {
+            let why = format!(
+                "must be in (0, 1] (1 moves the mean all the way to the best half's weighted mean, \
+                 smaller values a fraction of it), got {}",
+                s.mean_learning_rate
+            );
+            return bad(format!("{KEY}.mean_learning_rate"), why);
+        }
         if s.covariance == Covariance::Full && s.symmetry == WeightTying::None {
             let why = "a full covariance over all 2 041 weights is too slow to decompose every few generations: \
                        tie the weights (symmetry = \"equivariant\" or \"invariant\") or use covariance = \"diagonal\"";
@@ -195,7 +208,7 @@ impl Scheme for CmaEs {
         let CmaPlan { mut cma, asked, judged, topology, next_serial } = own_plan(plan)?;
         let scores = judged.scores(self.settings.judging.fitness, outcomes)?;
         let fitness: Vec<f64> = scores.means().iter().map(|m| -m).collect();
-        cma.tell(&asked, &fitness).map_err(SelectionError::Cma)?;
+        cma.tell_at(&asked, &fitness, self.settings.mean_learning_rate).map_err(SelectionError::Cma)?;
         let chromosome = Chromosome::new(topology, network(self.tying().as_ref(), cma.mean()))?;
         let mean = Individual { serial: next_serial, chromosome: Arc::new(chromosome) };
         self.state.cma = Some(cma);
@@ -288,6 +301,11 @@ mod tests {
         assert!(config(16, &format!("{FIXED}max_restarts = 9\n")).unwrap_err().contains("max_restarts"));
         assert!(config(16, &format!("{FIXED}covariance = \"dense\"\n")).unwrap_err().contains("covariance"));
         assert!(config(16, &format!("{FIXED}learning_rate = 0.1\n")).unwrap_err().contains("learning_rate"));
+        for bad in ["0", "-0.3", "1.5"] {
+            let err = config(16, &format!("{FIXED}mean_learning_rate = {bad}\n")).unwrap_err();
+            assert!(err.contains("`selection.scheme.cma-es.mean_learning_rate`") && err.contains("(0, 1]"), "{err}");
+        }
+        assert!(config(16, &format!("{FIXED}mean_learning_rate = 0.3\n")).is_ok());
     }
 
     #[test]
@@ -327,6 +345,23 @@ mod tests {
             assert!((f64::from(weights[j]) - e).abs() < 1e-6, "weight {j}: {} against {e}", weights[j]);
         }
         assert_eq!(scheme.state.cma.as_ref().unwrap().evaluations(), 4);
+    }
+
+    #[test]
+    fn a_mean_learning_rate_moves_the_mean_that_fraction_of_the_way() {
+        let (one, half) = (config(4, FIXED).unwrap(), config(4, &format!("{FIXED}mean_learning_rate = 0.5\n")).unwrap());
+        let (mut full, start, plan, _) = planned(&one, 4);
+        let (mut slow, _, slow_plan, _) = planned(&half, 4);
+        assert_eq!(plan.asked, slow_plan.asked, "the same candidates");
+        let to = full.select(Box::new(plan), &outcomes(4, 2)).unwrap().next;
+        let halfway = slow.select(Box::new(slow_plan), &outcomes(4, 2)).unwrap().next;
+        let weights = |i: &Individual| i.chromosome.weights().to_vec();
+        // The first mean is the start's network tied.
+        let first = Tying::new(WeightTying::Equivariant).project(&weights(&start[0]));
+        for ((s, t), h) in first.iter().zip(weights(&to[0])).zip(weights(&halfway[0])) {
+            let expected = (f64::from(*s) + f64::from(t)) / 2.0;
+            assert!((f64::from(h) - expected).abs() < 1e-5, "{h} against {expected}");
+        }
     }
 
     #[test]
