@@ -6,7 +6,7 @@
 //! centre, so the benchmark and `export --best` see one network. docs/config.md describes every
 //! setting.
 
-use super::cma::{Cma, Covariance};
+use super::cma::{Cma, Covariance, Restart};
 use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, SchemeState, own_plan, parse_settings, settings_table};
 use super::{Plan, Scheme, Selected, SelectionError, StateError};
@@ -17,7 +17,7 @@ use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
-use loa_records::EpochReport;
+use loa_records::{EpochReport, FitnessSummary, SearchSummary};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -126,6 +126,16 @@ fn free(tying: Option<&Tying>, weights: &[f32]) -> Vec<f64> {
     }
 }
 
+/// The search as `cma` stands, after a generation that restarted it for `restart`, if any.
+pub fn search(cma: &Cma, restart: Option<Restart>) -> SearchSummary {
+    SearchSummary {
+        sigma: cma.sigma(),
+        lambda: u32::try_from(cma.lambda()).unwrap_or(u32::MAX),
+        restarts: cma.restarts(),
+        restart: restart.map(|r| r.name().to_owned()),
+    }
+}
+
 /// The network of free parameters `x`, within the chromosome files' bound.
 fn network(tying: Option<&Tying>, x: &[f64]) -> Vec<f32> {
     let bound = f64::from(MAX_ABS_WEIGHT);
@@ -208,12 +218,13 @@ impl Scheme for CmaEs {
         let CmaPlan { mut cma, asked, judged, topology, next_serial } = own_plan(plan)?;
         let scores = judged.scores(self.settings.judging.fitness, outcomes)?;
         let fitness: Vec<f64> = scores.means().iter().map(|m| -m).collect();
-        cma.tell_at(&asked, &fitness, self.settings.mean_learning_rate).map_err(SelectionError::Cma)?;
+        let restart = cma.tell_at(&asked, &fitness, self.settings.mean_learning_rate).map_err(SelectionError::Cma)?;
         let chromosome = Chromosome::new(topology, network(self.tying().as_ref(), cma.mean()))?;
         let mean = Individual { serial: next_serial, chromosome: Arc::new(chromosome) };
+        let summary = FitnessSummary { search: Some(search(&cma, restart)), ..scores.summary() };
         self.state.cma = Some(cma);
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(scores.summary()) })
+        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(summary) })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -362,6 +373,32 @@ mod tests {
             let expected = (f64::from(*s) + f64::from(t)) / 2.0;
             assert!((f64::from(h) - expected).abs() < 1e-5, "{h} against {expected}");
         }
+    }
+
+    #[test]
+    fn a_restart_is_reported_in_the_generations_search() {
+        // 16 candidates that all score the same: TolFun restarts the search once the best of
+        // 10 + ⌈30 · 277 / 16⌉ = 530 generations lie within 10⁻¹².
+        let config = config(16, &format!("{FIXED}covariance = \"diagonal\"\nmax_restarts = 1\n")).unwrap();
+        let (mut scheme, _, mut plan, _) = planned(&config, 4);
+        let (mut rng, mut serials) = (GaRng::from_seed(5), SerialCounter::default());
+        for generation in 1..=530 {
+            // usize::MAX: no candidate wins.
+            let selected = scheme.select(Box::new(plan), &outcomes(16, usize::MAX)).unwrap();
+            let search = selected.fitness.and_then(|f| f.search).unwrap();
+            let survivors = selected.next;
+            match generation {
+                530 => assert_eq!(
+                    (search.sigma, search.lambda, search.restarts, search.restart.as_deref()),
+                    (0.3, 32, 1, Some("TolFun")),
+                    "σ₀ again with twice the candidates"
+                ),
+                _ => assert_eq!((search.lambda, search.restarts, search.restart), (16, 0, None), "{generation}"),
+            }
+            let mut b = Breeding { config: &config, generation: generation + 1, rng: &mut rng, serials: &mut serials };
+            plan = own_plan(scheme.plan(&survivors, &mut b).unwrap().0).unwrap();
+        }
+        assert_eq!(plan.asked.len(), 32);
     }
 
     #[test]

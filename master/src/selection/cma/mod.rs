@@ -61,6 +61,17 @@ pub enum Restart {
     Condition,
 }
 
+impl Restart {
+    /// The criterion's name, as the tutorial calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Restart::TolX => "TolX",
+            Restart::TolFun => "TolFun",
+            Restart::Condition => "ConditionCov",
+        }
+    }
+}
+
 /// The tutorial's default parameters for dimension n and population λ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
