@@ -41,7 +41,9 @@ pub struct RunOverview {
     pub checkpoints: Vec<u32>,
     /// Directories that `master resume --from-epoch` set aside in `checkpoints/`.
     pub abandoned: Vec<String>,
-    /// The search distribution now, for schemes that adapt one (CMA-ES, once it has selected).
+    /// The search distribution now, for schemes that adapt one (CMA-ES, once it has selected);
+    /// left out of the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchSummary>,
 }
 
