@@ -213,6 +213,37 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
     ]
 }
 
+/// The search distribution per generation of a run that adapts one (CMA-ES): its step size σ
+/// and its candidates per generation λ, which each restart doubles (two panels). Empty if no
+/// generation line holds a search.
+pub fn search_charts(run: &Run) -> Vec<Chart> {
+    let searched: Vec<(f64, &loa_records::SearchSummary)> = run
+        .generations
+        .iter()
+        .filter_map(|g| Some((g.generation as f64, g.fitness.as_ref()?.search.as_ref()?)))
+        .collect();
+    if searched.is_empty() {
+        return Vec::new();
+    }
+    let panel = |title: &str, y_label: &str, f: &dyn Fn(&loa_records::SearchSummary) -> f64, c: usize| Chart {
+        title: title.to_string(),
+        x_label: "generation".into(),
+        y_label: y_label.to_string(),
+        series: vec![Series {
+            label: title.to_string(),
+            points: searched.iter().map(|(g, s)| (*g, f(s))).collect(),
+            color: PALETTE[c],
+            style: style(searched.len()),
+        }],
+        y_from_zero: true,
+        x_whole: true,
+    };
+    vec![
+        panel("Step size σ", "σ after the generation", &|s| s.sigma, 2),
+        panel("Candidates per generation λ", "λ (doubled by each restart)", &|s| f64::from(s.lambda), 5),
+    ]
+}
+
 /// Several runs on one chart: one statistic of the combined score per epoch, raw or smoothed
 /// (smoothed adds each run's trend line, fitted to its raw values). Runs benchmarked against
 /// different reference players name theirs in the legend.

@@ -2,7 +2,7 @@
 
 use crate::charts::render;
 use crate::error::Result;
-use crate::figures::{epoch_chart, smoothed_chart, tournament_charts};
+use crate::figures::{epoch_chart, search_charts, smoothed_chart, tournament_charts};
 use crate::run::Run;
 use crate::scores::EpochStatistic;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,8 @@ pub struct ChartFile {
 
 /// Draws every chart of `run` into `out` (which must exist): `best`, `mean`, `median`
 /// (Figures 15-17), `best-smoothed`, `mean-smoothed`, `median-smoothed` (Figures 18-19, with
-/// trend lines) and `tournaments` (per generation; only if there are generation lines).
+/// trend lines), `tournaments` (per generation; only if there are generation lines) and `search`
+/// (σ and λ per generation; only for a run that adapts its search distribution, CMA-ES).
 pub fn plot_run(run: &Run, out: &Path) -> Result<Vec<ChartFile>> {
     let mut written = Vec::new();
     for stat in EpochStatistic::ALL {
@@ -56,6 +57,15 @@ pub fn plot_run(run: &Run, out: &Path) -> Result<Vec<ChartFile>> {
             name: "tournaments".into(),
             caption: "tournament statistics per generation".into(),
             files: render(&out.join("tournaments"), Some(&title), &panels, 2)?,
+        });
+    }
+    let panels = search_charts(run);
+    if !panels.is_empty() {
+        let title = format!("{}: the search distribution per generation", run.name);
+        written.push(ChartFile {
+            name: "search".into(),
+            caption: "CMA-ES's step size σ and candidates per generation λ (restarts double λ)".into(),
+            files: render(&out.join("search"), Some(&title), &panels, 2)?,
         });
     }
     Ok(written)

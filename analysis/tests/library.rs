@@ -27,6 +27,7 @@ fn charts_of_a_synthetic_run_are_valid_and_carry_text() {
         assert!(w >= 1000 && h >= 600, "{:?}: {w}×{h}", c.files[0]);
         check_svg(&c.files[1], if c.name == "tournaments" { "generation" } else { "epoch" });
     }
+    assert!(!out.join("search.png").exists(), "a run without a search has no search chart");
     let smoothed = std::fs::read_to_string(out.join("mean-smoothed.svg")).unwrap();
     assert!(smoothed.contains("points/epoch, 95% CI ["), "the legend gives the slope and its interval");
     // Each legend entry gives its unit: one game or the two-game match.
@@ -92,4 +93,39 @@ fn values_too_large_to_plot_are_refused_not_drawn_forever() {
         let err = svg_string(&chart, 400, 300).unwrap_err();
         assert!(err.contains("tournaments") && err.contains("too large to plot"), "{err}");
     }
+}
+
+#[test]
+fn a_cma_es_run_charts_its_step_size_and_candidates_per_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("cma");
+    write_run(&run_dir, 3);
+    let mut run = Run::load(&run_dir).unwrap();
+    for g in &mut run.generations {
+        let search = loa_records::SearchSummary {
+            sigma: 0.3 / g.generation as f64,
+            lambda: if g.generation < 4 { 16 } else { 32 },
+            restarts: u32::from(g.generation >= 4),
+            restart: (g.generation == 4).then(|| "TolFun".into()),
+        };
+        let fitness = loa_records::FitnessSummary {
+            unit: "points".into(),
+            best: 0.5,
+            mean: 0.25,
+            vs_fixed: None,
+            rung: None,
+            vs_rung: None,
+            mean_step: None,
+            search: Some(search),
+        };
+        g.fitness = Some(fitness);
+    }
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let charts = plot_run(&run, &out).unwrap();
+    let search = charts.iter().find(|c| c.name == "search").expect("a search chart");
+    check_png(&search.files[0], 20_000);
+    check_svg(&search.files[1], "generation");
+    let svg = std::fs::read_to_string(&search.files[1]).unwrap();
+    assert!(svg.contains("Step size σ") && svg.contains("Candidates per generation λ"));
 }

@@ -471,3 +471,32 @@ fn a_cma_es_run_is_deterministic_across_threads_and_resumes_bit_for_bit() {
         }
     }
 }
+
+/// Every generation line of a CMA-ES run says where its search stands (σ, candidates,
+/// restarts), the last one as the checkpoint holds it, and `master show` prints the same.
+#[test]
+fn a_cma_es_run_reports_its_search_each_generation_and_in_show() {
+    use loa_master::checkpoint::RunState;
+    use loa_master::selection::cma_es;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cma");
+    start(cma_es(1, "mean_learning_rate = 0.5\n"), &dir, &options(1)).unwrap();
+    let run = RunDir::new(&dir);
+    let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&run.generations()).unwrap().records;
+    assert_eq!(lines.len(), 6);
+    let searches: Vec<_> = lines.iter().map(|l| l.fitness.as_ref().and_then(|f| f.search.clone()).unwrap()).collect();
+    assert!(searches.iter().all(|s| (s.lambda, s.restarts, s.restart.as_deref()) == (4, 0, None)), "{searches:?}");
+    assert!(searches.iter().all(|s| s.sigma != 0.2), "σ adapts from σ₀ = 0.2 every generation: {searches:?}");
+    let state = RunState::load(&run.latest_checkpoint()).unwrap();
+    let cma = cma_es::State::load(&state.scheme_state).unwrap().cma.unwrap();
+    assert_eq!(searches[5].sigma, cma.sigma(), "the last line is the saved search");
+    let shown = loa_master::run::show(&dir).unwrap();
+    assert_eq!(shown.search.as_ref(), Some(&searches[5]));
+    let text = shown.to_string();
+    assert!(
+        text.contains(&format!("search: sigma {:.4}, 4 candidates per generation, 0 restarts", cma.sigma())),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(run.log()).unwrap();
+    assert!(log.contains(&format!("sigma {:.4} lambda 4 (0 restarts)", cma.sigma())), "{log}");
+}

@@ -28,5 +28,7 @@ pub use dir::RunDir;
 pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
 pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
 pub use matches::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
-pub use run::{BenchmarkEntry, EpochReport, FitnessSummary, GenerationRecord, TournamentRecord, WorkerRecord};
+pub use run::{
+    BenchmarkEntry, EpochReport, FitnessSummary, GenerationRecord, SearchSummary, TournamentRecord, WorkerRecord,
+};
 pub use validation::{VALIDATION_TIMING, ValidationRecord};

@@ -132,6 +132,23 @@ pub struct FitnessSummary {
     /// The survivors' mean self-adaptive mutation step, if steps are self-adaptive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_step: Option<f64>,
+    /// The search distribution as the generation left it, for schemes that adapt one (CMA-ES).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSummary>,
+}
+
+/// A search distribution as a generation left it: what the next generation draws from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchSummary {
+    /// The step size σ.
+    pub sigma: f64,
+    /// Candidates per generation (λ).
+    pub lambda: u32,
+    /// Restarts so far.
+    pub restarts: u32,
+    /// Why this generation restarted the search (the criterion's name, e.g. `TolFun`), if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<String>,
 }
 
 impl GenerationRecord {

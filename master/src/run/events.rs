@@ -9,7 +9,7 @@ use crate::cluster::Dropped;
 use crate::scheduler::SchedulerStats;
 use crate::selection::Champion;
 use loa_records::jsonl::append_line;
-use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
+use loa_records::{EpochReport, GenerationRecord, RunDir, SearchSummary, ValidationRecord, WorkerRecord};
 use std::io::Write;
 use std::time::Instant;
 
@@ -60,6 +60,9 @@ pub enum RunEvent<'a> {
     WorkerDropped(&'a Dropped),
     /// This epoch's champion (its best benchmarked network) joined the hall of fame.
     Champion(u32, Champion),
+    /// A search that adapts its own distribution (CMA-ES) restarted in this generation; the
+    /// summary is the search it starts again with.
+    Restarted(u64, &'a SearchSummary),
     /// The run stopped early on request (Ctrl-C) at this state; `master resume` continues it.
     Stopped(&'a RunState),
     /// The run reached its target at this state.
@@ -135,7 +138,10 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
                 let rung = f.rung.zip(f.vs_rung);
                 let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
                 let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
-                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
+                let search = f.search.as_ref().map_or(String::new(), |s| {
+                    format!(", sigma {:.4} lambda {} ({} restarts)", s.sigma, s.lambda, s.restarts)
+                });
+                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}{search}", f.unit, f.best, f.mean)
             });
             format!(
                 "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
@@ -167,6 +173,14 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::Champion(epoch, c) => {
             format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
         }
+        RunEvent::Restarted(generation, s) => format!(
+            "generation {generation}: the search stalled ({}) and restarts from its mean with sigma {} and {} \
+             candidates per generation (restart {})",
+            s.restart.as_deref().unwrap_or("?"),
+            s.sigma,
+            s.lambda,
+            s.restarts
+        ),
         RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
         RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
         RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,
@@ -218,5 +232,14 @@ mod tests {
         assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(super::utc(1_795_755_785), "2026-11-27T05:03:05Z");
         assert_eq!(super::utc(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
+
+    #[test]
+    fn a_restart_has_its_own_log_line() {
+        use super::{RunEvent, message};
+        let search = loa_records::SearchSummary { sigma: 0.3, lambda: 32, restarts: 1, restart: Some("TolFun".into()) };
+        let line = message(&RunEvent::Restarted(530, &search)).unwrap();
+        assert!(line.starts_with("generation 530: the search stalled (TolFun)"), "{line}");
+        assert!(line.contains("sigma 0.3 and 32 candidates per generation (restart 1)"), "{line}");
     }
 }

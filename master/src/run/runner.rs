@@ -196,6 +196,9 @@ impl Runner<'_> {
         state.serials = serials;
         state.generation = generation;
         self.emit(RunEvent::GenerationDone(&record))?;
+        if let Some(search) = record.fitness.as_ref().and_then(|f| f.search.as_ref()).filter(|s| s.restart.is_some()) {
+            self.emit(RunEvent::Restarted(generation, search))?;
+        }
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.clock = self.clock.now();
         state.save(&self.dir.latest_checkpoint())?;

@@ -2,6 +2,9 @@
 
 use super::resume::{epoch_checkpoints, newest_usable_epoch, run_dir};
 use super::{RunError, load};
+use crate::checkpoint::RunState;
+use crate::selection::{SchemeState, cma_es};
+use loa_records::SearchSummary;
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,10 @@ pub struct RunOverview {
     pub checkpoints: Vec<u32>,
     /// Directories that `master resume --from-epoch` set aside in `checkpoints/`.
     pub abandoned: Vec<String>,
+    /// The search distribution now, for schemes that adapt one (CMA-ES, once it has selected);
+    /// left out of the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSummary>,
 }
 
 /// One epoch's benchmark: combined scores of the two games against the reference (0 to 398).
@@ -104,6 +111,7 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         epochs: epochs.collect(),
         checkpoints: epoch_checkpoints(&run).into_iter().map(|(epoch, _)| epoch).collect(),
         abandoned,
+        search: search(&state),
     })
 }
 
@@ -130,11 +138,27 @@ impl fmt::Display for RunOverview {
             writeln!(f, "{:>6} {:>10} {:>5} {:>7.1} {:>7.1}  {best}", e.epoch, e.generation, e.best, e.mean, e.median)?;
         }
         writeln!(f, "checkpoints: {}", ranges(&self.checkpoints))?;
+        if let Some(s) = &self.search {
+            writeln!(
+                f,
+                "search: sigma {:.4}, {} candidates per generation, {} restarts",
+                s.sigma, s.lambda, s.restarts
+            )?;
+        }
         for name in &self.abandoned {
             writeln!(f, "set aside by a resume from an earlier epoch: checkpoints/{name}")?;
         }
         Ok(())
     }
+}
+
+/// The search distribution of a CMA-ES run's state, if it has one.
+fn search(state: &RunState) -> Option<SearchSummary> {
+    if state.config.selection.scheme.name != cma_es::NAME {
+        return None;
+    }
+    let cma = cma_es::State::load(&state.scheme_state).ok()?.cma?;
+    Some(cma_es::search(&cma, None))
 }
 
 /// `epochs 0..3, 5` for the sorted numbers `[0, 1, 2, 3, 5]`.

@@ -6,7 +6,7 @@
 //! centre, so the benchmark and `export --best` see one network. docs/config.md describes every
 //! setting.
 
-use super::cma::{Cma, Covariance};
+use super::cma::{Cma, Covariance, Restart};
 use super::judging::{self, Judged, JudgingConfig, JudgingState};
 use super::{Champion, SchemeState, own_plan, parse_settings, settings_table};
 use super::{Plan, Scheme, Selected, SelectionError, StateError};
@@ -17,7 +17,7 @@ use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
-use loa_records::EpochReport;
+use loa_records::{EpochReport, FitnessSummary, SearchSummary};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -33,6 +33,10 @@ const MAX_RESTARTS: u32 = 8;
 pub struct CmaEsConfig {
     /// The initial step size σ₀ (and σ after every restart).
     pub sigma: f64,
+    /// The mean's learning rate c_m in (0, 1]: the fraction of the way the mean moves to the
+    /// best half's weighted mean each generation (1: all of it, the tutorial's default; below 1
+    /// averages noisy steps over generations).
+    pub mean_learning_rate: f64,
     /// The full covariance (tied weights only) or its diagonal.
     pub covariance: Covariance,
     /// Weights tied by the board's symmetries (`none`, `invariant` or `equivariant`).
@@ -51,6 +55,7 @@ impl Default for CmaEsConfig {
     fn default() -> Self {
         CmaEsConfig {
             sigma: 0.3,
+            mean_learning_rate: 1.0,
             covariance: Covariance::Full,
             symmetry: WeightTying::Equivariant,
             max_restarts: 4,
@@ -121,6 +126,16 @@ fn free(tying: Option<&Tying>, weights: &[f32]) -> Vec<f64> {
     }
 }
 
+/// The search as `cma` stands, after a generation that restarted it for `restart`, if any.
+pub fn search(cma: &Cma, restart: Option<Restart>) -> SearchSummary {
+    SearchSummary {
+        sigma: cma.sigma(),
+        lambda: u32::try_from(cma.lambda()).unwrap_or(u32::MAX),
+        restarts: cma.restarts(),
+        restart: restart.map(|r| r.name().to_owned()),
+    }
+}
+
 /// The network of free parameters `x`, within the chromosome files' bound.
 fn network(tying: Option<&Tying>, x: &[f64]) -> Vec<f32> {
     let bound = f64::from(MAX_ABS_WEIGHT);
@@ -142,6 +157,14 @@ impl Scheme for CmaEs {
         }
         if !(s.sigma > 0.0 && s.sigma <= 10.0) {
             return bad(format!("{KEY}.sigma"), format!("must be in (0, 10], got {}", s.sigma));
+        }
+        if !(s.mean_learning_rate > 0.0 && s.mean_learning_rate <= 1.0) {
+            let why = format!(
+                "must be in (0, 1] (1 moves the mean all the way to the best half's weighted mean, \
+                 smaller values a fraction of it), got {}",
+                s.mean_learning_rate
+            );
+            return bad(format!("{KEY}.mean_learning_rate"), why);
         }
         if s.covariance == Covariance::Full && s.symmetry == WeightTying::None {
             let why = "a full covariance over all 2 041 weights is too slow to decompose every few generations: \
@@ -195,12 +218,13 @@ impl Scheme for CmaEs {
         let CmaPlan { mut cma, asked, judged, topology, next_serial } = own_plan(plan)?;
         let scores = judged.scores(self.settings.judging.fitness, outcomes)?;
         let fitness: Vec<f64> = scores.means().iter().map(|m| -m).collect();
-        cma.tell(&asked, &fitness).map_err(SelectionError::Cma)?;
+        let restart = cma.tell_at(&asked, &fitness, self.settings.mean_learning_rate).map_err(SelectionError::Cma)?;
         let chromosome = Chromosome::new(topology, network(self.tying().as_ref(), cma.mean()))?;
         let mean = Individual { serial: next_serial, chromosome: Arc::new(chromosome) };
+        let summary = FitnessSummary { search: Some(search(&cma, restart)), ..scores.summary() };
         self.state.cma = Some(cma);
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(scores.summary()) })
+        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(summary) })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -229,121 +253,4 @@ impl Scheme for CmaEs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::GaRng;
-    use loa_engine::game::{Criterion, MatchSide};
-    use loa_engine::tasks::{GameSummary, MatchSummary};
-    use loa_engine::{Color, Outcome};
-
-    /// The configuration of `population` candidates with the scheme's `settings` (TOML lines),
-    /// or its error.
-    fn config(population: usize, settings: &str) -> Result<ExperimentConfig, String> {
-        let text = format!("population = {population}\n[selection.scheme.cma-es]\n{settings}");
-        let config = ExperimentConfig::from_toml(&text).map_err(|e| e.to_string())?;
-        crate::selection::build(&config).map_err(|e| e.to_string())?;
-        Ok(config)
-    }
-
-    /// Judged by one fixed opponent each.
-    const FIXED: &str = "opponents = 0\nfixed_opponents = [\"random:1\"]\n";
-
-    /// The scheme of `config`, a random first mean and its plan for generation 1 from `seed`.
-    fn planned(config: &ExperimentConfig, seed: u64) -> (CmaEs, Vec<Individual>, CmaPlan, Vec<MatchTask>) {
-        let settings = parse_settings(NAME, &config.selection.scheme.settings).unwrap();
-        let scheme = CmaEs { settings, state: State::default() };
-        let (mut rng, mut serials) = (GaRng::from_seed(seed), SerialCounter::default());
-        let start = crate::generation::initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap()
-            [..1]
-            .to_vec();
-        let mut b = Breeding { config, generation: 1, rng: &mut rng, serials: &mut serials };
-        let (plan, tasks) = scheme.plan(&start, &mut b).unwrap();
-        (scheme, start, own_plan(plan).unwrap(), tasks)
-    }
-
-    /// Each candidate's one match against the fixed player: `winner` wins both games, the others
-    /// lose both.
-    fn outcomes(candidates: usize, winner: usize) -> Vec<MatchTaskOutcome> {
-        let game = |w| GameSummary { outcome: Outcome::Win(w), reason: loa_engine::EndReason::Connected, plies: 30 };
-        (0..candidates)
-            .map(|c| {
-                let (games, side) = match c == winner {
-                    true => ([game(Color::Black), game(Color::White)], MatchSide::A),
-                    false => ([game(Color::White), game(Color::Black)], MatchSide::B),
-                };
-                let summary = MatchSummary { a: 0, b: 1, winner: side, criterion: Criterion::WonBoth, games };
-                MatchTaskOutcome { matches: vec![summary] }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn bad_settings_are_named_and_say_what_to_do() {
-        assert!(config(62, "").is_ok(), "the defaults: tied weights, full covariance");
-        let full = config(16, &format!("{FIXED}symmetry = \"none\"\n")).unwrap_err();
-        assert!(full.contains("`selection.scheme.cma-es.covariance`") && full.contains("\"diagonal\""), "{full}");
-        assert!(config(16, &format!("{FIXED}symmetry = \"none\"\ncovariance = \"diagonal\"\n")).is_ok());
-        assert!(config(3, FIXED).unwrap_err().contains("`population`"));
-        assert!(config(16, &format!("{FIXED}sigma = 0\n")).unwrap_err().contains("sigma"));
-        assert!(config(16, &format!("{FIXED}max_restarts = 9\n")).unwrap_err().contains("max_restarts"));
-        assert!(config(16, &format!("{FIXED}covariance = \"dense\"\n")).unwrap_err().contains("covariance"));
-        assert!(config(16, &format!("{FIXED}learning_rate = 0.1\n")).unwrap_err().contains("learning_rate"));
-    }
-
-    #[test]
-    fn candidates_are_tied_drawn_from_the_runs_generator_and_judged_alike() {
-        for symmetry in ["equivariant", "invariant"] {
-            let config = config(6, &format!("{FIXED}symmetry = \"{symmetry}\"\n")).unwrap();
-            let (_, start, plan, tasks) = planned(&config, 4);
-            let tying = Tying::new(symmetry.parse().unwrap());
-            assert_eq!((plan.judged.candidates.len(), tasks.len()), (6, 6), "λ is the population");
-            assert_eq!(plan.asked[0].len(), tying.count());
-            assert_eq!(plan.cma.mean(), &free(Some(&tying), start[0].chromosome.weights())[..]);
-            for c in &plan.judged.candidates {
-                let w = c.chromosome.weights();
-                assert_eq!(tying.project(w), w, "{symmetry}: a candidate is tied");
-            }
-            // The same state and generator give the same candidates; another seed others.
-            let (_, _, again, _) = planned(&config, 4);
-            assert_eq!(again.asked, plan.asked);
-            let (_, _, other, _) = planned(&config, 5);
-            assert_ne!(other.asked, plan.asked);
-        }
-    }
-
-    #[test]
-    fn the_mean_moves_to_the_weighted_mean_of_the_best_half() {
-        let config = config(4, FIXED).unwrap();
-        let (mut scheme, _, plan, _) = planned(&config, 4);
-        let asked = plan.asked.clone();
-        let next = scheme.select(Box::new(plan), &outcomes(4, 2)).unwrap().next;
-        // λ = 4, μ = 2: weights ∝ ln 2.5 and ln 2.5 − ln 2, on the winner (candidate 2) and the
-        // first of the tied losers (candidate 0); the new mean is their weighted mean (c_m = 1).
-        let (w1, w2) = (2.5f64.ln(), 2.5f64.ln() - 2f64.ln());
-        let expected: Vec<f64> = asked[2].iter().zip(&asked[0]).map(|(a, b)| (w1 * a + w2 * b) / (w1 + w2)).collect();
-        let tying = Tying::new(WeightTying::Equivariant);
-        let weights = next[0].chromosome.weights();
-        for (j, &e) in tying.expand(&expected).iter().enumerate() {
-            assert!((f64::from(weights[j]) - e).abs() < 1e-6, "weight {j}: {} against {e}", weights[j]);
-        }
-        assert_eq!(scheme.state.cma.as_ref().unwrap().evaluations(), 4);
-    }
-
-    #[test]
-    fn the_state_round_trips_and_one_of_another_run_is_refused() {
-        let config = config(4, FIXED).unwrap();
-        let (mut scheme, _, plan, _) = planned(&config, 4);
-        let next = scheme.select(Box::new(plan), &outcomes(4, 1)).unwrap().next;
-        let saved = scheme.save().unwrap();
-        let mut restored = CmaEs { settings: scheme.settings.clone(), state: State::default() };
-        restored.restore(&saved, &next, &config).unwrap();
-        assert_eq!(restored.state, scheme.state);
-        let diagonal = CmaEsConfig { covariance: Covariance::Diagonal, ..scheme.settings.clone() };
-        let mut other = CmaEs { settings: diagonal, state: State::default() };
-        let err = other.restore(&saved, &next, &config).unwrap_err().to_string();
-        assert!(err.contains("covariance"), "{err}");
-        let untied = CmaEsConfig { symmetry: WeightTying::Invariant, ..scheme.settings.clone() };
-        let err = CmaEs { settings: untied, state: State::default() }.restore(&saved, &next, &config).unwrap_err();
-        assert!(err.to_string().contains("361 coordinates"), "{err}");
-    }
-}
+mod tests;

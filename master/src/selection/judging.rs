@@ -405,6 +405,7 @@ impl Scores {
             rung: self.rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
             vs_rung: self.points_vs_rung(),
             mean_step: None,
+            search: None,
         }
     }
 }

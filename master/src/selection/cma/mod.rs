@@ -38,6 +38,9 @@ pub enum CmaError {
         /// Values expected.
         expected: usize,
     },
+    /// A mean learning rate outside (0, 1].
+    #[error("CMA-ES's mean learning rate must be in (0, 1], got {0}")]
+    MeanRate(f64),
     /// A fitness that is not a number.
     #[error("CMA-ES was told a fitness that is not a number")]
     NotANumber,
@@ -56,6 +59,17 @@ pub enum Restart {
     TolFun,
     /// The covariance's condition number passed 10¹⁴.
     Condition,
+}
+
+impl Restart {
+    /// The criterion's name, as the tutorial calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Restart::TolX => "TolX",
+            Restart::TolFun => "TolFun",
+            Restart::Condition => "ConditionCov",
+        }
+    }
 }
 
 /// The tutorial's default parameters for dimension n and population λ.
@@ -222,9 +236,22 @@ impl Cma {
     }
 
     /// Moves the distribution on from the fitnesses (lower is better) of the candidates
-    /// [`Cma::ask`] gave, and restarts it if the search stalled (and restarts are left).
+    /// [`Cma::ask`] gave, and restarts it if the search stalled (and restarts are left). The
+    /// mean moves all the way to the best half's weighted mean (c_m = 1).
     pub fn tell(&mut self, candidates: &[Vec<f64>], fitness: &[f64]) -> Result<Option<Restart>, CmaError> {
+        self.tell_at(candidates, fitness, 1.0)
+    }
+
+    /// [`Cma::tell`] with the mean's learning rate c_m in (0, 1]: the mean moves by
+    /// c_m σ ⟨y⟩_w, the fraction c_m of the way to the best half's weighted mean. The paths, the
+    /// covariance and σ learn from ⟨y⟩_w as with c_m = 1 (the tutorial feeds them
+    /// (m′ − m) / (c_m σ), which is ⟨y⟩_w, and leaves its damping alone), so a smaller c_m
+    /// averages the mean's noisy steps over more generations while σ adapts as before.
+    pub fn tell_at(&mut self, candidates: &[Vec<f64>], fitness: &[f64], c_m: f64) -> Result<Option<Restart>, CmaError> {
         let n = self.mean.len();
+        if !(c_m > 0.0 && c_m <= 1.0) {
+            return Err(CmaError::MeanRate(c_m));
+        }
         if fitness.len() != self.lambda || candidates.len() != self.lambda {
             return Err(CmaError::Count { found: fitness.len().min(candidates.len()), expected: self.lambda });
         }
@@ -245,7 +272,8 @@ impl Cma {
         for (w, y) in p.weights.iter().zip(&ys) {
             yw.iter_mut().zip(y).for_each(|(s, y)| *s += w * y);
         }
-        self.mean.iter_mut().zip(&yw).for_each(|(m, y)| *m += self.sigma * y);
+        let step = c_m * self.sigma;
+        self.mean.iter_mut().zip(&yw).for_each(|(m, y)| *m += step * y);
         // C^(−1/2) y_w, from the last decomposition.
         let whitened = match self.covariance {
             Covariance::Full => {

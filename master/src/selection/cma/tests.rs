@@ -169,3 +169,87 @@ fn wrong_counts_and_nan_fitnesses_are_refused() {
     assert_eq!(cma.tell(&xs, &fs), Err(CmaError::NotANumber));
     assert_eq!(cma.evaluations(), 0, "nothing moved");
 }
+
+/// FNV-1a, 64 bits, of `bytes`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+#[test]
+fn a_mean_learning_rate_of_one_is_the_update_as_it_was() {
+    // The digests of the whole state after 60 generations on Rosenbrock, as the build before
+    // the mean learning rate computed them with `tell`.
+    for (covariance, digest) in
+        [(Covariance::Full, 0x5cee_8601_de85_3c20), (Covariance::Diagonal, 0x956a_f3d5_6ee9_5168)]
+    {
+        let mut cma = Cma::new(vec![0.5; 8], 0.3, 12, covariance, 3);
+        let mut rng = GaRng::from_seed(11);
+        for _ in 0..60 {
+            let xs = cma.ask(&mut rng);
+            let fs: Vec<f64> = xs.iter().map(|x| rosenbrock(x)).collect();
+            cma.tell_at(&xs, &fs, 1.0).unwrap();
+        }
+        assert_eq!(fnv1a(&crate::codec::encode(&cma).unwrap()), digest, "{covariance:?}");
+    }
+}
+
+#[test]
+fn the_mean_moves_a_fraction_c_m_of_the_way_and_the_rest_learns_as_before() {
+    let start = Cma::new(vec![0.2, -0.1, 0.4, 0.0], 0.3, 8, Covariance::Full, 0);
+    let xs = start.ask(&mut GaRng::from_seed(3));
+    let fs: Vec<f64> = xs.iter().map(|x| sphere(x)).collect();
+    // The best half's weighted mean, from the tutorial's weights and the sorted candidates.
+    let p = Params::new(4, 8, Covariance::Full);
+    let mut order: Vec<usize> = (0..8).collect();
+    order.sort_by(|&i, &j| fs[i].total_cmp(&fs[j]));
+    let target: Vec<f64> = (0..4).map(|k| p.weights.iter().zip(&order).map(|(w, &i)| w * xs[i][k]).sum()).collect();
+    let mut told = Vec::new();
+    for c_m in [1.0, 0.3] {
+        let mut cma = start.clone();
+        cma.tell_at(&xs, &fs, c_m).unwrap();
+        for (k, (m, t)) in cma.mean().iter().zip(&target).enumerate() {
+            let expected = start.mean()[k] + c_m * (t - start.mean()[k]);
+            assert!((m - expected).abs() < 1e-12, "c_m {c_m}, coordinate {k}: {m} against {expected}");
+        }
+        told.push(cma);
+    }
+    // The paths, C and σ learn from ⟨y⟩_w whatever c_m (the tutorial's (m′ − m) / (c_m σ)).
+    let (one, slow) = (&told[0], &told[1]);
+    assert_ne!(one.mean(), slow.mean());
+    assert_eq!((&one.ps, &one.pc, &one.c, one.sigma), (&slow.ps, &slow.pc, &slow.c, slow.sigma));
+    let mut cma = start.clone();
+    for bad in [0.0, -0.5, 1.5, f64::NAN] {
+        assert!(matches!(cma.tell_at(&xs, &fs, bad), Err(CmaError::MeanRate(_))), "{bad}");
+    }
+    assert_eq!(cma, start, "nothing moved");
+}
+
+#[test]
+fn on_a_noisy_sphere_a_smaller_mean_learning_rate_ends_closer() {
+    // Sphere plus Gaussian noise of sd 1 in 10-D from x0 = 1 (f = 10), 3 000 evaluations: with
+    // c_m = 1 the mean wanders where the noise outweighs the differences it selects on; with
+    // c_m = 0.3 it averages the noisy steps and settles nearer the optimum (Hansen's tutorial:
+    // c_m < 1 can help on noisy functions).
+    let end = |c_m: f64, seed: u64| {
+        let mut cma = search(vec![1.0; 10], 0.5, Covariance::Full, 0);
+        let (mut rng, mut noise) = (GaRng::from_seed(seed), GaRng::from_seed(1_000 + seed));
+        while cma.evaluations() < 3_000 {
+            let xs = cma.ask(&mut rng);
+            let fs: Vec<f64> = xs.iter().map(|x| sphere(x) + noise.normal()).collect();
+            cma.tell_at(&xs, &fs, c_m).unwrap();
+        }
+        sphere(cma.mean())
+    };
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[4] + v[5]) / 2.0
+    };
+    let fast: Vec<f64> = (1..=10).map(|seed| end(1.0, seed)).collect();
+    let slow: Vec<f64> = (1..=10).map(|seed| end(0.3, seed)).collect();
+    let closer = fast.iter().zip(&slow).filter(|(f, s)| s < f).count();
+    assert!(closer >= 8, "c_m 0.3 closer on {closer} of 10 seeds: {slow:?} against {fast:?}");
+    let (fast, slow) = (median(fast), median(slow));
+    assert!(slow < fast / 2.0, "median f of the mean: c_m 0.3 {slow:.3}, c_m 1 {fast:.3}");
+    // Both ended far below the start and far above what the noise-free sphere reaches.
+    assert!(fast < 5.0 && slow > 1e-4, "{fast} {slow}");
+}
