@@ -94,4 +94,11 @@ fn cma_es_inducts_its_mean_into_the_hall_of_fame() {
     let hall: Vec<u64> = scheme.judged.hall_of_fame.iter().map(|h| h.serial).collect();
     assert_eq!(hall, centres(&dir));
     assert!(generations(&dir).iter().all(|g| g.fitness.as_ref().is_some_and(|f| f.noise_sd.is_some())));
+    // run.log's generation lines say it too.
+    let log = std::fs::read_to_string(dir.log()).unwrap();
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(" games, ")).collect();
+    assert!(
+        lines.len() == 6 && lines.iter().all(|l| l.contains(", noise sd ") && l.contains(" reliability ")),
+        "{log}"
+    );
 }

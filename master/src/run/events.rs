@@ -135,7 +135,11 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
                 let rung = f.rung.zip(f.vs_rung);
                 let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
                 let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
-                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}", f.unit, f.best, f.mean)
+                let noise = f.noise_sd.zip(f.signal_sd).map_or(String::new(), |(n, s)| {
+                    let reliability = f.reliability.map_or("–".into(), |r| format!("{r:.2}"));
+                    format!(", noise sd {n:.2} signal sd {s:.2} reliability {reliability}")
+                });
+                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}{noise}", f.unit, f.best, f.mean)
             });
             format!(
                 "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
