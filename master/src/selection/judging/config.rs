@@ -45,8 +45,9 @@ pub struct JudgingConfig {
     /// Random plies before every game; against fixed opponents and the rung the openings of a
     /// generation are the same for every candidate (common random numbers). 0: the start position.
     pub opening_plies: u32,
-    /// Two-game matches against each fixed opponent and the rung per generation (above 1 only
-    /// with `opening_plies`: games from the start position against a fixed player repeat).
+    /// Two-game matches against each fixed opponent, the rung and (drawn in common) each
+    /// champion per generation (above 1 only with `opening_plies`: games from the start position
+    /// against a fixed player repeat).
     pub fixed_matches: u32,
     /// Champions each candidate meets, drawn from the hall of fame (the best benchmarked network
     /// of every epoch so far: for evolution strategies and CMA-ES, the centre or mean).

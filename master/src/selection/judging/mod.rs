@@ -4,7 +4,9 @@
 //! Every game scores for both sides that are candidates ([`Fitness`]), so being A, who wins drawn
 //! matches by docs/spec.md §5's criterion 4, is worth nothing; fixed opponents and champions are
 //! yardsticks and score nothing. Fitness is the mean score per game, as drawn opponents make the
-//! number of games differ.
+//! number of games differ. Champions are drawn per candidate, or once per generation and met by
+//! every candidate from the same openings ([`HallOfFameDraw`]); [`Scores::noise`] says how much
+//! of the fitness's spread is noise.
 
 mod config;
 mod scores;
