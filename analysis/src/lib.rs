@@ -16,7 +16,7 @@
 //! Output:
 //! - [`charts`]: line charts as PNG and SVG with an embedded font; [`figures`]: the thesis's
 //!   figures as charts; [`tables`]: the thesis's tables as Markdown.
-//! - [`plot`], [`report`], [`compare`], [`validation`]: what the `analysis` subcommands write;
+//! - [`plot`], [`report`], [`compare`], [`validation`], [`noise`]: what the `analysis` subcommands write;
 //!   [`output`]: where (never inside a run directory).
 //! - [`error`]: every failure as one line naming the file and line ([`AnalysisError`]).
 
@@ -28,6 +28,7 @@ pub mod config;
 pub mod error;
 pub mod figures;
 pub mod matches;
+pub mod noise;
 pub mod output;
 pub mod plot;
 pub mod report;

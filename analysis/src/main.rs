@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use loa_analysis::compare::{check_comparable, compare_runs};
+use loa_analysis::noise::{NOISE_KEY, noise_table};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
 use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
@@ -78,6 +79,16 @@ enum Command {
         /// Where to write (default: ./validation-analysis; never inside a run).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// How much of each run's fitness spread is noise: the median noise, signal and reliability
+    /// over its last generations (runs with `report_noise = true`).
+    Noise {
+        /// One or more run directories.
+        #[arg(required = true, num_args = 1..)]
+        runs: Vec<PathBuf>,
+        /// Generations (the last that report the noise) the medians are over.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+        last: u32,
     },
     /// The table of `loa match --out` series side by side, with intervals and t-tests.
     Matches {
@@ -161,6 +172,11 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", f.display());
             }
             println!("{}", md.display());
+        }
+        Command::Noise { runs, last } => {
+            let loaded = runs.iter().map(|r| load_run(r)).collect::<Result<Vec<_>>>()?;
+            println!("{}\n", NOISE_KEY);
+            print!("{}", noise_table(&loaded, last as usize).markdown());
         }
         Command::Matches { files, out, charts, block } => {
             let series = files.iter().map(|f| load_series(f)).collect::<Result<Vec<_>>>()?;

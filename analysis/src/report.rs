@@ -6,12 +6,16 @@ use crate::compare::evolved;
 use crate::error::{AnalysisError, Result};
 use crate::figures::block_chart;
 use crate::matches::MatchSeries;
+use crate::noise::{NOISE_KEY, NoiseSummary, noise_table};
 use crate::output::write_text;
 use crate::plot::{ChartFile, plot_run};
 use crate::run::Run;
 use crate::scores::{EpochStatistic, Outcomes, ScoreSets};
 use crate::tables::{default_detail_epochs, epoch_detail, key, record_table, score_table, trend_table, welch_table};
 use std::path::{Path, PathBuf};
+
+/// Generations the report's fitness noise is the median over (as `analysis noise`'s default).
+const NOISE_GENERATIONS: usize = 50;
 
 /// Draws the run's charts into `out` and writes `out/report.md`; returns the report's path.
 /// `epochs` chooses the rows of the per-epoch tables (default: the best epoch and its
@@ -76,6 +80,10 @@ pub fn report_markdown(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u3
          with its 95 % interval (t with n − 2 degrees of freedom). \"No trend shown\": the interval contains 0.\n\n",
     );
     s.push_str(&trend_table(&[run]).markdown());
+    if NoiseSummary::of(run, NOISE_GENERATIONS).is_some() {
+        s.push_str(&format!("\n## Fitness noise\n\n{NOISE_KEY} Over the last {NOISE_GENERATIONS} generations.\n\n"));
+        s.push_str(&noise_table(std::slice::from_ref(run), NOISE_GENERATIONS).markdown());
+    }
     let chosen = epochs.map_or_else(|| default_detail_epochs(run), <[u32]>::to_vec);
     let list: Vec<String> = chosen.iter().map(u32::to_string).collect();
     s.push_str(&format!(

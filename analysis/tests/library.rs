@@ -117,6 +117,9 @@ fn a_cma_es_run_charts_its_step_size_and_candidates_per_generation() {
             vs_rung: None,
             mean_step: None,
             search: Some(search),
+            noise_sd: None,
+            signal_sd: None,
+            reliability: None,
         };
         g.fitness = Some(fitness);
     }

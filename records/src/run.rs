@@ -135,6 +135,18 @@ pub struct FitnessSummary {
     /// The search distribution as the generation left it, for schemes that adapt one (CMA-ES).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchSummary>,
+    /// If the run reports it (`report_noise`): the standard deviation of a candidate's mean
+    /// score were it judged again on other games, as a root mean square over candidates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_sd: Option<f64>,
+    /// If the run reports it: the standard deviation of the candidates' mean scores (the spread
+    /// selection sees, noise included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_sd: Option<f64>,
+    /// If the run reports it: max(0, signal_sd² − noise_sd²) / signal_sd², the share of the
+    /// spread that is not noise (1: candidates ranked by strength alone; 0: by chance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<f64>,
 }
 
 /// A search distribution as a generation left it: what the next generation draws from.

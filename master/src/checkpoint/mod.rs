@@ -239,10 +239,13 @@ impl RunState {
     }
 
     /// The state a checkpoint holds (the configuration's TOML text and the rest), checked: the
-    /// configuration parses and is valid, the individuals are valid networks, and the scheme
+    /// configuration parses and is valid (and is normalised: [`selection::normalized`]), the individuals are valid networks, and the scheme
     /// takes up its state.
     pub fn from_stored(config: &str, s: Stored) -> Result<RunState, InvalidState> {
         let config = ExperimentConfig::from_toml(config).map_err(InvalidState::Config)?;
+        // Settings added after the checkpoint was written take their defaults, written out as a
+        // new run's are, so the state compares equal to the same run started today.
+        let config = selection::normalized(&config).map_err(InvalidState::Config)?;
         if s.scheme != config.selection.scheme.name {
             return Err(InvalidState::Scheme { saved: s.scheme, configured: config.selection.scheme.name });
         }

@@ -141,7 +141,11 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
                 let search = f.search.as_ref().map_or(String::new(), |s| {
                     format!(", sigma {:.4} lambda {} ({} restarts)", s.sigma, s.lambda, s.restarts)
                 });
-                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}{search}", f.unit, f.best, f.mean)
+                let noise = f.noise_sd.zip(f.signal_sd).map_or(String::new(), |(n, s)| {
+                    let reliability = f.reliability.map_or("–".into(), |r| format!("{r:.2}"));
+                    format!(", noise sd {n:.2} signal sd {s:.2} reliability {reliability}")
+                });
+                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}{search}{noise}", f.unit, f.best, f.mean)
             });
             format!(
                 "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",

@@ -1,0 +1,144 @@
+//! `analysis noise`: how much of the spread of a run's fitness is noise, from the `noise_sd`,
+//! `signal_sd` and `reliability` its generation lines carry when the run sets `report_noise`.
+
+use crate::run::Run;
+use crate::stats::median;
+use crate::tables::{Table, num};
+use loa_records::FitnessSummary;
+
+/// The medians of one run's fitness noise over its last generations that report it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoiseSummary {
+    /// Generations the medians are over.
+    pub generations: usize,
+    /// The fitness's unit (`points` or `benchmark-score`), per game.
+    pub unit: String,
+    /// The median noise: the standard deviation of a candidate's mean score were it judged
+    /// again on other games.
+    pub noise_sd: f64,
+    /// The median signal: the standard deviation of the candidates' mean scores.
+    pub signal_sd: f64,
+    /// The median reliability, max(0, signal² − noise²) / signal², over the generations whose
+    /// candidates' means differed (NaN if none did).
+    pub reliability: f64,
+}
+
+impl NoiseSummary {
+    /// The medians over the last `last` generations of `run` that report the noise, if any does.
+    pub fn of(run: &Run, last: usize) -> Option<NoiseSummary> {
+        let reported: Vec<&FitnessSummary> = run
+            .generations
+            .iter()
+            .filter_map(|g| g.fitness.as_ref())
+            .filter(|f| f.noise_sd.is_some() && f.signal_sd.is_some())
+            .collect();
+        let tail = &reported[reported.len().saturating_sub(last)..];
+        let first = tail.first()?;
+        let column = |field: fn(&FitnessSummary) -> Option<f64>| {
+            median(&tail.iter().filter_map(|f| field(f)).collect::<Vec<_>>())
+        };
+        Some(NoiseSummary {
+            generations: tail.len(),
+            unit: first.unit.clone(),
+            noise_sd: column(|f| f.noise_sd),
+            signal_sd: column(|f| f.signal_sd),
+            reliability: column(|f| f.reliability),
+        })
+    }
+}
+
+/// One row per run: the medians over its last `last` generations, or a note that it does not
+/// report the noise.
+pub fn noise_table(runs: &[Run], last: usize) -> Table {
+    let headers = ["run", "generations", "unit", "noise sd", "signal sd", "reliability"];
+    let rows = runs
+        .iter()
+        .map(|run| match NoiseSummary::of(run, last) {
+            Some(s) => vec![
+                run.name.clone(),
+                s.generations.to_string(),
+                s.unit,
+                num(s.noise_sd, 3),
+                num(s.signal_sd, 3),
+                num(s.reliability, 3),
+            ],
+            None => {
+                let why = "not reported: set report_noise = true".to_string();
+                vec![run.name.clone(), "0".into(), why, "–".into(), "–".into(), "–".into()]
+            }
+        })
+        .collect();
+    Table { headers: headers.map(String::from).to_vec(), rows }
+}
+
+/// What the table's columns mean, for a reader.
+pub const NOISE_KEY: &str = "Medians over each run's last generations. Noise: the standard deviation of a \
+     candidate's mean score were it judged again on other games; signal: the standard deviation of the candidates' \
+     mean scores (noise included), both per game in the fitness's unit; reliability: max(0, signal² − noise²) / \
+     signal², the share of the spread selection sees that is not noise (docs/evolving.md).";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loa_records::GenerationRecord;
+
+    fn line(noise: Option<f64>, signal: f64, reliability: Option<f64>) -> GenerationRecord {
+        let fitness = FitnessSummary {
+            unit: "points".into(),
+            best: 1.0,
+            mean: 0.5,
+            vs_fixed: None,
+            rung: None,
+            vs_rung: None,
+            mean_step: None,
+            search: None,
+            noise_sd: noise,
+            signal_sd: noise.map(|_| signal),
+            reliability,
+        };
+        GenerationRecord {
+            generation: 1,
+            epoch: 1,
+            tournaments: Vec::new(),
+            survivors_kept: 0,
+            games: 10,
+            mean_plies: 40.0,
+            seconds: 1.0,
+            games_per_second: 10.0,
+            workers: 1,
+            worker_detail: Vec::new(),
+            fitness: Some(fitness),
+        }
+    }
+
+    fn run(generations: Vec<GenerationRecord>) -> Run {
+        Run {
+            dir: "r".into(),
+            name: "r".into(),
+            config: Default::default(),
+            epochs: Vec::new(),
+            generations,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn medians_are_over_the_last_generations_that_report_the_noise() {
+        // The first line is outside the last 3; the one without noise is skipped; the one
+        // without reliability counts for the noise and the signal only.
+        let r = run(vec![
+            line(Some(9.0), 9.0, Some(0.9)),
+            line(Some(1.0), 4.0, Some(0.5)),
+            line(None, 0.0, None),
+            line(Some(3.0), 2.0, None),
+            line(Some(2.0), 3.0, Some(0.3)),
+        ]);
+        let s = NoiseSummary::of(&r, 3).unwrap();
+        assert_eq!((s.generations, s.unit.as_str()), (3, "points"));
+        assert_eq!((s.noise_sd, s.signal_sd, s.reliability), (2.0, 3.0, 0.4));
+        assert_eq!(NoiseSummary::of(&run(vec![line(None, 0.0, None)]), 3), None);
+        let table = noise_table(&[r, run(Vec::new())], 3).markdown();
+        assert!(table.contains("| r | 3 | points | 2.000 | 3.000 | 0.400 |"), "{table}");
+        assert!(table.contains("not reported: set report_noise = true"), "{table}");
+    }
+}
