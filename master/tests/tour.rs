@@ -1,5 +1,5 @@
 //! What a new user meets with the `master` binary: `show` (its held-out validation too),
-//! `export --best`, progress lines on a pipe, `run.log`'s times, what a resume from an earlier
+//! `export --best`, `--stop-after`, progress lines on a pipe, `run.log`'s times, what a resume from an earlier
 //! epoch sets aside, checkpoint and `config.toml` problems, an address in use, a configuration
 //! of the other kind, completions.
 
@@ -169,6 +169,30 @@ fn show_prints_the_latest_validation_of_each_opponent() {
         assert_eq!(cells[1..6], counts, "{line}");
         assert_eq!(cells[6..10], [format!("{:.1}", 100.0 * r.win_rate), "%".into(), interval, "%".into()], "{line}");
         assert!(line.ends_with(&format!("{} s", r.wall_seconds.round())), "{line}: {r:?}");
+    }
+}
+
+#[test]
+fn stop_after_ends_the_session_at_an_epoch_and_says_how_to_continue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run").to_str().unwrap().to_owned();
+    let config = tiny(tmp.path(), 2);
+    let o =
+        master(&["run", "--config", &config, "--out", &out, "--quiet", "--threads", "1", "--stop-after", "0.000001"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("stopped at epoch 0 (generation 0)"), "{text}");
+    assert!(
+        text.contains("this session's wall-clock time") && text.contains(&format!("master resume {out}")),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(RunDir::new(&out).log()).unwrap();
+    assert!(log.contains("has reached its budget of 0.000001 s: stopping at the end of the epoch"), "{log}");
+    let o = master(&["resume", &out, "--quiet", "--stop-after-cpu", "2h"]);
+    assert!(o.status.success() && stdout(&o).contains("finished at epoch 2"), "{}", stderr(&o));
+    for bad in ["0", "2d", "-1h"] {
+        let o = master(&["resume", &out, &format!("--stop-after={bad}")]);
+        assert!(!o.status.success() && stderr(&o).contains("90m, 2h"), "{bad}: {}", stderr(&o));
     }
 }
 

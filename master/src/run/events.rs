@@ -60,7 +60,10 @@ pub enum RunEvent<'a> {
     WorkerDropped(&'a Dropped),
     /// This epoch's champion (its best benchmarked network) joined the hall of fame.
     Champion(u32, Champion),
-    /// The run stopped early on request (Ctrl-C) at this state; `master resume` continues it.
+    /// The session's budget is spent (why); it stops at this epoch boundary.
+    OutOfBudget(&'a str),
+    /// The run stopped early on request (Ctrl-C, or its budget spent) at this state; `master
+    /// resume` continues it.
     Stopped(&'a RunState),
     /// The run reached its target at this state.
     Finished(&'a RunState),
@@ -167,6 +170,7 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::Champion(epoch, c) => {
             format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
         }
+        RunEvent::OutOfBudget(why) => format!("{why}: stopping at the end of the epoch"),
         RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
         RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
         RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,
