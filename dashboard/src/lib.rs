@@ -5,8 +5,10 @@
 //! - [`Provider`]: where the data comes from. The master implements it over its live state
 //!   (`loa_master::dashboard`); [`RunDirProvider`] over a run directory's files (read-only, for
 //!   a finished run or one another process is writing).
-//! - [`server`]: the routes (`/`, `/api/status`, `/api/epochs`, `/api/chart.svg`), the token
-//!   check and [`serve`], which runs them on a background thread until [`Server::shutdown`].
+//! - [`server`]: the routes (`/`, `/api/status`, `/api/epochs`, `/api/chart.svg`,
+//!   `/api/validation`, `/api/validation.svg`), the token check and [`serve`], which runs them on
+//!   a background thread until [`Server::shutdown`].
+//! - [`validation`]: the chart of held-out validation against the run's time.
 //!
 //! Everything is read-only: no route changes a run. Bad requests get an HTTP status (401, 404,
 //! 405, 400, 414), never a panic.
@@ -16,12 +18,13 @@
 pub mod model;
 pub mod rundir;
 pub mod server;
+pub mod validation;
 
 pub use model::{Counts, EpochSummary, GenerationRate, ProgressInfo, RunInfo, Status, StepInfo, TaskRate, WorkerRow};
 pub use rundir::RunDirProvider;
 pub use server::{MAX_QUERY_BYTES, Server, serve};
 
-use loa_records::EpochReport;
+use loa_records::{EpochReport, ValidationRecord};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -35,6 +38,9 @@ pub trait Provider: Send + Sync + 'static {
     fn status(&self) -> Status;
     /// Every epoch report so far, as in `epochs.jsonl` (epoch 0 first).
     fn epochs(&self) -> Vec<Arc<EpochReport>>;
+    /// Every held-out validation line so far, as in `validation.jsonl` (none for a run without
+    /// `[validation]`).
+    fn validation(&self) -> Vec<Arc<ValidationRecord>>;
 }
 
 /// The number of slots in a worker's registered name, `"NAME (N slots, ADDR)"` (remote workers);

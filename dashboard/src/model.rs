@@ -20,6 +20,11 @@ pub struct Status {
     pub epoch: u32,
     /// Epoch reports so far (epoch 0 included).
     pub epochs_recorded: usize,
+    /// Whether the run validates against held-out opponents (its configuration has
+    /// `[validation]`, or it has validation lines).
+    pub validating: bool,
+    /// Validation lines so far (one per opponent and validation; `/api/validation` has them).
+    pub validations_recorded: usize,
     /// The step in hand (live only).
     pub step: Option<StepInfo>,
     /// How far the run is.

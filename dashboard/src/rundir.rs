@@ -1,11 +1,11 @@
 //! The dashboard over a run directory's files (`config.toml`, `generations.jsonl`,
-//! `epochs.jsonl`): read-only, for a finished run or one another process is writing. Files are
-//! read again only when their size or modification time changed.
+//! `epochs.jsonl`, `validation.jsonl`): read-only, for a finished run or one another process is
+//! writing. Files are read again only when their size or modification time changed.
 
 use crate::model::{GenerationRate, ProgressInfo, RunInfo, Status, WorkerRow};
 use crate::{HISTORY, Provider, slots_from_name};
 use loa_analysis::RunConfig;
-use loa_records::{EpochReport, GenerationRecord, RunDir, jsonl};
+use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, jsonl};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -61,6 +61,7 @@ pub struct RunDirProvider {
     dir: RunDir,
     epochs: Cached<EpochReport>,
     generations: Cached<GenerationRecord>,
+    validation: Cached<ValidationRecord>,
 }
 
 impl RunDirProvider {
@@ -77,6 +78,7 @@ impl RunDirProvider {
             name: crate::run_name(dir),
             epochs: Cached::new(layout.epochs()),
             generations: Cached::new(layout.generations()),
+            validation: Cached::new(layout.validation()),
             dir: layout,
         })
     }
@@ -97,6 +99,11 @@ impl Provider for RunDirProvider {
         notes.extend(note);
         let (generations, note) = self.generations.get();
         notes.extend(note);
+        let (validation, note) = self.validation.get();
+        notes.extend(note);
+        // The analysis crate's configuration reader keeps no `[validation]`: the section's
+        // header is enough to know.
+        let validating = !validation.is_empty() || config_toml.lines().any(|l| l.trim() == "[validation]");
         let generation = generations.last().map_or(0, |g| g.generation);
         let epoch = epochs.last().map_or(0, |e| e.epoch);
         let total = config.epochs.unwrap_or(0).saturating_mul(config.generations_per_epoch.unwrap_or(0));
@@ -132,6 +139,8 @@ impl Provider for RunDirProvider {
             generation,
             epoch,
             epochs_recorded: epochs.len(),
+            validating,
+            validations_recorded: validation.len(),
             step: None,
             progress: ProgressInfo::at(generation, total, 0.0),
             games_per_second,
@@ -144,5 +153,9 @@ impl Provider for RunDirProvider {
 
     fn epochs(&self) -> Vec<Arc<EpochReport>> {
         self.epochs.get().0.as_ref().clone()
+    }
+
+    fn validation(&self) -> Vec<Arc<ValidationRecord>> {
+        self.validation.get().0.as_ref().clone()
     }
 }

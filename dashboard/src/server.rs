@@ -1,4 +1,4 @@
-//! The dashboard's HTTP server: four read-only routes, a token check, and a background thread
+//! The dashboard's HTTP server: six read-only routes, a token check, and a background thread
 //! with its own small tokio runtime (one async thread, two blocking threads for the providers
 //! and the chart), so requests never run on the run's threads.
 //!
@@ -8,6 +8,8 @@
 //! | `/api/status` | [`Status`](crate::Status) as JSON |
 //! | `/api/epochs` | every epoch report as a JSON array (`?summary=1`: [`EpochSummary`] each) |
 //! | `/api/chart.svg` | best / mean / median combined score per epoch, raw and smoothed |
+//! | `/api/validation` | every held-out validation line as a JSON array (as in `validation.jsonl`) |
+//! | `/api/validation.svg` | the win rate against each validation opponent over the run's wall time (`?axis=cpu`: CPU time), with 95 % bands |
 //!
 //! With a token, every route needs `Authorization: Bearer TOKEN` or `?token=TOKEN` (401
 //! otherwise). Other paths get 404, other methods than GET and HEAD 405, a query or URI longer
@@ -15,6 +17,7 @@
 
 use crate::Provider;
 use crate::model::EpochSummary;
+use crate::validation::Axis;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -33,6 +36,8 @@ pub const MAX_URI_BYTES: usize = 2048;
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// The chart's size in pixels.
 const CHART_SIZE: (u32, u32) = (860, 500);
+/// A validation chart's size in pixels (two side by side).
+const VALIDATION_CHART_SIZE: (u32, u32) = (640, 420);
 
 /// The page, self-contained (no external scripts, styles or fonts).
 const PAGE: &str = include_str!("page.html");
@@ -144,6 +149,7 @@ async fn dispatch(State(app): State<Arc<App>>, request: Request) -> Response {
         return response;
     }
     let summary = pairs.iter().any(|(k, v)| k == "summary" && (v == "1" || v == "true"));
+    let axis = pairs.iter().rfind(|(k, _)| k == "axis").map(|(_, v)| v.as_str());
     let path = uri.path().to_owned();
     match path.as_str() {
         "/" | "/index.html" => reply(StatusCode::OK, "text/html; charset=utf-8", PAGE),
@@ -160,7 +166,15 @@ async fn dispatch(State(app): State<Arc<App>>, request: Request) -> Response {
             .await
         }
         "/api/chart.svg" => blocking(app, chart).await,
-        _ => text(StatusCode::NOT_FOUND, "no such page: try / or /api/status, /api/epochs, /api/chart.svg"),
+        "/api/validation" => blocking(app, |app| json(&app.provider.validation())).await,
+        "/api/validation.svg" => match Axis::parse(axis) {
+            Some(axis) => blocking(app, move |app| validation_chart(app, axis)).await,
+            None => text(StatusCode::BAD_REQUEST, "axis must be wall or cpu, e.g. /api/validation.svg?axis=cpu"),
+        },
+        _ => text(
+            StatusCode::NOT_FOUND,
+            "no such page: try / or /api/status, /api/epochs, /api/chart.svg, /api/validation, /api/validation.svg",
+        ),
     }
 }
 
@@ -207,6 +221,14 @@ fn chart(app: &App) -> Response {
             }
             reply(StatusCode::OK, "image/svg+xml", svg.as_str().to_owned())
         }
+        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot draw the chart: {e}")),
+    }
+}
+
+fn validation_chart(app: &App, axis: Axis) -> Response {
+    let chart = crate::validation::chart(&app.provider.validation(), axis);
+    match loa_analysis::charts::svg_string(&chart, VALIDATION_CHART_SIZE.0, VALIDATION_CHART_SIZE.1) {
+        Ok(svg) => reply(StatusCode::OK, "image/svg+xml", svg),
         Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot draw the chart: {e}")),
     }
 }

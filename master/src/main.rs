@@ -4,6 +4,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::experiment::{self, MatchExperiment};
+use loa_master::run::clock::Budget;
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, resume, show, start};
@@ -155,6 +156,32 @@ impl DashboardFlags {
     }
 }
 
+/// A time budget for the session.
+#[derive(Args)]
+struct BudgetFlags {
+    /// Stop cleanly, as Ctrl-C does (`master resume` continues bit-identically), at the end of
+    /// the first epoch at which the run's wall-clock time reaches this budget: seconds, or with
+    /// a unit (90m, 2h). Runs with [validation] count their time over all sessions (their
+    /// checkpoints keep it), so the same budget on every resume bounds the whole run, and a run
+    /// already past it stops at once; runs without [validation] count this session's time only.
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
+    stop_after: Option<f64>,
+    /// The same for the CPU time of the master's process (user + system; embedded workers
+    /// count, remote workers do not).
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
+    stop_after_cpu: Option<f64>,
+}
+
+fn parse_budget(text: &str) -> Result<f64, String> {
+    Budget::parse_seconds(text).map_err(|e| e.to_string())
+}
+
+impl BudgetFlags {
+    fn budget(&self) -> Budget {
+        Budget { wall_seconds: self.stop_after, cpu_seconds: self.stop_after_cpu }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Start a run from a configuration file.
@@ -169,6 +196,8 @@ enum Command {
         /// before its first checkpoint). A usable run is never replaced.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        budget: BudgetFlags,
         #[command(flatten)]
         work: WorkFlags,
         #[command(flatten)]
@@ -185,6 +214,8 @@ enum Command {
         /// Run this many more epochs (default: up to the configuration's `epochs`).
         #[arg(long)]
         epochs: Option<u32>,
+        #[command(flatten)]
+        budget: BudgetFlags,
         #[command(flatten)]
         work: WorkFlags,
         #[command(flatten)]
@@ -259,9 +290,10 @@ fn work(flags: &WorkFlags) -> Result<WorkOptions, String> {
     Ok(WorkOptions { threads, cluster, stop, progress: !flags.quiet })
 }
 
-/// A run's options: its work, the dashboard, and a halt point for the crash tests.
-fn options(work_flags: &WorkFlags, dashboard: &DashboardFlags) -> Result<RunOptions, String> {
-    let options = RunOptions { work: work(work_flags)?, halt: halt_from_env()?, ..RunOptions::default() };
+/// A run's options: its work, budget, the dashboard, and a halt point for the crash tests.
+fn options(work_flags: &WorkFlags, budget: &BudgetFlags, dashboard: &DashboardFlags) -> Result<RunOptions, String> {
+    let (work, halt, budget) = (work(work_flags)?, halt_from_env()?, budget.budget());
+    let options = RunOptions { work, halt, budget, ..RunOptions::default() };
     dashboard.apply(options, work_flags.cluster.token().as_deref())
 }
 
@@ -278,9 +310,12 @@ fn say(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-fn report(summary: RunSummary) {
+fn report(summary: RunSummary, dir: &std::path::Path) {
     let state = if summary.stopped { "stopped" } else { "finished" };
     say(&format!("{state} at epoch {} (generation {})\n", summary.epoch, summary.generation));
+    if let Some(why) = &summary.out_of_budget {
+        say(&format!("{why}; continue with `master resume {}`\n", dir.display()));
+    }
     if let Some(r) = summary.last_report {
         say(&format!(
             "last benchmark (epoch {}): best {} mean {:.1} median {:.1}\n",
@@ -291,12 +326,12 @@ fn report(summary: RunSummary) {
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Run { config, out, force, work, dashboard } => {
+        Command::Run { config, out, force, budget, work, dashboard } => {
             let config = ExperimentConfig::read(&config)?;
-            report(start(config, &out, &RunOptions { force, ..options(&work, &dashboard)? })?);
+            report(start(config, &out, &RunOptions { force, ..options(&work, &budget, &dashboard)? })?, &out);
         }
-        Command::Resume { dir, from_epoch, epochs, work, dashboard } => {
-            report(resume(&dir, from_epoch, epochs, &options(&work, &dashboard)?)?)
+        Command::Resume { dir, from_epoch, epochs, budget, work, dashboard } => {
+            report(resume(&dir, from_epoch, epochs, &options(&work, &budget, &dashboard)?)?, &dir)
         }
         Command::Experiment { config, out, work: flags } => {
             let config = MatchExperiment::read(&config)?;

@@ -1,13 +1,13 @@
-//! The live dashboard: a master serving `/`, `/api/status`, `/api/epochs` and
-//! `/api/chart.svg` on loopback, checked against the run's own metrics files; the statuses of
-//! bad requests; a run's checkpoints byte-identical with and without it; the read-only page of a
-//! run directory.
+//! The live dashboard: a master serving `/`, `/api/status`, `/api/epochs`, `/api/chart.svg`
+//! and the validation routes on loopback, checked against the run's own metrics files; the
+//! statuses of bad requests; a run's checkpoints byte-identical with and without it; the
+//! read-only page of a run directory.
 #![cfg(feature = "dashboard")]
 
-use loa_master::config::ExperimentConfig;
+use loa_master::config::{ExperimentConfig, ValidationConfig};
 use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{RunDir, RunOptions, WorkOptions, resume, start};
-use loa_records::{EpochReport, GenerationRecord, jsonl};
+use loa_records::{EpochReport, GenerationRecord, ValidationRecord, jsonl};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
@@ -241,4 +241,74 @@ fn a_run_with_the_dashboard_writes_the_same_checkpoints() {
     assert_eq!(a.len(), 4, "epochs 0-2 and latest");
     assert!(a == b, "checkpoints differ with the dashboard on");
     assert_eq!(epochs_file(&plain), epochs_file(&watched));
+}
+
+fn validation_file(dir: &Path) -> Vec<ValidationRecord> {
+    jsonl::read(&RunDir::new(dir).validation()).unwrap().records
+}
+
+/// `tiny` validated every epoch against two fixed players.
+fn validating(epochs: u32) -> ExperimentConfig {
+    let mut c = tiny(epochs);
+    let opponents = vec!["aloa:1".into(), "random:1".into()];
+    c.validation = Some(ValidationConfig { opponents, matches: 4, seed: 9, ..ValidationConfig::default() });
+    c
+}
+
+#[test]
+fn validation_lines_are_served_live_and_from_the_run_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let options = dashboard(Duration::from_secs(120));
+    let stop = Arc::new(AtomicBool::new(false));
+    let work = WorkOptions { stop: Arc::clone(&stop), ..WorkOptions::embedded(2) };
+    let run_options = RunOptions { work, dashboard: Some(options.clone()), ..RunOptions::default() };
+    std::thread::scope(|s| {
+        let running = s.spawn(|| start(validating(2), &run, &run_options));
+        let addr = wait_bound(&options);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let status: loa_dashboard::Status = json(addr, "/api/status");
+            assert!(status.validating, "the run has [validation] from its start");
+            if status.state == "finished" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the run did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Epochs 0, 1 and 2 against both opponents, as the file has them.
+        let served: Vec<ValidationRecord> = json(addr, "/api/validation");
+        let file = validation_file(&run);
+        assert_eq!(file.len(), 6);
+        assert_eq!(served, file);
+        let status: loa_dashboard::Status = json(addr, "/api/status");
+        assert_eq!(status.validations_recorded, 6);
+        stop.store(true, Ordering::Release);
+        assert!(!running.join().unwrap().unwrap().stopped);
+    });
+    let served = |dir: &Path| {
+        let provider = loa_dashboard::RunDirProvider::new(dir).unwrap();
+        let server = loa_dashboard::serve(Arc::new(provider), "127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+        let server = server.unwrap();
+        let addr = server.addr();
+        let records: Vec<ValidationRecord> = json(addr, "/api/validation");
+        let status: loa_dashboard::Status = json(addr, "/api/status");
+        let charts = ["/api/validation.svg", "/api/validation.svg?axis=cpu", "/api/validation.svg?axis=gpu"]
+            .map(|t| get(addr, t));
+        server.shutdown();
+        (records, status, charts)
+    };
+    let (records, status, [wall, cpu, bad]) = served(&run);
+    assert_eq!(records, validation_file(&run));
+    assert_eq!((status.validating, status.validations_recorded), (true, 6));
+    for (code, svg) in [wall, cpu] {
+        assert!(code == 200 && svg.starts_with("<svg") && svg.contains("aloa:1") && svg.contains("random:1"), "{code}");
+    }
+    assert_eq!(bad.0, 400, "an unknown axis: {}", bad.1);
+    // A run without validation serves none and says so.
+    let plain = tmp.path().join("plain");
+    start(tiny(1), &plain, &RunOptions::embedded(2)).unwrap();
+    let (records, status, _) = served(&plain);
+    assert!(records.is_empty());
+    assert_eq!((status.validating, status.validations_recorded), (false, 0));
 }

@@ -1,8 +1,9 @@
-//! What a new user meets with the `master` binary: `show`, `export --best`, progress lines on a
-//! pipe, `run.log`'s times, what a resume from an earlier epoch sets aside, checkpoint and
-//! `config.toml` problems, an address in use, a configuration of the other kind, completions.
+//! What a new user meets with the `master` binary: `show` (its held-out validation too),
+//! `export --best`, `--stop-after`, progress lines on a pipe, `run.log`'s times, what a resume from an earlier
+//! epoch sets aside, checkpoint and `config.toml` problems, an address in use, a configuration
+//! of the other kind, completions.
 
-use loa_records::{EpochReport, RunDir, jsonl};
+use loa_records::{EpochReport, RunDir, ValidationRecord, jsonl};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -136,6 +137,63 @@ fn show_summarizes_a_run_and_export_best_writes_the_best_of_an_epoch() {
     assert!(help.contains("loa play --opponent net:3:FILE") && !help.contains("loa --player"), "{help}");
     let o = master(&["show", tmp.path().join("none").to_str().unwrap()]);
     assert!(!o.status.success() && stderr(&o).contains("no such run directory"), "{}", stderr(&o));
+}
+
+#[test]
+fn show_prints_the_latest_validation_of_each_opponent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = run(tmp.path(), "plain", 1);
+    assert!(!stdout(&master(&["show", &plain])).contains("validation"), "a run without [validation] says nothing");
+    let config = tmp.path().join("validating.toml");
+    let validation = "[validation]\nopponents = [\"aloa:1\", \"random:1\"]\nmatches = 4\nseed = 5\n";
+    std::fs::write(&config, std::fs::read_to_string(tiny(tmp.path(), 2)).unwrap() + validation).unwrap();
+    let out = tmp.path().join("run").to_str().unwrap().to_owned();
+    let o = master(&["run", "--config", config.to_str().unwrap(), "--out", &out, "--quiet", "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file: Vec<ValidationRecord> = jsonl::read(&RunDir::new(&out).validation()).unwrap().records;
+    assert_eq!(file.len(), 6, "epochs 0-2, two opponents");
+    // A line of an epoch the checkpoint has not finished (a crash before its checkpoint) is not
+    // the latest: a resume redoes it.
+    let ahead = ValidationRecord { epoch: 3, wins: 0, win_rate: 0.0, ..file[4].clone() };
+    jsonl::append_line(&RunDir::new(&out).validation(), &ahead).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&stdout(&master(&["show", &out, "--json"]))).unwrap();
+    let latest: Vec<ValidationRecord> = serde_json::from_value(shown["validation"].clone()).unwrap();
+    assert_eq!(latest, file[4..]);
+    let text = stdout(&master(&["show", &out]));
+    assert!(text.contains("held-out validation, latest"), "{text}");
+    for r in &file[4..] {
+        let line = text.lines().find(|l| l.trim_start().starts_with(&r.opponent)).unwrap_or_else(|| panic!("{text}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let interval = format!("{:.1}-{:.1}", 100.0 * r.win_rate_low, 100.0 * r.win_rate_high);
+        let counts = [r.epoch, r.matches, r.wins, r.losses, r.ties].map(|n| n.to_string());
+        assert_eq!(cells[1..6], counts, "{line}");
+        assert_eq!(cells[6..10], [format!("{:.1}", 100.0 * r.win_rate), "%".into(), interval, "%".into()], "{line}");
+        assert!(line.ends_with(&format!("{} s", r.wall_seconds.round())), "{line}: {r:?}");
+    }
+}
+
+#[test]
+fn stop_after_ends_the_session_at_an_epoch_and_says_how_to_continue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run").to_str().unwrap().to_owned();
+    let config = tiny(tmp.path(), 2);
+    let o =
+        master(&["run", "--config", &config, "--out", &out, "--quiet", "--threads", "1", "--stop-after", "0.000001"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("stopped at epoch 0 (generation 0)"), "{text}");
+    assert!(
+        text.contains("this session's wall-clock time") && text.contains(&format!("master resume {out}")),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(RunDir::new(&out).log()).unwrap();
+    assert!(log.contains("has reached its budget of 0.000001 s: stopping at the end of the epoch"), "{log}");
+    let o = master(&["resume", &out, "--quiet", "--stop-after-cpu", "2h"]);
+    assert!(o.status.success() && stdout(&o).contains("finished at epoch 2"), "{}", stderr(&o));
+    for bad in ["0", "2d", "-1h"] {
+        let o = master(&["resume", &out, &format!("--stop-after={bad}")]);
+        assert!(!o.status.success() && stderr(&o).contains("90m, 2h"), "{bad}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ use loa_dashboard::{
     Counts, GenerationRate, HISTORY, ProgressInfo, Provider, RunInfo, Status, StepInfo, TaskRate, WorkerRow,
     slots_from_name,
 };
-use loa_records::{EpochReport, GenerationRecord, RunDir};
+use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +51,7 @@ struct Live {
     tasks: VecDeque<TaskRate>,
     last_sample: Option<(Instant, u64)>,
     epochs: Vec<Arc<EpochReport>>,
+    validation: Vec<Arc<ValidationRecord>>,
 }
 
 /// The dashboard's view of a live run.
@@ -62,6 +63,8 @@ pub struct DashboardState {
     scheduler: Arc<Scheduler>,
     cluster: Option<Arc<Counters>>,
     notes: Vec<String>,
+    /// Whether the run has `[validation]`.
+    validating: bool,
 }
 
 fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
@@ -73,7 +76,8 @@ fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
 
 impl DashboardState {
     /// The state of a run starting (or resuming) from `state` in `dir`: the history so far comes
-    /// from the checkpoint's epoch reports and `generations.jsonl` (already cut back to it).
+    /// from the checkpoint's epoch reports, `generations.jsonl` and `validation.jsonl` (both
+    /// already cut back to it).
     pub fn new(
         dir: &RunDir,
         state: &RunState,
@@ -86,6 +90,13 @@ impl DashboardState {
             match loa_records::jsonl::read::<GenerationRecord>(&dir.generations()) {
                 Ok(lines) => lines.records.iter().for_each(|g| push_bounded(&mut games, GenerationRate::from(g))),
                 Err(e) => notes.push(format!("earlier generations not shown: {e}")),
+            }
+        }
+        let mut validation = Vec::new();
+        if dir.validation().exists() {
+            match loa_records::jsonl::read::<ValidationRecord>(&dir.validation()) {
+                Ok(lines) => validation = lines.records.into_iter().map(Arc::new).collect(),
+                Err(e) => notes.push(format!("earlier validations not shown: {e}")),
             }
         }
         let config = &state.config;
@@ -109,9 +120,11 @@ impl DashboardState {
             tasks: VecDeque::new(),
             last_sample: None,
             epochs: state.epochs.iter().cloned().map(Arc::new).collect(),
+            validation,
         };
         let total_generations = u64::from(config.epochs) * u64::from(config.generations_per_epoch);
-        DashboardState { live: Mutex::new(live), run, total_generations, scheduler, cluster, notes }
+        let validating = config.validation.is_some();
+        DashboardState { live: Mutex::new(live), run, total_generations, scheduler, cluster, notes, validating }
     }
 
     fn live(&self) -> MutexGuard<'_, Live> {
@@ -183,6 +196,8 @@ impl Provider for DashboardState {
             generation: live.generation,
             epoch: live.epoch,
             epochs_recorded: live.epochs.len(),
+            validating: self.validating,
+            validations_recorded: live.validation.len(),
             step: live.step.clone(),
             progress,
             games_per_second: live.games.iter().cloned().collect(),
@@ -195,6 +210,10 @@ impl Provider for DashboardState {
 
     fn epochs(&self) -> Vec<Arc<EpochReport>> {
         self.live().epochs.clone()
+    }
+
+    fn validation(&self) -> Vec<Arc<ValidationRecord>> {
+        self.live().validation.clone()
     }
 }
 
@@ -243,6 +262,7 @@ impl Subscriber for DashboardState {
                 live.epoch = report.epoch;
                 live.epochs.push(Arc::new((*report).clone()));
             }
+            RunEvent::Validated(record) => live.validation.push(Arc::new((*record).clone())),
             RunEvent::Stopped(s) | RunEvent::Finished(s) => {
                 let state = if matches!(event, RunEvent::Stopped(_)) { "stopped" } else { "finished" };
                 (live.state, live.generation, live.epoch, live.step) = (state, s.generation, s.epoch, None);

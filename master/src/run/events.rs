@@ -63,7 +63,10 @@ pub enum RunEvent<'a> {
     /// A search that adapts its own distribution (CMA-ES) restarted in this generation; the
     /// summary is the search it starts again with.
     Restarted(u64, &'a SearchSummary),
-    /// The run stopped early on request (Ctrl-C) at this state; `master resume` continues it.
+    /// The session's budget is spent (why); it stops at this epoch boundary.
+    OutOfBudget(&'a str),
+    /// The run stopped early on request (Ctrl-C, or its budget spent) at this state; `master
+    /// resume` continues it.
     Stopped(&'a RunState),
     /// The run reached its target at this state.
     Finished(&'a RunState),
@@ -185,6 +188,7 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
             s.lambda,
             s.restarts
         ),
+        RunEvent::OutOfBudget(why) => format!("{why}: stopping at the end of the epoch"),
         RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
         RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
         RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,

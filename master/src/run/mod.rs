@@ -76,6 +76,8 @@ pub struct RunOptions {
     pub force: bool,
     /// Fault injection: stop at this phase boundary (tests).
     pub halt: Option<Halt>,
+    /// Stop at the first epoch boundary at which the run's clock reaches this budget.
+    pub budget: clock::Budget,
     /// Also serve the live dashboard (a read-only web page).
     #[cfg(feature = "dashboard")]
     pub dashboard: Option<dashboard::DashboardOptions>,
@@ -95,8 +97,10 @@ pub struct RunSummary {
     pub epoch: u32,
     /// Generations completed.
     pub generation: u64,
-    /// Whether the run stopped early on request.
+    /// Whether the run stopped early on request (Ctrl-C, or its budget spent).
     pub stopped: bool,
+    /// Why it stopped, if its budget ([`RunOptions::budget`]) was spent.
+    pub out_of_budget: Option<String>,
     /// The last epoch's report.
     pub last_report: Option<EpochReport>,
 }

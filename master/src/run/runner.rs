@@ -79,7 +79,8 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Runs until the target epoch, or until stopped. The initial population is benchmarked as
+    /// Runs until the target epoch, or until stopped (Ctrl-C, or at an epoch boundary with the
+    /// budget spent). The initial population is benchmarked as
     /// epoch 0; a pending end-of-epoch benchmark (a resume after a stop between an epoch's last
     /// generation and its checkpoint) is done before anything else.
     pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
@@ -94,6 +95,11 @@ impl Runner<'_> {
             if state.epoch >= state.config.epochs {
                 break;
             }
+            if let Some(why) = self.out_of_budget(&state) {
+                self.emit(RunEvent::OutOfBudget(&why))?;
+                self.emit(RunEvent::Stopped(&state))?;
+                return Ok(RunSummary { out_of_budget: Some(why), ..summary(&state, true) });
+            }
             if self.options.work.stop.load(Ordering::Acquire) || self.generation(&mut state, scheme.as_mut())?.is_none()
             {
                 return self.stopped(&state);
@@ -101,6 +107,18 @@ impl Runner<'_> {
         }
         self.emit(RunEvent::Finished(&state))?;
         Ok(summary(&state, false))
+    }
+
+    /// Why the session stops here, if `state` is at an epoch boundary (its benchmark done, no
+    /// generation of the next epoch yet) and the clock its checkpoint records has reached the
+    /// budget: so a resume with the same budget stops exactly where this session did. Runs
+    /// without validation keep no clock in their checkpoints: their sessions count from zero.
+    fn out_of_budget(&self, state: &RunState) -> Option<String> {
+        let gpe = u64::from(state.config.generations_per_epoch);
+        if !state.generation.is_multiple_of(gpe) {
+            return None;
+        }
+        self.options.budget.reached(&state.clock, state.config.validation.is_some())
     }
 
     fn stopped(&self, state: &RunState) -> Result<RunSummary, RunError> {
@@ -316,7 +334,13 @@ fn benchmark_outcome(outcome: &MatchTaskOutcome) -> Result<BenchmarkOutcome, Run
 }
 
 fn summary(state: &RunState, stopped: bool) -> RunSummary {
-    RunSummary { epoch: state.epoch, generation: state.generation, stopped, last_report: state.epochs.last().cloned() }
+    RunSummary {
+        epoch: state.epoch,
+        generation: state.generation,
+        stopped,
+        out_of_budget: None,
+        last_report: state.epochs.last().cloned(),
+    }
 }
 
 /// What each worker did during a generation, from snapshots taken before and after it, with

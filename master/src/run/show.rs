@@ -4,7 +4,7 @@ use super::resume::{epoch_checkpoints, newest_usable_epoch, run_dir};
 use super::{RunError, load};
 use crate::checkpoint::RunState;
 use crate::selection::{SchemeState, cma_es};
-use loa_records::SearchSummary;
+use loa_records::{RunDir, SearchSummary, ValidationRecord};
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,13 @@ pub struct RunOverview {
     /// left out of the JSON otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchSummary>,
+    /// Whether the run has `[validation]`.
+    pub validating: bool,
+    /// The latest held-out validation against each opponent (`validation.jsonl`, up to the
+    /// last epoch the checkpoint read has finished), in the configuration's order.
+    pub validation: Vec<ValidationRecord>,
+    /// Why `validation.jsonl` was not read, if it was not.
+    pub validation_note: Option<String>,
 }
 
 /// One epoch's benchmark: combined scores of the two games against the reference (0 to 398).
@@ -95,6 +102,11 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         .filter(|name| name.starts_with("abandoned-"))
         .collect();
     abandoned.sort();
+    let finished = state.epochs.last().map(|r| r.epoch);
+    let (validation, validation_note) = match latest_validation(&run, finished) {
+        Ok(lines) => (lines, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
     let config = &state.config;
     Ok(RunOverview {
         dir: dir.to_path_buf(),
@@ -112,7 +124,39 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         checkpoints: epoch_checkpoints(&run).into_iter().map(|(epoch, _)| epoch).collect(),
         abandoned,
         search: search(&state),
+        validating: config.validation.is_some(),
+        validation,
+        validation_note,
     })
+}
+
+/// The last line of each opponent in `validation.jsonl` among the epochs up to `finished` (a
+/// file ahead of the checkpoint holds lines a resume redoes), opponents in the order they first
+/// appear; `Err` saying why the file does not read. A missing file has no lines.
+fn latest_validation(run: &RunDir, finished: Option<u32>) -> Result<Vec<ValidationRecord>, String> {
+    let path = run.validation();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let lines = loa_records::jsonl::read::<ValidationRecord>(&path).map_err(|e| e.to_string())?;
+    let mut latest: Vec<ValidationRecord> = Vec::new();
+    for r in lines.records.into_iter().filter(|r| finished.is_some_and(|f| r.epoch <= f)) {
+        match latest.iter_mut().find(|l| l.opponent == r.opponent) {
+            Some(slot) => *slot = r,
+            None => latest.push(r),
+        }
+    }
+    Ok(latest)
+}
+
+/// `seconds` as `42 s`, `12 min 05 s` or `2 h 03 min`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
+    }
 }
 
 impl fmt::Display for RunOverview {
@@ -137,6 +181,7 @@ impl fmt::Display for RunOverview {
             let best = e.best_individual.zip(e.best_serial).map_or("-".into(), |(i, s)| format!("{i} (#{s})"));
             writeln!(f, "{:>6} {:>10} {:>5} {:>7.1} {:>7.1}  {best}", e.epoch, e.generation, e.best, e.mean, e.median)?;
         }
+        self.fmt_validation(f)?;
         writeln!(f, "checkpoints: {}", ranges(&self.checkpoints))?;
         if let Some(s) = &self.search {
             writeln!(
@@ -161,6 +206,43 @@ fn search(state: &RunState) -> Option<SearchSummary> {
     Some(cma_es::search(&cma, None))
 }
 
+impl RunOverview {
+    /// The latest held-out validation, for runs that validate.
+    fn fmt_validation(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(note) = &self.validation_note {
+            writeln!(f, "held-out validation not shown: {note}")?;
+        }
+        if self.validation.is_empty() {
+            if self.validating && self.validation_note.is_none() {
+                writeln!(f, "held-out validation: none yet (the first comes with epoch 0's benchmark)")?;
+            }
+            return Ok(());
+        }
+        writeln!(f, "held-out validation, latest (matches won, 95 % interval; criterion 4 a tie; the run's time):")?;
+        let [o, e, m, w, l, t] = ["opponent", "epoch", "matches", "won", "lost", "tied"];
+        let [rate, interval, cpu, wall] = ["win rate", "interval", "CPU time", "wall time"];
+        writeln!(f, " {o:<16} {e:>5} {m:>7} {w:>5} {l:>5} {t:>5} {rate:>9} {interval:>13} {cpu:>12} {wall:>12}")?;
+        for r in &self.validation {
+            let interval = format!("{:.1}-{:.1} %", 100.0 * r.win_rate_low, 100.0 * r.win_rate_high);
+            writeln!(
+                f,
+                " {:<16} {:>5} {:>7} {:>5} {:>5} {:>5} {:>7.1} % {:>13} {:>12} {:>12}",
+                r.opponent,
+                r.epoch,
+                r.matches,
+                r.wins,
+                r.losses,
+                r.ties,
+                100.0 * r.win_rate,
+                interval,
+                duration(r.cpu_seconds),
+                duration(r.wall_seconds)
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// `epochs 0..3, 5` for the sorted numbers `[0, 1, 2, 3, 5]`.
 fn ranges(epochs: &[u32]) -> String {
     let mut runs: Vec<(u32, u32)> = Vec::new();
@@ -181,5 +263,11 @@ mod tests {
     fn epoch_ranges_are_compact() {
         assert_eq!(super::ranges(&[0, 1, 2, 3, 5, 7, 8]), "epochs 0..3, 5, 7..8");
         assert_eq!(super::ranges(&[]), "no epoch checkpoint");
+    }
+
+    #[test]
+    fn durations_read_in_the_largest_units() {
+        let shown = [0.4, 42.0, 725.0, 7380.0].map(super::duration);
+        assert_eq!(shown, ["0 s", "42 s", "12 min 05 s", "2 h 03 min"]);
     }
 }
