@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Screenshot of the live run dashboard: starts a quick run with --dashboard, waits for
-# its first epoch benchmarks, photographs the page with headless Chromium and stops the master.
+# Screenshot of the live run dashboard: starts a quick run with --dashboard (quick.toml plus a
+# small held-out validation, so the page shows every panel), waits for its first epoch
+# benchmarks, photographs the page with headless Chromium and stops the master.
 #
 #   experiments/dashboard/screenshot.sh [OUT.png]        (default: docs/dashboard.png)
 #
@@ -23,7 +24,14 @@ fi
 cargo build --release -p loa-master
 RUN=$(mktemp -d)/quick
 PROFILE=$(mktemp -d)
-target/release/master run --config experiments/quick.toml --out "$RUN" --quiet \
+CONFIG=$(dirname "$RUN")/quick.toml
+cat experiments/quick.toml - > "$CONFIG" <<'TOML'
+
+[validation]
+opponents = ["aloa:3", "random:3"]
+matches = 20
+TOML
+target/release/master run --config "$CONFIG" --out "$RUN" --quiet \
   --dashboard "127.0.0.1:$PORT" --dashboard-linger 600 &
 MASTER=$!
 cleanup() { kill "$MASTER" 2>/dev/null || true; wait "$MASTER" 2>/dev/null || true; rm -rf "$PROFILE" "$(dirname "$RUN")"; }
