@@ -29,6 +29,7 @@ if [ "${1:-}" = --one ]; then
 fi
 out=${1:-runs/seeds}
 mkdir -p "$out"
-for method in ${METHODS:-thesis es es-hall-of-fame cma-es}; do
-  for seed in ${SEEDS:-1 2 3}; do echo "$method $seed"; done
+# Seed by seed, so the first seed of every method is done first.
+for seed in ${SEEDS:-1 2 3}; do
+  for method in ${METHODS:-thesis es es-hall-of-fame cma-es}; do echo "$method $seed"; done
 done | xargs -P "${JOBS:-1}" -L 1 bash -c '"$0" --one "$1" $2 $3' "$here/seeds.sh" "$out"
