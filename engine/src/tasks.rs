@@ -164,6 +164,8 @@ pub enum TaskFailure {
     Malformed(String),
     /// A remote worker reported this failure (only its message travels).
     Reported(String),
+    /// Playing the task panicked; the panic's message. The worker caught it and lives on.
+    Panicked(String),
 }
 
 impl std::fmt::Display for TaskFailure {
@@ -172,6 +174,7 @@ impl std::fmt::Display for TaskFailure {
             TaskFailure::Invalid(e) => write!(f, "invalid task: {e}"),
             TaskFailure::Malformed(e) => write!(f, "malformed task: {e}"),
             TaskFailure::Reported(e) => write!(f, "a worker reported: {e}"),
+            TaskFailure::Panicked(e) => write!(f, "playing it panicked: {e}"),
         }
     }
 }
@@ -196,6 +199,23 @@ impl From<TaskError> for TaskFailure {
 
 /// What a worker returns for a task: its outcome, or why it has none.
 pub type TaskResult = Result<MatchTaskOutcome, TaskFailure>;
+
+/// Plays a task with `play`, turning a panic into [`TaskFailure::Panicked`] with its message, so
+/// that one bad task costs its outcome and not the thread that played it.
+pub fn play_caught(task: &MatchTask, play: impl FnOnce(&MatchTask) -> TaskResult) -> TaskResult {
+    // Nothing the closure touches outlives a panic but the task, which playing only reads.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play(task)))
+        .unwrap_or_else(|payload| Err(TaskFailure::Panicked(panic_message(payload.as_ref()))))
+}
+
+/// A panic payload's message: the `&str` or `String` that `panic!` formats, else a placeholder.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(s), _) => (*s).to_owned(),
+        (_, Some(s)) => s.clone(),
+        _ => "a panic without a message".to_owned(),
+    }
+}
 
 fn check_depth(depth: u32) -> Result<(), TaskError> {
     if depth == 0 || depth > crate::players::MAX_DEPTH { Err(TaskError::Depth(depth)) } else { Ok(()) }

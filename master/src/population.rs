@@ -70,6 +70,7 @@ impl SerialCounter {
     /// The next serial.
     pub fn issue(&mut self) -> u64 {
         let s = self.next;
+        // Cannot overflow: a loaded counter is at most `checkpoint::MAX_SERIAL`, 2^62.
         self.next += 1;
         s
     }

@@ -75,6 +75,19 @@ fn a_runs_survivors_play_by_epoch_and_get_their_own_files() {
     let missing = experiment(&format!("a = \"run:1:{}:epochs=7\"\nb = \"random:1\"\nmatches = 1\n", run_dir.display()));
     let err = run(&missing, &tmp.path().join("x.jsonl"), &ExperimentOptions::embedded(1)).unwrap_err().to_string();
     assert!(err.contains("player `a`") && err.contains("epoch-00007"), "{err}");
+    // A plan over its bound is refused before it is built, and nothing is written: the 16
+    // matches above against a bound of 15, and 8 survivors × 10⁶ matches × 2 against the default.
+    let a = format!("a = \"run:1:{}:epochs=0-1\"\nb = \"random:1\"\nswap_colours = true\n", run_dir.display());
+    for (extra, planned, max) in
+        [("matches = 1\nmax_matches = 15\n", 16, 15), ("matches = 1000000\n", 16_000_000, 10_000_000)]
+    {
+        let out = tmp.path().join("big.jsonl");
+        let err = run(&experiment(&format!("{a}{extra}")), &out, &ExperimentOptions::embedded(1)).unwrap_err();
+        let expected = format!("the experiment plans {planned} two-game matches, more than max_matches = {max}");
+        assert!(err.to_string().starts_with(&expected), "{err}");
+        assert!(err.to_string().contains("raise `max_matches`"), "{err}");
+        assert!(!out.exists());
+    }
 }
 
 #[test]

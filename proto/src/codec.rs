@@ -4,6 +4,7 @@
 //! master's gRPC threads spend most of their time here; `loa-bench dispatch` measures what this
 //! saves (docs/bench.md).
 
+use crate::bounds::WireBounds;
 use prost::Message;
 use prost::bytes::{Buf, BufMut};
 use std::cell::RefCell;
@@ -23,7 +24,7 @@ pub struct ReservingCodec<T, U>(PhantomData<(T, U)>);
 impl<T, U> Codec for ReservingCodec<T, U>
 where
     T: Message + Send + 'static,
-    U: Message + Default + Send + 'static,
+    U: Message + Default + WireBounds + Send + 'static,
 {
     type Encode = T;
     type Decode = U;
@@ -80,15 +81,21 @@ fn encode_into(item: &impl Message, len: usize, buf: &mut impl BufMut) -> Result
     item.encode(buf).map_err(|e| Status::internal(format!("encoding: {e}")))
 }
 
-/// The message that is all of `buf`, read from its first chunk if that holds all of it.
-fn decode_from<U: Message + Default>(buf: &mut impl Buf) -> Result<U, Status> {
+/// The message that is all of `buf`, read from its first chunk if that holds all of it; its
+/// repeated fields counted first ([`WireBounds`]), a message over their bounds refused as
+/// `INVALID_ARGUMENT` before anything is built from it.
+fn decode_from<U: Message + Default + WireBounds>(buf: &mut impl Buf) -> Result<U, Status> {
     let len = buf.remaining();
+    let refuse = |e: crate::ProtoError| Status::invalid_argument(e.to_string());
     let decoded = if buf.chunk().len() == len {
+        U::check_wire(buf.chunk()).map_err(refuse)?;
         let decoded = U::decode(buf.chunk());
         buf.advance(len);
         decoded
     } else {
-        U::decode(buf)
+        let whole = buf.copy_to_bytes(len);
+        U::check_wire(&whole).map_err(refuse)?;
+        U::decode(whole)
     };
     // As tonic's prost codec: a message that does not parse is INTERNAL.
     decoded.map_err(|e| Status::internal(e.to_string()))
@@ -98,7 +105,7 @@ fn decode_from<U: Message + Default>(buf: &mut impl Buf) -> Result<U, Status> {
 /// buffer only if it ever arrives in pieces).
 pub struct ContiguousDecoder<U>(PhantomData<U>);
 
-impl<U: Message + Default> Decoder for ContiguousDecoder<U> {
+impl<U: Message + Default + WireBounds> Decoder for ContiguousDecoder<U> {
     type Item = U;
     type Error = Status;
 
@@ -113,8 +120,10 @@ mod tests {
     use crate::pb;
     use prost::bytes::{Bytes, BytesMut};
 
+    impl WireBounds for pb::Entrant {}
+
     /// `message` encoded as the codec does, then decoded from the buffer in `pieces` parts.
-    fn round_trip<M: Message + Default>(message: &M, pieces: usize) -> M {
+    fn round_trip<M: Message + Default + WireBounds>(message: &M, pieces: usize) -> M {
         let mut buf = BytesMut::new();
         encode_into(message, message.encoded_len(), &mut buf).map_err(|e| e.to_string()).unwrap();
         assert_eq!(&buf[..], &message.encode_to_vec()[..], "prost's encoding, byte for byte");

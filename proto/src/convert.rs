@@ -6,6 +6,7 @@
 //! checks it against the task.
 
 use crate::ProtoError;
+use crate::bounds::MAX_FAILURE_BYTES;
 use crate::pb;
 use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};
@@ -148,6 +149,20 @@ fn match_to_proto(m: &MatchSummary) -> pb::MatchSummary {
     }
 }
 
+/// `message` cut to at most `max` bytes on a character boundary, marked as cut.
+fn cut(mut message: String, max: usize) -> String {
+    const MARK: &str = "…";
+    if message.len() > max {
+        let mut end = max - MARK.len();
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push_str(MARK);
+    }
+    message
+}
+
 /// The wire form of task `task_id`'s result (its outcome, or why it failed), leased under worker
 /// id `leased_to` (0: the id of the stream it goes on).
 pub fn outcome_to_proto(task_id: u64, result: &TaskResult, leased_to: u64) -> pb::Outcome {
@@ -155,7 +170,7 @@ pub fn outcome_to_proto(task_id: u64, result: &TaskResult, leased_to: u64) -> pb
         Ok(m) => {
             pb::outcome::Result::Match(pb::MatchOutcome { matches: m.matches.iter().map(match_to_proto).collect() })
         }
-        Err(failure) => pb::outcome::Result::Failure(failure.wire_message()),
+        Err(failure) => pb::outcome::Result::Failure(cut(failure.wire_message(), MAX_FAILURE_BYTES)),
     };
     pb::Outcome { task_id, result: Some(result), leased_to }
 }
@@ -259,6 +274,10 @@ fn match_from_proto(m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummar
 pub fn outcome_from_proto(outcome: &pb::Outcome) -> Result<(u64, u64, TaskResult), ProtoError> {
     let result = match &outcome.result {
         Some(pb::outcome::Result::Match(m)) => Ok(matches::outcome_from_proto(m)?),
+        Some(pb::outcome::Result::Failure(message)) if message.len() > MAX_FAILURE_BYTES => {
+            let problem = format!("{} bytes, more than the {MAX_FAILURE_BYTES} a worker sends", message.len());
+            return Err(ProtoError::new("failure", problem));
+        }
         Some(pb::outcome::Result::Failure(message)) => Err(TaskFailure::Reported(message.clone())),
         None => return Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
     };

@@ -6,10 +6,12 @@
 //! - [`convert`]: messages to and from the engine's task types, validating what comes in.
 //! - [`cache`]: the worker's chromosome cache, the master's mirror of it, and resolving networks.
 //! - [`codec`]: prost's codec through contiguous slices. [`peers`]: workers serving each other
-//!   chromosomes. [`accept`]: accepting connections by the thousand.
+//!   chromosomes. [`accept`]: accepting connections by the thousand. [`bounds`]: the largest
+//!   request, and repeated fields counted on the wire before prost builds them.
 
 #![warn(missing_docs)]
 pub mod accept;
+pub mod bounds;
 pub mod cache;
 pub mod codec;
 pub mod convert;

@@ -1,7 +1,7 @@
 //! The player threads and the local queue of leased tasks they take work from.
 
 use crate::Control;
-use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult};
+use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult, play_caught};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -64,9 +64,13 @@ impl Local {
     }
 }
 
+/// How a player thread plays a task.
+type Play = fn(&MatchTask) -> TaskResult;
+
 /// Starts `slots` threads that play queued tasks and send their results to `out` until the
 /// worker stops or `done` is set; the tasks still queued then are dropped (the master leases
-/// them again). A thread finishes the task in hand first; a killed worker drops its result.
+/// them again). A thread finishes the task in hand first; a killed worker drops its result. A
+/// task whose playing panics fails with the panic's message, and its thread plays on.
 pub fn spawn(
     slots: usize,
     local: &Arc<Local>,
@@ -74,13 +78,25 @@ pub fn spawn(
     control: &Control,
     done: &Arc<AtomicBool>,
 ) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    spawn_playing(slots, local, out, control, done, |t| t.run().map_err(TaskFailure::Invalid))
+}
+
+/// [`spawn`], tasks played by `play` (tests give one that panics).
+fn spawn_playing(
+    slots: usize,
+    local: &Arc<Local>,
+    out: &UnboundedSender<Finished>,
+    control: &Control,
+    done: &Arc<AtomicBool>,
+    play: Play,
+) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
     (0..slots)
         .map(|i| {
             let (local, out, control, done) = (Arc::clone(local), out.clone(), control.clone(), Arc::clone(done));
             std::thread::Builder::new().name(format!("player-{i}")).spawn(move || {
                 let stop = || control.stopping() || done.load(Ordering::Acquire);
                 while let Some((id, leased_as, task)) = local.next(stop) {
-                    let result = task.and_then(|t| t.run().map_err(TaskFailure::Invalid));
+                    let result = task.and_then(|t| play_caught(&t, play));
                     local.running.fetch_sub(1, Ordering::AcqRel);
                     local.played.fetch_add(1, Ordering::Relaxed);
                     if control.killed() || out.send((id, leased_as, result)).is_err() {
@@ -91,3 +107,6 @@ pub fn spawn(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

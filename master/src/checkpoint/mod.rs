@@ -24,6 +24,16 @@ pub const FORMAT_VERSION: u32 = 7;
 const STATE_LAYOUT: u32 = 1;
 const HEADER: usize = 8 + 4 + 8 + 4;
 
+/// The most generations a run reaches: task ids hold 40 bits of the generation
+/// (`run::task_id`), and a generation a second would take 35 000 years to get there.
+pub const MAX_GENERATION: u64 = (1 << 40) - 1;
+/// The largest birth serial a checkpoint may hold next: far beyond any run (a million
+/// individuals a second for 140 years), and far below `u64::MAX`, which the benchmark's
+/// reference player takes, so a run that goes on from it never overflows.
+pub const MAX_SERIAL: u64 = 1 << 62;
+/// The largest epoch a checkpoint may hold: one below `u32::MAX`, so the next epoch is a `u32`.
+pub const MAX_EPOCH: u32 = u32::MAX - 1;
+
 /// Everything needed to continue a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunState {
@@ -104,6 +114,39 @@ pub enum InvalidState {
     /// The scheme cannot take up its saved state.
     #[error("{0}")]
     SchemeState(#[source] StateError),
+    /// A counter beyond what any run reaches: the file was crafted or corrupted in a way its
+    /// checksum did not catch.
+    #[error(
+        "{counter} {value} is beyond {max}, more than any run reaches: the checkpoint is corrupt or crafted \
+         (resume from an earlier epoch's checkpoint)"
+    )]
+    Counter {
+        /// Which counter: "generation", "epoch", "next serial".
+        counter: &'static str,
+        /// Its value.
+        value: u64,
+        /// The largest it may be.
+        max: u64,
+    },
+    /// More epochs completed than the generations allow: an epoch ends every
+    /// `generations_per_epoch` generations.
+    #[error(
+        "epoch {epoch} at generation {generation}, {per_epoch} generations an epoch: an epoch ends after its \
+         generations, so the checkpoint is corrupt or crafted (resume from an earlier epoch's checkpoint)"
+    )]
+    EpochAhead {
+        /// Epochs completed.
+        epoch: u32,
+        /// Generations completed.
+        generation: u64,
+        /// The configuration's `generations_per_epoch`.
+        per_epoch: u32,
+    },
+}
+
+/// `value` of `counter`, refused above `max`.
+fn bounded(counter: &'static str, value: u64, max: u64) -> Result<(), InvalidState> {
+    if value > max { Err(InvalidState::Counter { counter, value, max }) } else { Ok(()) }
 }
 
 /// Why a state could not be written as a checkpoint.
@@ -239,8 +282,10 @@ impl RunState {
     }
 
     /// The state a checkpoint holds (the configuration's TOML text and the rest), checked: the
-    /// configuration parses and is valid (and is normalised: [`selection::normalized`]), the individuals are valid networks, and the scheme
-    /// takes up its state.
+    /// configuration parses and is valid (and is normalised: [`selection::normalized`]), the
+    /// counters are within [`MAX_GENERATION`], [`MAX_EPOCH`] and [`MAX_SERIAL`] and the epoch is
+    /// not ahead of the generations, the individuals
+    /// are valid networks, and the scheme takes up its state.
     pub fn from_stored(config: &str, s: Stored) -> Result<RunState, InvalidState> {
         let config = ExperimentConfig::from_toml(config).map_err(InvalidState::Config)?;
         // Settings added after the checkpoint was written take their defaults, written out as a
@@ -248,6 +293,15 @@ impl RunState {
         let config = selection::normalized(&config).map_err(InvalidState::Config)?;
         if s.scheme != config.selection.scheme.name {
             return Err(InvalidState::Scheme { saved: s.scheme, configured: config.selection.scheme.name });
+        }
+        // Bounded here, so a run going on from them needs no overflow checks.
+        bounded("generation", s.generation, MAX_GENERATION)?;
+        bounded("epoch", u64::from(s.epoch), u64::from(MAX_EPOCH))?;
+        bounded("next serial", s.next_serial, MAX_SERIAL)?;
+        // Else the run would play generations for ever without reaching the next epoch.
+        let per_epoch = config.generations_per_epoch;
+        if u64::from(s.epoch) > s.generation / u64::from(per_epoch) {
+            return Err(InvalidState::EpochAhead { epoch: s.epoch, generation: s.generation, per_epoch });
         }
         let state = RunState {
             config,

@@ -22,9 +22,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
-/// Largest message the master accepts: a message of 64 outcomes of well under 1 KiB each fits.
-const MAX_REQUEST_BYTES: usize = 1 << 20;
-
 /// How to serve workers.
 #[derive(Clone, Debug)]
 pub struct ClusterOptions {
@@ -190,7 +187,7 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let reaper = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
     let grpc = MasterServer::new(service)
-        .max_decoding_message_size(MAX_REQUEST_BYTES)
+        .max_decoding_message_size(loa_proto::bounds::MAX_REQUEST_BYTES)
         .max_encoding_message_size(loa_proto::MAX_MESSAGE_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
     let version_one = V1MasterServer::new(RefuseVersionOne { counters: Arc::clone(&counters) });

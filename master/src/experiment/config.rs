@@ -12,6 +12,10 @@ use std::path::Path;
 /// Most two-game matches per entrant of A (bounds an experiment's size and memory).
 pub const MAX_MATCHES_PER_ENTRANT: u32 = 1_000_000;
 
+/// The default bound on an experiment's two-game matches in all (`max_matches`): about a GiB of
+/// plan and outcomes, and days of play on one machine.
+pub const DEFAULT_MAX_MATCHES: u64 = 10_000_000;
+
 /// A match experiment: player `a` against player `b`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,10 +50,19 @@ pub struct MatchExperiment {
     /// The rules variant (default: docs/spec.md §2's tournament rules with a 100-ply cap).
     #[serde(default)]
     pub rules: Rules,
+    /// Most two-game matches the experiment may play in all (swapped ones counted), checked once
+    /// the players' files are read and before anything is planned: a `run:` spec over many
+    /// epochs of a large population multiplies `matches` by every survivor.
+    #[serde(default = "default_max_matches")]
+    pub max_matches: u64,
 }
 
 fn default_matches_per_task() -> u32 {
     4
+}
+
+fn default_max_matches() -> u64 {
+    DEFAULT_MAX_MATCHES
 }
 
 impl MatchExperiment {
@@ -73,6 +86,12 @@ impl MatchExperiment {
         Ok((parse("a", &self.a)?, parse("b", &self.b)?))
     }
 
+    /// Two-game matches the experiment plays when A has `entrants` entrants (swapped ones
+    /// counted), in a type no experiment overflows.
+    pub fn planned_matches(&self, entrants: usize) -> u128 {
+        entrants as u128 * u128::from(self.matches) * if self.swap_colours { 2 } else { 1 }
+    }
+
     /// Checks every value's range and both player specs.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: key.into(), why });
@@ -90,6 +109,9 @@ impl MatchExperiment {
         }
         if self.matches_per_task == 0 || self.matches_per_task as usize > MAX_MATCHES {
             return bad("matches_per_task", format!("must be 1..={MAX_MATCHES}, got {}", self.matches_per_task));
+        }
+        if self.max_matches == 0 {
+            return bad("max_matches", "must be at least 1".into());
         }
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
@@ -109,6 +131,15 @@ mod tests {
         let c = MatchExperiment::from_toml(GOOD).unwrap();
         assert_eq!((c.matches, c.seed, c.opening_plies, c.swap_colours, c.matches_per_task), (10, 0, 0, false, 4));
         assert_eq!(c.rules, Rules::default());
+        assert_eq!(c.max_matches, 10_000_000);
+    }
+
+    #[test]
+    fn planned_matches_count_every_entrant_and_swap_without_overflow() {
+        let c = MatchExperiment::from_toml(GOOD).unwrap();
+        assert_eq!(c.planned_matches(3), 30);
+        let swapped = MatchExperiment { swap_colours: true, matches: MAX_MATCHES_PER_ENTRANT, ..c };
+        assert_eq!(swapped.planned_matches(usize::MAX), 2 * 1_000_000 * u128::from(u64::MAX));
     }
 
     #[test]
@@ -121,6 +152,7 @@ mod tests {
         assert!(err("[rules]\nply_cap = 0").contains("`rules.ply_cap`"));
         assert!(err("[rules]\nply_kap = 5").contains("ply_kap"));
         assert!(err("swap_colours = \"yes\"").contains("swap_colours"));
+        assert!(err("max_matches = 0").contains("`max_matches`"));
         let bad = |text: &str| MatchExperiment::from_toml(text).unwrap_err().to_string();
         assert!(bad("a = \"random:3\"\nb = \"aloa:5\"\nmatches = 0").contains("`matches`"));
         assert!(bad("a = \"random:3\"\nb = \"aloa:5\"").contains("matches"));

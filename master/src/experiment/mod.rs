@@ -38,6 +38,17 @@ pub enum ExperimentError {
     /// A player's files could not be used: its key (`a` or `b`), and why.
     #[error("player `{0}`: {1}")]
     Player(&'static str, #[source] SpecError),
+    /// The experiment would play more matches than its `max_matches`.
+    #[error(
+        "the experiment plans {planned} two-game matches, more than max_matches = {max}: name fewer epochs or \
+         entrants, lower `matches`, or raise `max_matches` if the machine can hold and play them"
+    )]
+    TooManyMatches {
+        /// Matches it would play.
+        planned: u128,
+        /// The configured bound.
+        max: u64,
+    },
     /// No worker could play: `threads` 0 without a cluster.
     #[error("no workers: give --threads at least 1, or --listen")]
     NoWorkers,
@@ -160,6 +171,11 @@ pub fn run(
     let b = spec_b.prepare().map_err(|e| ExperimentError::Player("b", e))?;
     if options.threads == 0 && options.cluster.is_none() {
         return Err(ExperimentError::NoWorkers);
+    }
+    // Counted before the plan is built, which holds every match.
+    let planned = config.planned_matches(a.entrants());
+    if planned > u128::from(config.max_matches) {
+        return Err(ExperimentError::TooManyMatches { planned, max: config.max_matches });
     }
     let planned = plan::plan_matches(config.seed, config.matches, config.swap_colours, &a, &b);
     let tasks = plan::plan_tasks(&planned, &a, &b, config);

@@ -64,6 +64,15 @@ pub enum RunError {
     /// A worker could not play a task (a bug: tasks made by the master are valid).
     #[error("a worker could not play a task: {0}")]
     Task(#[source] loa_engine::tasks::TaskFailure),
+    /// A counter of the run reached its largest value (a run from a checkpoint near the bounds
+    /// it is checked against on load).
+    #[error("the run has reached its last {counter} ({max}) and cannot go on: resume from an earlier checkpoint")]
+    Exhausted {
+        /// Which counter: "generation" or "epoch".
+        counter: &'static str,
+        /// Its largest value.
+        max: u64,
+    },
     /// An outcome does not fit its task (a worker bug).
     #[error("a task's outcome does not fit it: {0}")]
     Outcome(String),

@@ -171,6 +171,9 @@ impl Runner<'_> {
         // Breed on copies: the state changes only once the generation is complete.
         let (mut rng, mut serials) = (state.rng.clone(), state.serials.clone());
         let generation = state.generation + 1;
+        if generation > crate::checkpoint::MAX_GENERATION {
+            return Err(RunError::Exhausted { counter: "generation", max: crate::checkpoint::MAX_GENERATION });
+        }
         let mut breeding = Breeding { config: &state.config, generation, rng: &mut rng, serials: &mut serials };
         let (plan, tasks) = scheme.plan(&survivors, &mut breeding)?;
         let tasks: Vec<(TaskId, MatchTask)> =
@@ -231,7 +234,12 @@ impl Runner<'_> {
     /// checkpoints. `None`: stopped first.
     fn benchmark(&self, state: &mut RunState, scheme: &mut dyn Scheme) -> Result<Option<()>, RunError> {
         let config = &state.config;
-        let epoch = if state.epochs.is_empty() { 0 } else { state.epoch + 1 };
+        let epoch = match state.epochs.is_empty() {
+            true => 0,
+            false => {
+                state.epoch.checked_add(1).ok_or(RunError::Exhausted { counter: "epoch", max: u32::MAX.into() })?
+            }
+        };
         let survivors = state.individuals()?;
         let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference() };
         let tasks: Vec<(TaskId, MatchTask)> = survivors

@@ -68,7 +68,8 @@ impl AdamState {
         if self.first.len() != gradient.len() || self.second.len() != gradient.len() {
             return Err(self.size(gradient.len()));
         }
-        self.updates += 1;
+        // Only ever compared with 0: a count stuck at its largest value (from a loaded state) is as good.
+        self.updates = self.updates.saturating_add(1);
         self.beta_1_power *= BETA_1;
         self.beta_2_power *= BETA_2;
         let (correct_1, correct_2) = (1.0 - self.beta_1_power, 1.0 - self.beta_2_power);
