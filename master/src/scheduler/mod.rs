@@ -36,7 +36,7 @@ pub type Leased = (TaskId, Arc<Task>);
 
 /// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
-    /// The worker the task was leased to (an unknown one delivers on behalf of nobody).
+    /// The worker the task was leased to (its outcome is refused unless it is registered).
     pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
@@ -60,6 +60,9 @@ pub enum Completion {
     Unknown,
     /// The sender is a registered worker that never held a lease on this task: dropped.
     NotLeased,
+    /// The sender is no registered worker (dropped, or registered with an earlier master
+    /// process), so it holds no lease: dropped, lest a forged or stale failure end the run.
+    Unregistered,
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
@@ -96,7 +99,8 @@ pub struct SchedulerStats {
     pub duplicates: u64,
     /// Outcomes dropped because the task was unknown.
     pub unknown: u64,
-    /// Outcomes refused because the sender never held a lease on the task.
+    /// Outcomes refused because the sender never held a lease on the task (or is no registered
+    /// worker).
     pub not_leased: u64,
     /// Failed tasks (a worker could not play them).
     pub failed: u64,
@@ -244,8 +248,11 @@ impl State {
     /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
     /// the caller to drop off the lock.
     fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
+        if !self.workers.contains_key(&worker) {
+            self.stats.not_leased += 1;
+            return (Completion::Unregistered, None);
+        }
         if let Some(entry) = self.open.get(&id)
-            && self.workers.contains_key(&worker)
             && !entry.holders.contains(&worker)
         {
             self.stats.not_leased += 1;
@@ -265,8 +272,8 @@ impl State {
         if !entry.leases.is_empty() {
             self.stats.in_flight -= 1;
         }
-        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
-        // nobody, has none: no time recorded).
+        // Timed from this worker's lease (a lapsed lease's late outcome has none: no time
+        // recorded).
         let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
         end_leases(&mut self.workers, &entry.leases);
         if let Some(took) = took {

@@ -41,6 +41,8 @@ impl WorkerStream {
         loop {
             let receipt = match next.take().map(|message| self.take(message)).transpose() {
                 Ok(receipt) => receipt.flatten(),
+                // Already taken off: its stream ends, as its `gone` would end it.
+                Err(status) if status.code() == Code::NotFound => return self.end(status, None).await,
                 Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
             // Registered before leasing, so tasks queued in between are not missed.
@@ -100,6 +102,11 @@ impl WorkerStream {
     /// Takes a message from the worker: renews its leases, records its outcomes and adds what it
     /// wants. The receipt, if it carried outcomes; else what to end the stream with.
     fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Status> {
+        // A worker dropped while its message was on the way holds no lease: nothing it sends
+        // counts, and it must register again.
+        if !self.service.remote().contains_key(&self.worker) {
+            return Err(unknown_worker());
+        }
         self.service.heard(self.worker);
         let invalid = |problem: String| self.service.invalid(problem);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
@@ -121,7 +128,8 @@ impl WorkerStream {
         for (i, outcome) in message.outcomes.iter().enumerate() {
             let (id, leased_to, outcome) =
                 outcome_from_proto(outcome).map_err(|e| invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
-            // Leased under an earlier registration: on behalf of that worker if known, else nobody.
+            // Leased under an earlier registration: on behalf of that worker if this master still
+            // knows it, else of no registered worker, which the scheduler refuses.
             let worker = match leased_to {
                 0 => self.worker,
                 id => self.service.resolve(id).unwrap_or(WorkerId::MAX),
@@ -143,6 +151,13 @@ impl WorkerStream {
                 Completion::NotLeased => receipt.refused.push(pb::Refusal {
                     task_id: id,
                     reason: format!("task {id} is not leased to this worker: outcome refused"),
+                }),
+                Completion::Unregistered => receipt.refused.push(pb::Refusal {
+                    task_id: id,
+                    reason: format!(
+                        "task {id} was leased under a worker id this master does not know (dropped, or issued \
+                         by an earlier master process): outcome refused, a registered worker plays the task"
+                    ),
                 }),
             }
         }
