@@ -127,6 +127,10 @@ pub struct Counters {
     pub accept_failures: Arc<AtomicU64>,
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
+    /// Failures workers reported that the master checked by playing the task itself.
+    pub replayed: AtomicU64,
+    /// Of those, the failures the master reproduced (each ends the run).
+    pub reproduced: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
     drops: Mutex<Vec<Dropped>>,
     /// The name of every worker registered so far, in order.
@@ -282,7 +286,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
-         {} not leased to their sender, {} failed; networks sent {} by id, {} by origin, {} from \
+         {} not leased to their sender, {} failed, {} reported failures played by the master ({} \
+         reproduced); networks sent {} by id, {} by origin, {} from \
          peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
          malformed requests, {} connections not accepted (out of file descriptors), {} workers dropped{named}",
         stats.completed,
@@ -292,6 +297,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         stats.unknown,
         stats.not_leased,
         stats.failed,
+        counters.replayed.load(Relaxed),
+        counters.reproduced.load(Relaxed),
         counters.sent_by_id.load(Relaxed),
         counters.sent_by_origin.load(Relaxed),
         counters.sent_from_peers.load(Relaxed),

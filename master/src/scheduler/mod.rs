@@ -17,6 +17,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 mod awaited;
+mod claims;
 mod embedded;
 mod id_hash;
 mod lease_log;
@@ -63,6 +64,13 @@ pub enum Completion {
     /// The sender is no registered worker (dropped, or registered with an earlier master
     /// process), so it holds no lease: dropped, lest a forged or stale failure end the run.
     Unregistered,
+    /// A failure a remote worker reported ([`Scheduler::claim_failure`]): not recorded, the
+    /// sender's lease ends and the task goes to another worker.
+    Claimed {
+        /// Whether this is the task's first such report, which the caller checks by playing
+        /// the task itself ([`Scheduler::settle`]).
+        replay: bool,
+    },
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
@@ -124,11 +132,13 @@ struct Entry {
     leases: SmallVec<[Lease; MAX_COPIES]>,
     /// Every worker that ever held a lease on it (a lapsed lease's late outcome still counts).
     holders: SmallVec<[WorkerId; 2]>,
+    /// Whether a reported failure of it is being checked (see [`Completion::Claimed`]).
+    replaying: bool,
 }
 
 impl Entry {
     fn new(task: Arc<Task>) -> Entry {
-        Entry { task, leases: SmallVec::new(), holders: SmallVec::new() }
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), replaying: false }
     }
 
     /// Whether it is leased and may take one more copy.
@@ -248,33 +258,49 @@ impl State {
     /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
     /// the caller to drop off the lock.
     fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
-        if !self.workers.contains_key(&worker) {
-            self.stats.not_leased += 1;
-            return (Completion::Unregistered, None);
+        if let Some(refused) = self.refuse_sender(worker, id) {
+            return (refused, None);
         }
-        if let Some(entry) = self.open.get(&id)
-            && !entry.holders.contains(&worker)
-        {
-            self.stats.not_leased += 1;
-            return (Completion::NotLeased, None);
-        }
-        let Some(entry) = self.open.remove(&id) else {
-            let verdict =
-                if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
-                    self.stats.duplicates += 1;
-                    Completion::Duplicate
-                } else {
-                    self.stats.unknown += 1;
-                    Completion::Unknown
-                };
-            return (verdict, None);
+        let Some(entry) = self.open.remove(&id) else { return (self.not_open(id), None) };
+        self.accept(id, &entry, Some(worker), outcome, now);
+        (Completion::Accepted, Some(entry))
+    }
+
+    /// Why `worker` may not answer task `id`, counted, if it may not: it is no registered worker,
+    /// or the task is open and it never held a lease on it.
+    fn refuse_sender(&mut self, worker: WorkerId, id: TaskId) -> Option<Completion> {
+        let refused = if !self.workers.contains_key(&worker) {
+            Completion::Unregistered
+        } else if self.open.get(&id).is_some_and(|entry| !entry.holders.contains(&worker)) {
+            Completion::NotLeased
+        } else {
+            return None;
         };
+        self.stats.not_leased += 1;
+        Some(refused)
+    }
+
+    /// What an answer to task `id`, which is not open, is, counted.
+    fn not_open(&mut self, id: TaskId) -> Completion {
+        if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
+            self.stats.duplicates += 1;
+            Completion::Duplicate
+        } else {
+            self.stats.unknown += 1;
+            Completion::Unknown
+        }
+    }
+
+    /// Keeps `outcome` of the open task `id`, just taken out of `open` as `entry`, delivered by
+    /// `worker` (`None`: played by the master itself).
+    fn accept(&mut self, id: TaskId, entry: &Entry, worker: Option<WorkerId>, outcome: TaskResult, now: Instant) {
         if !entry.leases.is_empty() {
             self.stats.in_flight -= 1;
         }
         // Timed from this worker's lease (a lapsed lease's late outcome has none: no time
         // recorded).
-        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
+        let lease = entry.leases.iter().find(|l| Some(l.worker) == worker);
+        let took = lease.map(|l| now.saturating_duration_since(l.since));
         end_leases(&mut self.workers, &entry.leases);
         if let Some(took) = took {
             self.batch_durations.push(took);
@@ -286,10 +312,9 @@ impl State {
         self.finished.insert(id);
         self.awaited.arrived(id);
         self.stats.completed += 1;
-        if let Some(w) = self.workers.get_mut(&worker) {
+        if let Some(w) = worker.and_then(|w| self.workers.get_mut(&w)) {
             w.info.completed += 1;
         }
-        (Completion::Accepted, Some(entry))
     }
 }
 
