@@ -8,8 +8,9 @@ use super::{Completion, Scheduler, State, TaskId, WorkerId, end_leases};
 use loa_engine::tasks::TaskResult;
 
 impl State {
-    /// `worker` (a holder) reports that the open task `id` failed: its lease ends, and the task
-    /// goes back to the front of the queue unless another lease holds it (whether it did).
+    /// `worker` (a holder) reports that the open task `id` failed: its lease ends, it is never
+    /// leased the task again, and the task goes back to the front of the queue unless another
+    /// lease holds it (whether it did).
     fn claim(&mut self, id: TaskId, worker: WorkerId) -> (Completion, bool) {
         let State { open, workers, queue, stats, .. } = self;
         let Some(entry) = open.get_mut(&id) else { return (Completion::Unknown, false) };
@@ -24,7 +25,11 @@ impl State {
                 requeued = true;
             }
         }
-        (Completion::Claimed { replay: !std::mem::replace(&mut entry.replaying, true) }, requeued)
+        let replay = entry.failed_by.is_empty();
+        if !entry.failed_by.contains(&worker) {
+            entry.failed_by.push(worker);
+        }
+        (Completion::Claimed { replay }, requeued)
     }
 }
 
@@ -94,10 +99,13 @@ mod tests {
         assert_eq!(s.claim_failure(WorkerId::MAX, 0), Completion::Unregistered);
         assert_eq!(s.claim_failure(a, 0), Completion::Claimed { replay: true });
         assert_eq!((s.stats().in_flight, s.stats().failed, s.stats().completed), (1, 0, 0));
-        // Back in the queue, for another worker; a second report asks for no second check.
+        // Back in the queue, for another worker only; a second report asks for no second check.
+        assert!(leased(&s, a).is_empty(), "not to the worker that reported it");
         assert_eq!(leased(&s, b), [0]);
         assert_eq!(s.claim_failure(b, 0), Completion::Claimed { replay: false });
-        assert_eq!(leased(&s, b), [0]);
+        assert!(leased(&s, a).is_empty() && leased(&s, b).is_empty(), "both reported it");
+        let c = s.register("c".into(), 1);
+        assert_eq!(leased(&s, c), [0]);
         // The master's own play settles it, whoever holds it, once.
         let played: TaskResult = Err(TaskFailure::Reported("the master's outcome".into()));
         assert!(s.settle(0, played.clone()));
@@ -105,7 +113,7 @@ mod tests {
         assert_eq!(s.claim_failure(a, 0), Completion::Duplicate);
         assert_eq!(s.claim_failure(a, 7), Completion::Unknown);
         assert_eq!(s.collect(&[0], || false, |_| {}), Some(vec![played]));
-        assert_eq!((s.stats().completed, s.stats().in_flight), (1, 1));
+        assert_eq!((s.stats().completed, s.stats().in_flight), (1, 1), "task 1, still a's");
     }
 
     #[test]

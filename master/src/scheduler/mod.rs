@@ -132,13 +132,14 @@ struct Entry {
     leases: SmallVec<[Lease; MAX_COPIES]>,
     /// Every worker that ever held a lease on it (a lapsed lease's late outcome still counts).
     holders: SmallVec<[WorkerId; 2]>,
-    /// Whether a reported failure of it is being checked (see [`Completion::Claimed`]).
-    replaying: bool,
+    /// The workers that reported it failed, which it is never leased to again (see
+    /// [`Completion::Claimed`]); the first report has the master check it.
+    failed_by: SmallVec<[WorkerId; 1]>,
 }
 
 impl Entry {
     fn new(task: Arc<Task>) -> Entry {
-        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), replaying: false }
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new() }
     }
 
     /// Whether it is leased and may take one more copy.
@@ -196,16 +197,23 @@ impl State {
         let State { queue, open, workers, stats, .. } = self;
         let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
         let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
+        // Tasks this worker reported failed: left in the queue for the others.
+        let mut skipped: SmallVec<[TaskId; 2]> = SmallVec::new();
         while out.len() < max {
             let Some(id) = queue.pop_front() else { break };
             // Ids that finished while queued (a re-leased task whose first lease delivered) go.
             if let Some(entry) = open.get_mut(&id) {
+                if entry.failed_by.contains(&worker) {
+                    skipped.push(id);
+                    continue;
+                }
                 if entry.leases.is_empty() {
                     stats.in_flight += 1;
                 }
                 out.push(entry.lease(id, worker, &mut w.log, now));
             }
         }
+        skipped.into_iter().rev().for_each(|id| queue.push_front(id));
         if out.len() < max && queue.is_empty() {
             let slots = w.slots;
             self.lease_backups(worker, (max - out.len()).min(slots), now, &mut out);
@@ -244,8 +252,9 @@ impl State {
                 backup_candidates.remove(i);
                 continue;
             };
-            // Never a second lease to the same worker; the task stays a candidate.
-            if entry.leases.iter().any(|l| l.worker == worker) {
+            // Never a second lease to the same worker, nor one to a worker that reported it
+            // failed; the task stays a candidate.
+            if entry.leases.iter().any(|l| l.worker == worker) || entry.failed_by.contains(&worker) {
                 i += 1;
                 continue;
             }
