@@ -153,17 +153,25 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let status = RawStream::open(&mut c, id, 0).await.err().unwrap();
         assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");
 
-        // Registered again: a valid outcome for an id the master never issued is counted as
-        // unknown; the real outcome, leased under the old id, is accepted once, then a duplicate.
+        // Registered again: a valid outcome for a task id the master never issued is counted as
+        // unknown. The real outcome, leased under the dropped id, and failures under that id or
+        // one never issued are refused naming why: none is recorded, so no failure ends the run.
         let mut stream = RawStream::register(&mut c, registration("raw", 0), 0).await;
         let unknown = loa_proto::convert::outcome_to_proto(1 << 50, &outcome, 0);
         let receipt = stream.deliver(vec![unknown], 0).await.unwrap();
         assert_eq!((receipt.accepted, receipt.unknown), (0, 1));
-        let real = loa_proto::convert::outcome_to_proto(task_id, &outcome, id);
-        let receipt = stream.deliver(vec![real.clone()], 0).await.unwrap();
-        assert_eq!((receipt.accepted, receipt.duplicates), (1, 0));
-        let receipt = stream.deliver(vec![real], 0).await.unwrap();
-        assert_eq!((receipt.accepted, receipt.duplicates), (0, 1));
+        let failure = Err(loa_engine::tasks::TaskFailure::Reported("forged".into()));
+        let stale = [
+            loa_proto::convert::outcome_to_proto(task_id, &outcome, id),
+            loa_proto::convert::outcome_to_proto(task_id, &failure, id),
+            loa_proto::convert::outcome_to_proto(task_id, &failure, (id ^ (1 << 40)) | 1),
+        ];
+        let receipt = stream.deliver(stale.to_vec(), 0).await.unwrap();
+        assert_eq!((receipt.accepted, receipt.duplicates, receipt.refused.len()), (0, 0, 3), "{receipt:?}");
+        for refusal in &receipt.refused {
+            assert_eq!(refusal.task_id, task_id);
+            assert!(refusal.reason.contains("a worker id this master does not know"), "{}", refusal.reason);
+        }
         stream.leave().await;
     });
 
@@ -174,7 +182,7 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
     honest.stop().unwrap();
     m.stop.store(true, Ordering::Release);
     let log = String::from_utf8(read(&RunDir::new(&cluster).log())).unwrap();
-    assert!(log.contains("1 duplicates, 1 unknown"), "{log}");
+    assert!(log.contains("0 duplicates, 1 unknown, 3 not leased to their sender, 0 failed"), "{log}");
     assert!(log.contains("2 calls refused (token), 2 malformed requests"), "{log}");
 }
 

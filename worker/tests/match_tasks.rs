@@ -78,10 +78,15 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         assert_eq!(result.as_ref(), Ok(&task.run().unwrap()));
     }
     let failure = results[2].as_ref().unwrap_err();
-    // Refused by the worker's wire validation, reported back as a message.
+    // Refused by the worker's wire validation, reported back as a message, and reproduced by the
+    // master's own play: the task, the worker and both messages are named.
     let loa_engine::tasks::TaskFailure::Reported(message) = failure else { panic!("{failure:?}") };
-    assert!(message.starts_with("malformed task: "), "{message}");
-    assert!(message.contains("format.pairs.pairings[0].b: entrant 1 cannot play itself"), "{message}");
+    assert!(message.starts_with("task 2: match-worker "), "{message}");
+    assert!(
+        message.contains("\"malformed task: format.pairs.pairings[0].b: entrant 1 cannot play itself\""),
+        "{message}"
+    );
+    assert!(message.ends_with("the master failed it too: pairing 0: entrant 1 cannot play itself"), "{message}");
 
     let report = worker.stop().unwrap();
     assert_eq!(report.accepted, 3, "{report:?}");

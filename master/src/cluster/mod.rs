@@ -124,6 +124,10 @@ pub struct Counters {
     pub accept_failures: Arc<AtomicU64>,
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
+    /// Failures workers reported that the master checked by playing the task itself.
+    pub replayed: AtomicU64,
+    /// Of those, the failures the master reproduced (each ends the run).
+    pub reproduced: AtomicU64,
     /// Every worker dropped so far, in order (workers that left on their own are not here).
     drops: Mutex<Vec<Dropped>>,
     /// The name of every worker registered so far, in order.
@@ -148,7 +152,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A running gRPC server. Dropping it stops accepting calls, lets calls in progress finish
-/// (`SHUTDOWN_GRACE` at most) and waits for the server thread.
+/// (`SHUTDOWN_GRACE` at most), then drops every connection left and waits for the server thread
+/// (`SHUTDOWN_LIMIT` at most): whatever the workers do, the master goes on.
 pub struct Server {
     /// The address the server listens on.
     pub addr: SocketAddr,
@@ -158,10 +163,17 @@ pub struct Server {
     pub counters: Arc<Counters>,
     stop: tokio::sync::watch::Sender<bool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Disconnected when the server thread ends.
+    ended: std::sync::mpsc::Receiver<()>,
 }
 
 /// How long a graceful shutdown may wait for calls in progress.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+/// How long the runtime may take to drop what is left after the grace: a task stuck in a
+/// poll would otherwise hold the runtime's drop, and with it the master's exit, for ever.
+const SHUTDOWN_DROP: Duration = Duration::from_secs(1);
+/// The longest [`Server`]'s drop waits for the server thread before leaving it behind.
+const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
 
 /// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound
 /// or the TLS certificate and key are not usable.
@@ -192,11 +204,14 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
     let version_one = V1MasterServer::new(RefuseVersionOne { counters: Arc::clone(&counters) });
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
+    let (ending, ended) = std::sync::mpsc::channel::<()>();
     let listener = {
         let _guard = runtime.enter();
         tokio::net::TcpListener::from_std(listener)?
     };
     let thread = std::thread::Builder::new().name("loa-rpc-main".into()).spawn(move || {
+        // Dropped last, whatever happens: that is what `Server`'s drop waits for.
+        let _ending = ending;
         runtime.block_on(async move {
             let reaping = tokio::spawn(async move { reaper.reap_forever().await });
             let incoming = loa_proto::accept::Accepting::new(listener, accepting, "master");
@@ -221,17 +236,29 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
             }
             reaping.abort();
         });
-        // Dropping the runtime here cancels what is left (e.g. calls stuck on a dead peer).
+        // Cancels what is left (calls stuck on a frozen or dead peer, their connections),
+        // without waiting for ever on a task that does not yield.
+        runtime.shutdown_timeout(SHUTDOWN_DROP);
     })?;
     let _ = options.bound.set(addr);
-    Ok(Server { addr, counters, stop, thread: Some(thread), open_files })
+    Ok(Server { addr, counters, stop, thread: Some(thread), ended, open_files })
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+        let Some(thread) = self.thread.take() else { return };
+        match self.ended.recv_timeout(SHUTDOWN_LIMIT) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                // Left behind: the process exits without it, and a batch job ends.
+                eprintln!(
+                    "master: the gRPC server did not stop within {} s; leaving it behind",
+                    SHUTDOWN_LIMIT.as_secs()
+                );
+            }
+            _ => {
+                let _ = thread.join();
+            }
         }
     }
 }
@@ -256,7 +283,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
-         {} not leased to their sender, {} failed; networks sent {} by id, {} by origin, {} from \
+         {} not leased to their sender, {} failed, {} reported failures played by the master ({} \
+         reproduced); networks sent {} by id, {} by origin, {} from \
          peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
          malformed requests, {} connections not accepted (out of file descriptors), {} workers dropped{named}",
         stats.completed,
@@ -266,6 +294,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         stats.unknown,
         stats.not_leased,
         stats.failed,
+        counters.replayed.load(Relaxed),
+        counters.reproduced.load(Relaxed),
         counters.sent_by_id.load(Relaxed),
         counters.sent_by_origin.load(Relaxed),
         counters.sent_from_peers.load(Relaxed),

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tonic::{Request, Response, Status};
 
+mod replay;
 pub mod sending;
 pub mod stream;
 

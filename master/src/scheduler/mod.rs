@@ -17,6 +17,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 mod awaited;
+mod claims;
 mod embedded;
 mod id_hash;
 mod lease_log;
@@ -36,7 +37,7 @@ pub type Leased = (TaskId, Arc<Task>);
 
 /// An outcome for [`Scheduler::record`]: who delivers it, for which task, and what it is.
 pub struct Delivery {
-    /// The worker the task was leased to (an unknown one delivers on behalf of nobody).
+    /// The worker the task was leased to (its outcome is refused unless it is registered).
     pub worker: WorkerId,
     /// The task the outcome is for.
     pub id: TaskId,
@@ -60,6 +61,16 @@ pub enum Completion {
     Unknown,
     /// The sender is a registered worker that never held a lease on this task: dropped.
     NotLeased,
+    /// The sender is no registered worker (dropped, or registered with an earlier master
+    /// process), so it holds no lease: dropped, lest a forged or stale failure end the run.
+    Unregistered,
+    /// A failure a remote worker reported ([`Scheduler::claim_failure`]): not recorded, the
+    /// sender's lease ends and the task goes to another worker.
+    Claimed {
+        /// Whether this is the task's first such report, which the caller checks by playing
+        /// the task itself ([`Scheduler::settle`]).
+        replay: bool,
+    },
 }
 
 /// Most leases a task has at once: its lease and one backup copy.
@@ -96,7 +107,8 @@ pub struct SchedulerStats {
     pub duplicates: u64,
     /// Outcomes dropped because the task was unknown.
     pub unknown: u64,
-    /// Outcomes refused because the sender never held a lease on the task.
+    /// Outcomes refused because the sender never held a lease on the task (or is no registered
+    /// worker).
     pub not_leased: u64,
     /// Failed tasks (a worker could not play them).
     pub failed: u64,
@@ -120,11 +132,14 @@ struct Entry {
     leases: SmallVec<[Lease; MAX_COPIES]>,
     /// Every worker that ever held a lease on it (a lapsed lease's late outcome still counts).
     holders: SmallVec<[WorkerId; 2]>,
+    /// The workers that reported it failed, which it is never leased to again (see
+    /// [`Completion::Claimed`]); the first report has the master check it.
+    failed_by: SmallVec<[WorkerId; 1]>,
 }
 
 impl Entry {
     fn new(task: Arc<Task>) -> Entry {
-        Entry { task, leases: SmallVec::new(), holders: SmallVec::new() }
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new() }
     }
 
     /// Whether it is leased and may take one more copy.
@@ -182,16 +197,23 @@ impl State {
         let State { queue, open, workers, stats, .. } = self;
         let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
         let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
+        // Tasks this worker reported failed: left in the queue for the others.
+        let mut skipped: SmallVec<[TaskId; 2]> = SmallVec::new();
         while out.len() < max {
             let Some(id) = queue.pop_front() else { break };
             // Ids that finished while queued (a re-leased task whose first lease delivered) go.
             if let Some(entry) = open.get_mut(&id) {
+                if entry.failed_by.contains(&worker) {
+                    skipped.push(id);
+                    continue;
+                }
                 if entry.leases.is_empty() {
                     stats.in_flight += 1;
                 }
                 out.push(entry.lease(id, worker, &mut w.log, now));
             }
         }
+        skipped.into_iter().rev().for_each(|id| queue.push_front(id));
         if out.len() < max && queue.is_empty() {
             let slots = w.slots;
             self.lease_backups(worker, (max - out.len()).min(slots), now, &mut out);
@@ -230,8 +252,9 @@ impl State {
                 backup_candidates.remove(i);
                 continue;
             };
-            // Never a second lease to the same worker; the task stays a candidate.
-            if entry.leases.iter().any(|l| l.worker == worker) {
+            // Never a second lease to the same worker, nor one to a worker that reported it
+            // failed; the task stays a candidate.
+            if entry.leases.iter().any(|l| l.worker == worker) || entry.failed_by.contains(&worker) {
                 i += 1;
                 continue;
             }
@@ -244,30 +267,49 @@ impl State {
     /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
     /// the caller to drop off the lock.
     fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
-        if let Some(entry) = self.open.get(&id)
-            && self.workers.contains_key(&worker)
-            && !entry.holders.contains(&worker)
-        {
-            self.stats.not_leased += 1;
-            return (Completion::NotLeased, None);
+        if let Some(refused) = self.refuse_sender(worker, id) {
+            return (refused, None);
         }
-        let Some(entry) = self.open.remove(&id) else {
-            let verdict =
-                if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
-                    self.stats.duplicates += 1;
-                    Completion::Duplicate
-                } else {
-                    self.stats.unknown += 1;
-                    Completion::Unknown
-                };
-            return (verdict, None);
+        let Some(entry) = self.open.remove(&id) else { return (self.not_open(id), None) };
+        self.accept(id, &entry, Some(worker), outcome, now);
+        (Completion::Accepted, Some(entry))
+    }
+
+    /// Why `worker` may not answer task `id`, counted, if it may not: it is no registered worker,
+    /// or the task is open and it never held a lease on it.
+    fn refuse_sender(&mut self, worker: WorkerId, id: TaskId) -> Option<Completion> {
+        let refused = if !self.workers.contains_key(&worker) {
+            Completion::Unregistered
+        } else if self.open.get(&id).is_some_and(|entry| !entry.holders.contains(&worker)) {
+            Completion::NotLeased
+        } else {
+            return None;
         };
+        self.stats.not_leased += 1;
+        Some(refused)
+    }
+
+    /// What an answer to task `id`, which is not open, is, counted.
+    fn not_open(&mut self, id: TaskId) -> Completion {
+        if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
+            self.stats.duplicates += 1;
+            Completion::Duplicate
+        } else {
+            self.stats.unknown += 1;
+            Completion::Unknown
+        }
+    }
+
+    /// Keeps `outcome` of the open task `id`, just taken out of `open` as `entry`, delivered by
+    /// `worker` (`None`: played by the master itself).
+    fn accept(&mut self, id: TaskId, entry: &Entry, worker: Option<WorkerId>, outcome: TaskResult, now: Instant) {
         if !entry.leases.is_empty() {
             self.stats.in_flight -= 1;
         }
-        // Timed from this worker's lease (a lapsed lease's late outcome, or one on behalf of
-        // nobody, has none: no time recorded).
-        let took = entry.leases.iter().find(|l| l.worker == worker).map(|l| now.saturating_duration_since(l.since));
+        // Timed from this worker's lease (a lapsed lease's late outcome has none: no time
+        // recorded).
+        let lease = entry.leases.iter().find(|l| Some(l.worker) == worker);
+        let took = lease.map(|l| now.saturating_duration_since(l.since));
         end_leases(&mut self.workers, &entry.leases);
         if let Some(took) = took {
             self.batch_durations.push(took);
@@ -279,10 +321,9 @@ impl State {
         self.finished.insert(id);
         self.awaited.arrived(id);
         self.stats.completed += 1;
-        if let Some(w) = self.workers.get_mut(&worker) {
+        if let Some(w) = worker.and_then(|w| self.workers.get_mut(&w)) {
             w.info.completed += 1;
         }
-        (Completion::Accepted, Some(entry))
     }
 }
 

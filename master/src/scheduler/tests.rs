@@ -100,12 +100,12 @@ fn per_worker_counts() {
     advance(&clock, 200);
     complete(&s, a, 1, fail("x"));
     complete(&s, b, 2, fail("x"));
-    // An outcome from nobody (e.g. leased before a master restart) counts for no worker.
-    complete(&s, WorkerId::MAX, 3, fail("x"));
+    // An outcome from no registered worker (e.g. leased before a master restart) is refused.
+    assert_eq!(complete(&s, WorkerId::MAX, 3, fail("x")), Completion::Unregistered);
     let w = s.workers();
     assert_eq!((w[0].1.name.as_str(), w[0].1.completed), ("a", 2));
     assert_eq!((w[1].1.name.as_str(), w[1].1.completed), ("b", 1));
-    assert_eq!(s.stats().completed, 4);
+    assert_eq!(s.stats().completed, 3);
     // b holds task 4 from now on: its oldest lease ages with the clock.
     assert_eq!(w[1].1.oldest_lease, None);
     s.lease(b, 1);
@@ -244,9 +244,17 @@ fn an_outcome_for_a_task_the_sender_never_leased_is_refused() {
     advance(&clock, 11_000);
     s.expire_leases();
     assert_eq!(complete(&s, b, 1, fail("late")), Completion::Accepted);
-    // An id this scheduler never issued (a worker of an earlier master process) is accepted.
+    // An id this scheduler never issued (a worker of an earlier master process), or one it
+    // dropped, holds no lease: its outcome, and so its failure, is refused and the task stays
+    // open for a registered worker.
     s.submit(tasks(5..6));
-    assert_eq!(complete(&s, WorkerId::MAX, 5, fail("x")), Completion::Accepted);
+    assert_eq!(complete(&s, WorkerId::MAX, 5, fail("forged")), Completion::Unregistered);
+    assert_eq!(ids(&s.lease(a, 1)), [5]);
+    s.unregister(a);
+    assert_eq!(complete(&s, a, 5, fail("stale")), Completion::Unregistered);
+    assert_eq!(s.stats().not_leased, 4);
+    assert_eq!(ids(&s.lease(b, 1)), [5], "back in the queue");
+    assert_eq!(complete(&s, b, 5, fail("x")), Completion::Accepted);
 }
 
 #[test]
@@ -256,20 +264,22 @@ fn record_answers_each_outcome_in_turn_and_stops_at_the_first_refused() {
     s.submit(tasks(0..8));
     assert_eq!(ids(&s.lease(a, 3)), [0, 1, 2]);
     let delivery = |worker, id| Delivery { worker, id, outcome: fail(&id.to_string()) };
-    // 0 accepted; 0 again a duplicate; 1 refused as not leased to b; 7 on behalf of a worker
-    // the scheduler does not know (an earlier master's) is kept; 2 refused by the check; 1 left.
+    // 0 accepted; 0 again a duplicate; 1 refused as not leased to b; 7 from a worker the
+    // scheduler does not know (an earlier master's) refused; 2 refused by the check; 1 left.
     let deliveries =
         [delivery(a, 0), delivery(a, 0), delivery(b, 1), delivery(WorkerId::MAX, 7), delivery(a, 2), delivery(a, 1)];
     let (completions, refused) =
         s.record(deliveries, |id, _, _| if id == 2 { Err(format!("task {id}")) } else { Ok(()) });
-    assert_eq!(completions, [Completion::Accepted, Completion::Duplicate, Completion::NotLeased, Completion::Accepted]);
+    let expected = [Completion::Accepted, Completion::Duplicate, Completion::NotLeased, Completion::Unregistered];
+    assert_eq!(completions, expected);
     assert_eq!(refused.as_deref(), Some("task 2"));
     // The refused outcome and the one after it changed nothing: 1 and 2 are still open and a's.
-    assert_eq!((s.stats().completed, s.stats().in_flight, s.stats().not_leased, counted(&s)), (2, 2, 1, 2));
+    assert_eq!((s.stats().completed, s.stats().in_flight, s.stats().not_leased, counted(&s)), (1, 2, 2, 2));
     assert_eq!(complete(&s, a, 2, fail("2")), Completion::Accepted);
     assert_eq!(complete(&s, a, 1, fail("1")), Completion::Accepted);
-    // Recording leased nothing, and a task with an outcome is not leased any more.
-    assert_eq!(ids(&s.lease(a, 8)), [3, 4, 5, 6]);
+    // Recording leased nothing, and a task with an outcome is not leased any more (7, whose
+    // outcome was refused, is).
+    assert_eq!(ids(&s.lease(a, 8)), [3, 4, 5, 6, 7]);
     // Nothing to record answers nothing and refuses nothing.
     let (completions, refused) = s.record(std::iter::empty(), |_, _, _| Err(()));
     assert!(completions.is_empty() && refused.is_none());

@@ -4,7 +4,7 @@
 
 use super::{MasterService, unknown_worker};
 use crate::cluster::DropReason;
-use crate::scheduler::{Completion, Delivery, WorkerId};
+use crate::scheduler::{Completion, Delivery, TaskId, WorkerId};
 use loa_engine::tasks::{MatchTask, TaskResult};
 use loa_proto::convert::outcome_from_proto;
 use loa_proto::{MAX_TASKS_PER_MESSAGE, MAX_WANTED, pb};
@@ -41,6 +41,8 @@ impl WorkerStream {
         loop {
             let receipt = match next.take().map(|message| self.take(message)).transpose() {
                 Ok(receipt) => receipt.flatten(),
+                // Already taken off: its stream ends, as its `gone` would end it.
+                Err(status) if status.code() == Code::NotFound => return self.end(status, None).await,
                 Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
             // Registered before leasing, so tasks queued in between are not missed.
@@ -100,6 +102,11 @@ impl WorkerStream {
     /// Takes a message from the worker: renews its leases, records its outcomes and adds what it
     /// wants. The receipt, if it carried outcomes; else what to end the stream with.
     fn take(&mut self, message: pb::WorkerMessage) -> Result<Option<pb::Receipt>, Status> {
+        // A worker dropped while its message was on the way holds no lease: nothing it sends
+        // counts, and it must register again.
+        if !self.service.remote().contains_key(&self.worker) {
+            return Err(unknown_worker());
+        }
         self.service.heard(self.worker);
         let invalid = |problem: String| self.service.invalid(problem);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
@@ -118,16 +125,23 @@ impl WorkerStream {
             return Ok(None);
         }
         let mut deliveries = Vec::with_capacity(message.outcomes.len());
+        // Failures are claims the master checks, not outcomes: each with its sender and message.
+        let mut failures = Vec::new();
         for (i, outcome) in message.outcomes.iter().enumerate() {
             let (id, leased_to, outcome) =
                 outcome_from_proto(outcome).map_err(|e| invalid(e.within(&format!("outcomes[{i}]")).to_string()))?;
-            // Leased under an earlier registration: on behalf of that worker if known, else nobody.
+            // Leased under an earlier registration: on behalf of that worker if this master still
+            // knows it, else of no registered worker, which the scheduler refuses.
             let worker = match leased_to {
                 0 => self.worker,
                 id => self.service.resolve(id).unwrap_or(WorkerId::MAX),
             };
-            deliveries.push(Delivery { worker, id, outcome });
+            match outcome {
+                Err(failure) => failures.push((worker, id, failure.wire_message())),
+                outcome => deliveries.push(Delivery { worker, id, outcome }),
+            }
         }
+        let ids: Vec<TaskId> = deliveries.iter().map(|d| d.id).collect();
         let (completions, misfit) = self.service.scheduler.record(deliveries, fits);
         if let Some(why) = misfit {
             // A worker that sends outcomes that do not fit their tasks cannot be trusted with its
@@ -135,18 +149,38 @@ impl WorkerStream {
             return Err(invalid(why));
         }
         let mut receipt = pb::Receipt::default();
-        for (completion, id) in completions.into_iter().zip(message.outcomes.iter().map(|o| o.task_id)) {
-            match completion {
-                Completion::Accepted => receipt.accepted += 1,
-                Completion::Duplicate => receipt.duplicates += 1,
-                Completion::Unknown => receipt.unknown += 1,
-                Completion::NotLeased => receipt.refused.push(pb::Refusal {
-                    task_id: id,
-                    reason: format!("task {id} is not leased to this worker: outcome refused"),
-                }),
+        for (completion, id) in completions.into_iter().zip(ids) {
+            tally(&mut receipt, completion, id);
+        }
+        for (worker, id, message) in failures {
+            let completion = self.service.scheduler.claim_failure(worker, id);
+            if completion == (Completion::Claimed { replay: true }) {
+                self.service.replay(id, worker, message);
             }
+            tally(&mut receipt, completion, id);
         }
         Ok(Some(receipt))
+    }
+}
+
+/// Counts what became of the outcome of task `id` in `receipt`.
+fn tally(receipt: &mut pb::Receipt, completion: Completion, id: TaskId) {
+    match completion {
+        // A claimed failure is taken: the task goes to another worker, and the master checks it.
+        Completion::Accepted | Completion::Claimed { .. } => receipt.accepted += 1,
+        Completion::Duplicate => receipt.duplicates += 1,
+        Completion::Unknown => receipt.unknown += 1,
+        Completion::NotLeased => receipt.refused.push(pb::Refusal {
+            task_id: id,
+            reason: format!("task {id} is not leased to this worker: outcome refused"),
+        }),
+        Completion::Unregistered => receipt.refused.push(pb::Refusal {
+            task_id: id,
+            reason: format!(
+                "task {id} was leased under a worker id this master does not know (dropped, or issued by an \
+                 earlier master process): outcome refused, a registered worker plays the task"
+            ),
+        }),
     }
 }
 
