@@ -86,7 +86,10 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         message.contains("\"malformed task: format.pairs.pairings[0].b: entrant 1 cannot play itself\""),
         "{message}"
     );
-    assert!(message.ends_with("the master failed it too: pairing 0: entrant 1 cannot play itself"), "{message}");
+    assert!(
+        message.ends_with("the master failed it too: invalid task: pairing 0: entrant 1 cannot play itself"),
+        "{message}"
+    );
 
     let report = worker.stop().unwrap();
     assert_eq!(report.accepted, 3, "{report:?}");
