@@ -272,6 +272,7 @@ enum Command {
 fn work(flags: &WorkFlags) -> Result<WorkOptions, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
+    // Ctrl-C, and SIGTERM as Slurm's scancel or a service manager sends it.
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::AcqRel) {
             // A second Ctrl-C: the user does not want to wait.

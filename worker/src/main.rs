@@ -40,6 +40,8 @@ fn main() -> ExitCode {
     // sockets, and one whose peer went away must get EPIPE (a retry), not be killed.
     let control = Control::default();
     let on_signal = control.clone();
+    // Ctrl-C, and SIGTERM as Slurm, a service manager or `kill` sends it: the tasks in hand are
+    // finished and delivered rather than lost with the process.
     let installed = ctrlc::set_handler(move || {
         if on_signal.stopping() {
             std::process::exit(130); // a second Ctrl-C: do not wait

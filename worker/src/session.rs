@@ -21,6 +21,11 @@ use tonic::Code;
 
 /// How long a stopping worker keeps trying to deliver finished outcomes to an absent master.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
+/// How long a call waits for the master's answer before it counts as failed and is retried: a
+/// master behind a stalled connection accepts and never answers.
+const ANSWER_LIMIT: Duration = Duration::from_secs(30);
+/// How often a call that waits checks whether the worker was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(100);
 /// How often a worker that cannot reach the master says so again.
 const SAY_EVERY: Duration = Duration::from_secs(30);
 /// Tasks held per slot (one playing, the rest waiting), so players never wait for a round trip.
@@ -94,6 +99,13 @@ impl Session {
         self.control.killed() || (self.control.stopping() && flushed_long_enough())
     }
 
+    /// Resolves once [`Session::gave_up`]: what a call that may never be answered races.
+    async fn until_given_up(&self) {
+        while !self.gave_up() {
+            tokio::time::sleep(STOP_CHECK).await;
+        }
+    }
+
     /// Classifies a failed call: `Err` ends the session, `Ok(pause)` means retry after `pause`.
     fn failed(&self, status: &tonic::Status, backoff: &mut Backoff) -> Result<Duration, Ended> {
         if status.code() == Code::Unauthenticated {
@@ -159,7 +171,15 @@ impl Session {
                 peer_port: u32::from(self.peer_port),
                 peer_host: self.options.peer_host.clone().filter(|_| self.peer_port > 0).unwrap_or_default(),
             };
-            match self.client.clone().register(request).await {
+            let mut client = self.client.clone();
+            let answer = tokio::time::timeout(ANSWER_LIMIT, client.register(request));
+            let answer = tokio::select! {
+                answer = answer => answer.unwrap_or_else(|_| {
+                    Err(tonic::Status::deadline_exceeded(format!("no answer in {} s", ANSWER_LIMIT.as_secs())))
+                }),
+                () = self.until_given_up() => return Err(Ended::Stopped),
+            };
+            match answer {
                 Ok(reply) => {
                     let reply = reply.into_inner();
                     self.peer_token.set(&reply.peer_token);
