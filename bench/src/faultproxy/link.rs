@@ -82,10 +82,18 @@ pub async fn forward(
     }
 }
 
-/// A chunk on its way, due at an instant; `None` bytes: the side closed.
+/// A chunk on its way, due at an instant.
 struct Chunk {
-    bytes: Option<Vec<u8>>,
+    data: Data,
     due: Instant,
+}
+
+/// What a chunk carries: bytes, or how the side that sent them ended. An end passes through the
+/// faults as bytes do, so a peer hears of it only once a stall or partition lets it through.
+enum Data {
+    Bytes(Vec<u8>),
+    Closed,
+    Failed(std::io::Error),
 }
 
 /// Reads `from` into chunks stamped with their due time (latency plus jitter, in order).
@@ -98,15 +106,21 @@ async fn read(
     let mut last_due = Instant::now();
     loop {
         let mut buffer = vec![0; CHUNK];
-        let n = from.read(&mut buffer).await?;
+        let data = match from.read(&mut buffer).await {
+            Ok(0) => Data::Closed,
+            Ok(n) => {
+                buffer.truncate(n);
+                Data::Bytes(buffer)
+            }
+            Err(e) => Data::Failed(e),
+        };
         let delay = {
             let f = faults.borrow();
             f.latency + f.jitter.mul_f64(dice.unit())
         };
         last_due = last_due.max(Instant::now() + delay);
-        buffer.truncate(n);
-        let bytes = (n > 0).then_some(buffer);
-        if to.send(Chunk { bytes, due: last_due }).await.is_err() || n == 0 {
+        let end = !matches!(data, Data::Bytes(_));
+        if to.send(Chunk { data, due: last_due }).await.is_err() || end {
             return Ok(());
         }
     }
@@ -127,8 +141,10 @@ async fn write(
         if wait_while_held(&mut faults).await {
             counters.held.fetch_add(1, Ordering::Relaxed);
         }
-        let Some(bytes) = chunk.bytes else {
-            return to.shutdown().await;
+        let bytes = match chunk.data {
+            Data::Bytes(bytes) => bytes,
+            Data::Closed => return to.shutdown().await,
+            Data::Failed(e) => return Err(e),
         };
         let cap = faults.borrow().bandwidth;
         for piece in bytes.chunks(cap.map_or(CHUNK, |b| (b as usize / 20).clamp(1, CHUNK))) {

@@ -164,3 +164,39 @@ fn addresses_of_other_machines_are_refused() {
         assert!(e.starts_with(what) && e.contains("not an address of this machine"), "{e}");
     }
 }
+
+#[test]
+fn a_server_that_closes_or_resets_during_a_stall_is_heard_of_once_it_heals() {
+    for reset in [false, true] {
+        // A server that closes (or resets) each connection 200 ms after accepting it.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let upstream = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let _inside = runtime.enter();
+            for stream in listener.incoming().flatten() {
+                std::thread::sleep(Duration::from_millis(200));
+                stream.set_nonblocking(true).unwrap();
+                let stream = TcpStream::from_std(stream).unwrap();
+                if reset {
+                    stream.set_zero_linger().unwrap();
+                }
+            }
+        });
+        let any = "127.0.0.1:0".parse().unwrap();
+        let proxy = FaultProxy::start(&ProxyOptions { listen: any, upstream, control: None, seed: 1 }).unwrap();
+        proxy.apply(&Command::Stall(true));
+        let mut stream = connect(&proxy);
+        stream.set_read_timeout(Some(Duration::from_millis(700))).unwrap();
+        let mut byte = [0u8];
+        let held = stream.read(&mut byte).unwrap_err();
+        assert!(matches!(held.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut), "reset {reset}: {held}");
+        proxy.apply(&Command::Stall(false));
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        match stream.read(&mut byte) {
+            Ok(0) => assert!(!reset, "a reset came through as a close"),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => assert!(reset, "a close came through as a reset"),
+            other => panic!("reset {reset}: {other:?}"),
+        }
+    }
+}
