@@ -17,8 +17,9 @@ const MAX_LINE: usize = 256;
 /// Serves control connections until the proxy stops.
 pub(crate) async fn serve(listener: TcpListener, served: Served) {
     loop {
-        if let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(session(stream, served.clone()));
+        match listener.accept().await {
+            Ok((stream, _)) => drop(tokio::spawn(session(stream, served.clone()))),
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
         }
     }
 }

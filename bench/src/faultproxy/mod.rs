@@ -229,7 +229,11 @@ pub(crate) struct Served {
 async fn accept(listener: TcpListener, served: Served, faults: watch::Receiver<Faults>, seed: u64) {
     let mut serial = 0u64;
     loop {
-        let Ok((client, _)) = listener.accept().await else { continue };
+        let Ok((client, _)) = listener.accept().await else {
+            // Out of descriptors, most likely: wait for some to close rather than spin.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
         if faults.borrow().partitioned(Instant::now()) {
             served.counters.refused.fetch_add(1, Ordering::Relaxed);
             let _ = client.set_zero_linger();
