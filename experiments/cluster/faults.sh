@@ -7,6 +7,8 @@
 #   experiments/cluster/faults.sh target/release runs/faults [WORKERS]
 # FAULT_SECONDS (default 30) is how long a stall, a partition or a SIGSTOP lasts; it begins
 # AT seconds (default 5) into the run. LEASE (default 10) is the master's --lease-seconds.
+# WORKER_ARGS go to every worker (e.g. "--batch 8"); FAULTS picks the rows (the first is the
+# baseline of the slowdowns).
 set -euo pipefail
 BIN=${1:?usage: faults.sh BINDIR OUT [WORKERS]}
 OUT=${2:?usage: faults.sh BINDIR OUT [WORKERS]}
@@ -70,7 +72,7 @@ for fault in $FAULTS; do
   workers=()
   for i in $(seq 1 "$WORKERS"); do
     "$BIN/worker" --master "http://127.0.0.1:$PROXY_PORT" --token faults --slots 1 --name "w$i" \
-      --give-up-after 300 > "$RUN.w$i.log" 2>&1 &
+      --give-up-after 300 ${WORKER_ARGS:-} > "$RUN.w$i.log" 2>&1 &
     workers+=($!)
   done
   injected="-"

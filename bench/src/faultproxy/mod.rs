@@ -69,7 +69,7 @@ pub struct ProxyOptions {
 
 /// What a proxy did, counted as it goes.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     connections: AtomicU64,
     refused: AtomicU64,
     resets: AtomicU64,
@@ -79,7 +79,7 @@ pub struct Counters {
     bytes_down: AtomicU64,
 }
 
-/// A snapshot of a proxy's [`Counters`].
+/// What a proxy did so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProxyCounts {
     /// Connections forwarded to the upstream.
