@@ -83,8 +83,10 @@ pub enum Command {
 pub const COMMANDS: &str = "latency MS [JITTER_MS], bandwidth BYTES_PER_SECOND (0: off), stall on|off, \
                             partition SECONDS, heal, resets PER_SECOND (0: off), clear, status";
 
-/// The longest partition, stall-free delay or latency a command may set: an hour.
+/// The longest latency, jitter or partition a command may set, in seconds: an hour.
 const LONGEST: f64 = 3600.0;
+/// The largest number a command takes (a bandwidth of a petabyte a second is no cap at all).
+const LARGEST: f64 = 1e15;
 
 impl Command {
     /// Applies the command to `faults` (at `now`, for a partition's end); `Status` changes nothing.
@@ -111,8 +113,8 @@ impl std::str::FromStr for Command {
         let number = |i: usize, what: &str| -> Result<f64, ProxyError> {
             let word = words.get(i).ok_or_else(|| bad(format!("{what} is missing")))?;
             match word.parse::<f64>() {
-                Ok(n) if n.is_finite() && (0.0..=LONGEST * 1e6).contains(&n) => Ok(n),
-                _ => Err(bad(format!("{what} must be a number from 0 up, not {word:?}"))),
+                Ok(n) if (0.0..=LARGEST).contains(&n) => Ok(n),
+                _ => Err(bad(format!("{what} must be a number from 0 to {LARGEST:e}, not {word:?}"))),
             }
         };
         let millis = |i: usize, what: &str| -> Result<Duration, ProxyError> {
@@ -195,8 +197,9 @@ mod tests {
     fn bad_commands_say_what_is_wrong_and_what_is_accepted() {
         for (line, expected) in [
             ("latency", "the latency (ms) is missing"),
-            ("latency -3", "must be a number from 0 up"),
-            ("latency NaN", "must be a number from 0 up"),
+            ("latency -3", "must be a number from 0 to 1e15"),
+            ("latency NaN", "must be a number from 0 to 1e15"),
+            ("bandwidth 1e16", "must be a number from 0 to 1e15"),
             ("latency 1 2 3", "at most 2 argument"),
             ("latency 99999999", "at most an hour"),
             ("bandwidth 1.5", "whole bytes"),
