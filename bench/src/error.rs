@@ -45,6 +45,8 @@ pub enum BenchError {
         /// Outcomes the stubs sent.
         sent: u64,
     },
+    /// The fault proxy could not start.
+    Proxy(crate::faultproxy::ProxyError),
     /// A build compared side by side failed, or printed no figures.
     Build {
         /// The build's binary.
@@ -70,12 +72,19 @@ impl std::fmt::Display for BenchError {
             BenchError::Incomplete { accepted, tasks, sent } => {
                 write!(f, "dispatched {accepted} of {tasks} tasks ({sent} outcomes from the stubs)")
             }
+            BenchError::Proxy(e) => write!(f, "{e}"),
             BenchError::Build { binary, problem } => write!(f, "{}: {problem}", binary.display()),
         }
     }
 }
 
 impl std::error::Error for BenchError {}
+
+impl From<crate::faultproxy::ProxyError> for BenchError {
+    fn from(e: crate::faultproxy::ProxyError) -> BenchError {
+        BenchError::Proxy(e)
+    }
+}
 
 impl BenchError {
     /// A flag error.

@@ -5,6 +5,7 @@
 //! - [`dispatch`]: how many tasks a second the cluster service hands out and takes back, and
 //!   what each costs the master's CPU, with stub workers in a process of their own.
 //! - [`compare`]: that benchmark side by side with another build's, interleaved.
+//! - [`faultproxy`]: a TCP proxy that injects network faults between workers and the master.
 //! - [`BenchError`]: what can go wrong, named.
 
 #![warn(missing_docs)]
@@ -12,5 +13,6 @@
 pub mod compare;
 pub mod dispatch;
 mod error;
+pub mod faultproxy;
 
 pub use error::BenchError;

@@ -3,6 +3,8 @@
 use clap::{Args, Parser, Subcommand};
 use loa_bench::BenchError;
 use loa_bench::dispatch::{DispatchBench, Reuse, StubOptions, bench_dispatch, stubs::run_stubs};
+use loa_bench::faultproxy::{FaultProxy, ProxyOptions};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -78,6 +80,24 @@ enum Command {
         /// More arguments for the baseline's runs alone (split at spaces).
         #[arg(long, requires = "baseline", allow_hyphen_values = true)]
         baseline_args: Option<String>,
+    },
+    /// A fault-injecting TCP proxy between workers and a master on this machine: forwards
+    /// --listen to --upstream and takes commands, a line each, on --control (latency MS
+    /// [JITTER_MS], bandwidth BYTES_PER_SECOND, stall on|off, partition SECONDS, heal,
+    /// resets PER_SECOND, clear, status). Runs until killed.
+    Proxy {
+        /// Where workers connect, e.g. 127.0.0.1:50052.
+        #[arg(long)]
+        listen: SocketAddr,
+        /// The master's address, e.g. 127.0.0.1:50051.
+        #[arg(long)]
+        upstream: SocketAddr,
+        /// Where the control interface listens, e.g. 127.0.0.1:50053.
+        #[arg(long)]
+        control: SocketAddr,
+        /// Seeds the jitter and the reset draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// The stub workers of `dispatch`, which starts this in a process of its own (not for use
     /// by hand): they work until standard input closes, then print their counts.
@@ -176,6 +196,13 @@ fn run(cli: Cli) -> Result<(), BenchError> {
                 }
                 None => println!("{}", bench_dispatch(&bench, &me)?),
             }
+        }
+        Command::Proxy { listen, upstream, control, seed } => {
+            let options = ProxyOptions { listen, upstream, control: Some(control), seed };
+            let proxy = FaultProxy::start(&options)?;
+            // Scripts wait for this line before they connect.
+            println!("proxy: {} -> {upstream}, control on {}", proxy.addr(), proxy.control_addr().unwrap_or(control));
+            proxy.serve_forever();
         }
         Command::DispatchStubs { url, clients, depth, stubs } => {
             println!("{}", run_stubs(&url, &stubs.options(clients, depth))?.to_line());
