@@ -383,7 +383,7 @@ mod tests {
 
     fn info(name: &str, completed: u64) -> WorkerInfo {
         let now = Instant::now();
-        WorkerInfo { name: name.into(), completed, registered: now, oldest_lease: None, straggler: false }
+        WorkerInfo { name: name.into(), completed, verified: 0, registered: now, oldest_lease: None, straggler: false }
     }
 
     #[test]

@@ -22,11 +22,15 @@ mod embedded;
 mod id_hash;
 mod lease_log;
 mod median;
+mod quarantine;
+mod verify;
 
 pub use embedded::spawn_embedded_workers;
 use id_hash::IdHash;
 use lease_log::LeaseLog;
 use median::SampledMedian;
+pub use quarantine::Quarantined;
+pub use verify::{VerifyRate, VerifyRateError, sampled};
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -116,9 +120,20 @@ pub struct SchedulerStats {
     pub workers: usize,
     /// Registered workers that are stragglers.
     pub stragglers: usize,
+    /// Held remote outcomes a second player confirmed.
+    pub verified: u64,
+    /// Held remote outcomes a second player contradicted (the master then plays the task).
+    pub mismatches: u64,
+    /// Workers quarantined as liars.
+    pub quarantined: u64,
+    /// Outcomes of liars played again in place (the batch being collected).
+    pub replayed: u64,
+    /// Times the run went back to an earlier state, past a liar's unverified outcomes.
+    pub rollbacks: u64,
 }
 
 /// One lease of a task: it lapses `lease_time` after `since` or its worker's last renewal.
+#[derive(Clone, Copy)]
 struct Lease {
     worker: WorkerId,
     since: Instant,
@@ -135,11 +150,13 @@ struct Entry {
     /// The workers that reported it failed, which it is never leased to again (see
     /// [`Completion::Claimed`]); the first report has the master check it.
     failed_by: SmallVec<[WorkerId; 1]>,
+    /// A remote worker's outcome held for a second opinion (see `verify`).
+    check: Option<Box<verify::Check>>,
 }
 
 impl Entry {
     fn new(task: Arc<Task>) -> Entry {
-        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new() }
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new(), check: None }
     }
 
     /// Whether it is leased and may take one more copy.
@@ -166,6 +183,12 @@ struct Worker {
     renewed: Option<Instant>,
     /// Its leases in the order granted.
     log: LeaseLog,
+    /// Whether it is a thread of the master (remote workers are verified).
+    trusted: bool,
+    /// The name a remote worker gave, which a quarantine bans.
+    key: Option<String>,
+    /// Its outcomes since its last verified one.
+    trail: verify::Trail,
 }
 
 #[derive(Default)]
@@ -189,9 +212,31 @@ struct State {
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
+    /// Verification by replay of remote workers' outcomes.
+    verifier: verify::Verifier,
 }
 
 impl State {
+    /// Adds a trusted worker registered at `now`; its id.
+    fn add_worker(&mut self, name: String, slots: usize, now: Instant) -> WorkerId {
+        let id = self.next_worker;
+        self.next_worker += 1;
+        let info =
+            WorkerInfo { name, completed: 0, verified: 0, registered: now, oldest_lease: None, straggler: false };
+        let log = LeaseLog::default();
+        let worker = Worker {
+            info,
+            slots: slots.max(1),
+            renewed: None,
+            log,
+            trusted: true,
+            key: None,
+            trail: Default::default(),
+        };
+        self.workers.insert(id, worker);
+        id
+    }
+
     /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies.
     fn lease(&mut self, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
         let State { queue, open, workers, stats, .. } = self;
@@ -203,7 +248,10 @@ impl State {
             let Some(id) = queue.pop_front() else { break };
             // Ids that finished while queued (a re-leased task whose first lease delivered) go.
             if let Some(entry) = open.get_mut(&id) {
-                if entry.failed_by.contains(&worker) {
+                if entry.check.as_ref().is_some_and(|c| c.referred) {
+                    continue; // the master plays it
+                }
+                if entry.bars(worker) {
                     skipped.push(id);
                     continue;
                 }
@@ -254,7 +302,7 @@ impl State {
             };
             // Never a second lease to the same worker, nor one to a worker that reported it
             // failed; the task stays a candidate.
-            if entry.leases.iter().any(|l| l.worker == worker) || entry.failed_by.contains(&worker) {
+            if entry.leases.iter().any(|l| l.worker == worker) || entry.bars(worker) {
                 i += 1;
                 continue;
             }
@@ -270,7 +318,16 @@ impl State {
         if let Some(refused) = self.refuse_sender(worker, id) {
             return (refused, None);
         }
-        let Some(entry) = self.open.remove(&id) else { return (self.not_open(id), None) };
+        if !self.open.contains_key(&id) {
+            return (self.not_open(id), None);
+        }
+        // A held outcome's first player was credited when it was held; the second is here.
+        let outcome = match self.verify(id, worker, outcome, now) {
+            verify::Verdict::Accept(outcome) => outcome,
+            verify::Verdict::Held => return (Completion::Accepted, None),
+            verify::Verdict::Duplicate => return (Completion::Duplicate, None),
+        };
+        let entry = self.open.remove(&id).expect("open");
         self.accept(id, &entry, Some(worker), outcome, now);
         (Completion::Accepted, Some(entry))
     }
@@ -353,6 +410,8 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
+    /// Its outcomes a second player (or the master) confirmed.
+    pub verified: u64,
     /// When it registered.
     pub registered: Instant,
     /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
@@ -376,6 +435,8 @@ pub struct Scheduler {
     closed: AtomicBool,
     /// Where it reads the time: the real clock, or a controlled one in tests.
     clock: Box<dyn Fn() -> Instant + Send + Sync>,
+    /// How the master plays a task itself, to settle a verification.
+    referee: fn(&Task) -> TaskResult,
 }
 
 impl Scheduler {
@@ -395,6 +456,7 @@ impl Scheduler {
             lease_time,
             closed: AtomicBool::new(false),
             clock: Box::new(clock),
+            referee: |t| t.run().map_err(TaskFailure::Invalid),
         }
     }
 
@@ -431,13 +493,11 @@ impl Scheduler {
     }
 
     /// Registers a worker that plays `slots` tasks at once and returns its id.
+    /// Registered workers are trusted (threads of the master); see
+    /// [`Scheduler::register_remote`] for the others.
     pub fn register(&self, name: String, slots: usize) -> WorkerId {
-        let mut s = self.lock();
-        let id = s.next_worker;
-        s.next_worker += 1;
-        let info = WorkerInfo { name, completed: 0, registered: self.now(), oldest_lease: None, straggler: false };
-        s.workers.insert(id, Worker { info, slots: slots.max(1), renewed: None, log: LeaseLog::default() });
-        id
+        let now = self.now();
+        self.lock().add_worker(name, slots, now)
     }
 
     /// Removes a worker; its leases go back to the front of the queue (unless another worker
@@ -553,11 +613,15 @@ impl Scheduler {
             finished.extend(entry);
         }
         let last = std::mem::take(&mut s.awaited.finished_one);
+        let queued = std::mem::take(&mut s.verifier.queued);
         drop(s);
         // The tasks and leases freed, off the lock; then the collect whose last outcome came.
         drop(finished);
         if last {
             self.outcomes.notify_all();
+        }
+        if queued > 0 {
+            self.wake(queued);
         }
         (completions, refused)
     }
@@ -603,26 +667,63 @@ impl Scheduler {
             let State { awaited, done, .. } = &mut *s;
             awaited.begin(ids, |id| done.contains_key(id))
         };
-        loop {
-            let done = {
-                let mut s = self.lock();
-                // The count says when to look; the look decides (an id another collect also
-                // waits for is counted as the later one's).
-                if s.awaited.left(me) == 0 && ids.iter().all(|id| s.done.contains_key(id)) {
-                    s.awaited.end(me, ids);
-                    return Some(ids.iter().filter_map(|id| s.done.remove(id)).collect());
+        // The master's own plays that settle verifications run on threads of this scope, at
+        // most one a core; a stop waits for those under way.
+        let referees = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let playing = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            loop {
+                let (done, plays) = {
+                    let mut s = self.lock();
+                    // The count says when to look; the look decides (an id another collect also
+                    // waits for is counted as the later one's).
+                    if s.awaited.left(me) == 0 && ids.iter().all(|id| s.done.contains_key(id)) {
+                        s.awaited.end(me, ids);
+                        s.verifier.committed_through = ids.iter().copied().max();
+                        let State { done, verifier, .. } = &mut *s;
+                        return Some(
+                            ids.iter()
+                                .filter_map(|id| {
+                                    verifier.delivered.remove(id);
+                                    done.remove(id)
+                                })
+                                .collect(),
+                        );
+                    }
+                    if stop() {
+                        s.awaited.end(me, ids);
+                        return None;
+                    }
+                    s = self
+                        .outcomes
+                        .wait_timeout(s, Duration::from_millis(100))
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                    s.refer_orphans();
+                    let room = referees.saturating_sub(playing.load(Ordering::Acquire));
+                    let State { verifier, open, .. } = &mut *s;
+                    let take = room.min(verifier.referred.len());
+                    let plays: Vec<(TaskId, Arc<Task>)> = verifier
+                        .referred
+                        .drain(..take)
+                        .filter_map(|id| open.get(&id).map(|e| (id, Arc::clone(&e.task))))
+                        .collect();
+                    (ids.len() - s.awaited.left(me), plays)
+                };
+                for (id, task) in plays {
+                    playing.fetch_add(1, Ordering::AcqRel);
+                    let playing = &playing;
+                    scope.spawn(move || {
+                        let outcome = loa_engine::tasks::play_caught(&task, self.referee);
+                        self.settle(id, outcome);
+                        playing.fetch_sub(1, Ordering::AcqRel);
+                    });
                 }
-                if stop() {
-                    s.awaited.end(me, ids);
-                    return None;
-                }
-                s = self.outcomes.wait_timeout(s, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
-                ids.len() - s.awaited.left(me)
-            };
-            // Outside the lock: the callback may ask for the stats.
-            tick(done);
-            self.expire_leases();
-        }
+                // Outside the lock: the callback may ask for the stats.
+                tick(done);
+                self.expire_leases();
+            }
+        })
     }
 
     /// Current counters (stragglers counted over every worker: not a call to make per task).
@@ -667,3 +768,5 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verify_tests;
