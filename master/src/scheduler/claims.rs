@@ -70,6 +70,9 @@ impl Scheduler {
         s.accept(id, &entry, None, outcome, now);
         let last = std::mem::take(&mut s.awaited.finished_one);
         let queued = std::mem::take(&mut s.verifier.queued);
+        if s.verifier.rollback.is_some() {
+            self.rollback.store(true, std::sync::atomic::Ordering::Release);
+        }
         drop(s);
         drop(entry);
         if last {

@@ -437,6 +437,9 @@ pub struct Scheduler {
     clock: Box<dyn Fn() -> Instant + Send + Sync>,
     /// How the master plays a task itself, to settle a verification.
     referee: fn(&Task) -> TaskResult,
+    /// Whether a rollback waits to be taken: read without the lock, so that a collect's `stop`
+    /// may ask.
+    rollback: AtomicBool,
 }
 
 impl Scheduler {
@@ -457,6 +460,7 @@ impl Scheduler {
             closed: AtomicBool::new(false),
             clock: Box::new(clock),
             referee: |t| t.run().map_err(TaskFailure::Invalid),
+            rollback: AtomicBool::new(false),
         }
     }
 
@@ -614,6 +618,9 @@ impl Scheduler {
         }
         let last = std::mem::take(&mut s.awaited.finished_one);
         let queued = std::mem::take(&mut s.verifier.queued);
+        if s.verifier.rollback.is_some() {
+            self.rollback.store(true, Ordering::Release);
+        }
         drop(s);
         // The tasks and leases freed, off the lock; then the collect whose last outcome came.
         drop(finished);

@@ -10,6 +10,7 @@ use super::{Entry, IdHash, Lease, Scheduler, State, TaskId, WorkerId, end_leases
 use loa_engine::tasks::{MatchTask as Task, TaskResult};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// The share of remote workers' outcomes that is verified, 0 to 1.
@@ -365,6 +366,7 @@ impl Scheduler {
     pub fn take_rollback(&self) -> Option<TaskId> {
         let mut s = self.lock();
         let id = s.verifier.rollback.take();
+        self.rollback.store(false, Ordering::Release);
         if id.is_some() {
             s.stats.rollbacks += 1;
         }
@@ -373,7 +375,7 @@ impl Scheduler {
 
     /// Whether a rollback waits to be taken.
     pub fn rollback_pending(&self) -> bool {
-        self.lock().verifier.rollback.is_some()
+        self.rollback.load(Ordering::Acquire)
     }
 
     /// Drops the tasks `ids` of a batch the run abandons (to go back to an earlier state): they
