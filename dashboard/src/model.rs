@@ -138,6 +138,21 @@ pub struct Counts {
     pub workers: usize,
     /// Registered workers that are stragglers.
     pub stragglers: usize,
+    /// Remote outcomes confirmed by a second player or the master (verification by replay).
+    #[serde(default)]
+    pub verified: u64,
+    /// Remote outcomes a second player contradicted.
+    #[serde(default)]
+    pub mismatches: u64,
+    /// Workers quarantined as liars.
+    #[serde(default)]
+    pub quarantined: u64,
+    /// Liars' outcomes played again in place.
+    #[serde(default)]
+    pub replayed: u64,
+    /// Times the run went back past a liar's outcomes.
+    #[serde(default)]
+    pub rollbacks: u64,
     /// Remote workers dropped so far (cluster mode).
     pub dropped_workers: Option<u64>,
     /// gRPC calls refused for a wrong or missing token (cluster mode).

@@ -62,6 +62,11 @@ struct ClusterFlags {
     /// The TLS private key (PEM) for --tls-cert.
     #[arg(long, requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Share of remote workers' outcomes played again by another worker (or the master) and
+    /// compared: 0 to 1 (or a percentage), `all`, or 0 (off). A worker caught lying is
+    /// quarantined and what it delivered since its last verified outcome is played again.
+    #[arg(long, default_value = "0.03", requires = "listen", value_name = "RATE")]
+    verify: loa_master::scheduler::VerifyRate,
 }
 
 impl ClusterFlags {
@@ -86,6 +91,7 @@ impl ClusterFlags {
         }
         let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
+        options.verify = self.verify;
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             options.tls = Some(TlsIdentity::read(cert, key).map_err(|e| e.to_string())?);
         }

@@ -33,6 +33,11 @@ impl WorkerPool {
     pub fn start(threads: usize, cluster: Option<&ClusterOptions>) -> Result<WorkerPool, PoolError> {
         let lease_time = cluster.map_or(Duration::from_secs(600), |c| c.lease_time);
         let scheduler = Arc::new(Scheduler::new(lease_time));
+        match cluster.map(|c| (c.verify, c.verify_key)) {
+            Some((rate, Some(key))) => scheduler.verify_with_key(rate, key),
+            Some((rate, None)) => scheduler.verify(rate),
+            None => {}
+        }
         let server = cluster.map(|c| crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e)));
         let server = server.transpose()?;
         let workers = match threads {

@@ -33,6 +33,11 @@ pub struct ClusterOptions {
     pub lease_time: Duration,
     /// Set to the address actually bound once the server listens (for port 0 and tests).
     pub bound: Arc<OnceLock<SocketAddr>>,
+    /// The share of remote workers' outcomes verified by replay.
+    pub verify: crate::scheduler::VerifyRate,
+    /// The key that picks which outcomes are verified, for tests that must know it
+    /// ([`crate::scheduler::sampled`]); `None`, always on a cluster: random, the master's own.
+    pub verify_key: Option<u64>,
     /// Serve over TLS with this certificate and key (workers then use `https://` URLs).
     pub tls: Option<TlsIdentity>,
 }
@@ -69,7 +74,15 @@ impl TlsIdentity {
 impl ClusterOptions {
     /// Listen on `listen` with `token` and 30 s leases.
     pub fn new(listen: SocketAddr, token: Option<String>) -> ClusterOptions {
-        ClusterOptions { listen, token, lease_time: Duration::from_secs(30), bound: Arc::default(), tls: None }
+        ClusterOptions {
+            listen,
+            token,
+            lease_time: Duration::from_secs(30),
+            bound: Arc::default(),
+            tls: None,
+            verify: Default::default(),
+            verify_key: None,
+        }
     }
 }
 
@@ -82,6 +95,8 @@ pub enum DropReason {
     Silent,
     /// It sent a message that does not decode or validate.
     MalformedOutcome,
+    /// An outcome it sent differs from the master's own play of the task.
+    Quarantined,
 }
 
 impl std::fmt::Display for DropReason {
@@ -90,6 +105,7 @@ impl std::fmt::Display for DropReason {
             DropReason::ConnectionClosed => "its stream broke",
             DropReason::Silent => "silent for the lease time",
             DropReason::MalformedOutcome => "it sent a malformed message",
+            DropReason::Quarantined => "quarantined: it sent a false outcome",
         })
     }
 }
@@ -284,7 +300,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
          {} not leased to their sender, {} failed, {} reported failures played by the master ({} \
-         reproduced); networks sent {} by id, {} by origin, {} from \
+         reproduced); verification: {} verified, {} mismatches, {} liars quarantined, {} outcomes played \
+         again, {} rollbacks; networks sent {} by id, {} by origin, {} from \
          peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
          malformed requests, {} connections not accepted (out of file descriptors), {} workers dropped{named}",
         stats.completed,
@@ -296,6 +313,11 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         stats.failed,
         counters.replayed.load(Relaxed),
         counters.reproduced.load(Relaxed),
+        stats.verified,
+        stats.mismatches,
+        stats.quarantined,
+        stats.replayed,
+        stats.rollbacks,
         counters.sent_by_id.load(Relaxed),
         counters.sent_by_origin.load(Relaxed),
         counters.sent_from_peers.load(Relaxed),

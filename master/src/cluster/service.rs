@@ -196,7 +196,11 @@ impl pb::master_server::Master for MasterService {
         // Checked before anything is registered, so a refused call changes nothing.
         let serving = self.peer_address(&r, address)?;
         let name = format!("{} ({} slots, {peer})", r.name, r.slots);
-        let worker = self.scheduler.register(name.clone(), r.slots as usize);
+        // UNAUTHENTICATED: a worker stops at it and prints why, rather than retry for ever.
+        let worker = self
+            .scheduler
+            .register_remote(name.clone(), &r.name, r.slots as usize)
+            .map_err(|refused| Status::unauthenticated(refused.to_string()))?;
         if worker > 0xffff_ffff {
             self.scheduler.unregister(worker);
             return Err(Status::resource_exhausted("worker ids exhausted: restart the master"));

@@ -146,6 +146,11 @@ impl DashboardState {
             failed: stats.failed,
             workers: stats.workers,
             stragglers: stats.stragglers,
+            verified: stats.verified,
+            mismatches: stats.mismatches,
+            quarantined: stats.quarantined,
+            replayed: stats.replayed,
+            rollbacks: stats.rollbacks,
             dropped_workers: cluster.map(|c| c.drops().len() as u64),
             refused_calls: cluster.map(|c| c.refused.load(Ordering::Relaxed)),
         }
@@ -263,6 +268,13 @@ impl Subscriber for DashboardState {
                 live.epochs.push(Arc::new((*report).clone()));
             }
             RunEvent::Validated(record) => live.validation.push(Arc::new((*record).clone())),
+            RunEvent::RolledBack(s) => {
+                // What the run goes on from: later epochs and lines are played again.
+                (live.generation, live.epoch) = (s.generation, s.epoch);
+                live.epochs.truncate(s.epochs.len());
+                let finished = s.epochs.last().map(|r| r.epoch);
+                live.validation.retain(|v| finished.is_some_and(|f| v.epoch <= f));
+            }
             RunEvent::Stopped(s) | RunEvent::Finished(s) => {
                 let state = if matches!(event, RunEvent::Stopped(_)) { "stopped" } else { "finished" };
                 (live.state, live.generation, live.epoch, live.step) = (state, s.generation, s.epoch, None);

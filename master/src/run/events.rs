@@ -70,6 +70,10 @@ pub enum RunEvent<'a> {
     Stopped(&'a RunState),
     /// The run reached its target at this state.
     Finished(&'a RunState),
+    /// Verification by replay quarantined a worker, or set aside files (the line says what).
+    Verification(&'a str),
+    /// A liar's outcomes were in the run's state: it goes on from this earlier one, without them.
+    RolledBack(&'a RunState),
 }
 
 /// Receives a run's events. A subscriber whose work is part of the run's record (the metrics
@@ -191,6 +195,12 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::OutOfBudget(why) => format!("{why}: stopping at the end of the epoch"),
         RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
         RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
+        RunEvent::Verification(line) => (*line).to_owned(),
+        RunEvent::RolledBack(s) => format!(
+            "verification: rollback: the run goes on from generation {} (epoch {}), before the liar's first \
+             unverified outcome, and plays again from there",
+            s.generation, s.epoch
+        ),
         RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,
     })
 }

@@ -6,6 +6,7 @@
 //! - [`progress`]: the terminal display.
 //! - `dashboard` (cargo feature `dashboard`, on by default): the live run's read-only web page.
 //! - [`resume`](mod@resume): what a resume continues from, sets aside and checks.
+//! - [`rollback`]: going back past a quarantined liar's outcomes.
 //! - [`show`](mod@show): a run's summary.
 //! - [`validation`](mod@validation): the held-out validation's tasks and lines.
 //! - [`clock`]: the compute a run has spent, over its sessions.
@@ -20,6 +21,7 @@ pub mod events;
 pub mod halt;
 pub mod progress;
 pub mod resume;
+pub mod rollback;
 pub mod runner;
 pub mod show;
 pub mod validation;

@@ -51,7 +51,14 @@ impl Progress {
 
 impl Subscriber for Progress {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
-        let shown = self.lines || matches!(event, RunEvent::WorkerJoined(_) | RunEvent::WorkerDropped(_));
+        let shown = self.lines
+            || matches!(
+                event,
+                RunEvent::WorkerJoined(_)
+                    | RunEvent::WorkerDropped(_)
+                    | RunEvent::Verification(_)
+                    | RunEvent::RolledBack(_)
+            );
         if let Some(line) = message(event).filter(|_| shown) {
             self.say(&line);
         }

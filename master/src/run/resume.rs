@@ -88,9 +88,30 @@ pub fn newest_usable_epoch(dir: &RunDir) -> Option<u32> {
 /// `checkpoints/abandoned-TIME/`, so nothing is lost and nothing later is read as the run's.
 /// `latest.ckpt` becomes the epoch's checkpoint.
 fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunError> {
-    let later: Vec<(u32, PathBuf)> = epoch_checkpoints(dir).into_iter().filter(|(e, _)| *e > epoch).collect();
-    let (latest, ours) = (dir.latest_checkpoint(), dir.epoch_checkpoint(epoch));
+    let ours = dir.epoch_checkpoint(epoch);
     let bytes = std::fs::read(&ours).map_err(io(&ours))?;
+    set_aside_after(dir, Some(epoch), &bytes, &|what, aside| {
+        say(&format!(
+            "resuming from epoch {epoch}: dropping {what}; their checkpoints and the metrics files as they were \
+             are kept in {}",
+            aside.display()
+        ))
+    })
+}
+
+/// [`set_aside`] for a run that goes on from the checkpoint `bytes`, at the end of `epoch`
+/// (`None`: before any epoch's end): the epoch checkpoints after it, and `latest.ckpt` unless it
+/// is `bytes`, are moved aside, and `latest.ckpt` becomes `bytes`. `say` is told what was
+/// dropped and where it is kept, if anything was.
+pub(super) fn set_aside_after(
+    dir: &RunDir,
+    epoch: Option<u32>,
+    bytes: &[u8],
+    say: &dyn Fn(&str, &Path),
+) -> Result<(), RunError> {
+    let later: Vec<(u32, PathBuf)> =
+        epoch_checkpoints(dir).into_iter().filter(|(e, _)| epoch.is_none_or(|epoch| *e > epoch)).collect();
+    let latest = dir.latest_checkpoint();
     let moved_on = std::fs::read(&latest).is_ok_and(|latest| latest != bytes);
     if later.is_empty() && !moved_on {
         return Ok(());
@@ -108,18 +129,15 @@ fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunErro
         std::fs::copy(path, into_aside(path)).map_err(io(path))?;
     }
     if moved_on {
-        write_atomically(&latest, &bytes).map_err(io(&latest))?;
+        write_atomically(&latest, bytes).map_err(io(&latest))?;
     }
-    let what = match later.as_slice() {
-        [] => format!("the generations after epoch {epoch}"),
-        [(only, _)] => format!("epoch {only}"),
-        [.., (last, _)] => format!("epochs {}..{last}", epoch + 1),
+    let what = match (later.as_slice(), epoch) {
+        ([], Some(epoch)) => format!("the generations after epoch {epoch}"),
+        ([], None) => "the generations so far".to_owned(),
+        ([(only, _)], _) => format!("epoch {only}"),
+        ([(first, _), .., (last, _)], _) => format!("epochs {first}..{last}"),
     };
-    say(&format!(
-        "resuming from epoch {epoch}: dropping {what}; their checkpoints and the metrics files as they were \
-         are kept in {}",
-        aside.display()
-    ));
+    say(&what, &aside);
     Ok(())
 }
 

@@ -76,33 +76,67 @@ impl Runner<'_> {
             self.emit(RunEvent::WorkerDropped(d))?;
         }
         self.drops_seen.set(drops.len());
+        for note in self.scheduler.take_notes() {
+            self.emit(RunEvent::Verification(&note))?;
+        }
         Ok(())
+    }
+
+    /// After a step ended early: if a liar's outcomes are in the run's state, the state to go on
+    /// from instead (`start`, the session's first state, or an epoch checkpoint).
+    fn rolled_back(&self, start: &RunState) -> Result<Option<RunState>, RunError> {
+        let Some(first) = self.scheduler.take_rollback() else { return Ok(None) };
+        self.announce_drops()?;
+        let notes = std::cell::RefCell::new(Vec::new());
+        let back =
+            super::rollback::rewind(self.dir, start, first, &|line: &str| notes.borrow_mut().push(line.to_owned()))?;
+        for note in notes.into_inner() {
+            self.emit(RunEvent::Verification(&note))?;
+        }
+        self.emit(RunEvent::RolledBack(&back))?;
+        Ok(Some(back))
     }
 
     /// Runs until the target epoch, or until stopped (Ctrl-C, or at an epoch boundary with the
     /// budget spent). The initial population is benchmarked as
     /// epoch 0; a pending end-of-epoch benchmark (a resume after a stop between an epoch's last
     /// generation and its checkpoint) is done before anything else.
+    ///
+    /// A liar's outcomes found in the state (verification by replay) send the run back to a
+    /// state without them ([`super::rollback`]), from where it goes on (or stops, if asked to).
     pub fn run(&self, mut state: RunState) -> Result<RunSummary, RunError> {
+        // Only remote workers can lie: the state to go back to if no epoch checkpoint is clean.
+        let start = self.options.work.cluster.as_ref().map(|_| state.clone());
         let mut scheme = state.scheme()?;
         self.emit(RunEvent::Started(&state))?;
         let gpe = u64::from(state.config.generations_per_epoch);
         loop {
             let pending = state.epochs.is_empty() || state.generation / gpe > u64::from(state.epoch);
-            if pending && self.benchmark(&mut state, scheme.as_mut())?.is_none() {
-                return self.stopped(&state);
+            let ended = match pending {
+                true => self.benchmark(&mut state, scheme.as_mut())?.is_none(),
+                false => false,
+            };
+            if !ended {
+                if state.epoch >= state.config.epochs {
+                    break;
+                }
+                if let Some(why) = self.out_of_budget(&state) {
+                    self.emit(RunEvent::OutOfBudget(&why))?;
+                    self.emit(RunEvent::Stopped(&state))?;
+                    return Ok(RunSummary { out_of_budget: Some(why), ..summary(&state, true) });
+                }
             }
-            if state.epoch >= state.config.epochs {
-                break;
-            }
-            if let Some(why) = self.out_of_budget(&state) {
-                self.emit(RunEvent::OutOfBudget(&why))?;
-                self.emit(RunEvent::Stopped(&state))?;
-                return Ok(RunSummary { out_of_budget: Some(why), ..summary(&state, true) });
-            }
-            if self.options.work.stop.load(Ordering::Acquire) || self.generation(&mut state, scheme.as_mut())?.is_none()
-            {
-                return self.stopped(&state);
+            let stop = || self.options.work.stop.load(Ordering::Acquire);
+            if ended || stop() || self.generation(&mut state, scheme.as_mut())?.is_none() {
+                // A step ends early when stopped, or to go back past a liar's outcomes.
+                match start.as_ref().map(|start| self.rolled_back(start)).transpose()?.flatten() {
+                    Some(back) if !stop() => {
+                        state = back;
+                        scheme = state.scheme()?;
+                    }
+                    Some(back) => return self.stopped(&back),
+                    None => return self.stopped(&state),
+                }
             }
         }
         self.emit(RunEvent::Finished(&state))?;
@@ -149,8 +183,19 @@ impl Runner<'_> {
                 halted.set(true);
             }
         };
-        let stop = || self.options.work.stop.load(Ordering::Acquire) || halted.get() || failed.borrow().is_some();
-        let outcomes = self.scheduler.collect(&ids, stop, tick);
+        let stop = || {
+            self.options.work.stop.load(Ordering::Acquire)
+                || halted.get()
+                || failed.borrow().is_some()
+                || self.scheduler.rollback_pending()
+        };
+        let mut outcomes = self.scheduler.collect(&ids, stop, tick);
+        if self.scheduler.rollback_pending() {
+            // The run goes back past a liar's outcomes: this step is played again later.
+            self.scheduler.abandon(&ids);
+            outcomes = None;
+        }
+        self.announce_drops()?;
         if let Some(e) = failed.take() {
             return Err(e);
         }
@@ -383,7 +428,7 @@ mod tests {
 
     fn info(name: &str, completed: u64) -> WorkerInfo {
         let now = Instant::now();
-        WorkerInfo { name: name.into(), completed, registered: now, oldest_lease: None, straggler: false }
+        WorkerInfo { name: name.into(), completed, verified: 0, registered: now, oldest_lease: None, straggler: false }
     }
 
     #[test]

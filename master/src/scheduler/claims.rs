@@ -51,18 +51,35 @@ impl Scheduler {
         verdict
     }
 
-    /// Keeps the master's own `outcome` of task `id`, played to check a reported failure, if
-    /// the task is still open (whoever holds it); whether it was.
+    /// Keeps the master's own `outcome` of task `id`, played to check a reported failure or to
+    /// settle a verification, if the task is still open (whoever holds it); whether it was.
+    /// A task held for verification is settled too: each worker whose outcome differs from
+    /// the master's is quarantined.
     pub fn settle(&self, id: TaskId, outcome: TaskResult) -> bool {
         let mut s = self.lock();
-        let Some(entry) = s.open.remove(&id) else { return false };
+        let Some(mut entry) = s.open.remove(&id) else { return false };
+        if let Some(check) = entry.check.take() {
+            s.verifier.held.remove(&id);
+            // A failure of the master's own play ends the run; it says nothing of the workers.
+            if outcome.is_ok() {
+                let opinions: Vec<_> = std::iter::once(check.first).chain(check.second).collect();
+                s.judge(id, &opinions, &outcome);
+            }
+        }
         let now = self.now();
         s.accept(id, &entry, None, outcome, now);
         let last = std::mem::take(&mut s.awaited.finished_one);
+        let queued = std::mem::take(&mut s.verifier.queued);
+        if s.verifier.rollback.is_some() {
+            self.rollback.store(true, std::sync::atomic::Ordering::Release);
+        }
         drop(s);
         drop(entry);
         if last {
             self.outcomes.notify_all();
+        }
+        if queued > 0 {
+            self.wake(queued);
         }
         true
     }

@@ -6,7 +6,9 @@
 //! for work gets backup copies of stragglers' tasks (as in MapReduce), so a dead or slow worker
 //! costs the straggler threshold, not the lease time.
 //!
-//! Helpers: `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
+//! Helpers: `state` (leasing and recording under the lock), `verify` and `quarantine`
+//! (verification by replay of remote outcomes, and liars), `claims` (reported failures),
+//! `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
 //! `median` (the batch's median task time), `id_hash` (the ids' hasher), `embedded` (threads).
 
 use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
@@ -22,11 +24,17 @@ mod embedded;
 mod id_hash;
 mod lease_log;
 mod median;
+mod quarantine;
+mod state;
+mod verify;
 
 pub use embedded::spawn_embedded_workers;
 use id_hash::IdHash;
 use lease_log::LeaseLog;
 use median::SampledMedian;
+pub use quarantine::Quarantined;
+use state::end_leases;
+pub use verify::{VerifyRate, VerifyRateError, sampled};
 
 /// A task's id, unique within a run.
 pub type TaskId = u64;
@@ -116,9 +124,20 @@ pub struct SchedulerStats {
     pub workers: usize,
     /// Registered workers that are stragglers.
     pub stragglers: usize,
+    /// Held remote outcomes a second player confirmed.
+    pub verified: u64,
+    /// Held remote outcomes a second player contradicted (the master then plays the task).
+    pub mismatches: u64,
+    /// Workers quarantined as liars.
+    pub quarantined: u64,
+    /// Outcomes of liars played again in place (the batch being collected).
+    pub replayed: u64,
+    /// Times the run went back to an earlier state, past a liar's unverified outcomes.
+    pub rollbacks: u64,
 }
 
 /// One lease of a task: it lapses `lease_time` after `since` or its worker's last renewal.
+#[derive(Clone, Copy)]
 struct Lease {
     worker: WorkerId,
     since: Instant,
@@ -135,11 +154,13 @@ struct Entry {
     /// The workers that reported it failed, which it is never leased to again (see
     /// [`Completion::Claimed`]); the first report has the master check it.
     failed_by: SmallVec<[WorkerId; 1]>,
+    /// A remote worker's outcome held for a second opinion (see `verify`).
+    check: Option<Box<verify::Check>>,
 }
 
 impl Entry {
     fn new(task: Arc<Task>) -> Entry {
-        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new() }
+        Entry { task, leases: SmallVec::new(), holders: SmallVec::new(), failed_by: SmallVec::new(), check: None }
     }
 
     /// Whether it is leased and may take one more copy.
@@ -166,6 +187,12 @@ struct Worker {
     renewed: Option<Instant>,
     /// Its leases in the order granted.
     log: LeaseLog,
+    /// Whether it is a thread of the master (remote workers are verified).
+    trusted: bool,
+    /// The name a remote worker gave, which a quarantine bans.
+    key: Option<String>,
+    /// Its outcomes since its last verified one.
+    trail: verify::Trail,
 }
 
 #[derive(Default)]
@@ -189,151 +216,8 @@ struct State {
     stats: SchedulerStats,
     /// What the waiting collects wait for.
     awaited: awaited::Awaited,
-}
-
-impl State {
-    /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies.
-    fn lease(&mut self, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
-        let State { queue, open, workers, stats, .. } = self;
-        let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
-        let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
-        // Tasks this worker reported failed: left in the queue for the others.
-        let mut skipped: SmallVec<[TaskId; 2]> = SmallVec::new();
-        while out.len() < max {
-            let Some(id) = queue.pop_front() else { break };
-            // Ids that finished while queued (a re-leased task whose first lease delivered) go.
-            if let Some(entry) = open.get_mut(&id) {
-                if entry.failed_by.contains(&worker) {
-                    skipped.push(id);
-                    continue;
-                }
-                if entry.leases.is_empty() {
-                    stats.in_flight += 1;
-                }
-                out.push(entry.lease(id, worker, &mut w.log, now));
-            }
-        }
-        skipped.into_iter().rev().for_each(|id| queue.push_front(id));
-        if out.len() < max && queue.is_empty() {
-            let slots = w.slots;
-            self.lease_backups(worker, (max - out.len()).min(slots), now, &mut out);
-        }
-        out
-    }
-
-    /// Gives `worker` backup copies of up to `max` open tasks, oldest lease first: tasks whose
-    /// leases are all another worker's and older than the straggler threshold. The candidates
-    /// come from a scan of the open tasks at most every [`BACKUP_SCAN`].
-    fn lease_backups(&mut self, worker: WorkerId, max: usize, now: Instant, out: &mut Vec<Leased>) {
-        if self.backup_scan_at.is_none_or(|at| now >= at) {
-            self.backup_scan_at = Some(now + BACKUP_SCAN);
-            let Some(median) = self.batch_durations.median() else {
-                self.backup_candidates.clear();
-                return;
-            };
-            let mut candidates: Vec<(Instant, TaskId)> = self
-                .open
-                .iter()
-                .filter(|(_, e)| e.may_copy())
-                .filter_map(|(&id, e)| {
-                    let since = e.leases.iter().map(|l| l.since).min()?;
-                    is_straggler(now.saturating_duration_since(since), Some(median)).then_some((since, id))
-                })
-                .collect();
-            candidates.sort_unstable();
-            self.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
-        }
-        let State { open, workers, backup_candidates, stats, .. } = self;
-        let Some(w) = workers.get_mut(&worker) else { return };
-        let (limit, mut i) = (out.len() + max, 0);
-        while out.len() < limit && i < backup_candidates.len() {
-            let id = backup_candidates[i];
-            let Some(entry) = open.get_mut(&id).filter(|e| e.may_copy()) else {
-                backup_candidates.remove(i);
-                continue;
-            };
-            // Never a second lease to the same worker, nor one to a worker that reported it
-            // failed; the task stays a candidate.
-            if entry.leases.iter().any(|l| l.worker == worker) || entry.failed_by.contains(&worker) {
-                i += 1;
-                continue;
-            }
-            out.push(entry.lease(id, worker, &mut w.log, now));
-            backup_candidates.remove(i);
-            stats.backups += 1;
-        }
-    }
-
-    /// Records an outcome; returns what happened to it and, if accepted, the task's entry, for
-    /// the caller to drop off the lock.
-    fn complete(&mut self, Delivery { worker, id, outcome }: Delivery, now: Instant) -> (Completion, Option<Entry>) {
-        if let Some(refused) = self.refuse_sender(worker, id) {
-            return (refused, None);
-        }
-        let Some(entry) = self.open.remove(&id) else { return (self.not_open(id), None) };
-        self.accept(id, &entry, Some(worker), outcome, now);
-        (Completion::Accepted, Some(entry))
-    }
-
-    /// Why `worker` may not answer task `id`, counted, if it may not: it is no registered worker,
-    /// or the task is open and it never held a lease on it.
-    fn refuse_sender(&mut self, worker: WorkerId, id: TaskId) -> Option<Completion> {
-        let refused = if !self.workers.contains_key(&worker) {
-            Completion::Unregistered
-        } else if self.open.get(&id).is_some_and(|entry| !entry.holders.contains(&worker)) {
-            Completion::NotLeased
-        } else {
-            return None;
-        };
-        self.stats.not_leased += 1;
-        Some(refused)
-    }
-
-    /// What an answer to task `id`, which is not open, is, counted.
-    fn not_open(&mut self, id: TaskId) -> Completion {
-        if self.finished.contains(&id) || self.finished_before.contains(&id) || self.done.contains_key(&id) {
-            self.stats.duplicates += 1;
-            Completion::Duplicate
-        } else {
-            self.stats.unknown += 1;
-            Completion::Unknown
-        }
-    }
-
-    /// Keeps `outcome` of the open task `id`, just taken out of `open` as `entry`, delivered by
-    /// `worker` (`None`: played by the master itself).
-    fn accept(&mut self, id: TaskId, entry: &Entry, worker: Option<WorkerId>, outcome: TaskResult, now: Instant) {
-        if !entry.leases.is_empty() {
-            self.stats.in_flight -= 1;
-        }
-        // Timed from this worker's lease (a lapsed lease's late outcome has none: no time
-        // recorded).
-        let lease = entry.leases.iter().find(|l| Some(l.worker) == worker);
-        let took = lease.map(|l| now.saturating_duration_since(l.since));
-        end_leases(&mut self.workers, &entry.leases);
-        if let Some(took) = took {
-            self.batch_durations.push(took);
-        }
-        if outcome.is_err() {
-            self.stats.failed += 1;
-        }
-        self.done.insert(id, outcome);
-        self.finished.insert(id);
-        self.awaited.arrived(id);
-        self.stats.completed += 1;
-        if let Some(w) = worker.and_then(|w| self.workers.get_mut(&w)) {
-            w.info.completed += 1;
-        }
-    }
-}
-
-/// Marks `leases` ended in their workers' logs.
-fn end_leases(workers: &mut HashMap<WorkerId, Worker, IdHash>, leases: &[Lease]) {
-    for lease in leases {
-        if let Some(w) = workers.get_mut(&lease.worker) {
-            w.log.end(lease.seq);
-        }
-    }
+    /// Verification by replay of remote workers' outcomes.
+    verifier: verify::Verifier,
 }
 
 /// Lets a table its removals emptied take the next step's entries in the memory it has: the
@@ -353,6 +237,8 @@ pub struct WorkerInfo {
     pub name: String,
     /// Outcomes it delivered that were accepted.
     pub completed: u64,
+    /// Its outcomes a second player (or the master) confirmed.
+    pub verified: u64,
     /// When it registered.
     pub registered: Instant,
     /// The age of its oldest open lease at the snapshot (`None`: holds no lease).
@@ -376,6 +262,11 @@ pub struct Scheduler {
     closed: AtomicBool,
     /// Where it reads the time: the real clock, or a controlled one in tests.
     clock: Box<dyn Fn() -> Instant + Send + Sync>,
+    /// How the master plays a task itself, to settle a verification.
+    referee: fn(&Task) -> TaskResult,
+    /// Whether a rollback waits to be taken: read without the lock, so that a collect's `stop`
+    /// may ask.
+    rollback: AtomicBool,
 }
 
 impl Scheduler {
@@ -395,6 +286,8 @@ impl Scheduler {
             lease_time,
             closed: AtomicBool::new(false),
             clock: Box::new(clock),
+            referee: |t| t.run().map_err(TaskFailure::Invalid),
+            rollback: AtomicBool::new(false),
         }
     }
 
@@ -431,13 +324,11 @@ impl Scheduler {
     }
 
     /// Registers a worker that plays `slots` tasks at once and returns its id.
+    /// Registered workers are trusted (threads of the master); see
+    /// [`Scheduler::register_remote`] for the others.
     pub fn register(&self, name: String, slots: usize) -> WorkerId {
-        let mut s = self.lock();
-        let id = s.next_worker;
-        s.next_worker += 1;
-        let info = WorkerInfo { name, completed: 0, registered: self.now(), oldest_lease: None, straggler: false };
-        s.workers.insert(id, Worker { info, slots: slots.max(1), renewed: None, log: LeaseLog::default() });
-        id
+        let now = self.now();
+        self.lock().add_worker(name, slots, now)
     }
 
     /// Removes a worker; its leases go back to the front of the queue (unless another worker
@@ -553,11 +444,18 @@ impl Scheduler {
             finished.extend(entry);
         }
         let last = std::mem::take(&mut s.awaited.finished_one);
+        let queued = std::mem::take(&mut s.verifier.queued);
+        if s.verifier.rollback.is_some() {
+            self.rollback.store(true, Ordering::Release);
+        }
         drop(s);
         // The tasks and leases freed, off the lock; then the collect whose last outcome came.
         drop(finished);
         if last {
             self.outcomes.notify_all();
+        }
+        if queued > 0 {
+            self.wake(queued);
         }
         (completions, refused)
     }
@@ -603,26 +501,63 @@ impl Scheduler {
             let State { awaited, done, .. } = &mut *s;
             awaited.begin(ids, |id| done.contains_key(id))
         };
-        loop {
-            let done = {
-                let mut s = self.lock();
-                // The count says when to look; the look decides (an id another collect also
-                // waits for is counted as the later one's).
-                if s.awaited.left(me) == 0 && ids.iter().all(|id| s.done.contains_key(id)) {
-                    s.awaited.end(me, ids);
-                    return Some(ids.iter().filter_map(|id| s.done.remove(id)).collect());
+        // The master's own plays that settle verifications run on threads of this scope, at
+        // most one a core; a stop waits for those under way.
+        let referees = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let playing = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            loop {
+                let (done, plays) = {
+                    let mut s = self.lock();
+                    // The count says when to look; the look decides (an id another collect also
+                    // waits for is counted as the later one's).
+                    if s.awaited.left(me) == 0 && ids.iter().all(|id| s.done.contains_key(id)) {
+                        s.awaited.end(me, ids);
+                        s.verifier.committed_through = ids.iter().copied().max();
+                        let State { done, verifier, .. } = &mut *s;
+                        return Some(
+                            ids.iter()
+                                .filter_map(|id| {
+                                    verifier.delivered.remove(id);
+                                    done.remove(id)
+                                })
+                                .collect(),
+                        );
+                    }
+                    if stop() {
+                        s.awaited.end(me, ids);
+                        return None;
+                    }
+                    s = self
+                        .outcomes
+                        .wait_timeout(s, Duration::from_millis(100))
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                    s.refer_orphans();
+                    let room = referees.saturating_sub(playing.load(Ordering::Acquire));
+                    let State { verifier, open, .. } = &mut *s;
+                    let take = room.min(verifier.referred.len());
+                    let plays: Vec<(TaskId, Arc<Task>)> = verifier
+                        .referred
+                        .drain(..take)
+                        .filter_map(|id| open.get(&id).map(|e| (id, Arc::clone(&e.task))))
+                        .collect();
+                    (ids.len() - s.awaited.left(me), plays)
+                };
+                for (id, task) in plays {
+                    playing.fetch_add(1, Ordering::AcqRel);
+                    let playing = &playing;
+                    scope.spawn(move || {
+                        let outcome = loa_engine::tasks::play_caught(&task, self.referee);
+                        self.settle(id, outcome);
+                        playing.fetch_sub(1, Ordering::AcqRel);
+                    });
                 }
-                if stop() {
-                    s.awaited.end(me, ids);
-                    return None;
-                }
-                s = self.outcomes.wait_timeout(s, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
-                ids.len() - s.awaited.left(me)
-            };
-            // Outside the lock: the callback may ask for the stats.
-            tick(done);
-            self.expire_leases();
-        }
+                // Outside the lock: the callback may ask for the stats.
+                tick(done);
+                self.expire_leases();
+            }
+        })
     }
 
     /// Current counters (stragglers counted over every worker: not a call to make per task).
@@ -667,3 +602,5 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verify_tests;

@@ -64,6 +64,14 @@ pub fn master_on(
     let mut cluster = ClusterOptions::new(listen, Some(TOKEN.into()));
     cluster.lease_time = lease;
     cluster.tls = tls;
+    // Verification plays a random share of the tasks twice: off, so the tests can count the
+    // work (tests/verify.rs tests it).
+    cluster.verify = loa_master::scheduler::VerifyRate::OFF;
+    master_with(cluster, run)
+}
+
+/// A master serving with `cluster` that runs `run` with its options, in the background.
+pub fn master_with(cluster: ClusterOptions, run: impl FnOnce(RunOptions) -> RunSummary + Send + 'static) -> Master {
     let bound = Arc::clone(&cluster.bound);
     let stop = Arc::new(AtomicBool::new(false));
     let work = WorkOptions { stop: Arc::clone(&stop), cluster: Some(cluster), ..WorkOptions::embedded(0) };

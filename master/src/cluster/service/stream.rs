@@ -43,8 +43,15 @@ impl WorkerStream {
                 Ok(receipt) => receipt.flatten(),
                 // Already taken off: its stream ends, as its `gone` would end it.
                 Err(status) if status.code() == Code::NotFound => return self.end(status, None).await,
+                Err(status) if status.code() == Code::Unauthenticated => {
+                    return self.end(status, Some(DropReason::Quarantined)).await;
+                }
                 Err(status) => return self.end(status, Some(DropReason::MalformedOutcome)).await,
             };
+            // Caught lying while it waited: it gets nothing more.
+            if self.service.scheduler.is_quarantined(self.worker) {
+                return self.end(quarantined(), Some(DropReason::Quarantined)).await;
+            }
             // Registered before leasing, so tasks queued in between are not missed.
             let arrived = self.service.scheduler.work_arrived.notified();
             tokio::pin!(arrived);
@@ -107,6 +114,9 @@ impl WorkerStream {
         if !self.service.remote().contains_key(&self.worker) {
             return Err(unknown_worker());
         }
+        if self.service.scheduler.is_quarantined(self.worker) {
+            return Err(quarantined());
+        }
         self.service.heard(self.worker);
         let invalid = |problem: String| self.service.invalid(problem);
         if message.worker_id != 0 && message.worker_id != self.wire_id {
@@ -161,6 +171,14 @@ impl WorkerStream {
         }
         Ok(Some(receipt))
     }
+}
+
+/// How a quarantined worker's stream ends: UNAUTHENTICATED, at which a worker stops and says why.
+fn quarantined() -> Status {
+    Status::unauthenticated(
+        "quarantined: an outcome this worker sent differs from the master's own play of the task; this master \
+         refuses it and its name until it exits. Check the worker's build and machine",
+    )
 }
 
 /// Counts what became of the outcome of task `id` in `receipt`.
