@@ -376,7 +376,15 @@ impl Decoder {
         S::Value: Clone + std::fmt::Debug + Send + 'static,
     {
         let cases = cases();
-        let config = Config { cases, failure_persistence: None, max_shrink_iters: 2048, ..Config::default() };
+        // Rejections (a generated value a property skips) scale with the cases, so a million-case
+        // run is not aborted by a count meant for hundreds.
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            max_shrink_iters: 2048,
+            max_global_rejects: (cases / 10).max(1024),
+            ..Config::default()
+        };
         let mut runner = TestRunner::new(config);
         let stats = Mutex::new(Stats::default());
         let watchdog = Watchdog::start(self.name);
