@@ -211,7 +211,7 @@ fn registration_reply_as_the_worker_reads_it() {
 /// A valid task: 2 to 6 entrants of both kinds, any rules, pairs or (for 2 or 4) a knockout.
 fn task() -> impl Strategy<Value = MatchTask> {
     let entrant = prop_oneof![
-        (0..1000u64).prop_map(|s| Err(s)),
+        (0..1000u64).prop_map(Err),
         (1..4u32, any::<u64>()).prop_map(|(depth, seed)| Ok(FixedPlayer::RandomAnn { depth, seed })),
         (1..4u32, any::<u64>()).prop_map(|(depth, salt)| Ok(FixedPlayer::Random { depth, salt })),
         (1..4u32).prop_map(|depth| Ok(FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth })),
