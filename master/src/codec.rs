@@ -40,7 +40,7 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
 /// The value at the start of `bytes` and how many bytes it took.
 ///
 /// What the stored lengths may make it allocate is bounded by about 64 times the length of
-/// `bytes` (at least 256 KiB, at most [`DECODE_LIMIT`]): bincode allocates a string's or a byte
+/// `bytes` (at least 64 KiB, at most [`DECODE_LIMIT`]): bincode allocates a string's or a byte
 /// vector's whole announced length before reading it, so a limit fixed for the largest input
 /// would let a few bytes announcing a GiB allocate one.
 pub fn decode_prefix<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), CodecError> {
