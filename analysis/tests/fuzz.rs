@@ -19,6 +19,8 @@ fn run_configurations() {
         .collect();
     let toml = "([a-z_]{1,12} = ([0-9.e-]{1,12}|\"[a-z:0-9]{0,10}\"|true)\n|\\[[a-z.\\-]{1,20}\\]\n){0,8}";
     Decoder::new("analysis: run config toml").check(inputs(seeds, toml), |bytes| {
-        RunConfig::parse(&String::from_utf8_lossy(bytes), Path::new("config.toml")).map(drop).map_err(|e| e.to_string())
+        RunConfig::parse(&String::from_utf8_lossy(bytes), Path::new("config.toml"))
+            .map(drop)
+            .map_err(|e| fuzz::message(&e))
     });
 }

@@ -34,7 +34,7 @@ fn engine_protocol_lines() {
     ]);
     let words = "(uci|go|position|setoption|name|value|startpos|fen|moves|depth|movetime|[a-h][1-8][-x][a-h][1-8]|[bw./]{1,20}|[0-9]{1,22}| )*";
     Decoder::new("cli: engine protocol line").check(inputs(seeds, words), |bytes| {
-        parse(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| e.to_string())
+        parse(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| fuzz::message(&e))
     });
 }
 
@@ -43,6 +43,6 @@ fn player_specs() {
     let seeds =
         seeds(&["aloa:3", "aloa-normal:2", "random:2:7", "randomann:3:9", "randomann:1", "net:2:/no/such.json"]);
     Decoder::new("cli: player spec").check(inputs(seeds, "[a-z\\-]{0,12}(:[0-9a-z/.]{0,22}){0,3}"), |bytes| {
-        String::from_utf8_lossy(bytes).parse::<PlayerSpec>().map(drop).map_err(|e| e.to_string())
+        String::from_utf8_lossy(bytes).parse::<PlayerSpec>().map(drop).map_err(|e| fuzz::message(&e))
     });
 }

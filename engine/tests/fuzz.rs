@@ -28,7 +28,7 @@ fn text_seeds<T: ToString>(items: impl IntoIterator<Item = T>) -> Vec<Vec<u8>> {
 #[test]
 fn position_text() {
     Decoder::new("engine: position text").check(inputs(text_seeds(positions()), "[bw./ \t\n1-9a-z]{0,80}"), |bytes| {
-        String::from_utf8_lossy(bytes).parse::<Position>().map(drop).map_err(|e| e.to_string())
+        String::from_utf8_lossy(bytes).parse::<Position>().map(drop).map_err(|e| fuzz::message(&e))
     });
 }
 
@@ -38,7 +38,7 @@ fn positions_read_back_as_written() {
         let all = sample_positions(at + 1, seed);
         let position = all[at];
         let text = position.to_string();
-        prop_assert_eq!(text.parse::<Position>().map_err(|e| e.to_string()), Ok(position));
+        prop_assert_eq!(text.parse::<Position>().map_err(|e| fuzz::message(&e)), Ok(position));
         Ok(())
     });
 }
@@ -81,7 +81,7 @@ fn legal_moves_read_back_as_written() {
             let mv = moves.as_slice()[i.index(moves.as_slice().len())];
             let text = mv.to_string();
             prop_assert_eq!(text.parse::<Move>(), Ok(mv));
-            prop_assert_eq!(position.parse_move(&text).map_err(|e| e.to_string()), Ok(mv));
+            prop_assert_eq!(position.parse_move(&text).map_err(|e| fuzz::message(&e)), Ok(mv));
             Ok(())
         },
     );
@@ -102,7 +102,7 @@ fn chromosome_json() {
     let seeds: Vec<Vec<u8>> = chromosomes().iter().map(|c| c.to_json().into_bytes()).collect();
     let short = "\\{\"topology\": \"board-nonad-100-20-1\", \"weights\": \\[[0-9eE., -]{0,60}\\]\\}";
     Decoder::new("engine: chromosome json").check(inputs(seeds, short), |bytes| {
-        Chromosome::from_json(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| e.to_string())
+        Chromosome::from_json(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| fuzz::message(&e))
     });
 }
 
@@ -118,7 +118,7 @@ fn chromosomes_read_back_as_written() {
                 state
             };
             let chromosome = Chromosome::random(topologies[t.index(topologies.len())], next);
-            let back = Chromosome::from_json(&chromosome.to_json()).map_err(|e| e.to_string());
+            let back = Chromosome::from_json(&chromosome.to_json()).map_err(|e| fuzz::message(&e));
             prop_assert!(back.as_ref() == Ok(&chromosome), "the chromosome read back differs");
             Ok(())
         },

@@ -55,7 +55,7 @@ fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
 }
 
 fn load_checkpoint(bytes: &[u8]) -> Result<(), String> {
-    RunState::decode(bytes, Path::new("fuzzed.ckpt")).map(drop).map_err(|e| e.to_string())
+    RunState::decode(bytes, Path::new("fuzzed.ckpt")).map(drop).map_err(|e| fuzz::message(&e))
 }
 
 #[test]
@@ -126,7 +126,7 @@ const TOML_TEXT: &str =
 #[test]
 fn run_configurations() {
     Decoder::new("master: run config toml").check(inputs(run_configs(), TOML_TEXT), |bytes| {
-        ExperimentConfig::from_toml(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| e.to_string())
+        ExperimentConfig::from_toml(&String::from_utf8_lossy(bytes)).map(drop).map_err(|e| fuzz::message(&e))
     });
 }
 
@@ -168,9 +168,9 @@ fn match_experiments() -> Vec<Vec<u8>> {
 #[test]
 fn match_experiment_configurations() {
     Decoder::new("master: experiment config toml").check(inputs(match_experiments(), TOML_TEXT), |bytes| {
-        let config = MatchExperiment::from_toml(&String::from_utf8_lossy(bytes)).map_err(|e| e.to_string())?;
-        config.validate().map_err(|e| e.to_string())?;
-        config.players().map_err(|e| e.to_string())?;
+        let config = MatchExperiment::from_toml(&String::from_utf8_lossy(bytes)).map_err(|e| fuzz::message(&e))?;
+        config.validate().map_err(|e| fuzz::message(&e))?;
+        config.players().map_err(|e| fuzz::message(&e))?;
         let _ = config.planned_matches(16);
         Ok(())
     });

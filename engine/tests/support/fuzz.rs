@@ -303,6 +303,19 @@ pub fn inputs(seeds: Vec<Vec<u8>>, regex: &'static str) -> impl Strategy<Value =
 // ---------------------------------------------------------------------------------------------
 // Running.
 
+/// `error`'s message, or an empty one if it or any error in its source chain says nothing (a
+/// wrapper's text alone, such as a file name, does not say what is wrong).
+pub fn message(error: &dyn std::error::Error) -> String {
+    let mut link = Some(error);
+    while let Some(e) = link {
+        if e.to_string().trim().is_empty() {
+            return String::new();
+        }
+        link = e.source();
+    }
+    error.to_string()
+}
+
 /// A decoder under test: its name and how much it may allocate for an input of a given length.
 pub struct Decoder {
     name: &'static str,
