@@ -73,9 +73,9 @@ fn move_text() {
 #[test]
 fn legal_moves_read_back_as_written() {
     Decoder::new("engine: move text round trip").round_trip(
-        (0..u64::MAX, any::<prop::sample::Index>()),
-        |(seed, i)| {
-            let position = sample_positions(1, seed)[0];
+        (0..u64::MAX, 0..60usize, any::<prop::sample::Index>()),
+        |(seed, at, i)| {
+            let position = sample_positions(at + 1, seed)[at];
             let moves = position.legal_moves();
             prop_assume!(!moves.as_slice().is_empty());
             let mv = moves.as_slice()[i.index(moves.as_slice().len())];

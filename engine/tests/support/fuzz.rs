@@ -422,7 +422,7 @@ impl Decoder {
         println!(
             "fuzz: decoder={} cases={} failures={failures} max_case_us={} peak_alloc_bytes={} largest_alloc_bytes={}",
             self.name,
-            cases,
+            s.cases,
             s.max_case.as_micros(),
             s.peak,
             s.largest
