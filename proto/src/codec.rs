@@ -83,8 +83,9 @@ fn encode_into(item: &impl Message, len: usize, buf: &mut impl BufMut) -> Result
 
 /// The message that is all of `buf`, read from its first chunk if that holds all of it; its
 /// repeated fields counted first ([`WireBounds`]), a message over their bounds refused as
-/// `INVALID_ARGUMENT` before anything is built from it.
-fn decode_from<U: Message + Default + WireBounds>(buf: &mut impl Buf) -> Result<U, Status> {
+/// `INVALID_ARGUMENT` before anything is built from it. Public so that tests can hand it bytes
+/// exactly as a peer's message reaches it.
+pub fn decode_from<U: Message + Default + WireBounds>(buf: &mut impl Buf) -> Result<U, Status> {
     let len = buf.remaining();
     let refuse = |e: crate::ProtoError| Status::invalid_argument(e.to_string());
     let decoded = if buf.chunk().len() == len {
