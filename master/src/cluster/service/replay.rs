@@ -13,8 +13,7 @@ impl MasterService {
     /// Plays the open task `id` to check `worker`'s report that it failed with `message`.
     pub(super) fn replay(&self, id: TaskId, worker: WorkerId, message: String) {
         let Some(task) = self.scheduler.task(id) else { return };
-        let name = self.scheduler.workers().into_iter().find(|(w, _)| *w == worker);
-        let name = name.map_or_else(|| format!("worker {worker}"), |(_, info)| info.name);
+        let name = self.scheduler.worker(worker).map_or_else(|| format!("worker {worker}"), |info| info.name);
         let (scheduler, counters) = (Arc::clone(&self.scheduler), Arc::clone(&self.counters));
         counters.replayed.fetch_add(1, Ordering::Relaxed);
         eprintln!("master: {name} reported that task {id} failed ({message}); the master plays it to check");
