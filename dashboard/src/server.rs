@@ -83,8 +83,9 @@ fn percent_decode(s: &str) -> Option<String> {
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                // Two hex digits exactly: `from_str_radix` alone would take a sign (`%+1`).
+                let hex = bytes.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 3;
             }
             b'+' => {
@@ -324,6 +325,9 @@ mod tests {
         );
         assert_eq!(query_pairs("token=%zz"), None);
         assert_eq!(query_pairs("token=%4"), None);
+        // A sign is no hex digit, though `u8::from_str_radix` takes one.
+        assert_eq!(query_pairs("token=%+1"), None);
+        assert_eq!(query_pairs("token=%-1"), None);
         assert_eq!(query_pairs("t=%ff%fe"), None);
         assert_eq!(query_pairs(""), Some(vec![]));
     }

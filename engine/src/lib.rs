@@ -15,6 +15,7 @@
 //! - [`breeding`]: the variation operators and the generator they draw from, and a chromosome's
 //!   [`breeding::Origin`], from which anyone holding its parents makes it again.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
+//! - [`files`]: reading files a user names, bounded in size.
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
 //! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers, and the
@@ -32,6 +33,7 @@ pub mod aloa;
 mod bitboard;
 pub mod breeding;
 pub mod connect;
+pub mod files;
 pub mod game;
 pub mod movegen;
 mod moves;

@@ -14,6 +14,10 @@ use std::io::{self, Write as _};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The largest chromosome file read: the thesis's 2041 weights take about 50 KB as JSON, so this
+/// leaves room for far larger networks and still refuses a device or a runaway file.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
 impl Chromosome {
     /// The chromosome as one line of JSON: `{"topology": "...", "weights": [...]}`.
     pub fn to_json(&self) -> String {
@@ -41,7 +45,7 @@ impl Chromosome {
     /// Reads a chromosome file. Errors about the contents name the file.
     pub fn read(path: impl AsRef<Path>) -> Result<Chromosome, ChromosomeError> {
         let path = path.as_ref();
-        let text = fs::read_to_string(path).map_err(|source| ChromosomeError::Io {
+        let text = crate::files::read_text_at_most(path, MAX_FILE_BYTES).map_err(|source| ChromosomeError::Io {
             action: "read",
             path: path.to_path_buf(),
             source,

@@ -242,7 +242,9 @@ impl RunState {
 
     /// Reads and verifies the checkpoint at `path`.
     pub fn load(path: &Path) -> Result<RunState, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|e| CheckpointError::Io(path.to_path_buf(), e))?;
+        // No checkpoint decodes past the codec's limit, so none is read past it either.
+        let bytes = loa_engine::files::read_at_most(path, crate::codec::DECODE_LIMIT as u64)
+            .map_err(|e| CheckpointError::Io(path.to_path_buf(), e))?;
         RunState::decode(&bytes, path)
     }
 

@@ -169,7 +169,9 @@ pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigErr
 /// The TOML text of the file at `path`, read by `parse` (errors name the file, and say so when
 /// it is a configuration of the other kind).
 pub(crate) fn read_toml<T>(path: &Path, parse: impl Fn(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
+    // A configuration is a few KB; the bound turns a device or a runaway file into an error.
+    let text =
+        loa_engine::files::read_text_at_most(path, 16 << 20).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
     parse(&text).map_err(|e| match e {
         // It did not read as the kind asked for, so if it reads as one kind it is the other.
         ConfigError::Parse(..) if parse_toml::<ExperimentConfig>(&text).is_ok() => {

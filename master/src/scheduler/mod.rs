@@ -533,7 +533,8 @@ impl Scheduler {
                         .wait_timeout(s, Duration::from_millis(100))
                         .unwrap_or_else(PoisonError::into_inner)
                         .0;
-                    s.refer_orphans();
+                    let now = self.now();
+                    s.refer_orphans(now);
                     let room = referees.saturating_sub(playing.load(Ordering::Acquire));
                     let State { verifier, open, .. } = &mut *s;
                     let take = room.min(verifier.referred.len());

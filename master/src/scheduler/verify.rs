@@ -6,7 +6,7 @@
 //! decided by a keyed hash of the task id, the key this process's own: a worker cannot tell
 //! which of its outcomes will be checked. Embedded workers are threads of the master: trusted.
 
-use super::{Entry, IdHash, Lease, Scheduler, State, TaskId, WorkerId, end_leases};
+use super::{Entry, IdHash, Lease, Scheduler, State, TaskId, WorkerId, end_leases, is_straggler};
 use loa_engine::tasks::{MatchTask as Task, TaskResult};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -314,16 +314,25 @@ impl State {
         }
     }
 
-    /// Held tasks that no registered worker may take: the master plays them.
-    pub(super) fn refer_orphans(&mut self) {
+    /// Held tasks that no registered worker may take, and those whose copy is out with
+    /// stragglers only (at `now`): the master plays them. A straggling copy gets no backup from
+    /// the worker whose outcome it checks, so without this it would wait for the lease time.
+    pub(super) fn refer_orphans(&mut self, now: Instant) {
+        let median = self.batch_durations.median();
         let State { verifier, open, workers, .. } = self;
         for &id in &verifier.held {
             let Some(entry) = open.get_mut(&id) else { continue };
             let Some(check) = entry.check.as_mut() else { continue };
-            if check.referred || !entry.leases.is_empty() {
+            if check.referred {
                 continue;
             }
-            if !workers.keys().any(|&w| !entry.failed_by.contains(&w) && w != check.first.worker) {
+            let straggling = |l: &Lease| is_straggler(now.saturating_duration_since(l.since), median);
+            let orphaned = if entry.leases.is_empty() {
+                !workers.keys().any(|&w| !entry.failed_by.contains(&w) && w != check.first.worker)
+            } else {
+                entry.leases.iter().all(straggling)
+            };
+            if orphaned {
                 check.referred = true;
                 verifier.referred.push_back(id);
             }

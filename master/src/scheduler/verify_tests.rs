@@ -161,6 +161,26 @@ fn a_quarantined_name_cannot_register_again() {
 }
 
 #[test]
+fn a_copy_out_with_a_hung_worker_is_played_by_the_master_not_waited_for() {
+    let clock = Arc::new(Mutex::new(Instant::now()));
+    let time = Arc::clone(&clock);
+    let s = Scheduler::with_clock(Duration::from_secs(60), move || *time.lock().unwrap());
+    s.verify(VerifyRate::ALL);
+    let a = s.register_remote("a".into(), "a", 1).unwrap();
+    let hung = s.register_remote("hung".into(), "hung", 1).unwrap();
+    s.submit(vec![(6, task(6))]);
+    assert_eq!(leased(&s, a), [6]);
+    deliver(&s, a, 6, truth(6));
+    assert_eq!(leased(&s, hung), [6], "the copy goes to the other worker, which never answers");
+    // Past the straggler threshold (a second here), far short of the 60 s lease.
+    *clock.lock().unwrap() += Duration::from_secs(2);
+    let began = Instant::now();
+    let collected = s.collect(&[6], || began.elapsed() > Duration::from_secs(10), |_| {});
+    assert_eq!(collected, Some(vec![truth(6)]), "the held outcome waited for the hung copy");
+    assert_eq!((s.stats().verified, s.stats().quarantined), (1, 0));
+}
+
+#[test]
 fn a_lone_honest_workers_held_outcome_is_confirmed_by_the_masters_play() {
     let s = Scheduler::new(Duration::from_secs(60));
     s.verify(VerifyRate::ALL);
