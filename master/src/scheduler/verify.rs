@@ -152,8 +152,11 @@ pub(super) struct Check {
     pub(super) first: Opinion,
     /// A remote worker's different outcome: the master plays the task to settle it.
     pub(super) second: Option<Opinion>,
-    /// Whether the master plays it (no other worker could, or the two differ).
+    /// Whether the master plays it (no other worker could, the copy straggled, or the two
+    /// differ).
     pub(super) referred: bool,
+    /// When the first outcome was held.
+    pub(super) since: Instant,
 }
 
 /// What verification keeps: the rate and key, the held tasks, what the master must play, the
@@ -240,8 +243,12 @@ impl State {
                 self.verifier.queued += 1;
             }
         }
-        entry.check =
-            Some(Box::new(Check { first: Opinion { worker, outcome, segment }, second: None, referred: false }));
+        entry.check = Some(Box::new(Check {
+            first: Opinion { worker, outcome, segment },
+            second: None,
+            referred: false,
+            since: now,
+        }));
         self.verifier.held.insert(id);
     }
 
@@ -314,9 +321,11 @@ impl State {
         }
     }
 
-    /// Held tasks that no registered worker may take, and those whose copy is out with
-    /// stragglers only (at `now`): the master plays them. A straggling copy gets no backup from
-    /// the worker whose outcome it checks, so without this it would wait for the lease time.
+    /// Held tasks that no registered worker may take, and those whose second opinion has taken
+    /// longer than a straggler's time (at `now`): the master plays them. The copy may sit with a
+    /// hung worker, or in the queue while the only other workers ask for nothing, and no backup
+    /// can come from the worker whose outcome it checks: without this it would wait for the
+    /// lease time.
     pub(super) fn refer_orphans(&mut self, now: Instant) {
         let median = self.batch_durations.median();
         let State { verifier, open, workers, .. } = self;
@@ -326,12 +335,9 @@ impl State {
             if check.referred {
                 continue;
             }
-            let straggling = |l: &Lease| is_straggler(now.saturating_duration_since(l.since), median);
-            let orphaned = if entry.leases.is_empty() {
-                !workers.keys().any(|&w| !entry.failed_by.contains(&w) && w != check.first.worker)
-            } else {
-                entry.leases.iter().all(straggling)
-            };
+            let no_one_else = entry.leases.is_empty()
+                && !workers.keys().any(|&w| !entry.failed_by.contains(&w) && w != check.first.worker);
+            let orphaned = no_one_else || is_straggler(now.saturating_duration_since(check.since), median);
             if orphaned {
                 check.referred = true;
                 verifier.referred.push_back(id);

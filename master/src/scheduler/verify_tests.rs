@@ -181,6 +181,24 @@ fn a_copy_out_with_a_hung_worker_is_played_by_the_master_not_waited_for() {
 }
 
 #[test]
+fn a_copy_no_worker_asks_for_is_played_by_the_master_not_waited_for() {
+    let clock = Arc::new(Mutex::new(Instant::now()));
+    let time = Arc::clone(&clock);
+    let s = Scheduler::with_clock(Duration::from_secs(60), move || *time.lock().unwrap());
+    s.verify(VerifyRate::ALL);
+    let a = s.register_remote("a".into(), "a", 1).unwrap();
+    // Registered, so the copy is not the master's at once, but it never asks for work.
+    s.register_remote("silent".into(), "silent", 1).unwrap();
+    s.submit(vec![(7, task(7))]);
+    assert_eq!(leased(&s, a), [7]);
+    deliver(&s, a, 7, truth(7));
+    *clock.lock().unwrap() += Duration::from_secs(2);
+    let began = Instant::now();
+    let collected = s.collect(&[7], || began.elapsed() > Duration::from_secs(10), |_| {});
+    assert_eq!(collected, Some(vec![truth(7)]), "the held outcome waited in the queue");
+}
+
+#[test]
 fn a_lone_honest_workers_held_outcome_is_confirmed_by_the_masters_play() {
     let s = Scheduler::new(Duration::from_secs(60));
     s.verify(VerifyRate::ALL);
