@@ -4,15 +4,15 @@
 
 #![cfg(target_os = "linux")]
 
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[test]
-fn a_worker_ignores_sigpipe() {
-    // A "master" that only accepts: the worker connecting means its main has set up signals.
+/// A worker process, once it has connected to a "master" that only accepts (returned too, so
+/// it stays open): connected means its main has set up its signals, which come before it joins.
+fn connected_worker() -> (Child, std::net::TcpListener) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let mut worker = Command::new(env!("CARGO_BIN_EXE_worker"))
+    let worker = Command::new(env!("CARGO_BIN_EXE_worker"))
         .args(["--master", &url, "--slots", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -24,6 +24,12 @@ fn a_worker_ignores_sigpipe() {
         assert!(started.elapsed() < Duration::from_secs(30), "the worker never connected");
         std::thread::sleep(Duration::from_millis(20));
     }
+    (worker, listener)
+}
+
+#[test]
+fn a_worker_ignores_sigpipe() {
+    let (mut worker, _master) = connected_worker();
     let status = std::fs::read_to_string(format!("/proc/{}/status", worker.id())).unwrap();
     worker.kill().unwrap();
     worker.wait().unwrap();
@@ -38,21 +44,7 @@ fn a_worker_ignores_sigpipe() {
 #[test]
 fn a_worker_stops_cleanly_on_sigterm() {
     use std::os::unix::process::ExitStatusExt;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let mut worker = Command::new(env!("CARGO_BIN_EXE_worker"))
-        .args(["--master", &url, "--slots", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the worker");
-    // Connected: its handlers are installed (they are set before it joins).
-    listener.set_nonblocking(true).unwrap();
-    let started = Instant::now();
-    while listener.accept().is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the worker never connected");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (mut worker, _master) = connected_worker();
     let sent = Command::new("kill").args(["-TERM", &worker.id().to_string()]).status().unwrap();
     assert!(sent.success(), "kill -TERM failed");
     let stopped = Instant::now();
