@@ -27,21 +27,23 @@ mod error;
 mod forward;
 mod inputs;
 mod json;
+mod shape;
+mod shaped;
 pub mod simd;
 pub mod symmetry;
 mod tanh;
 
 pub use crate::random::SplitMix64;
-pub use chromosome::{
-    Chromosome, ChromosomeId, MAX_ABS_WEIGHT, Topology, little_endian_bytes, random_uniform, weight_from_bits,
-};
+pub use chromosome::{Chromosome, ChromosomeId, MAX_ABS_WEIGHT, little_endian_bytes, random_uniform, weight_from_bits};
 pub use error::ChromosomeError;
 pub use forward::{Accumulator, Encoding, Network, PlainNetwork};
 pub use inputs::{BOARD_INPUTS, INPUTS, NONAD_INPUTS, board_input_index, inputs, nonad_input_index};
+pub use shape::{Inputs, MAX_LAYERS, MAX_SIDE, MAX_UNITS, MIN_SIDE, ShapeError, Topology};
+pub use shaped::{ShapedAccumulator, ShapedNetwork};
 pub use tanh::{
     TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, inputs_at_least, inputs_at_most, tanh, tanh_estimate, tanh_many,
     tanh_unfused,
 };
 
-/// Hidden units of the default topology.
+/// Hidden units of the thesis's shape (the fast [`Network`]'s).
 pub const HIDDEN: usize = 20;
