@@ -1,9 +1,14 @@
 //! The network evaluator of docs/spec.md §3 and the chromosome files it is built from.
 //!
-//! - [`Chromosome`], [`Topology`]: the weights and the shape they belong to; JSON files
+//! - [`Chromosome`], [`Topology`]: the weights and the shape they belong to (board side, inputs,
+//!   hidden layers; [`ShapeError`]s name what is wrong with one); JSON files
 //!   (`{"topology": "board-nonad-100-20-1", "weights": [...]}`) with typed [`ChromosomeError`]s.
-//! - [`inputs`](fn@inputs): the 100 inputs (64 board cells, 36 nonads) from a side's point of view.
-//! - [`Network`]: the 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
+//! - [`ShapedNetwork`]: any shape's evaluator, a plain reference pass and an exact incremental
+//!   first layer; the thesis's layout has the fast [`Network`] below, and
+//!   [`crate::players::ShapedPlayer`] picks between them once per player.
+//! - [`inputs`](fn@inputs): the thesis shape's 100 inputs (64 board cells, 36 nonads) from a side's
+//!   point of view.
+//! - [`Network`]: the thesis's 100-20-1 tanh network. [`Network::evaluate_plain`] is the reference forward
 //!   pass; [`Accumulator`] holds the hidden pre-activations, built from per-square tables and
 //!   updated incrementally move by move (the fast path the search uses), and
 //!   [`Network::bound_accumulators`] bounds its output unit's input cheaply, and
