@@ -123,3 +123,14 @@ fn tables_and_names_read_through_serde() {
     assert!(message(r#"{"encoding": "blind"}"#).contains("unknown variant `blind`"));
     assert!(message(r#""board-nonad-99-20-1""#).contains("write 100"));
 }
+
+#[test]
+fn every_name_fits_the_wire_bound_of_64_bytes() {
+    // `MatchTask::wire_size_bound` counts a shape's name at 64 bytes: the longest names have
+    // every input and three layers of 64 units, on each board side.
+    let all = Inputs { encoding: Encoding::Printed, pieces: true, quads: true, euler: true, ..Inputs::THESIS };
+    for side in MIN_SIDE..=MAX_SIDE {
+        let name = Topology::new(side, all, &[MAX_UNITS; MAX_LAYERS]).unwrap().to_string();
+        assert!(name.len() <= 64, "{name}: {} bytes", name.len());
+    }
+}
