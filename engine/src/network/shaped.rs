@@ -186,7 +186,11 @@ impl ShapedNetwork {
     /// further layer `tanh(b + Σ_i W[u][i]·a_i)` summed in input order, the output last.
     fn value_after_first_layer(&self, pre: [f32; MAX_UNITS]) -> f32 {
         let t = &self.topology;
-        let mut activations = pre.map(tanh);
+        // Only the layer's units: the rest of the lanes stay 0 and are never read.
+        let mut activations = [0.0f32; MAX_UNITS];
+        for (a, p) in activations.iter_mut().zip(pre).take(t.hidden_count()) {
+            *a = tanh(p);
+        }
         for layer in 1..=t.layer_count() {
             let (inputs, units) = t.layer_size(layer);
             let mut next = [0.0f32; MAX_UNITS];
