@@ -7,7 +7,7 @@ use loa_cli::imitate::{ImitateConfig, PositionConfig, TrainConfig, imitate};
 use loa_cli::series::SeriesConfig;
 use loa_cli::spec::PlayerSpec;
 use loa_engine::network::symmetry::WeightTying;
-use loa_engine::network::{Chromosome, Network};
+use loa_engine::network::{Chromosome, ShapedNetwork};
 use loa_engine::{Color, Position, Rules, perft};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -221,7 +221,8 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Eval { weights, position } => {
             let pos = parse_position(&position)?;
             let chromosome = Chromosome::read(&weights).map_err(|e| format!("--weights: {e}"))?;
-            let net = Network::new(&chromosome);
+            // The plain pass of any shape (for the thesis's, bit for bit `Network::evaluate_plain`).
+            let net = ShapedNetwork::new(&chromosome);
             println!("{}", net.evaluate_plain(&pos, pos.side_to_move()));
         }
         Command::Best { player, position, plies_played, seed } => {

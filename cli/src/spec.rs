@@ -4,7 +4,7 @@
 use loa_engine::aloa::{Aloa, AloaKind};
 use loa_engine::game::Player;
 use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
-use loa_engine::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
+use loa_engine::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer};
 use loa_engine::random::derive_seed;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
@@ -163,7 +163,7 @@ impl PlayerSpec {
             PlayerSpec::RandomAnn { depth, seed: None } => PreparedPlayer::FreshRandomAnn { depth: *depth },
             PlayerSpec::Net { depth, path } => {
                 let chromosome = Chromosome::read(path).map_err(|e| PlayerError::Chromosome(path.clone(), e))?;
-                PreparedPlayer::Fixed(Arc::new(RememberingPlayer::new(Arc::new(Network::new(&chromosome)), *depth)))
+                PreparedPlayer::Fixed(Arc::new(ShapedPlayer::new(&chromosome, *depth)))
             }
         })
     }

@@ -6,7 +6,7 @@
 //! `net:3:FILE`) live in the `loa-cli` crate.
 
 use crate::game::Player;
-use crate::network::Network;
+use crate::network::{Chromosome, Network, ShapeError, ShapedNetwork, Topology};
 use crate::random::{RandomHeuristic, derive_seed};
 use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta};
 use crate::{Position, Rules};
@@ -48,6 +48,45 @@ impl Player for RandomPlayer {
 
 /// A network player (docs/spec.md §4): alpha-beta over the network evaluator.
 pub type NetworkPlayer = SearchPlayer<Arc<Network>>;
+
+/// A network player remembering its searches, on the evaluator its chromosome's shape calls
+/// for, chosen once when it is made: the thesis's fast [`Network`] for its layout, the generic
+/// [`ShapedNetwork`] for any other. Each search then runs one evaluator's code, with no branch
+/// per node.
+#[derive(Debug)]
+pub enum ShapedPlayer {
+    /// The thesis's layout, on its fast path.
+    Thesis(RememberingPlayer<Arc<Network>>),
+    /// Any other shape, on the generic path.
+    Generic(RememberingPlayer<Arc<ShapedNetwork>>),
+}
+
+impl ShapedPlayer {
+    /// The player searching `depth` plies with `chromosome`'s network, whatever its shape.
+    pub fn new(chromosome: &Chromosome, depth: u32) -> ShapedPlayer {
+        match Network::try_new(chromosome) {
+            Ok(network) => ShapedPlayer::Thesis(RememberingPlayer::new(Arc::new(network), depth)),
+            Err(_) => ShapedPlayer::Generic(RememberingPlayer::new(Arc::new(ShapedNetwork::new(chromosome)), depth)),
+        }
+    }
+
+    /// [`ShapedPlayer::new`], if `chromosome` is of shape `expected` (a run's or a match's).
+    pub fn expecting(expected: Topology, chromosome: &Chromosome, depth: u32) -> Result<ShapedPlayer, ShapeError> {
+        if chromosome.topology() != expected {
+            return Err(ShapeError::Mismatch { expected, found: chromosome.topology() });
+        }
+        Ok(ShapedPlayer::new(chromosome, depth))
+    }
+}
+
+impl Player for ShapedPlayer {
+    fn choose(&self, pos: &Position, rules: &Rules, plies_played: u32, game_seed: u64) -> SearchResult {
+        match self {
+            ShapedPlayer::Thesis(player) => player.choose(pos, rules, plies_played, game_seed),
+            ShapedPlayer::Generic(player) => player.choose(pos, rules, plies_played, game_seed),
+        }
+    }
+}
 
 mod remembered;
 

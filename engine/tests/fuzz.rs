@@ -87,14 +87,22 @@ fn legal_moves_read_back_as_written() {
     );
 }
 
-/// Chromosomes of every topology with weights from a fixed generator.
+/// Shapes the chromosome decoders are fuzzed with: the thesis's, a small one and a deep one with
+/// every input.
+fn shapes() -> Vec<Topology> {
+    ["board-nonad-100-20-1", "5x5-board-25-12-1", "6x6-board-printed-nonad-pieces-quads-euler-62-32-16-1"]
+        .map(|name| name.parse().unwrap())
+        .to_vec()
+}
+
+/// Chromosomes of those shapes with weights from a fixed generator.
 fn chromosomes() -> Vec<Chromosome> {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         state
     };
-    Topology::ALL.into_iter().map(|t| Chromosome::random(t, &mut next)).collect()
+    shapes().into_iter().map(|t| Chromosome::random(t, &mut next)).collect()
 }
 
 #[test]
@@ -108,7 +116,7 @@ fn chromosome_json() {
 
 #[test]
 fn chromosomes_read_back_as_written() {
-    let topologies = Topology::ALL;
+    let topologies = shapes();
     Decoder::new("engine: chromosome json round trip").round_trip(
         (any::<prop::sample::Index>(), any::<u64>()),
         move |(t, seed)| {
@@ -123,6 +131,18 @@ fn chromosomes_read_back_as_written() {
             Ok(())
         },
     );
+}
+
+#[test]
+fn network_shape_names() {
+    let seeds = text_seeds(shapes());
+    let names = "([5-9]x[0-9]-)?((board|printed|nonad|pieces|quads|euler|x)-){0,4}([0-9]{1,3}-){0,4}[0-9]{0,20}";
+    Decoder::new("engine: network shape name").check(inputs(seeds, names), |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        let shape = text.parse::<Topology>().map_err(|e| fuzz::message(&e))?;
+        assert_eq!(shape.to_string(), text, "a name that parses is the shape's one spelling");
+        Ok(())
+    });
 }
 
 #[test]

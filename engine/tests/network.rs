@@ -2,9 +2,9 @@
 //! path against the plain pass along random games, the portable tanh, and chromosome files.
 
 use loa_engine::network::{
-    Accumulator, Chromosome, ChromosomeError, HIDDEN, INPUTS, MAX_ABS_WEIGHT, Network, PlainNetwork, SplitMix64,
-    TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, Topology, board_input_index, inputs, nonad_input_index,
-    random_uniform, tanh, tanh_estimate, tanh_unfused, weight_from_bits,
+    Accumulator, Chromosome, ChromosomeError, HIDDEN, INPUTS, MAX_ABS_WEIGHT, Network, PlainNetwork, ShapeError,
+    SplitMix64, TANH_ERROR, TANH_ESTIMATE_ERROR, TANH_SATURATION, Topology, board_input_index, inputs,
+    nonad_input_index, random_uniform, tanh, tanh_estimate, tanh_unfused, weight_from_bits,
 };
 use loa_engine::search::Evaluator;
 use loa_engine::{Color, Move, Position, Square};
@@ -548,8 +548,9 @@ fn non_finite_and_huge_weights_are_named() {
 #[test]
 fn bad_files_are_named() {
     let (error, message) = error_of(r#"{"topology": "rows-columns-16-20-1", "weights": [0.5]}"#);
-    assert!(matches!(error, ChromosomeError::UnknownTopology { .. }), "{error:?}");
-    assert!(message.contains("rows-columns-16-20-1") && message.contains("known: board-nonad-100-20-1"), "{message}");
+    assert!(matches!(error, ChromosomeError::Shape(ShapeError::NameToken { .. })), "{error:?}");
+    assert!(message.contains("rows-columns-16-20-1") && message.contains("\"rows\""), "{message}");
+    assert!(message.contains("e.g. board-nonad-100-20-1"), "the message shows a valid name: {message}");
 
     let json = zeros_json(WEIGHTS).replace("]}", r#"], "fitness": 3, "age": {"x": 1}}"#);
     let (error, message) = error_of(&json);
@@ -580,7 +581,7 @@ fn bad_files_are_named() {
 
     // Through serde, the same checks apply.
     let error = serde_json::from_str::<Chromosome>(r#"{"topology": "x", "weights": []}"#).unwrap_err();
-    assert!(error.to_string().contains("unknown topology \"x\""), "{error}");
+    assert!(error.to_string().contains("network shape \"x\": unknown part \"x\""), "{error}");
 }
 
 #[test]

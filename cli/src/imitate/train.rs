@@ -47,8 +47,8 @@ impl Params {
 
     /// The weights of a chromosome of the default topology.
     pub fn from_chromosome(chromosome: &Chromosome) -> Result<Params, String> {
-        if chromosome.topology() != Topology::BoardNonad100_20_1 {
-            return Err(format!("topology {} is not {}", chromosome.topology(), Topology::BoardNonad100_20_1));
+        if chromosome.topology() != Topology::THESIS {
+            return Err(format!("topology {} is not {}", chromosome.topology(), Topology::THESIS));
         }
         Ok(Params { w: chromosome.weights().iter().map(|&v| f64::from(v)).collect() })
     }
@@ -58,7 +58,7 @@ impl Params {
     pub fn to_chromosome(&self) -> Result<Chromosome, String> {
         let bound = f64::from(MAX_ABS_WEIGHT);
         let weights = self.w.iter().map(|&v| if v.is_finite() { v.clamp(-bound, bound) as f32 } else { 0.0 }).collect();
-        Chromosome::new(Topology::BoardNonad100_20_1, weights).map_err(|e| e.to_string())
+        Chromosome::new(Topology::THESIS, weights).map_err(|e| e.to_string())
     }
 
     fn activations(&self, x: &[f32; INPUTS]) -> Activations {

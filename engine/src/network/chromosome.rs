@@ -1,7 +1,7 @@
-//! Chromosomes: a topology and its weights, validated; random chromosomes.
+//! Chromosomes: a network shape ([`Topology`]) and its weights, validated; random chromosomes.
 
+use super::Topology;
 use super::error::ChromosomeError;
-use super::{HIDDEN, INPUTS};
 use crate::breeding::Origin;
 use std::sync::{Arc, OnceLock};
 
@@ -9,81 +9,6 @@ use std::sync::{Arc, OnceLock};
 /// it guarantees that no sum in the network can overflow to infinity or NaN, which would break
 /// the search's comparisons.
 pub const MAX_ABS_WEIGHT: f32 = 1.0e6;
-
-/// The shape of a network: its input encoding and layer sizes, hence its chromosome length.
-///
-/// Files name the topology, so a chromosome is never read with the wrong layout. New input
-/// encodings (docs/spec.md §3 options) become new variants.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Topology {
-    /// docs/spec.md §3 default: 64 board + 36 nonad inputs, 20 tanh hidden units, 1 tanh output;
-    /// 2041 weights. Named `board-nonad-100-20-1` in files.
-    #[default]
-    BoardNonad100_20_1,
-}
-
-impl Topology {
-    /// Every topology, in the order error messages list them.
-    pub const ALL: [Topology; 1] = [Topology::BoardNonad100_20_1];
-
-    /// The name used in chromosome files.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Topology::BoardNonad100_20_1 => "board-nonad-100-20-1",
-        }
-    }
-
-    /// The topology called `name` in files, if any.
-    pub fn from_name(name: &str) -> Option<Topology> {
-        Topology::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// Number of network inputs.
-    pub const fn input_count(self) -> usize {
-        match self {
-            Topology::BoardNonad100_20_1 => INPUTS,
-        }
-    }
-
-    /// Number of hidden units.
-    pub const fn hidden_count(self) -> usize {
-        match self {
-            Topology::BoardNonad100_20_1 => HIDDEN,
-        }
-    }
-
-    /// Chromosome length: input weights, hidden biases, output weights, output bias.
-    pub const fn weight_count(self) -> usize {
-        let hidden = self.hidden_count();
-        self.input_count() * hidden + hidden + hidden + 1
-    }
-
-    /// Index of the weight from input `input` to hidden unit `hidden` (docs/spec.md §3: `100·h + i`).
-    pub const fn input_weight_index(self, hidden: usize, input: usize) -> usize {
-        self.input_count() * hidden + input
-    }
-
-    /// Index of hidden unit `hidden`'s bias.
-    pub const fn hidden_bias_index(self, hidden: usize) -> usize {
-        self.input_count() * self.hidden_count() + hidden
-    }
-
-    /// Index of the weight from hidden unit `hidden` to the output.
-    pub const fn output_weight_index(self, hidden: usize) -> usize {
-        self.hidden_bias_index(self.hidden_count()) + hidden
-    }
-
-    /// Index of the output bias (the last weight).
-    pub const fn output_bias_index(self) -> usize {
-        self.weight_count() - 1
-    }
-}
-
-impl std::fmt::Display for Topology {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Weights as little-endian bytes, as the wire carries them and [`ChromosomeId`] hashes them: the
 /// weights' own memory on a little-endian machine (no copy), converted on a big-endian one.
@@ -112,7 +37,7 @@ impl ChromosomeId {
     /// The id of the chromosome of `topology` with these weights (which need not be valid).
     pub fn of(topology: Topology, weights: &[f32]) -> ChromosomeId {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(topology.name().as_bytes());
+        hasher.update(topology.to_string().as_bytes());
         hasher.update(&[0]);
         // In one piece: the hasher then works on the weights in place, copying only what is left
         // over at the ends (in small pieces, each update buffered and copied).

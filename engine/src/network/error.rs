@@ -1,6 +1,6 @@
 //! What can be wrong with a chromosome or its file.
 
-use super::Topology;
+use super::{ShapeError, Topology};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -36,6 +36,8 @@ pub enum ChromosomeError {
         /// The name in the file.
         name: String,
     },
+    /// The file's shape name is not a valid shape (the error says why).
+    Shape(ShapeError),
     /// The file has fields other than `topology` and `weights`.
     UnknownFields {
         /// Their names, in file order.
@@ -70,7 +72,11 @@ impl fmt::Display for ChromosomeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ChromosomeError::WrongLength { topology, expected, found } => {
-                write!(f, "topology {topology} needs {expected} weights, found {found}")
+                write!(
+                    f,
+                    "network shape {topology} needs {expected} weights, found {found}: \
+                     the weights are not of that shape, or the list is cut short"
+                )
             }
             ChromosomeError::NonFiniteWeight { index, value } => {
                 write!(f, "weight {index} is not a finite number ({value})")
@@ -79,12 +85,16 @@ impl fmt::Display for ChromosomeError {
                 write!(f, "weight {index} is {value}, beyond the limit ±{}", super::MAX_ABS_WEIGHT)
             }
             ChromosomeError::UnknownTopology { name } => {
-                let known: Vec<&str> = Topology::ALL.iter().map(|t| t.name()).collect();
-                write!(f, "unknown topology {name:?} (known: {})", known.join(", "))
+                write!(
+                    f,
+                    "unknown network shape {name:?} (names are like {} or 5x5-board-25-12-1; see docs/spec.md §3)",
+                    Topology::THESIS
+                )
             }
             ChromosomeError::UnknownFields { names } => {
                 write!(f, "unknown field(s) {names:?} in chromosome (expected only \"topology\" and \"weights\")")
             }
+            ChromosomeError::Shape(e) => write!(f, "{e}"),
             ChromosomeError::MissingField { name } => write!(f, "chromosome has no {name:?} field"),
             ChromosomeError::Json(e) => write!(f, "malformed chromosome JSON: {e}"),
             ChromosomeError::Io { action, path, source } => {
@@ -103,6 +113,7 @@ impl std::error::Error for ChromosomeError {
             ChromosomeError::Json(e) => Some(e),
             ChromosomeError::Io { source, .. } => Some(source),
             ChromosomeError::InFile { source, .. } => Some(source.as_ref()),
+            ChromosomeError::Shape(e) => Some(e),
             _ => None,
         }
     }

@@ -12,7 +12,7 @@ mod unit_major;
 use super::inputs::{INPUTS, encode, inputs};
 use super::simd::{GROUP, Isa, Kernel, LANES, Lanes, Supported, output_sum};
 use super::tanh::tanh_on;
-use super::{Chromosome, HIDDEN, Topology, tanh};
+use super::{Chromosome, HIDDEN, ShapeError, Topology, tanh};
 use crate::search::Evaluator;
 use crate::{Bitboard, Color, Move, Position, Square};
 
@@ -69,7 +69,8 @@ pub struct Network {
 
 /// How the board inputs encode the opponent's pieces (experiment E7). The default is docs/spec.md §3's
 /// encoding; the other is the one the thesis prints, kept as an option to test it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// docs/spec.md §3: own pieces 0.75, opponent pieces 0.25, empty squares 0.5.
     #[default]
@@ -87,13 +88,35 @@ impl std::fmt::Debug for Network {
 
 impl Network {
     /// The network with `chromosome`'s weights, its tables precomputed.
+    ///
+    /// # Panics
+    /// If the chromosome is not of the thesis's layout ([`Topology::is_thesis_layout`]): use
+    /// [`Network::try_new`], or [`super::ShapedNetwork`] for any shape.
     pub fn new(chromosome: &Chromosome) -> Network {
-        Network::with_encoding(chromosome, Encoding::Spec)
+        Network::try_new(chromosome).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The network with `chromosome`'s weights, reading the board with its shape's encoding; an
+    /// error if the chromosome is not of the thesis's layout, the one this evaluator computes.
+    pub fn try_new(chromosome: &Chromosome) -> Result<Network, ShapeError> {
+        let shape = chromosome.topology();
+        if !shape.is_thesis_layout() {
+            return Err(ShapeError::Mismatch { expected: Topology::THESIS, found: shape });
+        }
+        Ok(Network::with_encoding(chromosome, shape.inputs().encoding))
     }
 
     /// The network with `chromosome`'s weights reading the board with `encoding`.
+    ///
+    /// # Panics
+    /// If the chromosome is not of the thesis's layout, as [`Network::new`].
     pub fn with_encoding(chromosome: &Chromosome, encoding: Encoding) -> Network {
         let topology = chromosome.topology();
+        assert!(
+            topology.is_thesis_layout(),
+            "{}",
+            ShapeError::Mismatch { expected: Topology::THESIS, found: topology }
+        );
         let weights = chromosome.weights().to_vec();
         let mut tables = Box::new(build_tables(topology, &weights));
         if encoding == Encoding::Printed {

@@ -12,12 +12,12 @@ pub const NONAD_INPUTS: usize = 36;
 /// All inputs of the default topology.
 pub const INPUTS: usize = BOARD_INPUTS + NONAD_INPUTS;
 
-const OWN_CELL: f32 = 0.75;
-const OPPONENT_CELL: f32 = 0.25;
-const EMPTY_CELL: f32 = 0.5;
-const NONAD_CENTRE: f32 = 1.0;
-const NONAD_ORTHOGONAL: f32 = 0.8;
-const NONAD_DIAGONAL: f32 = 0.75;
+pub(super) const OWN_CELL: f32 = 0.75;
+pub(super) const OPPONENT_CELL: f32 = 0.25;
+pub(super) const EMPTY_CELL: f32 = 0.5;
+pub(super) const NONAD_CENTRE: f32 = 1.0;
+pub(super) const NONAD_ORTHOGONAL: f32 = 0.8;
+pub(super) const NONAD_DIAGONAL: f32 = 0.75;
 
 /// The board input of `sq`: reading order a8, b8, …, h8, a7, …, h1, i.e. `(7 − rank)·8 + file`.
 pub const fn board_input_index(sq: Square) -> usize {

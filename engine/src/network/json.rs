@@ -23,7 +23,7 @@ impl Chromosome {
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(40 + 14 * self.weights().len());
         out.push_str("{\"topology\": \"");
-        out.push_str(self.topology().name());
+        out.push_str(&self.topology().name());
         out.push_str("\", \"weights\": [");
         for (i, w) in self.weights().iter().enumerate() {
             if i > 0 {
@@ -106,7 +106,7 @@ impl RawChromosome {
         }
         let name = self.topology.ok_or(ChromosomeError::MissingField { name: "topology" })?;
         let weights = self.weights.ok_or(ChromosomeError::MissingField { name: "weights" })?;
-        let topology = Topology::from_name(&name).ok_or(ChromosomeError::UnknownTopology { name })?;
+        let topology = name.parse::<Topology>().map_err(ChromosomeError::Shape)?;
         Chromosome::new(topology, weights)
     }
 }
@@ -152,7 +152,7 @@ impl<'de> Visitor<'de> for RawVisitor {
 impl Serialize for Chromosome {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut object = serializer.serialize_struct("Chromosome", 2)?;
-        object.serialize_field("topology", self.topology().name())?;
+        object.serialize_field("topology", &self.topology())?;
         object.serialize_field("weights", self.weights())?;
         object.end()
     }

@@ -12,7 +12,7 @@ use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
 use crate::network::{Chromosome, Encoding, Network, random_uniform};
 use crate::openings::random_opening;
-use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
+use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer};
 use crate::random::derive_seed;
 use crate::{Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -425,9 +425,7 @@ pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> 
         .iter()
         .map(|e| -> Box<dyn Player> {
             match e {
-                MatchEntrant::Network { chromosome, .. } => {
-                    Box::new(RememberingPlayer::new(Arc::new(Network::new(chromosome)), task.network_depth))
-                }
+                MatchEntrant::Network { chromosome, .. } => Box::new(ShapedPlayer::new(chromosome, task.network_depth)),
                 MatchEntrant::Fixed { player, .. } => player.player(),
             }
         })
