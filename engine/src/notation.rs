@@ -1,7 +1,7 @@
 //! Position text and move text (docs/spec.md §1), with typed errors that name the problem.
 
 use crate::tables::{DIRECTIONS, LINE};
-use crate::{Bitboard, Color, Move, Position, Square};
+use crate::{Bitboard, BoardSize, Color, Move, Position, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -20,17 +20,19 @@ pub enum PositionError {
         /// The unexpected text.
         found: String,
     },
-    /// The board does not have 8 ranks separated by `/`.
+    /// The board does not have 5 to 8 ranks separated by `/` (the count gives the board's size).
     WrongRankCount {
         /// How many ranks were found.
         found: usize,
     },
-    /// A rank does not have exactly 8 squares.
+    /// A rank does not have as many squares as the board has ranks.
     WrongRankLength {
-        /// The rank (1..=8) as printed on the board.
+        /// The rank (1..=N) as printed on the board.
         rank: u8,
         /// How many characters it had.
         found: usize,
+        /// How many it needs: the number of ranks, N.
+        expected: u8,
     },
     /// A square holds something other than `b`, `w` or `.`.
     BadCharacter {
@@ -39,12 +41,22 @@ pub enum PositionError {
         /// Where it stands.
         square: Square,
     },
-    /// A colour has more than 12 pieces.
+    /// A colour has more pieces than the usual start gives it: 2·(N − 2) on an N×N board.
     TooManyPieces {
         /// The colour.
         color: Color,
         /// Its piece count.
         count: u32,
+        /// The most allowed on this board.
+        max: u32,
+    },
+    /// A piece stands outside the board (only from [`Position::from_pieces_on`]: position text
+    /// has no squares beyond its board).
+    OffBoard {
+        /// The first such square.
+        square: Square,
+        /// The board.
+        size: BoardSize,
     },
     /// A colour has no piece at all (a side with no pieces cannot arise in Lines of Action).
     NoPieces {
@@ -62,7 +74,7 @@ impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PositionError::MissingSide => {
-                write!(f, "no side to move: position text is 8 ranks, a space and `b` or `w`")
+                write!(f, "no side to move: position text is the ranks joined by `/`, a space and `b` or `w`")
             }
             PositionError::BadSide { found } => {
                 write!(f, "side to move must be `b` or `w`, found `{found}`")
@@ -71,16 +83,24 @@ impl fmt::Display for PositionError {
                 write!(f, "unexpected text after the side to move: `{found}`")
             }
             PositionError::WrongRankCount { found } => {
-                write!(f, "board must have 8 ranks separated by `/`, found {found}")
+                write!(f, "board must have 5 to 8 ranks separated by `/` (8 on the standard board), found {found}")
             }
-            PositionError::WrongRankLength { rank, found } => {
-                write!(f, "rank {rank} must have 8 squares, found {found}")
-            }
+            PositionError::WrongRankLength { rank, found, expected } => write!(
+                f,
+                "rank {rank} must have {expected} squares, as the board has {expected} ranks ({expected}x{expected}), found {found}"
+            ),
             PositionError::BadCharacter { found, square } => {
                 write!(f, "bad character {found:?} on {square}: use `b`, `w` or `.`")
             }
-            PositionError::TooManyPieces { color, count } => {
-                write!(f, "{color} has {count} pieces, at most 12 are allowed")
+            PositionError::TooManyPieces { color, count, max } => {
+                write!(f, "{color} has {count} pieces, at most {max} are allowed on this board")
+            }
+            PositionError::OffBoard { square, size } => {
+                write!(
+                    f,
+                    "a piece stands on {square}, outside the {size} board: keep pieces on files and ranks 1 to {}",
+                    size.side()
+                )
             }
             PositionError::NoPieces { color } => write!(f, "{color} has no pieces"),
             PositionError::Overlap { square } => write!(f, "{square} holds pieces of both colours"),
@@ -102,15 +122,17 @@ impl FromStr for Position {
             return Err(PositionError::TrailingText { found: extra.to_string() });
         }
         let ranks: Vec<&str> = board.split('/').collect();
-        if ranks.len() != 8 {
-            return Err(PositionError::WrongRankCount { found: ranks.len() });
-        }
+        let size = u8::try_from(ranks.len())
+            .ok()
+            .and_then(|n| BoardSize::new(n).ok())
+            .ok_or(PositionError::WrongRankCount { found: ranks.len() })?;
+        let n = size.side();
         let (mut black, mut white) = (0u64, 0u64);
         for (i, rank_text) in ranks.iter().enumerate() {
-            let rank = 7 - i as u8;
+            let rank = n - 1 - i as u8;
             let count = rank_text.chars().count();
-            if count != 8 {
-                return Err(PositionError::WrongRankLength { rank: rank + 1, found: count });
+            if count != usize::from(n) {
+                return Err(PositionError::WrongRankLength { rank: rank + 1, found: count, expected: n });
             }
             for (file, ch) in rank_text.chars().enumerate() {
                 let square = Square::new(rank * 8 + file as u8);
@@ -129,15 +151,16 @@ impl FromStr for Position {
                 return Err(PositionError::BadSide { found: other.to_string() });
             }
         };
-        Position::from_pieces(Bitboard(black), Bitboard(white), side)
+        Position::from_pieces_on(size, Bitboard(black), Bitboard(white), side)
     }
 }
 
-/// Position text: ranks 8 down to 1 joined by `/`, a space, the side to move.
+/// Position text: ranks N down to 1 joined by `/`, each N squares, a space, the side to move.
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for rank in (0..8u8).rev() {
-            for file in 0..8u8 {
+        let n = self.size.side();
+        for rank in (0..n).rev() {
+            for file in 0..n {
                 let ch = match self.piece_at(Square::new(rank * 8 + file)) {
                     Some(c) => c.letter(),
                     None => '.',
@@ -210,6 +233,13 @@ pub enum IllegalReason {
     LandsOnOwnPiece,
     /// `pass` is only legal when the side to move has no other move.
     PassNotAllowed,
+    /// A square of the move is outside this position's board.
+    OffBoard {
+        /// The square.
+        square: Square,
+        /// The board.
+        size: BoardSize,
+    },
 }
 
 impl fmt::Display for IllegalReason {
@@ -231,6 +261,9 @@ impl fmt::Display for IllegalReason {
             IllegalReason::LandsOnOwnPiece => write!(f, "it would land on a piece of its own side"),
             IllegalReason::PassNotAllowed => {
                 write!(f, "you may only pass when you have no legal move")
+            }
+            IllegalReason::OffBoard { square, size } => {
+                write!(f, "{square} is outside the {size} board (files and ranks 1 to {})", size.side())
             }
         }
     }
@@ -281,6 +314,10 @@ impl Position {
         };
         if sep != "-" && sep != "x" {
             return Err(syntax());
+        }
+        if let Some(square) = [from, to].into_iter().find(|s| !self.board().contains(*s)) {
+            let reason = IllegalReason::OffBoard { square, size: self.size };
+            return Err(MoveError::Illegal { text: text.to_string(), reason });
         }
         let mv = Move::new(from, to, self.enemy().contains(to));
         if !self.is_legal(mv) {
@@ -341,12 +378,18 @@ mod tests {
         );
         assert_eq!(err(""), PositionError::MissingSide);
         assert_eq!(
+            err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
+            PositionError::WrongRankCount { found: 9 }
+        );
+        assert_eq!(err("w.../.../..b b"), PositionError::WrongRankCount { found: 3 });
+        // Seven ranks make a 7×7 board, so a rank of 8 is the error.
+        assert_eq!(
             err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::WrongRankCount { found: 7 }
+            PositionError::WrongRankLength { rank: 7, found: 8, expected: 7 }
         );
         assert_eq!(
             err(".bbbbbb./w......w/w.....w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::WrongRankLength { rank: 6, found: 7 }
+            PositionError::WrongRankLength { rank: 6, found: 7, expected: 8 }
         );
         assert_eq!(
             err(".bbbbbb./w......w/w..x...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
@@ -362,7 +405,7 @@ mod tests {
         );
         assert_eq!(
             err(".bbbbbb./w......w/w..b...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::TooManyPieces { color: Color::Black, count: 13 }
+            PositionError::TooManyPieces { color: Color::Black, count: 13, max: 12 }
         );
         assert_eq!(
             err("......../......../......../...w..../......../......../......../........ w"),
@@ -370,6 +413,48 @@ mod tests {
         );
         // Every message names the problem in words.
         assert!(err("x b").to_string().contains("8 ranks"));
+        assert!(err("x b").to_string().contains("5 to 8 ranks"));
+    }
+
+    #[test]
+    fn smaller_boards_parse_print_and_check_their_limits() {
+        let five = ".bbb./w...w/w...w/w...w/.bbb. w";
+        let p: Position = five.parse().unwrap();
+        assert_eq!(p.size(), BoardSize::MIN);
+        assert_eq!(p.to_string(), five);
+        assert_eq!(p.side_to_move(), Color::White);
+        assert_eq!(p.piece_at(Square::parse("e2").unwrap()), Some(Color::White));
+        assert_eq!(p.piece_at(Square::parse("b5").unwrap()), Some(Color::Black));
+        // Six ranks: every rank needs six squares.
+        let e = err("....../....../...b../....../....../..w.... b");
+        assert_eq!(e, PositionError::WrongRankLength { rank: 1, found: 7, expected: 6 });
+        assert!(e.to_string().contains("rank 1 must have 6 squares"), "{e}");
+        // At most 2·(N − 2) pieces a colour, the usual start's count: 7 on 5×5 is too many.
+        let e = err("bbbbb/bb.../...../...../....w b");
+        assert_eq!(e, PositionError::TooManyPieces { color: Color::Black, count: 7, max: 6 });
+        assert!(e.to_string().contains("at most 6"), "{e}");
+        assert!("bbbbb/b..../...../...../....w b".parse::<Position>().is_ok());
+    }
+
+    #[test]
+    fn pieces_off_the_board_and_moves_off_it_are_named() {
+        let size = BoardSize::new(6).unwrap();
+        let off = Bitboard::from_square(Square::parse("g2").unwrap());
+        let e = Position::from_pieces_on(size, off, Bitboard::from_square(Square::new(0)), Color::Black).unwrap_err();
+        assert_eq!(e, PositionError::OffBoard { square: Square::parse("g2").unwrap(), size });
+        assert!(e.to_string().contains("outside the 6x6 board"), "{e}");
+        let p: Position = ".bbbb./w....w/w....w/w....w/w....w/.bbbb. b".parse().unwrap();
+        for (text, square) in [("b1-b7", "b7"), ("g1-g3", "g1"), ("b6-h8", "h8")] {
+            let want = IllegalReason::OffBoard { square: Square::parse(square).unwrap(), size };
+            match p.parse_move(text) {
+                Err(MoveError::Illegal { reason, .. }) => assert_eq!(reason, want, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        let e = p.parse_move("b1-b7").unwrap_err().to_string();
+        assert!(e.contains("b7 is outside the 6x6 board"), "{e}");
+        // Moves on the board still parse: b1 north two (b1, b6 on the file).
+        assert_eq!(p.parse_move("b1-b3").unwrap().to_string(), "b1-b3");
     }
 
     #[test]
