@@ -1,10 +1,11 @@
 //! The text specs that name players on the command line: `aloa:5`, `aloa-normal:5`, `random:3`,
 //! `randomann:3:SEED`, `net:3:FILE`.
 
+use loa_engine::BoardSize;
 use loa_engine::aloa::{Aloa, AloaKind};
 use loa_engine::game::Player;
 use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
-use loa_engine::players::{AloaPlayer, RandomPlayer, RememberingPlayer};
+use loa_engine::players::{AloaPlayer, NetworkBoardError, RandomPlayer, RememberingPlayer, network_plays_on};
 use loa_engine::random::derive_seed;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
@@ -54,6 +55,8 @@ pub enum PlayerError {
     Syntax(String),
     /// The chromosome file could not be used.
     Chromosome(PathBuf, ChromosomeError),
+    /// A network player asked to play a board it cannot read.
+    Board(String, NetworkBoardError),
 }
 
 impl fmt::Display for PlayerError {
@@ -64,6 +67,7 @@ impl fmt::Display for PlayerError {
             PlayerError::Chromosome(_, e) => {
                 write!(f, "{e} (net:D:FILE reads a chromosome JSON file, as `master export` and `loa imitate` write)")
             }
+            PlayerError::Board(spec, e) => write!(f, "`{spec}`: {e}"),
         }
     }
 }
@@ -147,7 +151,25 @@ impl PlayerSpec {
         spec
     }
 
-    /// Reads any file the spec names and builds what can be built once.
+    /// Whether this player can play on the `size` board (network players read only 8×8).
+    pub fn plays_on(&self, size: BoardSize) -> Result<(), PlayerError> {
+        match self {
+            PlayerSpec::Random { .. } | PlayerSpec::Aloa { .. } => Ok(()),
+            PlayerSpec::RandomAnn { .. } | PlayerSpec::Net { .. } => {
+                network_plays_on(size).map_err(|e| PlayerError::Board(self.to_string(), e))
+            }
+        }
+    }
+
+    /// [`PlayerSpec::prepare`] for games on the `size` board: an error if the player cannot
+    /// play there.
+    pub fn prepare_on(&self, size: BoardSize) -> Result<PreparedPlayer, PlayerError> {
+        self.plays_on(size)?;
+        self.prepare()
+    }
+
+    /// Reads any file the spec names and builds what can be built once (for the 8×8 board;
+    /// [`PlayerSpec::prepare_on`] checks another board first).
     pub fn prepare(&self) -> Result<PreparedPlayer, PlayerError> {
         Ok(match self {
             PlayerSpec::Random { depth, salt } => {
@@ -213,5 +235,25 @@ mod tests {
         assert!(msg("chess:3").contains("unknown player kind `chess`"));
         assert!(msg("net:3").contains("missing the chromosome file"));
         assert!(msg("randomann:3:seed").contains("seed must be a whole number"));
+    }
+
+    #[test]
+    fn network_players_refuse_other_boards() {
+        let six = BoardSize::new(6).unwrap();
+        for text in ["net:3:no-such-file.json", "randomann:2", "randomann:2:5"] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            // Refused before any file is read.
+            let err = spec.prepare_on(six).map(|_| ()).unwrap_err();
+            assert!(matches!(err, PlayerError::Board(_, NetworkBoardError { size }) if size == six), "{err}");
+            let msg = err.to_string();
+            assert!(msg.contains(text) && msg.contains("8x8 board only") && msg.contains("not 6x6"), "{msg}");
+            assert!(spec.plays_on(BoardSize::STANDARD).is_ok());
+        }
+        for text in ["aloa:2", "aloa-normal:2", "random:2"] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            for size in BoardSize::ALL {
+                assert!(spec.prepare_on(size).is_ok(), "{text} {size}");
+            }
+        }
     }
 }

@@ -9,11 +9,38 @@ use crate::game::Player;
 use crate::network::Network;
 use crate::random::{RandomHeuristic, derive_seed};
 use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta};
-use crate::{Position, Rules};
+use crate::{BoardSize, Position, Rules};
 use std::sync::Arc;
 
 /// The deepest search a task or spec may ask for (deeper searches would take hours per move).
 pub const MAX_DEPTH: u32 = 12;
+
+/// A network asked to play on a board it cannot read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkBoardError {
+    /// The board asked for.
+    pub size: BoardSize,
+}
+
+impl std::fmt::Display for NetworkBoardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "network players play the 8x8 board only (the network reads the 64 squares and 36 nonads of 8x8), \
+             not {}: play ALoA or the random heuristic on it, or use the 8x8 board",
+            self.size
+        )
+    }
+}
+
+impl std::error::Error for NetworkBoardError {}
+
+/// Whether a network player or evaluator can play on the `size` board: the one check every
+/// caller that sets a network to play a board makes, since the network's inputs are the 8×8
+/// board's.
+pub fn network_plays_on(size: BoardSize) -> Result<(), NetworkBoardError> {
+    if size.is_standard() { Ok(()) } else { Err(NetworkBoardError { size }) }
+}
 
 /// A searching player: alpha-beta over an evaluator to a fixed depth.
 #[derive(Clone, Debug)]
