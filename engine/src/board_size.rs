@@ -11,8 +11,9 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BoardSize(u8);
 
-/// `MASKS[n − 5]`: the squares of the n×n board.
-const MASKS: [u64; 4] = [mask_of(5), mask_of(6), mask_of(7), mask_of(8)];
+/// `MASKS[n % 4]`: the squares of the n×n board. Indexed by `n % 4` (5..=8 are distinct modulo
+/// 4) so that the lookup needs no bounds check: move generation reads it at every node.
+const MASKS: [u64; 4] = [mask_of(8), mask_of(5), mask_of(6), mask_of(7)];
 
 const fn mask_of(n: u32) -> u64 {
     let rank = (1u64 << n) - 1;
@@ -47,7 +48,14 @@ impl BoardSize {
     /// The board's squares as a bitboard value: files a.. and ranks 1..N.
     #[inline]
     pub const fn mask(self) -> u64 {
-        MASKS[self.0 as usize - 5]
+        MASKS[(self.0 & 3) as usize]
+    }
+
+    /// `side % 4`, distinct for the four sizes: an index into per-size tables that needs no
+    /// bounds check.
+    #[inline]
+    pub(crate) const fn table_index(self) -> usize {
+        (self.0 & 3) as usize
     }
 
     /// Whether the square with file `file` and rank `rank` (0-based) is on this board.

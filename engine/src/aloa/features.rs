@@ -42,8 +42,8 @@ pub(crate) struct Geometry {
     inner: [u64; 3],
 }
 
-/// `GEOMETRIES[N − 5]`.
-static GEOMETRIES: [Geometry; 4] = [geometry(5), geometry(6), geometry(7), geometry(8)];
+/// `GEOMETRIES[N % 4]` ([`BoardSize::table_index`]).
+static GEOMETRIES: [Geometry; 4] = [geometry(8), geometry(5), geometry(6), geometry(7)];
 
 const fn geometry(n: i32) -> Geometry {
     let mut inner = [0u64; 3];
@@ -67,7 +67,7 @@ impl Geometry {
     /// The geometry of the `size` board.
     #[inline]
     pub(crate) fn of(size: BoardSize) -> &'static Geometry {
-        &GEOMETRIES[usize::from(size.side()) - 5]
+        &GEOMETRIES[size.table_index()]
     }
 }
 
