@@ -51,13 +51,6 @@ impl BoardSize {
         MASKS[(self.0 & 3) as usize]
     }
 
-    /// `side % 4`, distinct for the four sizes: an index into per-size tables that needs no
-    /// bounds check.
-    #[inline]
-    pub(crate) const fn table_index(self) -> usize {
-        (self.0 & 3) as usize
-    }
-
     /// Whether the square with file `file` and rank `rank` (0-based) is on this board.
     #[inline]
     pub const fn contains(self, file: i32, rank: i32) -> bool {

@@ -42,8 +42,19 @@ pub(crate) struct Geometry {
     inner: [u64; 3],
 }
 
-/// `GEOMETRIES[N % 4]` ([`BoardSize::table_index`]).
-static GEOMETRIES: [Geometry; 4] = [geometry(8), geometry(5), geometry(6), geometry(7)];
+/// Calls `$measure::<N>($args)` for the board side N of `$size`: each size's measurements are
+/// compiled with its geometry as constants, so 8×8 measures exactly as fast as with the
+/// original constants.
+macro_rules! by_size {
+    ($size:expr, $measure:ident($($arg:expr),*)) => {
+        match $size.side() {
+            8 => $measure::<8>($($arg),*),
+            7 => $measure::<7>($($arg),*),
+            6 => $measure::<6>($($arg),*),
+            _ => $measure::<5>($($arg),*),
+        }
+    };
+}
 
 const fn geometry(n: i32) -> Geometry {
     let mut inner = [0u64; 3];
@@ -61,14 +72,6 @@ const fn geometry(n: i32) -> Geometry {
         index += 1;
     }
     Geometry { last: n - 1, inner }
-}
-
-impl Geometry {
-    /// The geometry of the `size` board.
-    #[inline]
-    pub(crate) fn of(size: BoardSize) -> &'static Geometry {
-        &GEOMETRIES[size.table_index()]
-    }
 }
 
 /// Lower-left squares of the 49 quads that lie wholly on the 8×8 board (file and rank ≤ 6).
@@ -231,88 +234,100 @@ impl MovedFeatures {
     /// `to[l]` (square indices; `to[l]` not in `pieces`): lane `l` holds exactly what
     /// `SideFeatures::of(pieces − from[l] + to[l], with_quads)` does
     /// (`moved_features_equal_measuring_the_moved_set`). A lane with `from[l] == to[l]` measures
-    /// `pieces` unmoved. `pieces` must hold 1 to 12 pieces, all on the board of `geometry`.
+    /// `pieces` unmoved. `pieces` must hold 1 to 12 pieces, all on the `size` board.
     #[inline]
     pub(crate) fn of(
-        geometry: &Geometry,
+        size: BoardSize,
         pieces: Bitboard,
         from: &[u8; LANES],
         to: &[u8; LANES],
         with_quads: bool,
     ) -> MovedFeatures {
-        let (inner, last) = (&geometry.inner, geometry.last);
-        let p = pieces.0;
-        let count = p.count_ones();
-        debug_assert!((1..=12).contains(&count));
-        let n = count as i32;
-        let sum_file = coordinate_sum(p, &FILE_BIT) as i32;
-        let sum_rank = coordinate_sum(p, &RANK_BIT) as i32;
-        let ring_sum = ((p & inner[0]).count_ones() + (p & inner[1]).count_ones() + (p & inner[2]).count_ones()) as i32;
-        let edge = (p & !inner[0]).count_ones() as i32;
-        let mut m = MovedFeatures {
-            count,
-            sum_file: [0; LANES],
-            sum_rank: [0; LANES],
-            distance_sum: [0; LANES],
-            excess: [0; LANES],
-            com_offcentre: [0; LANES],
-            ring_sum: [0; LANES],
-            edge: [0; LANES],
-            near_q3: [0; LANES],
-            near_q4: [0; LANES],
-        };
-        // Each lane's coordinate sums, ring sum and edge count, and its moved piece's distance
-        // before and after (the piece leaves the parent's sum and enters the child's on its
-        // new square). Plain loops over `i32` lanes, which the compiler vectorises.
-        let (from, to) = (from.map(i32::from), to.map(i32::from));
-        for l in 0..LANES {
-            let (fx, fy, tx, ty) = (from[l] & 7, from[l] >> 3, to[l] & 7, to[l] >> 3);
-            let (sx, sy) = (sum_file - fx + tx, sum_rank - fy + ty);
-            let (dfx, dfy, dtx, dty) = (n * fx - sx, n * fy - sy, n * tx - sx, n * ty - sy);
-            m.sum_file[l] = sx;
-            m.sum_rank[l] = sy;
-            m.distance_sum[l] = dtx.max(-dtx).max(dty.max(-dty)) - dfx.max(-dfx).max(dfy.max(-dfy));
-            let (ring_from, ring_to) = (ring_on(last, fx, fy), ring_on(last, tx, ty));
-            m.ring_sum[l] = ring_sum - ring_from + ring_to;
-            m.edge[l] = edge - i32::from(ring_from == 0) + i32::from(ring_to == 0);
-        }
-        // Integer arithmetic, so the sum is exact in any order: it equals `distance_sum`'s.
-        let mut bits = p;
-        while bits != 0 {
-            let s = bits.trailing_zeros() as i32;
-            bits &= bits - 1;
-            let (x, y) = (n * (s & 7), n * (s >> 3));
-            for l in 0..LANES {
-                let (dx, dy) = (x - m.sum_file[l], y - m.sum_rank[l]);
-                m.distance_sum[l] += dx.max(-dx).max(dy.max(-dy));
-            }
-        }
-        // The table is the true minimum for n ≤ 12, so the excess is never negative; the
-        // `max` keeps `SideFeatures::of`'s saturation all the same.
-        let minimum = MIN_DISTANCE_SUM[count as usize] as i32;
-        for l in 0..LANES {
-            m.excess[l] = (m.distance_sum[l] - minimum).max(0);
-            let (ox, oy) = (2 * m.sum_file[l] - last * n, 2 * m.sum_rank[l] - last * n);
-            m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
-        }
-        if with_quads {
-            // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
-            // loop with the near windows from tables it ran a lane at a time, 45 instructions
-            // each, half the batch.
-            let half = near_half(n);
-            let mut near = [0u64; LANES];
-            for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
-                *near = near_box(n, sx, sy, half);
-            }
-            for l in 0..LANES {
-                let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
-                let (q3, q4) = quads(moved);
-                m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
-                m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
-            }
-        }
-        m
+        by_size!(size, moved_features(pieces, from, to, with_quads))
     }
+}
+
+/// [`MovedFeatures::of`] on the N×N board.
+#[inline(always)]
+fn moved_features<const N: i32>(
+    pieces: Bitboard,
+    from: &[u8; LANES],
+    to: &[u8; LANES],
+    with_quads: bool,
+) -> MovedFeatures {
+    let geometry = const { geometry(N) };
+    let (inner, last) = (&geometry.inner, geometry.last);
+    let p = pieces.0;
+    let count = p.count_ones();
+    debug_assert!((1..=12).contains(&count));
+    let n = count as i32;
+    let sum_file = coordinate_sum(p, &FILE_BIT) as i32;
+    let sum_rank = coordinate_sum(p, &RANK_BIT) as i32;
+    let ring_sum = ((p & inner[0]).count_ones() + (p & inner[1]).count_ones() + (p & inner[2]).count_ones()) as i32;
+    let edge = (p & !inner[0]).count_ones() as i32;
+    let mut m = MovedFeatures {
+        count,
+        sum_file: [0; LANES],
+        sum_rank: [0; LANES],
+        distance_sum: [0; LANES],
+        excess: [0; LANES],
+        com_offcentre: [0; LANES],
+        ring_sum: [0; LANES],
+        edge: [0; LANES],
+        near_q3: [0; LANES],
+        near_q4: [0; LANES],
+    };
+    // Each lane's coordinate sums, ring sum and edge count, and its moved piece's distance
+    // before and after (the piece leaves the parent's sum and enters the child's on its
+    // new square). Plain loops over `i32` lanes, which the compiler vectorises.
+    let (from, to) = (from.map(i32::from), to.map(i32::from));
+    for l in 0..LANES {
+        let (fx, fy, tx, ty) = (from[l] & 7, from[l] >> 3, to[l] & 7, to[l] >> 3);
+        let (sx, sy) = (sum_file - fx + tx, sum_rank - fy + ty);
+        let (dfx, dfy, dtx, dty) = (n * fx - sx, n * fy - sy, n * tx - sx, n * ty - sy);
+        m.sum_file[l] = sx;
+        m.sum_rank[l] = sy;
+        m.distance_sum[l] = dtx.max(-dtx).max(dty.max(-dty)) - dfx.max(-dfx).max(dfy.max(-dfy));
+        let (ring_from, ring_to) = (ring_on(last, fx, fy), ring_on(last, tx, ty));
+        m.ring_sum[l] = ring_sum - ring_from + ring_to;
+        m.edge[l] = edge - i32::from(ring_from == 0) + i32::from(ring_to == 0);
+    }
+    // Integer arithmetic, so the sum is exact in any order: it equals `distance_sum`'s.
+    let mut bits = p;
+    while bits != 0 {
+        let s = bits.trailing_zeros() as i32;
+        bits &= bits - 1;
+        let (x, y) = (n * (s & 7), n * (s >> 3));
+        for l in 0..LANES {
+            let (dx, dy) = (x - m.sum_file[l], y - m.sum_rank[l]);
+            m.distance_sum[l] += dx.max(-dx).max(dy.max(-dy));
+        }
+    }
+    // The table is the true minimum for n ≤ 12, so the excess is never negative; the
+    // `max` keeps `SideFeatures::of`'s saturation all the same.
+    let minimum = MIN_DISTANCE_SUM[count as usize] as i32;
+    for l in 0..LANES {
+        m.excess[l] = (m.distance_sum[l] - minimum).max(0);
+        let (ox, oy) = (2 * m.sum_file[l] - last * n, 2 * m.sum_rank[l] - last * n);
+        m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
+    }
+    if with_quads {
+        // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
+        // loop with the near windows from tables it ran a lane at a time, 45 instructions
+        // each, half the batch.
+        let half = near_half(n);
+        let mut near = [0u64; LANES];
+        for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
+            *near = near_box(n, sx, sy, half);
+        }
+        for l in 0..LANES {
+            let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
+            let (q3, q4) = quads(moved);
+            m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
+            m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
+        }
+    }
+    m
 }
 
 /// The windows (by lower-left square, on the board) holding exactly three and all four of
@@ -338,48 +353,54 @@ impl SideFeatures {
     /// evaluator does not use.
     #[inline]
     pub fn on(size: BoardSize, pieces: Bitboard, with_quads: bool) -> SideFeatures {
-        let geometry = Geometry::of(size);
-        let (inner, last) = (&geometry.inner, geometry.last as u32);
-        let p = pieces.0;
-        let count = p.count_ones();
-        if count == 0 {
-            return SideFeatures::default();
-        }
-        let n = count as i32;
-        let sum_file = coordinate_sum(p, &FILE_BIT);
-        let sum_rank = coordinate_sum(p, &RANK_BIT);
-        let (sx, sy) = (sum_file as i32, sum_rank as i32);
+        by_size!(size, side_features(pieces, with_quads))
+    }
+}
 
-        let distance_sum = distance_sum(p, n, sx, sy) as u32;
-        // `count` ≤ 64 and the table is the true minimum for n ≤ 12 (a Position never has
-        // more); beyond it, or if the table were wrong, the excess just saturates at 0.
-        let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);
-        let excess = distance_sum.saturating_sub(minimum);
+/// [`SideFeatures::on`] on the N×N board.
+#[inline(always)]
+fn side_features<const N: i32>(pieces: Bitboard, with_quads: bool) -> SideFeatures {
+    let geometry = const { geometry(N) };
+    let (inner, last) = (&geometry.inner, geometry.last as u32);
+    let p = pieces.0;
+    let count = p.count_ones();
+    if count == 0 {
+        return SideFeatures::default();
+    }
+    let n = count as i32;
+    let sum_file = coordinate_sum(p, &FILE_BIT);
+    let sum_rank = coordinate_sum(p, &RANK_BIT);
+    let (sx, sy) = (sum_file as i32, sum_rank as i32);
 
-        let centre = (last * count) as i32;
-        let com_offcentre = (2 * sx - centre).unsigned_abs().max((2 * sy - centre).unsigned_abs());
-        let inner6 = (p & inner[0]).count_ones();
-        let ring_sum = inner6 + (p & inner[1]).count_ones() + (p & inner[2]).count_ones();
+    let distance_sum = distance_sum(p, n, sx, sy) as u32;
+    // `count` ≤ 64 and the table is the true minimum for n ≤ 12 (a Position never has
+    // more); beyond it, or if the table were wrong, the excess just saturates at 0.
+    let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);
+    let excess = distance_sum.saturating_sub(minimum);
 
-        let (mut near_q3, mut near_q4) = (0, 0);
-        if with_quads {
-            let (q3, q4) = quads(p);
-            near_q3 = count_near(q3, n, 2 * sx, 2 * sy);
-            near_q4 = count_near(q4, n, 2 * sx, 2 * sy);
-        }
+    let centre = (last * count) as i32;
+    let com_offcentre = (2 * sx - centre).unsigned_abs().max((2 * sy - centre).unsigned_abs());
+    let inner6 = (p & inner[0]).count_ones();
+    let ring_sum = inner6 + (p & inner[1]).count_ones() + (p & inner[2]).count_ones();
 
-        SideFeatures {
-            count,
-            sum_file,
-            sum_rank,
-            distance_sum,
-            excess,
-            com_offcentre,
-            ring_sum,
-            edge: count - inner6,
-            near_q3,
-            near_q4,
-        }
+    let (mut near_q3, mut near_q4) = (0, 0);
+    if with_quads {
+        let (q3, q4) = quads(p);
+        near_q3 = count_near(q3, n, 2 * sx, 2 * sy);
+        near_q4 = count_near(q4, n, 2 * sx, 2 * sy);
+    }
+
+    SideFeatures {
+        count,
+        sum_file,
+        sum_rank,
+        distance_sum,
+        excess,
+        com_offcentre,
+        ring_sum,
+        edge: count - inner6,
+        near_q3,
+        near_q4,
     }
 }
 
@@ -406,7 +427,7 @@ mod tests {
 
     #[test]
     fn the_8x8_geometry_is_the_original_one() {
-        let g = Geometry::of(BoardSize::STANDARD);
+        let g = geometry(8);
         assert_eq!(g.last, 7);
         assert_eq!(g.inner, [0x007E_7E7E_7E7E_7E00, 0x0000_3C3C_3C3C_0000, 0x0000_0018_1800_0000]);
         for index in 0..64 {
@@ -425,7 +446,7 @@ mod tests {
         ];
         for (n, rows) in boards {
             let size = BoardSize::new(n).unwrap();
-            let g = Geometry::of(size);
+            let g = geometry(i32::from(n));
             assert_eq!(g.last, i32::from(n) - 1);
             for (i, row) in rows.iter().enumerate() {
                 let y = i32::from(n) - 1 - i as i32;
@@ -474,7 +495,6 @@ mod tests {
             positions.extend(crate::openings::sample_positions_from(&start, 1000, 17));
         }
         for pos in positions {
-            let geometry = Geometry::of(pos.size());
             for side in [pos, pos.with_side_to_move(pos.side_to_move().opponent())] {
                 let moves: Vec<_> = side.legal_moves().iter().copied().collect();
                 for chunk in moves.chunks(LANES) {
@@ -483,7 +503,7 @@ mod tests {
                         (from[l], to[l]) = (mv.from().index() as u8, mv.to().index() as u8);
                     }
                     for with_quads in [true, false] {
-                        let m = MovedFeatures::of(geometry, side.own(), &from, &to, with_quads);
+                        let m = MovedFeatures::of(pos.size(), side.own(), &from, &to, with_quads);
                         for l in 0..LANES {
                             let moved = side.own().0 ^ (1 << from[l]) ^ (1 << to[l]);
                             let want = SideFeatures::on(pos.size(), Bitboard(moved), with_quads);

@@ -31,7 +31,7 @@ mod features;
 
 pub use features::{MIN_DISTANCE_SUM, SideFeatures};
 
-use features::{Geometry, LANES, MovedFeatures};
+use features::{LANES, MovedFeatures};
 
 use crate::search::{EVAL_LIMIT, Evaluator};
 use crate::{Bitboard, BoardSize, Color, Move, Position};
@@ -414,14 +414,22 @@ impl Aloa {
         let captures = pos.enemy().0 & to != 0;
         let (own, enemy) = (pos.own().0 ^ (from | to), pos.enemy().0 & !to);
         let current = cache.epoch == state.epoch;
-        let size = pos.size();
-        let mut total = |pieces: u64| {
-            if current { cache.total(pieces) } else { self.side_terms_on(size, Bitboard(pieces)).total() }
-        };
-        let mover_total = total(own);
+        let mover_total = self.total_with(cache, current, pos.size(), own);
         // The board, not the move's flag, decides, exactly as `Position::play` does.
-        let other = if captures { total(enemy) } else { state.totals[mover.opponent().index()] };
+        let other = if captures {
+            self.total_with(cache, current, pos.size(), enemy)
+        } else {
+            state.totals[mover.opponent().index()]
+        };
         state.with_totals(mover, mover_total, other)
+    }
+
+    /// The total of `pieces` on the `size` board: from the cache if it is `current` (still the
+    /// state's), else measured. A method rather than a closure, which the compiler did not
+    /// inline once it captured the board.
+    #[inline(always)]
+    fn total_with(&self, cache: &mut TotalsCache, current: bool, size: BoardSize, pieces: u64) -> i32 {
+        if current { cache.total(pieces) } else { self.side_terms_on(size, Bitboard(pieces)).total() }
     }
 
     /// `side_terms(pieces − from[l] + to[l]).total()` in lane `l`, for [`LANES`] moves of the
@@ -431,7 +439,7 @@ impl Aloa {
     #[inline]
     fn moved_totals(&self, size: BoardSize, pieces: Bitboard, from: &[u8; LANES], to: &[u8; LANES]) -> [i32; LANES] {
         let with_quads = self.kind == AloaKind::Quad;
-        let m = MovedFeatures::of(Geometry::of(size), pieces, from, to, with_quads);
+        let m = MovedFeatures::of(size, pieces, from, to, with_quads);
         let w = &self.weights;
         let (by_n2, by_2n) = (Divisor::new(m.count * m.count), Divisor::new(2 * m.count));
         // `−(w·v / d)` with Rust's quotient (rounded towards zero) is `∓(|w|·v / d)` for v ≥ 0;
