@@ -140,6 +140,51 @@ fn size(n: u8) -> BoardSize {
     BoardSize::new(n).unwrap()
 }
 
+impl Grid {
+    /// The grid of position text (the tests' own reading of it).
+    fn from_text(text: &str) -> Grid {
+        let (board, side) = text.split_once(' ').unwrap();
+        let ranks: Vec<&str> = board.split('/').collect();
+        let n = ranks.len() as i32;
+        let cells = ranks
+            .iter()
+            .rev()
+            .map(|r| {
+                r.chars()
+                    .map(|c| match c {
+                        'b' => Cell::Black,
+                        'w' => Cell::White,
+                        _ => Cell::Empty,
+                    })
+                    .collect()
+            })
+            .collect();
+        Grid { n, cells, black_to_move: side == "b" }
+    }
+}
+
+/// Mid-game positions of random playouts on every size: the engine's moves, in canonical order
+/// (from-square, then to-square, by index 8·rank + file), are the grid's.
+#[test]
+fn moves_of_playout_positions_on_every_size() {
+    let mut checked = 0;
+    for size in BoardSize::ALL {
+        let start = Start::Standard.position(size).unwrap();
+        for pos in loa_engine::openings::sample_positions_from(&start, 3000, 21) {
+            let grid = Grid::from_text(&pos.to_string());
+            let index = |(x, y): (i32, i32)| 8 * y + x;
+            let mut want: Vec<(i32, i32)> = grid.moves().into_iter().map(|(f, t)| (index(f), index(t))).collect();
+            want.sort();
+            let got: Vec<(i32, i32)> =
+                pos.legal_moves().iter().map(|m| (m.from().index() as i32, m.to().index() as i32)).collect();
+            assert_eq!(got, want, "{pos}");
+            assert_eq!(pos.count_moves() as usize, want.len(), "{pos}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12_000);
+}
+
 #[test]
 fn usual_start_on_5x5() {
     let grid = Grid::usual_start(5);
