@@ -7,6 +7,7 @@
 //! `max(|n·x − Σx|, |n·y − Σy|) / n` squares (Chebyshev, "the minimal number of squares it is
 //! removed") from the centre of mass `(Σx/n, Σy/n)`.
 
+use super::geometry::{by_size, geometry, ring_on};
 use crate::{Bitboard, BoardSize};
 
 /// `MIN_DISTANCE_SUM[n]`: the least possible sum of distances to the centre of mass of `n`
@@ -23,56 +24,6 @@ pub const MIN_DISTANCE_SUM: [u32; 13] = [0, 0, 2, 5, 8, 19, 30, 42, 58, 72, 104,
 const FILE_BIT: [u64; 3] = [0xAAAA_AAAA_AAAA_AAAA, 0xCCCC_CCCC_CCCC_CCCC, 0xF0F0_F0F0_F0F0_F0F0];
 /// Ranks whose index has bit 0, 1, 2 set.
 const RANK_BIT: [u64; 3] = [0xFF00_FF00_FF00_FF00, 0xFFFF_0000_FFFF_0000, 0xFFFF_FFFF_0000_0000];
-
-/// What the measurements need of the board, derived from its size N so that on 8×8 they are
-/// the original constants (`the_8x8_geometry_is_the_original_one`):
-///
-/// - the board centre is ((N − 1)/2, (N − 1)/2), 3.5 on 8×8;
-/// - a square's ring value (Garcia's weighted board, see
-///   [`super::AloaWeights::centralisation`]) is its Chebyshev distance to the nearest edge,
-///   capped at 3: 0 on the edge, up to 3 on the four centre squares of 8×8, 3 on d4 of 7×7, 2
-///   on the centre squares of 6×6 and 5×5;
-/// - the edge is the squares of ring 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Geometry {
-    /// N − 1, the last file and rank: distances from the centre are taken doubled, `2x − (N−1)`.
-    last: i32,
-    /// The squares of ring at least 1, 2 and 3 (on 8×8 the inner 6×6, 4×4 and 2×2 boxes): a
-    /// piece's ring value is the number of these it stands in.
-    inner: [u64; 3],
-}
-
-/// Calls `$measure::<N>($args)` for the board side N of `$size`: each size's measurements are
-/// compiled with its geometry as constants, so 8×8 measures exactly as fast as with the
-/// original constants.
-macro_rules! by_size {
-    ($size:expr, $measure:ident($($arg:expr),*)) => {
-        match $size.side() {
-            8 => $measure::<8>($($arg),*),
-            7 => $measure::<7>($($arg),*),
-            6 => $measure::<6>($($arg),*),
-            _ => $measure::<5>($($arg),*),
-        }
-    };
-}
-
-const fn geometry(n: i32) -> Geometry {
-    let mut inner = [0u64; 3];
-    let mut index = 0;
-    while index < 64 {
-        let (x, y) = (index % 8, index / 8);
-        if x < n && y < n {
-            let ring = ring_on(n - 1, x, y);
-            let mut k = 0;
-            while k < ring {
-                inner[k as usize] |= 1 << index;
-                k += 1;
-            }
-        }
-        index += 1;
-    }
-    Geometry { last: n - 1, inner }
-}
 
 /// Lower-left squares of the 49 quads that lie wholly on the 8×8 board (file and rank ≤ 6).
 /// Quads hanging over the edge hold at most two board squares, so with the phantom empty border
@@ -217,16 +168,6 @@ pub(crate) struct MovedFeatures {
     pub(crate) edge: [i32; LANES],
     pub(crate) near_q3: [i32; LANES],
     pub(crate) near_q4: [i32; LANES],
-}
-
-/// Garcia's ring value of a square on file `x` and rank `y` of a board whose last file and
-/// rank are `last` (0 on the edge … 3 in the centre): how many of [`Geometry`]'s inner boxes it
-/// is in. Arithmetic rather than a table, so that lanes of squares vectorise.
-#[inline(always)]
-const fn ring_on(last: i32, x: i32, y: i32) -> i32 {
-    let (rx, ry) = (if x < last - x { x } else { last - x }, if y < last - y { y } else { last - y });
-    let r = if rx < ry { rx } else { ry };
-    if r < 3 { r } else { 3 }
 }
 
 impl MovedFeatures {
@@ -422,17 +363,6 @@ mod tests {
                     }
                 }
             }
-        }
-    }
-
-    #[test]
-    fn the_8x8_geometry_is_the_original_one() {
-        let g = geometry(8);
-        assert_eq!(g.last, 7);
-        assert_eq!(g.inner, [0x007E_7E7E_7E7E_7E00, 0x0000_3C3C_3C3C_0000, 0x0000_0018_1800_0000]);
-        for index in 0..64 {
-            let (x, y) = (index % 8, index / 8);
-            assert_eq!(ring_on(7, x, y), x.min(7 - x).min(y.min(7 - y)).min(3));
         }
     }
 

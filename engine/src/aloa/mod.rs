@@ -28,6 +28,7 @@
 //! at (as in MIA's normal evaluator); a connected side is terminal and the search scores it.
 
 mod features;
+mod geometry;
 
 pub use features::{MIN_DISTANCE_SUM, SideFeatures};
 
