@@ -5,29 +5,38 @@ use loa_engine::quads::{QD, QuadCounts};
 use loa_engine::{Color, Position, Rules, Square};
 use std::fmt::Write;
 
-/// A board diagram: rank 8 at the top, `b`/`w`/`.` per square, file letters below.
+/// A board diagram: the last rank at the top, `b`/`w`/`.` per square, file letters below.
 pub fn diagram(pos: &Position) -> String {
+    let n = pos.size().side();
     let mut out = String::new();
-    for rank in (0..8u8).rev() {
+    for rank in (0..n).rev() {
         let _ = write!(out, "{} ", rank + 1);
-        for file in 0..8u8 {
+        for file in 0..n {
             let ch = pos.piece_at(Square::new(rank * 8 + file)).map_or('.', Color::letter);
             let _ = write!(out, " {ch}");
         }
         out.push('\n');
     }
-    out.push_str("   a b c d e f g h\n");
+    out.push_str("  ");
+    for file in 0..n {
+        let _ = write!(out, " {}", (b'a' + file) as char);
+    }
+    out.push('\n');
     out
 }
 
-/// The full `loa show` report: diagram, side to move, per colour the groups, quad counts, Euler
+/// The full `loa show` report: diagram, board size, side to move, per colour the groups, quad counts, Euler
 /// number and connectedness, then whether the game is over and how.
 pub fn describe(pos: &Position, rules: &Rules) -> String {
     let mut out = diagram(pos);
+    if !pos.size().is_standard() {
+        let _ = writeln!(out, "board: {}", pos.size());
+    }
     let _ = writeln!(out, "side to move: {}", pos.side_to_move());
     for color in Color::ALL {
         let pieces = pos.pieces(color);
-        let q = QuadCounts::of(pieces);
+        // Q0 of the board's own (N+1)² windows.
+        let q = QuadCounts::of(pieces).on_board(pos.size());
         let c = q.counts;
         let _ = writeln!(
             out,

@@ -7,17 +7,18 @@ use loa_engine::{Color, Move, NoMoves, Position, Rules};
 use std::io::{self, BufRead, Write};
 
 /// Plays a game between a person typing moves on `input` and `opponent`; the person has
-/// `human`. Illegal or malformed input is refused with the reason and the legal moves, never a
-/// crash. `quit` or the end of input stops the game. Returns the final position.
+/// `human`, from `start`. Illegal or malformed input is refused with the reason and the legal
+/// moves, never a crash. `quit` or the end of input stops the game. Returns the final position.
 pub fn play_interactive(
     opponent: &dyn Player,
     human: Color,
     rules: &Rules,
     seed: u64,
+    start: Position,
     mut input: impl BufRead,
     mut out: impl Write,
 ) -> io::Result<Position> {
-    let mut pos = Position::start();
+    let mut pos = start;
     let mut plies = 0u32;
     writeln!(out, "You play {human}. Type moves like c8-c6 or d1xa4; `moves` lists them, `quit` stops.")?;
     loop {

@@ -8,7 +8,7 @@ use loa_cli::series::SeriesConfig;
 use loa_cli::spec::PlayerSpec;
 use loa_engine::network::symmetry::WeightTying;
 use loa_engine::network::{Chromosome, ShapedNetwork};
-use loa_engine::{Color, Position, Rules, perft};
+use loa_engine::{BoardSize, Color, Position, Rules, Start, perft};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,11 +19,28 @@ struct Cli {
     command: Command,
 }
 
+/// The start position of commands that play from it.
+#[derive(clap::Args)]
+struct StartArgs {
+    /// Board size: 5x5, 6x6, 7x7 or 8x8 (or just 5 to 8).
+    #[arg(long, default_value = "8x8")]
+    board: BoardSize,
+    /// Start position: standard (every size) or scrambled-eggs (8x8 only).
+    #[arg(long, default_value = "standard")]
+    start: Start,
+}
+
+impl StartArgs {
+    fn position(&self) -> Result<Position, String> {
+        self.start.position(self.board).map_err(|e| format!("--start: {e}"))
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Count the leaves of the full legal-move tree (the count is the last line).
     Perft {
-        /// Position text, e.g. the start position (see README).
+        /// Position text of any board size 5x5 to 8x8, e.g. the start position (see README).
         position: String,
         /// Depth in plies, 0 to 20 (the tree is walked depth-first, a stack frame a ply).
         #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
@@ -86,9 +103,12 @@ enum Command {
         /// Series seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Random plies from the start position before each pair of games.
+        /// Random plies from the start position before each pair of games (at most 40 on 8x8,
+        /// 24 on 7x7, 12 on 6x6, 6 on 5x5).
         #[arg(long, default_value_t = 0)]
         opening_plies: u32,
+        #[command(flatten)]
+        start: StartArgs,
         /// Worker threads, 1 to 1024 (default: all cores).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: Option<u32>,
@@ -108,6 +128,8 @@ enum Command {
         /// Game seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        #[command(flatten)]
+        start: StartArgs,
     },
     /// Play as an engine: a line protocol in the style of UCI on stdin and stdout, for GUIs,
     /// tournament managers and other programs (docs/engine-protocol.md).
@@ -119,6 +141,9 @@ enum Command {
         /// The game seed until `setoption name Seed` changes it.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// `startpos` and `ucinewgame` set up this board's start.
+        #[command(flatten)]
+        start: StartArgs,
     },
     /// Print the shell completion script for `loa`, e.g.
     /// `loa completions bash > ~/.local/share/bash-completion/completions/loa`.
@@ -221,6 +246,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Eval { weights, position } => {
             let pos = parse_position(&position)?;
             let chromosome = Chromosome::read(&weights).map_err(|e| format!("--weights: {e}"))?;
+            loa_engine::players::network_plays_on(chromosome.topology(), pos.size()).map_err(|e| e.to_string())?;
             // The plain pass of any shape (for the thesis's, bit for bit `Network::evaluate_plain`).
             let net = ShapedNetwork::new(&chromosome);
             println!("{}", net.evaluate_plain(&pos, pos.side_to_move()));
@@ -228,40 +254,45 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Best { player, position, plies_played, seed } => {
             let pos = parse_position(&position)?;
             game_over_check(&pos)?;
-            let prepared = parse_spec(&player)?.prepare().map_err(|e| e.to_string())?;
+            let prepared = parse_spec(&player)?.prepare_on(pos.size()).map_err(|e| e.to_string())?;
             let result = prepared.for_match(seed).choose(&pos, &Rules::default(), plies_played, seed);
             let mv = result.best.map_or("none (no legal move)".to_string(), |m| m.to_string());
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
         }
-        Command::Match { black, white, games, seed, opening_plies, threads, out } => {
-            loa_cli::matches::check_flags(games, opening_plies, out.as_deref())?;
+        Command::Match { black, white, games, seed, opening_plies, start, threads, out } => {
+            let start = start.position()?;
+            loa_cli::matches::check_flags(games, opening_plies, start.size(), out.as_deref())?;
             let threads =
                 threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
-            let config = SeriesConfig { games, seed, threads, opening_plies, rules: Rules::default() };
+            let config = SeriesConfig { games, seed, threads, start, opening_plies, rules: Rules::default() };
             loa_cli::matches::run_match(&black, &white, &config, out.as_deref())?;
         }
-        Command::Engine { player, seed } => {
+        Command::Engine { player, seed, start } => {
+            let start = start.position()?;
             let engine = match player {
                 Some(player) => {
                     loa_cli::engine::Engine::with_player(&player, seed).map_err(|e| format!("--player: {e}"))?
                 }
                 None => loa_cli::engine::Engine::new().with_seed(seed),
             };
+            let engine = engine.with_start(start);
             loa_cli::engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())
                 .map_err(|e| format!("engine input or output: {e}"))?;
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "loa", &mut std::io::stdout());
         }
-        Command::Play { opponent, color, seed } => {
+        Command::Play { opponent, color, seed, start } => {
             let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;
-            let prepared = parse_spec(&opponent)?.prepare().map_err(|e| e.to_string())?;
+            let start = start.position()?;
+            let prepared = parse_spec(&opponent)?.prepare_on(start.size()).map_err(|e| e.to_string())?;
             let stdin = std::io::stdin();
             loa_cli::interactive::play_interactive(
                 &*prepared.for_match(seed),
                 human,
                 &Rules::default(),
                 seed,
+                start,
                 stdin.lock(),
                 std::io::stdout(),
             )

@@ -5,18 +5,21 @@ use crate::match_file::write_match_file;
 use crate::series::{PairPlayers, SeriesConfig, play_series};
 use crate::spec::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
+use loa_engine::BoardSize;
 use loa_engine::game::{MatchSide, Player};
+use loa_engine::openings::max_opening_plies;
 use std::path::Path;
 use std::sync::Arc;
 
 /// The most games a series may ask for.
 pub const MAX_GAMES: u32 = 10_000_000;
-/// The longest random opening: random play rarely connects a side within 40 plies; far longer
-/// openings could make every attempt end the game.
-pub const MAX_OPENING_PLIES: u32 = 40;
+/// The longest random opening on 8×8: random play rarely connects a side within 40 plies; far
+/// longer openings could make every attempt end the game. Smaller boards allow fewer
+/// ([`max_opening_plies`]).
+pub const MAX_OPENING_PLIES: u32 = max_opening_plies(BoardSize::STANDARD);
 
 /// Checks `loa match`'s flags, naming the one at fault and what to give instead.
-pub fn check_flags(games: u32, opening_plies: u32, out: Option<&Path>) -> Result<(), String> {
+pub fn check_flags(games: u32, opening_plies: u32, size: BoardSize, out: Option<&Path>) -> Result<(), String> {
     if games == 0 || games > MAX_GAMES {
         return Err(format!("--games must be 2..={MAX_GAMES}, not {games}"));
     }
@@ -30,8 +33,9 @@ pub fn check_flags(games: u32, opening_plies: u32, out: Option<&Path>) -> Result
              same start (use {around})"
         ));
     }
-    if opening_plies > MAX_OPENING_PLIES {
-        return Err(format!("--opening-plies must be at most {MAX_OPENING_PLIES}, not {opening_plies}"));
+    let most = max_opening_plies(size);
+    if opening_plies > most {
+        return Err(format!("--opening-plies must be at most {most} on the {size} board, not {opening_plies}"));
     }
     // Refuse a file that cannot be written before playing, not after.
     if let Some(dir) = out.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty())
@@ -47,7 +51,8 @@ pub fn check_flags(games: u32, opening_plies: u32, out: Option<&Path>) -> Result
 pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&Path>) -> Result<(), String> {
     let parse = |text: &str| text.parse::<PlayerSpec>().map_err(|e| e.to_string());
     let (a, b) = (parse(black)?, parse(white)?);
-    let (pa, pb) = (a.prepare().map_err(|e| e.to_string())?, b.prepare().map_err(|e| e.to_string())?);
+    let size = config.start.size();
+    let (pa, pb) = (a.prepare_on(size).map_err(|e| e.to_string())?, b.prepare_on(size).map_err(|e| e.to_string())?);
     let bar = ProgressBar::new(u64::from(config.games));
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}").map_err(|e| e.to_string())?,
@@ -86,13 +91,18 @@ mod tests {
     #[test]
     fn odd_game_counts_are_refused_with_the_even_ones_around() {
         assert_eq!(
-            check_flags(3, 0, None).unwrap_err(),
+            check_flags(3, 0, BoardSize::STANDARD, None).unwrap_err(),
             "--games must be even, not 3: games come in two-game matches, each player Black once from the same \
              start (use --games 2 or 4)"
         );
-        assert!(check_flags(1, 0, None).unwrap_err().ends_with("(use --games 2)"));
-        assert!(check_flags(0, 0, None).unwrap_err().starts_with("--games must be 2..="));
-        assert!(check_flags(4, 0, None).is_ok());
-        assert!(check_flags(4, 41, None).unwrap_err().contains("at most 40, not 41"));
+        assert!(check_flags(1, 0, BoardSize::STANDARD, None).unwrap_err().ends_with("(use --games 2)"));
+        assert!(check_flags(0, 0, BoardSize::STANDARD, None).unwrap_err().starts_with("--games must be 2..="));
+        assert!(check_flags(4, 0, BoardSize::STANDARD, None).is_ok());
+        assert!(
+            check_flags(4, 41, BoardSize::STANDARD, None).unwrap_err().contains("at most 40 on the 8x8 board, not 41")
+        );
+        let five = BoardSize::MIN;
+        assert!(check_flags(4, 6, five, None).is_ok());
+        assert!(check_flags(4, 7, five, None).unwrap_err().contains("at most 6 on the 5x5 board, not 7"));
     }
 }

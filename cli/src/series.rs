@@ -6,7 +6,7 @@
 //! from the series seed and the pair's index, so the report is the same with any thread count.
 
 use loa_engine::game::{GameRecord, MatchSide, Player, benchmark_score, color_in_game, match_winner};
-use loa_engine::openings::random_opening;
+use loa_engine::openings::random_opening_from;
 use loa_engine::random::derive_seed;
 use loa_engine::{Color, Outcome, Position, Rules};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +21,8 @@ pub struct SeriesConfig {
     pub seed: u64,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// The start position (any board size): [`Position::start`] for the standard game.
+    pub start: Position,
     /// Uniformly random plies played from the start position before the players take over (0
     /// for the plain start position), so deterministic players play varied games.
     pub opening_plies: u32,
@@ -65,7 +67,8 @@ pub fn play_series(
             }
             let match_seed = derive_seed(config.seed, p as u64);
             let (first, second) = players(match_seed);
-            let start = random_opening(config.opening_plies, derive_seed(match_seed, 0x0B3), &config.rules);
+            let start =
+                random_opening_from(&config.start, config.opening_plies, derive_seed(match_seed, 0x0B3), &config.rules);
             let game_count = (config.games as usize - 2 * p).min(2);
             let mut games = Vec::with_capacity(2);
             for g in 0..game_count {

@@ -1,10 +1,13 @@
 //! The text specs that name players on the command line: `aloa:5`, `aloa-normal:5`, `random:3`,
 //! `randomann:3:SEED`, `net:3:FILE`.
 
+use loa_engine::BoardSize;
 use loa_engine::aloa::{Aloa, AloaKind};
 use loa_engine::game::Player;
-use loa_engine::network::{Chromosome, ChromosomeError, Network, random_uniform};
-use loa_engine::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer};
+use loa_engine::network::{Chromosome, ChromosomeError, Network, Topology, random_uniform};
+use loa_engine::players::{
+    AloaPlayer, NetworkBoardError, RandomPlayer, RememberingPlayer, ShapedPlayer, network_plays_on,
+};
 use loa_engine::random::derive_seed;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
@@ -54,6 +57,8 @@ pub enum PlayerError {
     Syntax(String),
     /// The chromosome file could not be used.
     Chromosome(PathBuf, ChromosomeError),
+    /// A network player asked to play a board it cannot read.
+    Board(String, NetworkBoardError),
 }
 
 impl fmt::Display for PlayerError {
@@ -64,6 +69,7 @@ impl fmt::Display for PlayerError {
             PlayerError::Chromosome(_, e) => {
                 write!(f, "{e} (net:D:FILE reads a chromosome JSON file, as `master export` and `loa imitate` write)")
             }
+            PlayerError::Board(spec, e) => write!(f, "`{spec}`: {e}"),
         }
     }
 }
@@ -147,7 +153,28 @@ impl PlayerSpec {
         spec
     }
 
-    /// Reads any file the spec names and builds what can be built once.
+    /// Whether this player can play on the `size` board: a network only on the board its shape
+    /// reads (a RandomANN has the thesis's, 8×8; a file's network is read to know).
+    pub fn plays_on(&self, size: BoardSize) -> Result<(), PlayerError> {
+        let shape = match self {
+            PlayerSpec::Random { .. } | PlayerSpec::Aloa { .. } => return Ok(()),
+            PlayerSpec::RandomAnn { .. } => Topology::THESIS,
+            PlayerSpec::Net { path, .. } => {
+                Chromosome::read(path).map_err(|e| PlayerError::Chromosome(path.clone(), e))?.topology()
+            }
+        };
+        network_plays_on(shape, size).map_err(|e| PlayerError::Board(self.to_string(), e))
+    }
+
+    /// [`PlayerSpec::prepare`] for games on the `size` board: an error if the player cannot
+    /// play there.
+    pub fn prepare_on(&self, size: BoardSize) -> Result<PreparedPlayer, PlayerError> {
+        self.plays_on(size)?;
+        self.prepare()
+    }
+
+    /// Reads any file the spec names and builds what can be built once (for the 8×8 board;
+    /// [`PlayerSpec::prepare_on`] checks another board first).
     pub fn prepare(&self) -> Result<PreparedPlayer, PlayerError> {
         Ok(match self {
             PlayerSpec::Random { depth, salt } => {
@@ -213,5 +240,37 @@ mod tests {
         assert!(msg("chess:3").contains("unknown player kind `chess`"));
         assert!(msg("net:3").contains("missing the chromosome file"));
         assert!(msg("randomann:3:seed").contains("seed must be a whole number"));
+    }
+
+    #[test]
+    fn network_players_refuse_boards_their_shape_does_not_read() {
+        let six = BoardSize::new(6).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let small: Topology = "6x6-board-36-4-1".parse().unwrap();
+        let small_file = dir.path().join("six.json");
+        Chromosome::new(small, vec![0.1; small.weight_count()]).unwrap().write(&small_file).unwrap();
+        let thesis_file = dir.path().join("thesis.json");
+        random_uniform(3).write(&thesis_file).unwrap();
+        let thesis_net = format!("net:3:{}", thesis_file.display());
+        let small_net = format!("net:3:{}", small_file.display());
+        for (text, refused, allowed) in [
+            (thesis_net.as_str(), six, BoardSize::STANDARD),
+            ("randomann:2", six, BoardSize::STANDARD),
+            ("randomann:2:5", six, BoardSize::STANDARD),
+            (small_net.as_str(), BoardSize::STANDARD, six),
+        ] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let err = spec.prepare_on(refused).map(|_| ()).unwrap_err();
+            assert!(matches!(err, PlayerError::Board(_, NetworkBoardError { size, .. }) if size == refused), "{err}");
+            let msg = err.to_string();
+            assert!(msg.contains(text) && msg.contains(&format!("not {refused}")), "{msg}");
+            assert!(spec.prepare_on(allowed).is_ok(), "{text} on {allowed}");
+        }
+        for text in ["aloa:2", "aloa-normal:2", "random:2"] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            for size in BoardSize::ALL {
+                assert!(spec.prepare_on(size).is_ok(), "{text} {size}");
+            }
+        }
     }
 }

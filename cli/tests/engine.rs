@@ -153,7 +153,8 @@ fn engines_play_loa_match(first: &str, second: &str, games: u32, seed: u64, open
     let players = |s: u64| -> PairPlayers {
         (pa.for_match(s) as Arc<dyn Player + Send>, pb.for_match(s) as Arc<dyn Player + Send>)
     };
-    let config = SeriesConfig { games, seed, threads: 1, opening_plies, rules: Rules::default() };
+    let config =
+        SeriesConfig { games, seed, threads: 1, start: Position::start(), opening_plies, rules: Rules::default() };
     let series: Vec<_> = play_series(&config, &players, &|_| {}).games().cloned().collect();
 
     let (mut first_engine, mut second_engine) = (Engine::start(first, false), Engine::start(second, true));

@@ -1,6 +1,8 @@
 //! Lines of Action: the game core every other part of loa-evolve stands on.
 //!
 //! - [`Square`], [`Color`], [`Bitboard`]: the board's small types (docs/spec.md §1 indices).
+//! - [`BoardSize`]: 5×5 to 8×8 boards, embedded in the 8×8 bitboards; [`Start`]: the start
+//!   positions (the usual one on every size, Scrambled Eggs on 8×8).
 //! - [`Move`], [`MoveList`]: moves and allocation-free move lists in canonical order.
 //! - [`Position`]: pieces and side to move; copy-make with [`Position::play`].
 //! - [`movegen`]: legal move generation ([`Position::generate_moves`], [`Position::count_moves`]).
@@ -31,6 +33,7 @@
 
 pub mod aloa;
 mod bitboard;
+mod board_size;
 pub mod breeding;
 pub mod connect;
 pub mod files;
@@ -49,15 +52,18 @@ pub mod rules;
 pub mod search;
 pub mod spec;
 mod square;
+mod start;
 mod tables;
 pub mod tasks;
 
 pub use bitboard::Bitboard;
+pub use board_size::{BoardSize, BoardSizeError};
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use notation::{IllegalReason, MoveError, PositionError};
 pub use position::{MAX_PIECES, Position, START_TEXT};
 pub use rules::{BothConnected, EndReason, GameEnd, NoMoves, Outcome, Rules};
 pub use square::{Color, Square};
+pub use start::{Start, StartError};
 
 /// Restores the default action for SIGPIPE, which Rust programs ignore: then a command whose
 /// output goes to a pipe that closes early (`loa moves ... | head -1`) ends quietly, as Unix

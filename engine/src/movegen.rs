@@ -5,15 +5,19 @@
 //! is two masks tests. The destinations of one piece form a bitboard, so walking it from the
 //! lowest bit yields that piece's moves in ascending to-square order, and walking pieces from the
 //! lowest square gives the canonical order of docs/spec.md §1 with no sort.
+//!
+//! A smaller board (docs/spec.md §1) uses the same tables: its pieces never stand outside it,
+//! so the line counts are its own, and only the destination has to be masked with the board
+//! (a path that stays on the board jumps only squares of the board).
 
 use crate::tables::{LINE, LINE_PATHS};
 use crate::{Bitboard, Move, MoveList, Position, Square};
 
 impl Position {
     /// The squares the piece on `from` may move to. `own`/`enemy` are the mover's and the
-    /// opponent's pieces; the piece on `from` must belong to `own`.
+    /// opponent's pieces, `board` the board's squares; the piece on `from` must belong to `own`.
     #[inline(always)]
-    fn destinations(from: usize, own: u64, enemy: u64) -> u64 {
+    fn destinations(from: usize, own: u64, enemy: u64, board: u64) -> u64 {
         let occupied = own | enemy;
         let mut dest = 0u64;
         for (line, masks) in LINE.iter().enumerate() {
@@ -28,7 +32,7 @@ impl Position {
                 dest |= target & open.wrapping_neg();
             }
         }
-        dest & !own
+        dest & !own & board
     }
 
     /// The destinations of the piece on `from` if it belongs to the side to move, else empty.
@@ -36,7 +40,7 @@ impl Position {
         if !self.own().contains(from) {
             return Bitboard::EMPTY;
         }
-        Bitboard(Self::destinations(from.index(), self.own().0, self.enemy().0))
+        Bitboard(Self::destinations(from.index(), self.own().0, self.enemy().0, self.size.mask()))
     }
 
     /// Appends the legal moves to `list` in canonical order (the list is cleared first).
@@ -44,12 +48,12 @@ impl Position {
     #[inline]
     pub fn generate_moves(&self, list: &mut MoveList) {
         list.clear();
-        let (own, enemy) = (self.own().0, self.enemy().0);
+        let (own, enemy, board) = (self.own().0, self.enemy().0, self.size.mask());
         let mut pieces = own;
         while pieces != 0 {
             let from = pieces.trailing_zeros() as usize;
             pieces &= pieces - 1;
-            let mut dest = Self::destinations(from, own, enemy);
+            let mut dest = Self::destinations(from, own, enemy, board);
             while dest != 0 {
                 let to = dest.trailing_zeros() as u8;
                 dest &= dest - 1;
@@ -66,7 +70,7 @@ impl Position {
     #[inline]
     pub fn generate_moves_captures_first(&self, list: &mut MoveList) {
         list.clear();
-        let (own, enemy) = (self.own().0, self.enemy().0);
+        let (own, enemy, board) = (self.own().0, self.enemy().0, self.size.mask());
         // Each piece's destinations, computed once, walked twice: captures, then the rest.
         let mut dests = [(0u8, 0u64); crate::position::MAX_PIECES as usize];
         let mut count = 0;
@@ -74,7 +78,7 @@ impl Position {
         while pieces != 0 && count < dests.len() {
             let from = pieces.trailing_zeros() as usize;
             pieces &= pieces - 1;
-            dests[count] = (from as u8, Self::destinations(from, own, enemy));
+            dests[count] = (from as u8, Self::destinations(from, own, enemy, board));
             count += 1;
         }
         for (mask, capture) in [(enemy, true), (!enemy, false)] {
@@ -100,14 +104,14 @@ impl Position {
     /// The number of legal moves, counted without listing them (bulk counting).
     #[inline]
     pub fn count_moves(&self) -> u32 {
-        let (own, enemy) = (self.own().0, self.enemy().0);
-        Bitboard(own).map(|from| Self::destinations(from.index(), own, enemy).count_ones()).sum()
+        let (own, enemy, board) = (self.own().0, self.enemy().0, self.size.mask());
+        Bitboard(own).map(|from| Self::destinations(from.index(), own, enemy, board).count_ones()).sum()
     }
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_move(&self) -> bool {
-        let (own, enemy) = (self.own().0, self.enemy().0);
-        Bitboard(own).any(|from| Self::destinations(from.index(), own, enemy) != 0)
+        let (own, enemy, board) = (self.own().0, self.enemy().0, self.size.mask());
+        Bitboard(own).any(|from| Self::destinations(from.index(), own, enemy, board) != 0)
     }
 
     /// Whether `mv` is a legal move here (a pass is legal only with no other move; the rules
@@ -122,8 +126,12 @@ impl Position {
         }
         let (from, to) = (mv.from(), mv.to());
         let (own, enemy) = (self.own().0, self.enemy().0);
-        // The mover's piece, to a square without one (so not to itself).
-        if own & from.bit() == 0 || own & to.bit() != 0 || mv.is_capture() != (enemy & to.bit() != 0) {
+        // The mover's piece, to a square of the board without one (so not to itself).
+        if own & from.bit() == 0
+            || own & to.bit() != 0
+            || self.size.mask() & to.bit() == 0
+            || mv.is_capture() != (enemy & to.bit() != 0)
+        {
             return false;
         }
         let (dx, dy) = (i32::from(to.file()) - i32::from(from.file()), i32::from(to.rank()) - i32::from(from.rank()));

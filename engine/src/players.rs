@@ -9,11 +9,40 @@ use crate::game::Player;
 use crate::network::{Chromosome, Network, ShapeError, ShapedNetwork, Topology};
 use crate::random::{RandomHeuristic, derive_seed};
 use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta};
-use crate::{Position, Rules};
+use crate::{BoardSize, Position, Rules};
 use std::sync::Arc;
 
 /// The deepest search a task or spec may ask for (deeper searches would take hours per move).
 pub const MAX_DEPTH: u32 = 12;
+
+/// A network asked to play on a board it cannot read: its shape names the board it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkBoardError {
+    /// The network's shape.
+    pub shape: Topology,
+    /// The board asked for.
+    pub size: BoardSize,
+}
+
+impl std::fmt::Display for NetworkBoardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = self.shape.side();
+        write!(
+            f,
+            "the network {} reads the {side}x{side} board, not {}: play it on {side}x{side}, or give a network \
+             of a {} shape (docs/spec.md §3)",
+            self.shape, self.size, self.size
+        )
+    }
+}
+
+impl std::error::Error for NetworkBoardError {}
+
+/// Whether a network of `shape` can play on the `size` board: the one check every caller that
+/// sets a network to play a board makes (the evaluator itself reads whatever it is given).
+pub fn network_plays_on(shape: Topology, size: BoardSize) -> Result<(), NetworkBoardError> {
+    if shape.side() == size.side() { Ok(()) } else { Err(NetworkBoardError { shape, size }) }
+}
 
 /// A searching player: alpha-beta over an evaluator to a fixed depth.
 #[derive(Clone, Debug)]

@@ -1,19 +1,22 @@
 //! The position: where the pieces stand and whose turn it is.
 
-use crate::{Bitboard, Color, Move, Square};
+use crate::{Bitboard, BoardSize, Color, Move, PositionError, Square};
 
-/// The most pieces a colour can have (the start position's count).
+/// The most pieces a colour can have on any board (the 8×8 start position's count; on an N×N
+/// board it is [`BoardSize::max_pieces`]).
 pub const MAX_PIECES: u32 = 12;
 
-/// A Lines of Action position: one bitboard per colour and the side to move.
+/// A Lines of Action position: one bitboard per colour, the side to move and the board's size.
 ///
-/// A `Position` always holds at least one and at most [`MAX_PIECES`] pieces of each colour, on
-/// distinct squares; [`Position::from_pieces`] and the position-text parser check this. It knows
-/// nothing of game history (the ply counter lives with the game, [`crate::game::play_game`]).
+/// A `Position` always holds at least one and at most [`BoardSize::max_pieces`] pieces of each
+/// colour, on distinct squares of its board; [`Position::from_pieces_on`] and the position-text
+/// parser check this. It knows nothing of game history (the ply counter lives with the game,
+/// [`crate::game::play_game`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) pieces: [u64; 2],
     pub(crate) side: Color,
+    pub(crate) size: BoardSize,
 }
 
 /// The start position in position text.
@@ -22,25 +25,54 @@ pub const START_TEXT: &str = ".bbbbbb./w......w/w......w/w......w/w......w/w....
 impl Position {
     /// The start position: Black on b1–g1 and b8–g8, White on a2–a7 and h2–h7, Black to move.
     pub const fn start() -> Position {
-        Position { pieces: [0x7E00_0000_0000_007E, 0x0081_8181_8181_8100], side: Color::Black }
+        Position {
+            pieces: [0x7E00_0000_0000_007E, 0x0081_8181_8181_8100],
+            side: Color::Black,
+            size: BoardSize::STANDARD,
+        }
     }
 
-    /// A position from piece sets, checked: the sets must not overlap and each colour needs
-    /// 1..=12 pieces.
-    pub fn from_pieces(black: Bitboard, white: Bitboard, side: Color) -> Result<Position, crate::PositionError> {
-        use crate::PositionError;
+    /// A position on the 8×8 board from piece sets, checked as [`Position::from_pieces_on`]
+    /// does.
+    pub fn from_pieces(black: Bitboard, white: Bitboard, side: Color) -> Result<Position, PositionError> {
+        Position::from_pieces_on(BoardSize::STANDARD, black, white, side)
+    }
+
+    /// A position on the `size` board from piece sets, checked: every piece on the board, the
+    /// sets not overlapping, and each colour with 1 to [`BoardSize::max_pieces`] pieces.
+    pub fn from_pieces_on(
+        size: BoardSize,
+        black: Bitboard,
+        white: Bitboard,
+        side: Color,
+    ) -> Result<Position, PositionError> {
+        if let Some(square) = ((black | white) & !Bitboard(size.mask())).first() {
+            return Err(PositionError::OffBoard { square, size });
+        }
         if !(black & white).is_empty() {
             return Err(PositionError::Overlap { square: (black & white).first().unwrap_or(Square::new(0)) });
         }
         for (color, bb) in [(Color::Black, black), (Color::White, white)] {
-            if bb.count() > MAX_PIECES {
-                return Err(PositionError::TooManyPieces { color, count: bb.count() });
+            if bb.count() > size.max_pieces() {
+                return Err(PositionError::TooManyPieces { color, count: bb.count(), max: size.max_pieces() });
             }
             if bb.is_empty() {
                 return Err(PositionError::NoPieces { color });
             }
         }
-        Ok(Position { pieces: [black.0, white.0], side })
+        Ok(Position { pieces: [black.0, white.0], side, size })
+    }
+
+    /// The board's size.
+    #[inline]
+    pub const fn size(&self) -> BoardSize {
+        self.size
+    }
+
+    /// The board's squares (see [`BoardSize::mask`]).
+    #[inline]
+    pub const fn board(&self) -> Bitboard {
+        Bitboard(self.size.mask())
     }
 
     /// The side to move.

@@ -10,8 +10,14 @@
 //! Two ways to get the counts: [`QuadCounts::of`] from scratch with shifts of a padded 10×10
 //! board held in a `u128`, and [`QuadCounts::added`]/[`QuadCounts::removed`], which update the
 //! four quads around one square from a 512-entry table of the 3×3 neighbourhood.
+//!
+//! On a smaller N×N board (docs/spec.md §1) the pieces sit in the corner of the same frame. A
+//! window reaching past the board's last file or rank sees empty squares there, which is what
+//! the edge of the board means, so Q1..Q4, Qd and the Euler number are the N×N board's as they
+//! stand; only Q0 also counts the 81 − (N+1)² windows wholly off the board, which
+//! [`QuadCounts::on_board`] takes away.
 
-use crate::{Bitboard, Square};
+use crate::{Bitboard, BoardSize, Square};
 
 /// Index of the diagonal-pair count in [`QuadCounts::counts`].
 pub const QD: usize = 5;
@@ -149,6 +155,15 @@ impl QuadCounts {
         self
     }
 
+    /// These counts (of pieces on the `size` board) with Q0 counting only the `(N+1)²` windows
+    /// that touch the board: the counts of the N×N board with its own empty border.
+    #[must_use]
+    pub fn on_board(mut self, size: BoardSize) -> QuadCounts {
+        let side = u32::from(size.side()) + 1;
+        self.counts[0] = self.counts[0].wrapping_sub((81 - side * side) as u8);
+        self
+    }
+
     /// The Euler number: groups minus holes, `(Q1 − Q3 − 2·Qd) / 4`.
     #[inline]
     pub fn euler(&self) -> i32 {
@@ -210,6 +225,63 @@ mod tests {
             let pieces = Bitboard(x & x.rotate_left(23));
             assert_eq!(QuadCounts::of(pieces), slow(pieces), "{:#x}", pieces.0);
         }
+    }
+
+    /// Window-by-window counting on an N×N grid with its own empty border, nothing of the 8×8
+    /// frame: the (N+1)² windows of an (N+2)×(N+2) grid.
+    fn padded_grid_counts(pieces: Bitboard, n: i32) -> QuadCounts {
+        let grid: Vec<Vec<usize>> = (-1..=n)
+            .map(|y| {
+                (-1..=n)
+                    .map(|x| {
+                        let on = (0..n).contains(&x) && (0..n).contains(&y);
+                        usize::from(on && pieces.contains(Square::new((8 * y + x) as u8)))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut q = QuadCounts::default();
+        for y in 0..=n as usize {
+            for x in 0..=n as usize {
+                let pattern = grid[y + 1][x] | grid[y + 1][x + 1] << 1 | grid[y][x] << 2 | grid[y][x + 1] << 3;
+                q.counts[quad_type(pattern)] += 1;
+            }
+        }
+        q
+    }
+
+    #[test]
+    fn counts_on_smaller_boards_are_those_of_the_padded_n_by_n_grid() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for size in BoardSize::ALL {
+            let n = i32::from(size.side());
+            let mut with_edge_windows = 0;
+            for _ in 0..3000 {
+                x = crate::random::mix64(x);
+                let pieces = Bitboard(x & crate::random::mix64(x ^ 3) & size.mask());
+                let want = padded_grid_counts(pieces, n);
+                let got = QuadCounts::of(pieces).on_board(size);
+                assert_eq!(got, want, "{size} {:#x}", pieces.0);
+                assert_eq!(got.counts.iter().map(|&c| u32::from(c)).sum::<u32>(), ((n + 1) * (n + 1)) as u32);
+                // The Euler number needs no correction.
+                assert_eq!(QuadCounts::of(pieces).euler(), want.euler());
+                // Pieces on the last file or rank: their windows straddle the board's edge.
+                let last = (0..n).fold(0u64, |b, i| b | 1 << (8 * i + n - 1) | 1 << (8 * (n - 1) + i));
+                with_edge_windows += usize::from(pieces.0 & last != 0);
+            }
+            assert!(with_edge_windows > 1000, "{size}: {with_edge_windows}");
+        }
+    }
+
+    #[test]
+    fn euler_counts_groups_on_a_small_board() {
+        // 5×5: two pieces in the far corner and one at a1, no holes: E = 2 groups.
+        let pieces = bb(&["a1", "e5", "d4"]);
+        assert_eq!(QuadCounts::of(pieces).on_board(BoardSize::MIN).euler(), 2);
+        assert_eq!(group_count(pieces), 2);
+        // A ring around c3 on 5×5: one group, one hole.
+        let ring = bb(&["b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4"]);
+        assert_eq!(QuadCounts::of(ring).euler(), 0);
     }
 
     #[test]

@@ -14,8 +14,8 @@ pub enum Command {
     NewGame,
     /// `position startpos|fen BOARD SIDE [moves M...]`.
     Position {
-        /// The position before the moves.
-        start: Position,
+        /// The position before the moves: `None` for `startpos`, the session's start position.
+        start: Option<Position>,
         /// The moves as written, still to be checked.
         moves: Vec<String>,
     },
@@ -117,8 +117,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, ProtocolError> {
 fn parse_position(words: &[&str]) -> Result<Command, ProtocolError> {
     let usage = |problem: String| ProtocolError::Usage { command: "position", problem };
     let (start, rest) = match words {
-        ["startpos", rest @ ..] => (Position::start(), rest),
-        ["fen", board, side, rest @ ..] => (format!("{board} {side}").parse().map_err(ProtocolError::Position)?, rest),
+        ["startpos", rest @ ..] => (None, rest),
+        ["fen", board, side, rest @ ..] => {
+            (Some(format!("{board} {side}").parse().map_err(ProtocolError::Position)?), rest)
+        }
         ["fen", ..] => return Err(usage("`fen` needs the board and the side to move".into())),
         [] => return Err(usage("missing `startpos` or `fen`".into())),
         [other, ..] => return Err(usage(format!("expected `startpos` or `fen`, found `{other}`"))),
@@ -193,11 +195,11 @@ mod tests {
         assert_eq!(ok("uci"), Command::Uci);
         assert_eq!(ok("  isready \r"), Command::IsReady);
         assert_eq!(parse("   ").unwrap(), None);
-        assert_eq!(ok("position startpos"), Command::Position { start: Position::start(), moves: vec![] });
+        assert_eq!(ok("position startpos"), Command::Position { start: None, moves: vec![] });
         let fen = format!("position fen {} moves b1-b3 h2-f2", loa_engine::START_TEXT);
         assert_eq!(
             ok(&fen),
-            Command::Position { start: Position::start(), moves: vec!["b1-b3".into(), "h2-f2".into()] }
+            Command::Position { start: Some(Position::start()), moves: vec!["b1-b3".into(), "h2-f2".into()] }
         );
         assert_eq!(ok("go"), Command::Go(GoLimit::OwnDepth));
         assert_eq!(ok("go depth 4"), Command::Go(GoLimit::Depth(4)));
@@ -216,7 +218,7 @@ mod tests {
         assert!(err("uci now").starts_with("uci: unexpected `now`"));
         assert!(err("position").starts_with("position: missing `startpos` or `fen`"));
         assert!(err("position fen .bbbbbb./w......w").starts_with("position: `fen` needs the board and the side"));
-        assert!(err("position fen x b").contains("bad position text: board must have 8 ranks"));
+        assert!(err("position fen x b").contains("bad position text: board must have 5 to 8 ranks"));
         assert!(
             err("position startpos b1-b3").starts_with("position: expected `moves` after the position, found `b1-b3`")
         );

@@ -46,6 +46,8 @@ pub enum EngineError {
     },
     /// `go` with no position: the last `position` was refused.
     NoPosition,
+    /// `go` on a board the player cannot play (a network on a board other than 8×8).
+    Board(PlayerError),
 }
 
 impl fmt::Display for EngineError {
@@ -63,6 +65,9 @@ impl fmt::Display for EngineError {
             EngineError::UnknownOption { name } => write!(f, "unknown option `{name}` (options: Player, Seed)"),
             EngineError::NoPosition => {
                 write!(f, "go: no position (the last `position` command was refused); send a good one first")
+            }
+            EngineError::Board(e) => {
+                write!(f, "go: {e}; choose another player with `setoption name Player value aloa:5`")
             }
         }
     }
@@ -110,6 +115,8 @@ pub struct Engine {
     /// The player at each depth asked for so far, made when first asked for.
     players: HashMap<u32, Arc<dyn PlayerDebug>>,
     seed: u64,
+    /// What `startpos` and `ucinewgame` set up.
+    start: Position,
     game: Option<Game>,
     rules: Rules,
 }
@@ -130,6 +137,7 @@ impl Engine {
             spec: default_player(),
             players: HashMap::new(),
             seed: 0,
+            start: Position::start(),
             game: Some(Game { pos: Position::start(), plies: 0 }),
             rules: Rules::default(),
         }
@@ -140,6 +148,14 @@ impl Engine {
         let mut engine = Engine::new().with_seed(seed);
         engine.set_player(player)?;
         Ok(engine)
+    }
+
+    /// The same session with `start` (any board size) as the start position `startpos` and
+    /// `ucinewgame` set up.
+    pub fn with_start(mut self, start: Position) -> Engine {
+        self.start = start;
+        self.game = Some(Game { pos: start, plies: 0 });
+        self
     }
 
     /// The same session with game seed `seed`.
@@ -172,8 +188,8 @@ impl Engine {
                 writeln!(out, "uciok")?;
             }
             Command::IsReady => writeln!(out, "readyok")?,
-            Command::NewGame => self.game = Some(Game { pos: Position::start(), plies: 0 }),
-            Command::Position { start, moves } => match apply_moves(start, &moves, &self.rules) {
+            Command::NewGame => self.game = Some(Game { pos: self.start, plies: 0 }),
+            Command::Position { start, moves } => match apply_moves(start.unwrap_or(self.start), &moves, &self.rules) {
                 Ok(pos) => self.game = Some(Game { pos, plies: moves.len() as u32 }),
                 Err(e) => {
                     self.game = None;
@@ -238,6 +254,7 @@ impl Engine {
         if self.rules.ply_cap > 0 && plies >= self.rules.ply_cap {
             return Ok(Searched::Over(format!("draw at the ply cap ({plies} plies played)")));
         }
+        self.spec.plays_on(pos.size()).map_err(EngineError::Board)?;
         let depth = match limit {
             GoLimit::OwnDepth => self.spec.depth(),
             GoLimit::Depth(d) => d,

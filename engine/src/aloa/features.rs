@@ -7,7 +7,8 @@
 //! `max(|n·x − Σx|, |n·y − Σy|) / n` squares (Chebyshev, "the minimal number of squares it is
 //! removed") from the centre of mass `(Σx/n, Σy/n)`.
 
-use crate::Bitboard;
+use super::geometry::{by_size, geometry, ring_on};
+use crate::{Bitboard, BoardSize};
 
 /// `MIN_DISTANCE_SUM[n]`: the least possible sum of distances to the centre of mass of `n`
 /// pieces, times `n` (the units of [`SideFeatures::distance_sum`]).
@@ -24,14 +25,11 @@ const FILE_BIT: [u64; 3] = [0xAAAA_AAAA_AAAA_AAAA, 0xCCCC_CCCC_CCCC_CCCC, 0xF0F0
 /// Ranks whose index has bit 0, 1, 2 set.
 const RANK_BIT: [u64; 3] = [0xFF00_FF00_FF00_FF00, 0xFFFF_0000_FFFF_0000, 0xFFFF_FFFF_0000_0000];
 
-/// The squares at least 1, 2 and 3 steps from the edge: the inner 6×6, 4×4 and 2×2 boxes. A
-/// piece's ring value (Garcia's weighted board, see [`super::AloaWeights::centralisation`]) is the
-/// number of these boxes it stands in.
-const INNER: [u64; 3] = [0x007E_7E7E_7E7E_7E00, 0x0000_3C3C_3C3C_0000, 0x0000_0018_1800_0000];
-
-/// Lower-left squares of the 49 quads that lie wholly on the board (file and rank ≤ 6). Quads
-/// hanging over the edge hold at most two board squares, so with the phantom empty border of
-/// [`crate::quads`] they can never be Q3 or Q4: only these 49 matter here.
+/// Lower-left squares of the 49 quads that lie wholly on the 8×8 board (file and rank ≤ 6).
+/// Quads hanging over the edge hold at most two board squares, so with the phantom empty border
+/// of [`crate::quads`] they can never be Q3 or Q4: only these 49 matter here. The same mask
+/// serves a smaller board: its pieces never stand beyond its last file or rank, so a window
+/// straddling its edge holds at most two of them.
 const FULL_QUADS: u64 = 0x007F_7F7F_7F7F_7F7F;
 
 /// One side's measurements. Distances are in units of `1/count` squares.
@@ -47,8 +45,8 @@ pub struct SideFeatures {
     pub distance_sum: u32,
     /// `distance_sum` minus [`MIN_DISTANCE_SUM`]`[n]`: what better placement could still save.
     pub excess: u32,
-    /// Chebyshev distance of the centre of mass from the board centre (3.5, 3.5), times `2n`:
-    /// `max(|2·Σx − 7n|, |2·Σy − 7n|)`.
+    /// Chebyshev distance of the centre of mass from the board centre ((N−1)/2, (N−1)/2; 3.5 on
+    /// 8×8), times `2n`: `max(|2·Σx − (N−1)n|, |2·Σy − (N−1)n|)`.
     pub com_offcentre: u32,
     /// Σ over pieces of the ring value 0 (edge) … 3 (the four centre squares).
     pub ring_sum: u32,
@@ -172,94 +170,105 @@ pub(crate) struct MovedFeatures {
     pub(crate) near_q4: [i32; LANES],
 }
 
-/// Garcia's ring value of a square on file `x` and rank `y` (0 on the edge … 3 in the centre):
-/// how many of the [`INNER`] boxes it is in. Arithmetic rather than a table, so that lanes of
-/// squares vectorise.
-#[inline(always)]
-fn ring(x: i32, y: i32) -> i32 {
-    x.min(7 - x).min(y.min(7 - y)).min(3)
-}
-
 impl MovedFeatures {
     /// The measurements of `pieces` after each move of one of its pieces from `from[l]` to
     /// `to[l]` (square indices; `to[l]` not in `pieces`): lane `l` holds exactly what
     /// `SideFeatures::of(pieces − from[l] + to[l], with_quads)` does
     /// (`moved_features_equal_measuring_the_moved_set`). A lane with `from[l] == to[l]` measures
-    /// `pieces` unmoved. `pieces` must hold 1 to 12 pieces.
+    /// `pieces` unmoved. `pieces` must hold 1 to 12 pieces, all on the `size` board.
     #[inline]
-    pub(crate) fn of(pieces: Bitboard, from: &[u8; LANES], to: &[u8; LANES], with_quads: bool) -> MovedFeatures {
-        let p = pieces.0;
-        let count = p.count_ones();
-        debug_assert!((1..=12).contains(&count));
-        let n = count as i32;
-        let sum_file = coordinate_sum(p, &FILE_BIT) as i32;
-        let sum_rank = coordinate_sum(p, &RANK_BIT) as i32;
-        let ring_sum = ((p & INNER[0]).count_ones() + (p & INNER[1]).count_ones() + (p & INNER[2]).count_ones()) as i32;
-        let edge = (p & !INNER[0]).count_ones() as i32;
-        let mut m = MovedFeatures {
-            count,
-            sum_file: [0; LANES],
-            sum_rank: [0; LANES],
-            distance_sum: [0; LANES],
-            excess: [0; LANES],
-            com_offcentre: [0; LANES],
-            ring_sum: [0; LANES],
-            edge: [0; LANES],
-            near_q3: [0; LANES],
-            near_q4: [0; LANES],
-        };
-        // Each lane's coordinate sums, ring sum and edge count, and its moved piece's distance
-        // before and after (the piece leaves the parent's sum and enters the child's on its
-        // new square). Plain loops over `i32` lanes, which the compiler vectorises.
-        let (from, to) = (from.map(i32::from), to.map(i32::from));
-        for l in 0..LANES {
-            let (fx, fy, tx, ty) = (from[l] & 7, from[l] >> 3, to[l] & 7, to[l] >> 3);
-            let (sx, sy) = (sum_file - fx + tx, sum_rank - fy + ty);
-            let (dfx, dfy, dtx, dty) = (n * fx - sx, n * fy - sy, n * tx - sx, n * ty - sy);
-            m.sum_file[l] = sx;
-            m.sum_rank[l] = sy;
-            m.distance_sum[l] = dtx.max(-dtx).max(dty.max(-dty)) - dfx.max(-dfx).max(dfy.max(-dfy));
-            let (ring_from, ring_to) = (ring(fx, fy), ring(tx, ty));
-            m.ring_sum[l] = ring_sum - ring_from + ring_to;
-            m.edge[l] = edge - i32::from(ring_from == 0) + i32::from(ring_to == 0);
-        }
-        // Integer arithmetic, so the sum is exact in any order: it equals `distance_sum`'s.
-        let mut bits = p;
-        while bits != 0 {
-            let s = bits.trailing_zeros() as i32;
-            bits &= bits - 1;
-            let (x, y) = (n * (s & 7), n * (s >> 3));
-            for l in 0..LANES {
-                let (dx, dy) = (x - m.sum_file[l], y - m.sum_rank[l]);
-                m.distance_sum[l] += dx.max(-dx).max(dy.max(-dy));
-            }
-        }
-        // The table is the true minimum for n ≤ 12, so the excess is never negative; the
-        // `max` keeps `SideFeatures::of`'s saturation all the same.
-        let minimum = MIN_DISTANCE_SUM[count as usize] as i32;
-        for l in 0..LANES {
-            m.excess[l] = (m.distance_sum[l] - minimum).max(0);
-            let (ox, oy) = (2 * m.sum_file[l] - 7 * n, 2 * m.sum_rank[l] - 7 * n);
-            m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
-        }
-        if with_quads {
-            // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
-            // loop with the near windows from tables it ran a lane at a time, 45 instructions
-            // each, half the batch.
-            let half = near_half(n);
-            let mut near = [0u64; LANES];
-            for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
-                *near = near_box(n, sx, sy, half);
-            }
-            for l in 0..LANES {
-                let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
-                let (q3, q4) = quads(moved);
-                m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
-                m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
-            }
-        }
-        m
+    pub(crate) fn of(
+        size: BoardSize,
+        pieces: Bitboard,
+        from: &[u8; LANES],
+        to: &[u8; LANES],
+        with_quads: bool,
+    ) -> MovedFeatures {
+        by_size!(size, moved_features(pieces, from, to, with_quads))
     }
+}
+
+/// [`MovedFeatures::of`] on the N×N board.
+#[inline(always)]
+fn moved_features<const N: i32>(
+    pieces: Bitboard,
+    from: &[u8; LANES],
+    to: &[u8; LANES],
+    with_quads: bool,
+) -> MovedFeatures {
+    let geometry = const { geometry(N) };
+    let (inner, last) = (&geometry.inner, geometry.last);
+    let p = pieces.0;
+    let count = p.count_ones();
+    debug_assert!((1..=12).contains(&count));
+    let n = count as i32;
+    let sum_file = coordinate_sum(p, &FILE_BIT) as i32;
+    let sum_rank = coordinate_sum(p, &RANK_BIT) as i32;
+    let ring_sum = ((p & inner[0]).count_ones() + (p & inner[1]).count_ones() + (p & inner[2]).count_ones()) as i32;
+    let edge = (p & !inner[0]).count_ones() as i32;
+    let mut m = MovedFeatures {
+        count,
+        sum_file: [0; LANES],
+        sum_rank: [0; LANES],
+        distance_sum: [0; LANES],
+        excess: [0; LANES],
+        com_offcentre: [0; LANES],
+        ring_sum: [0; LANES],
+        edge: [0; LANES],
+        near_q3: [0; LANES],
+        near_q4: [0; LANES],
+    };
+    // Each lane's coordinate sums, ring sum and edge count, and its moved piece's distance
+    // before and after (the piece leaves the parent's sum and enters the child's on its
+    // new square). Plain loops over `i32` lanes, which the compiler vectorises.
+    let (from, to) = (from.map(i32::from), to.map(i32::from));
+    for l in 0..LANES {
+        let (fx, fy, tx, ty) = (from[l] & 7, from[l] >> 3, to[l] & 7, to[l] >> 3);
+        let (sx, sy) = (sum_file - fx + tx, sum_rank - fy + ty);
+        let (dfx, dfy, dtx, dty) = (n * fx - sx, n * fy - sy, n * tx - sx, n * ty - sy);
+        m.sum_file[l] = sx;
+        m.sum_rank[l] = sy;
+        m.distance_sum[l] = dtx.max(-dtx).max(dty.max(-dty)) - dfx.max(-dfx).max(dfy.max(-dfy));
+        let (ring_from, ring_to) = (ring_on(last, fx, fy), ring_on(last, tx, ty));
+        m.ring_sum[l] = ring_sum - ring_from + ring_to;
+        m.edge[l] = edge - i32::from(ring_from == 0) + i32::from(ring_to == 0);
+    }
+    // Integer arithmetic, so the sum is exact in any order: it equals `distance_sum`'s.
+    let mut bits = p;
+    while bits != 0 {
+        let s = bits.trailing_zeros() as i32;
+        bits &= bits - 1;
+        let (x, y) = (n * (s & 7), n * (s >> 3));
+        for l in 0..LANES {
+            let (dx, dy) = (x - m.sum_file[l], y - m.sum_rank[l]);
+            m.distance_sum[l] += dx.max(-dx).max(dy.max(-dy));
+        }
+    }
+    // The table is the true minimum for n ≤ 12, so the excess is never negative; the
+    // `max` keeps `SideFeatures::of`'s saturation all the same.
+    let minimum = MIN_DISTANCE_SUM[count as usize] as i32;
+    for l in 0..LANES {
+        m.excess[l] = (m.distance_sum[l] - minimum).max(0);
+        let (ox, oy) = (2 * m.sum_file[l] - last * n, 2 * m.sum_rank[l] - last * n);
+        m.com_offcentre[l] = ox.max(-ox).max(oy.max(-oy));
+    }
+    if with_quads {
+        // Two loops of plain integer lanes, both vectorised (the popcounts too): as one
+        // loop with the near windows from tables it ran a lane at a time, 45 instructions
+        // each, half the batch.
+        let half = near_half(n);
+        let mut near = [0u64; LANES];
+        for ((near, &sx), &sy) in near.iter_mut().zip(&m.sum_file).zip(&m.sum_rank) {
+            *near = near_box(n, sx, sy, half);
+        }
+        for l in 0..LANES {
+            let moved = p ^ (1u64 << from[l]) ^ (1u64 << to[l]);
+            let (q3, q4) = quads(moved);
+            m.near_q3[l] = (q3 & near[l]).count_ones() as i32;
+            m.near_q4[l] = (q4 & near[l]).count_ones() as i32;
+        }
+    }
+    m
 }
 
 /// The windows (by lower-left square, on the board) holding exactly three and all four of
@@ -274,49 +283,65 @@ fn quads(p: u64) -> (u64, u64) {
 }
 
 impl SideFeatures {
-    /// Measures `pieces` (all zeros for an empty set). `with_quads: false` skips the quad
-    /// counts (left 0), which the normal evaluator does not use.
+    /// Measures `pieces` on the 8×8 board: [`SideFeatures::on`] the standard board.
     #[inline]
     pub fn of(pieces: Bitboard, with_quads: bool) -> SideFeatures {
-        let p = pieces.0;
-        let count = p.count_ones();
-        if count == 0 {
-            return SideFeatures::default();
-        }
-        let n = count as i32;
-        let sum_file = coordinate_sum(p, &FILE_BIT);
-        let sum_rank = coordinate_sum(p, &RANK_BIT);
-        let (sx, sy) = (sum_file as i32, sum_rank as i32);
+        SideFeatures::on(BoardSize::STANDARD, pieces, with_quads)
+    }
 
-        let distance_sum = distance_sum(p, n, sx, sy) as u32;
-        // `count` ≤ 64 and the table is the true minimum for n ≤ 12 (a Position never has
-        // more); beyond it, or if the table were wrong, the excess just saturates at 0.
-        let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);
-        let excess = distance_sum.saturating_sub(minimum);
+    /// Measures `pieces` on the `size` board (all zeros for an empty set; the pieces must be on
+    /// the board). `with_quads: false` skips the quad counts (left 0), which the normal
+    /// evaluator does not use.
+    #[inline]
+    pub fn on(size: BoardSize, pieces: Bitboard, with_quads: bool) -> SideFeatures {
+        by_size!(size, side_features(pieces, with_quads))
+    }
+}
 
-        let com_offcentre = (2 * sx - 7 * n).unsigned_abs().max((2 * sy - 7 * n).unsigned_abs());
-        let inner6 = (p & INNER[0]).count_ones();
-        let ring_sum = inner6 + (p & INNER[1]).count_ones() + (p & INNER[2]).count_ones();
+/// [`SideFeatures::on`] on the N×N board.
+#[inline(always)]
+fn side_features<const N: i32>(pieces: Bitboard, with_quads: bool) -> SideFeatures {
+    let geometry = const { geometry(N) };
+    let (inner, last) = (&geometry.inner, geometry.last as u32);
+    let p = pieces.0;
+    let count = p.count_ones();
+    if count == 0 {
+        return SideFeatures::default();
+    }
+    let n = count as i32;
+    let sum_file = coordinate_sum(p, &FILE_BIT);
+    let sum_rank = coordinate_sum(p, &RANK_BIT);
+    let (sx, sy) = (sum_file as i32, sum_rank as i32);
 
-        let (mut near_q3, mut near_q4) = (0, 0);
-        if with_quads {
-            let (q3, q4) = quads(p);
-            near_q3 = count_near(q3, n, 2 * sx, 2 * sy);
-            near_q4 = count_near(q4, n, 2 * sx, 2 * sy);
-        }
+    let distance_sum = distance_sum(p, n, sx, sy) as u32;
+    // `count` ≤ 64 and the table is the true minimum for n ≤ 12 (a Position never has
+    // more); beyond it, or if the table were wrong, the excess just saturates at 0.
+    let minimum = MIN_DISTANCE_SUM.get(count as usize).copied().unwrap_or(0);
+    let excess = distance_sum.saturating_sub(minimum);
 
-        SideFeatures {
-            count,
-            sum_file,
-            sum_rank,
-            distance_sum,
-            excess,
-            com_offcentre,
-            ring_sum,
-            edge: count - inner6,
-            near_q3,
-            near_q4,
-        }
+    let centre = (last * count) as i32;
+    let com_offcentre = (2 * sx - centre).unsigned_abs().max((2 * sy - centre).unsigned_abs());
+    let inner6 = (p & inner[0]).count_ones();
+    let ring_sum = inner6 + (p & inner[1]).count_ones() + (p & inner[2]).count_ones();
+
+    let (mut near_q3, mut near_q4) = (0, 0);
+    if with_quads {
+        let (q3, q4) = quads(p);
+        near_q3 = count_near(q3, n, 2 * sx, 2 * sy);
+        near_q4 = count_near(q4, n, 2 * sx, 2 * sy);
+    }
+
+    SideFeatures {
+        count,
+        sum_file,
+        sum_rank,
+        distance_sum,
+        excess,
+        com_offcentre,
+        ring_sum,
+        edge: count - inner6,
+        near_q3,
+        near_q4,
     }
 }
 
@@ -341,6 +366,38 @@ mod tests {
         }
     }
 
+    /// The ring boards written out by hand for the smaller sizes (rank N first).
+    #[test]
+    fn smaller_boards_have_their_own_rings_and_centre() {
+        let boards: [(u8, &[&str]); 3] = [
+            (5, &["00000", "01110", "01210", "01110", "00000"]),
+            (6, &["000000", "011110", "012210", "012210", "011110", "000000"]),
+            (7, &["0000000", "0111110", "0122210", "0123210", "0122210", "0111110", "0000000"]),
+        ];
+        for (n, rows) in boards {
+            let size = BoardSize::new(n).unwrap();
+            let g = geometry(i32::from(n));
+            assert_eq!(g.last, i32::from(n) - 1);
+            for (i, row) in rows.iter().enumerate() {
+                let y = i32::from(n) - 1 - i as i32;
+                for (x, ch) in row.chars().enumerate() {
+                    let want = ch.to_digit(10).unwrap();
+                    let index = 8 * y + x as i32;
+                    let got = g.inner.iter().filter(|m| *m >> index & 1 == 1).count() as u32;
+                    assert_eq!(got, want, "{size} file {x} rank {}", y + 1);
+                    let pieces = Bitboard(1 << index);
+                    let f = SideFeatures::on(size, pieces, true);
+                    assert_eq!((f.ring_sum, f.edge), (want, u32::from(want == 0)));
+                    // One piece: the centre of mass is the piece; offcentre max(|2x − (N−1)|, …).
+                    let off = (2 * x as i32 - g.last).abs().max((2 * y - g.last).abs()) as u32;
+                    assert_eq!(f.com_offcentre, off, "{size} file {x} rank {}", y + 1);
+                }
+            }
+            // Nothing off the board is inside.
+            assert_eq!(g.inner[0] & !size.mask(), 0);
+        }
+    }
+
     /// Lane `l` of a batch as the [`SideFeatures`] it stands for.
     fn lane(m: &MovedFeatures, l: usize) -> SideFeatures {
         SideFeatures {
@@ -362,7 +419,12 @@ mod tests {
     #[test]
     fn moved_features_equal_measuring_the_moved_set() {
         let mut lanes = 0;
-        for pos in sample_positions(2000, 17) {
+        let mut positions = sample_positions(2000, 17);
+        for size in [5, 6, 7].map(|n| BoardSize::new(n).unwrap()) {
+            let start = crate::Start::Standard.position(size).unwrap();
+            positions.extend(crate::openings::sample_positions_from(&start, 1000, 17));
+        }
+        for pos in positions {
             for side in [pos, pos.with_side_to_move(pos.side_to_move().opponent())] {
                 let moves: Vec<_> = side.legal_moves().iter().copied().collect();
                 for chunk in moves.chunks(LANES) {
@@ -371,10 +433,10 @@ mod tests {
                         (from[l], to[l]) = (mv.from().index() as u8, mv.to().index() as u8);
                     }
                     for with_quads in [true, false] {
-                        let m = MovedFeatures::of(side.own(), &from, &to, with_quads);
+                        let m = MovedFeatures::of(pos.size(), side.own(), &from, &to, with_quads);
                         for l in 0..LANES {
                             let moved = side.own().0 ^ (1 << from[l]) ^ (1 << to[l]);
-                            let want = SideFeatures::of(Bitboard(moved), with_quads);
+                            let want = SideFeatures::on(pos.size(), Bitboard(moved), with_quads);
                             assert_eq!(lane(&m, l), want, "{side} lane {l}: {} to {}", from[l], to[l]);
                             lanes += 1;
                         }

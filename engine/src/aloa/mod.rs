@@ -18,6 +18,9 @@
 //!   or four own pieces) whose centre is within distance 2 of the centre of mass. A Q3/Q4
 //!   cannot be broken by one capture, so such formations are solid.
 //!
+//! On a smaller board every term is measured on that board: its centre, its rings and its edge
+//! ([`SideFeatures::on`]; on 8×8 exactly the values above).
+//!
 //! The evaluation is own total minus opponent total, integer-valued (hence exact in `f32`) and
 //! clamped inside `(-EVAL_LIMIT, EVAL_LIMIT)`. No side-to-move bonus: the fixed-depth search
 //! evaluates all its leaves with the same side to move, so a constant tempo bonus would change no
@@ -25,13 +28,14 @@
 //! at (as in MIA's normal evaluator); a connected side is terminal and the search scores it.
 
 mod features;
+mod geometry;
 
 pub use features::{MIN_DISTANCE_SUM, SideFeatures};
 
 use features::{LANES, MovedFeatures};
 
 use crate::search::{EVAL_LIMIT, Evaluator};
-use crate::{Bitboard, Color, Move, Position};
+use crate::{Bitboard, BoardSize, Color, Move, Position};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -199,11 +203,17 @@ impl Aloa {
         self.weights
     }
 
-    /// The weighted terms of one side's `pieces` (all 0 for no pieces).
+    /// The weighted terms of one side's `pieces` on the 8×8 board (all 0 for no pieces).
     #[inline]
     pub fn side_terms(&self, pieces: Bitboard) -> SideTerms {
+        self.side_terms_on(BoardSize::STANDARD, pieces)
+    }
+
+    /// The weighted terms of one side's `pieces` on the `size` board (all 0 for no pieces).
+    #[inline]
+    pub fn side_terms_on(&self, size: BoardSize, pieces: Bitboard) -> SideTerms {
         let with_quads = self.kind == AloaKind::Quad;
-        let f = SideFeatures::of(pieces, with_quads);
+        let f = SideFeatures::on(size, pieces, with_quads);
         if f.count == 0 {
             return SideTerms::default();
         }
@@ -223,8 +233,8 @@ impl Aloa {
     /// clamped strictly inside `±EVAL_LIMIT`.
     #[inline]
     pub fn score(&self, pos: &Position, pov: Color) -> i32 {
-        let own = self.side_terms(pos.pieces(pov)).total();
-        let other = self.side_terms(pos.pieces(pov.opponent())).total();
+        let own = self.side_terms_on(pos.size(), pos.pieces(pov)).total();
+        let other = self.side_terms_on(pos.size(), pos.pieces(pov.opponent())).total();
         const LIMIT: i32 = EVAL_LIMIT as i32 - 1;
         (own - other).clamp(-LIMIT, LIMIT)
     }
@@ -251,7 +261,7 @@ const TOTAL_OFFSET: i32 = 1 << (TOTAL_BITS - 1);
 // than the index does.
 const _: () = assert!(TOTAL_BITS <= CACHE_BITS);
 
-/// Side totals by piece set, for one evaluator: a search meets the same piece set of a side
+/// Side totals by piece set, for one evaluator on one board size: a search meets the same piece set of a side
 /// again and again (the same reply after each of the opponent's alternatives), and a lookup is
 /// far cheaper than measuring the pieces. Exact: the key is the whole piece set.
 ///
@@ -264,6 +274,8 @@ const _: () = assert!(TOTAL_BITS <= CACHE_BITS);
 struct TotalsCache {
     /// Meaningful from epoch 1 on (every state's epoch is at least 1).
     owner: Aloa,
+    /// The board the owner measures on: a piece set's total depends on it.
+    size: BoardSize,
     epoch: u32,
     /// One `u64` an entry, half the size of a `(pieces, total)` pair: with `h = pieces ·`
     /// [`CACHE_MULTIPLIER`], the entry at `h`'s top bits holds `h`'s low 49 bits above the
@@ -281,16 +293,24 @@ const UNOWNED: Aloa = Aloa {
 
 thread_local! {
     static TOTALS: std::cell::RefCell<TotalsCache> =
-        const { std::cell::RefCell::new(TotalsCache { owner: UNOWNED, epoch: 0, entries: Vec::new() }) };
+        const {
+            std::cell::RefCell::new(TotalsCache {
+                owner: UNOWNED,
+                size: BoardSize::STANDARD,
+                epoch: 0,
+                entries: Vec::new(),
+            })
+        };
 }
 
 impl TotalsCache {
-    /// Makes the cache `aloa`'s and returns the epoch.
-    fn claim(&mut self, aloa: &Aloa) -> u32 {
-        if self.owner != *aloa || self.epoch == 0 {
+    /// Makes the cache `aloa`'s on the `size` board and returns the epoch.
+    fn claim(&mut self, aloa: &Aloa, size: BoardSize) -> u32 {
+        if self.owner != *aloa || self.size != size || self.epoch == 0 {
             self.entries.clear();
             self.entries.resize(1 << CACHE_BITS, 0);
             self.owner = *aloa;
+            self.size = size;
             // Epoch 0 means unclaimed: skip it when the counter wraps.
             self.epoch = self.epoch.checked_add(1).unwrap_or(1);
         }
@@ -302,7 +322,7 @@ impl TotalsCache {
     #[inline]
     fn total(&mut self, pieces: u64) -> i32 {
         if pieces == 0 {
-            return self.owner.side_terms(Bitboard(pieces)).total();
+            return self.owner.side_terms_on(self.size, Bitboard(pieces)).total();
         }
         let h = pieces.wrapping_mul(CACHE_MULTIPLIER);
         let entry = &mut self.entries[(h >> (64 - CACHE_BITS)) as usize];
@@ -313,7 +333,7 @@ impl TotalsCache {
         if stored.wrapping_sub(1) < (1 << TOTAL_BITS) - 1 {
             return stored as i32 - TOTAL_OFFSET;
         }
-        let total = self.owner.side_terms(Bitboard(pieces)).total();
+        let total = self.owner.side_terms_on(self.size, Bitboard(pieces)).total();
         if total.abs() < TOTAL_OFFSET {
             *entry = key | (total + TOTAL_OFFSET) as u64;
         }
@@ -395,12 +415,22 @@ impl Aloa {
         let captures = pos.enemy().0 & to != 0;
         let (own, enemy) = (pos.own().0 ^ (from | to), pos.enemy().0 & !to);
         let current = cache.epoch == state.epoch;
-        let mut total =
-            |pieces: u64| if current { cache.total(pieces) } else { self.side_terms(Bitboard(pieces)).total() };
-        let mover_total = total(own);
+        let mover_total = self.total_with(cache, current, pos.size(), own);
         // The board, not the move's flag, decides, exactly as `Position::play` does.
-        let other = if captures { total(enemy) } else { state.totals[mover.opponent().index()] };
+        let other = if captures {
+            self.total_with(cache, current, pos.size(), enemy)
+        } else {
+            state.totals[mover.opponent().index()]
+        };
         state.with_totals(mover, mover_total, other)
+    }
+
+    /// The total of `pieces` on the `size` board: from the cache if it is `current` (still the
+    /// state's), else measured. A method rather than a closure, which the compiler did not
+    /// inline once it captured the board.
+    #[inline(always)]
+    fn total_with(&self, cache: &mut TotalsCache, current: bool, size: BoardSize, pieces: u64) -> i32 {
+        if current { cache.total(pieces) } else { self.side_terms_on(size, Bitboard(pieces)).total() }
     }
 
     /// `side_terms(pieces − from[l] + to[l]).total()` in lane `l`, for [`LANES`] moves of the
@@ -408,9 +438,9 @@ impl Aloa {
     /// same integer arithmetic (`child_states_equal_measured_states_for_any_weights`); the
     /// divisions by a divisor every lane shares, with [`Divisor`].
     #[inline]
-    fn moved_totals(&self, pieces: Bitboard, from: &[u8; LANES], to: &[u8; LANES]) -> [i32; LANES] {
+    fn moved_totals(&self, size: BoardSize, pieces: Bitboard, from: &[u8; LANES], to: &[u8; LANES]) -> [i32; LANES] {
         let with_quads = self.kind == AloaKind::Quad;
-        let m = MovedFeatures::of(pieces, from, to, with_quads);
+        let m = MovedFeatures::of(size, pieces, from, to, with_quads);
         let w = &self.weights;
         let (by_n2, by_2n) = (Divisor::new(m.count * m.count), Divisor::new(2 * m.count));
         // `−(w·v / d)` with Rust's quotient (rounded towards zero) is `∓(|w|·v / d)` for v ≥ 0;
@@ -437,12 +467,12 @@ impl Evaluator for Aloa {
     const PATH_INDEPENDENT: bool = true;
 
     fn root_state(&self, pos: &Position, pov: Color) -> AloaState {
-        let totals = Color::ALL.map(|c| self.side_terms(pos.pieces(c)).total());
+        let totals = Color::ALL.map(|c| self.side_terms_on(pos.size(), pos.pieces(c)).total());
         let mut ordered = [0; 2];
         for (c, t) in Color::ALL.iter().zip(totals) {
             ordered[c.index()] = t;
         }
-        let epoch = TOTALS.with_borrow_mut(|cache| cache.claim(self));
+        let epoch = TOTALS.with_borrow_mut(|cache| cache.claim(self, pos.size()));
         AloaState { pov, totals: ordered, epoch }
     }
 
@@ -481,7 +511,7 @@ impl Evaluator for Aloa {
                     }
                 }
                 // A Position's sides hold 1 to 12 pieces, as `moved_totals` needs.
-                let totals = self.moved_totals(own, &from.to_le_bytes(), &to.to_le_bytes());
+                let totals = self.moved_totals(pos.size(), own, &from.to_le_bytes(), &to.to_le_bytes());
                 for ((next, &mv), &total) in states.iter_mut().zip(moves).zip(&totals) {
                     if mv.is_pass() {
                         *next = *state;
@@ -494,7 +524,7 @@ impl Evaluator for Aloa {
                     } else if current {
                         cache.total(enemy & !to)
                     } else {
-                        self.side_terms(Bitboard(enemy & !to)).total()
+                        self.side_terms_on(pos.size(), Bitboard(enemy & !to)).total()
                     };
                     *next = state.with_totals(mover, total, other);
                 }
@@ -544,8 +574,8 @@ mod tests {
         }
         let heavy = AloaWeights { concentration: MAX_WEIGHT, edge: MAX_WEIGHT, ..AloaWeights::default() };
         for aloa in [Aloa::quad(), Aloa::with_weights(AloaKind::Quad, heavy).unwrap()] {
-            let mut cache = TotalsCache { owner: UNOWNED, epoch: 0, entries: Vec::new() };
-            cache.claim(&aloa);
+            let mut cache = TotalsCache { owner: UNOWNED, size: BoardSize::STANDARD, epoch: 0, entries: Vec::new() };
+            cache.claim(&aloa, BoardSize::STANDARD);
             let mut too_large = 0;
             for _ in 0..2 {
                 for &pieces in &sets {

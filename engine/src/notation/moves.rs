@@ -1,162 +1,8 @@
-//! Position text and move text (docs/spec.md §1), with typed errors that name the problem.
+//! Move text (docs/spec.md §1): parsing a move against a position, and why one is illegal.
 
 use crate::tables::{DIRECTIONS, LINE};
-use crate::{Bitboard, Color, Move, Position, Square};
+use crate::{Bitboard, BoardSize, Color, Move, Position, Square};
 use std::fmt;
-use std::str::FromStr;
-
-/// Why position text was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PositionError {
-    /// Nothing after the board: the side to move is missing.
-    MissingSide,
-    /// The side to move is not `b` or `w`.
-    BadSide {
-        /// What was found instead.
-        found: String,
-    },
-    /// Extra text after the side to move.
-    TrailingText {
-        /// The unexpected text.
-        found: String,
-    },
-    /// The board does not have 8 ranks separated by `/`.
-    WrongRankCount {
-        /// How many ranks were found.
-        found: usize,
-    },
-    /// A rank does not have exactly 8 squares.
-    WrongRankLength {
-        /// The rank (1..=8) as printed on the board.
-        rank: u8,
-        /// How many characters it had.
-        found: usize,
-    },
-    /// A square holds something other than `b`, `w` or `.`.
-    BadCharacter {
-        /// The character found.
-        found: char,
-        /// Where it stands.
-        square: Square,
-    },
-    /// A colour has more than 12 pieces.
-    TooManyPieces {
-        /// The colour.
-        color: Color,
-        /// Its piece count.
-        count: u32,
-    },
-    /// A colour has no piece at all (a side with no pieces cannot arise in Lines of Action).
-    NoPieces {
-        /// The colour.
-        color: Color,
-    },
-    /// A square holds pieces of both colours (only from [`Position::from_pieces`]).
-    Overlap {
-        /// The first such square.
-        square: Square,
-    },
-}
-
-impl fmt::Display for PositionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PositionError::MissingSide => {
-                write!(f, "no side to move: position text is 8 ranks, a space and `b` or `w`")
-            }
-            PositionError::BadSide { found } => {
-                write!(f, "side to move must be `b` or `w`, found `{found}`")
-            }
-            PositionError::TrailingText { found } => {
-                write!(f, "unexpected text after the side to move: `{found}`")
-            }
-            PositionError::WrongRankCount { found } => {
-                write!(f, "board must have 8 ranks separated by `/`, found {found}")
-            }
-            PositionError::WrongRankLength { rank, found } => {
-                write!(f, "rank {rank} must have 8 squares, found {found}")
-            }
-            PositionError::BadCharacter { found, square } => {
-                write!(f, "bad character {found:?} on {square}: use `b`, `w` or `.`")
-            }
-            PositionError::TooManyPieces { color, count } => {
-                write!(f, "{color} has {count} pieces, at most 12 are allowed")
-            }
-            PositionError::NoPieces { color } => write!(f, "{color} has no pieces"),
-            PositionError::Overlap { square } => write!(f, "{square} holds pieces of both colours"),
-        }
-    }
-}
-
-impl std::error::Error for PositionError {}
-
-impl FromStr for Position {
-    type Err = PositionError;
-
-    /// Parses position text, e.g. [`crate::START_TEXT`]. Surrounding whitespace is ignored.
-    fn from_str(text: &str) -> Result<Position, PositionError> {
-        let mut parts = text.split_whitespace();
-        let board = parts.next().unwrap_or("");
-        let side = parts.next().ok_or(PositionError::MissingSide)?;
-        if let Some(extra) = parts.next() {
-            return Err(PositionError::TrailingText { found: extra.to_string() });
-        }
-        let ranks: Vec<&str> = board.split('/').collect();
-        if ranks.len() != 8 {
-            return Err(PositionError::WrongRankCount { found: ranks.len() });
-        }
-        let (mut black, mut white) = (0u64, 0u64);
-        for (i, rank_text) in ranks.iter().enumerate() {
-            let rank = 7 - i as u8;
-            let count = rank_text.chars().count();
-            if count != 8 {
-                return Err(PositionError::WrongRankLength { rank: rank + 1, found: count });
-            }
-            for (file, ch) in rank_text.chars().enumerate() {
-                let square = Square::new(rank * 8 + file as u8);
-                match ch {
-                    'b' => black |= square.bit(),
-                    'w' => white |= square.bit(),
-                    '.' => {}
-                    _ => return Err(PositionError::BadCharacter { found: ch, square }),
-                }
-            }
-        }
-        let side = match side {
-            "b" => Color::Black,
-            "w" => Color::White,
-            other => {
-                return Err(PositionError::BadSide { found: other.to_string() });
-            }
-        };
-        Position::from_pieces(Bitboard(black), Bitboard(white), side)
-    }
-}
-
-/// Position text: ranks 8 down to 1 joined by `/`, a space, the side to move.
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for rank in (0..8u8).rev() {
-            for file in 0..8u8 {
-                let ch = match self.piece_at(Square::new(rank * 8 + file)) {
-                    Some(c) => c.letter(),
-                    None => '.',
-                };
-                write!(f, "{ch}")?;
-            }
-            if rank > 0 {
-                f.write_str("/")?;
-            }
-        }
-        write!(f, " {}", self.side.letter())
-    }
-}
-
-impl fmt::Debug for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position(\"{self}\")")
-    }
-}
 
 /// Why move text was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,6 +56,13 @@ pub enum IllegalReason {
     LandsOnOwnPiece,
     /// `pass` is only legal when the side to move has no other move.
     PassNotAllowed,
+    /// A square of the move is outside this position's board.
+    OffBoard {
+        /// The square.
+        square: Square,
+        /// The board.
+        size: BoardSize,
+    },
 }
 
 impl fmt::Display for IllegalReason {
@@ -231,6 +84,9 @@ impl fmt::Display for IllegalReason {
             IllegalReason::LandsOnOwnPiece => write!(f, "it would land on a piece of its own side"),
             IllegalReason::PassNotAllowed => {
                 write!(f, "you may only pass when you have no legal move")
+            }
+            IllegalReason::OffBoard { square, size } => {
+                write!(f, "{square} is outside the {size} board (files and ranks 1 to {})", size.side())
             }
         }
     }
@@ -282,6 +138,10 @@ impl Position {
         if sep != "-" && sep != "x" {
             return Err(syntax());
         }
+        if let Some(square) = [from, to].into_iter().find(|s| !self.board().contains(*s)) {
+            let reason = IllegalReason::OffBoard { square, size: self.size };
+            return Err(MoveError::Illegal { text: text.to_string(), reason });
+        }
         let mv = Move::new(from, to, self.enemy().contains(to));
         if !self.is_legal(mv) {
             return Err(MoveError::Illegal { text: text.to_string(), reason: self.why_illegal(from, to) });
@@ -320,56 +180,27 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::START_TEXT;
-
-    fn err(text: &str) -> PositionError {
-        text.parse::<Position>().unwrap_err()
-    }
+    use crate::PositionError;
 
     #[test]
-    fn start_text_round_trips() {
-        let p: Position = START_TEXT.parse().unwrap();
-        assert_eq!(p, Position::start());
-        assert_eq!(format!("  {START_TEXT}\n").parse::<Position>().unwrap(), p);
-    }
-
-    #[test]
-    fn bad_position_text_is_named() {
-        assert_eq!(
-            err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb."),
-            PositionError::MissingSide
-        );
-        assert_eq!(err(""), PositionError::MissingSide);
-        assert_eq!(
-            err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::WrongRankCount { found: 7 }
-        );
-        assert_eq!(
-            err(".bbbbbb./w......w/w.....w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::WrongRankLength { rank: 6, found: 7 }
-        );
-        assert_eq!(
-            err(".bbbbbb./w......w/w..x...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::BadCharacter { found: 'x', square: Square::parse("d6").unwrap() }
-        );
-        assert_eq!(
-            err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. x"),
-            PositionError::BadSide { found: "x".into() }
-        );
-        assert_eq!(
-            err(".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b 3"),
-            PositionError::TrailingText { found: "3".into() }
-        );
-        assert_eq!(
-            err(".bbbbbb./w......w/w..b...w/w......w/w......w/w......w/w......w/.bbbbbb. b"),
-            PositionError::TooManyPieces { color: Color::Black, count: 13 }
-        );
-        assert_eq!(
-            err("......../......../......../...w..../......../......../......../........ w"),
-            PositionError::NoPieces { color: Color::Black }
-        );
-        // Every message names the problem in words.
-        assert!(err("x b").to_string().contains("8 ranks"));
+    fn pieces_off_the_board_and_moves_off_it_are_named() {
+        let size = BoardSize::new(6).unwrap();
+        let off = Bitboard::from_square(Square::parse("g2").unwrap());
+        let e = Position::from_pieces_on(size, off, Bitboard::from_square(Square::new(0)), Color::Black).unwrap_err();
+        assert_eq!(e, PositionError::OffBoard { square: Square::parse("g2").unwrap(), size });
+        assert!(e.to_string().contains("outside the 6x6 board"), "{e}");
+        let p: Position = ".bbbb./w....w/w....w/w....w/w....w/.bbbb. b".parse().unwrap();
+        for (text, square) in [("b1-b7", "b7"), ("g1-g3", "g1"), ("b6-h8", "h8")] {
+            let want = IllegalReason::OffBoard { square: Square::parse(square).unwrap(), size };
+            match p.parse_move(text) {
+                Err(MoveError::Illegal { reason, .. }) => assert_eq!(reason, want, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        let e = p.parse_move("b1-b7").unwrap_err().to_string();
+        assert!(e.contains("b7 is outside the 6x6 board"), "{e}");
+        // Moves on the board still parse: b1 north two (b1, b6 on the file).
+        assert_eq!(p.parse_move("b1-b3").unwrap().to_string(), "b1-b3");
     }
 
     #[test]
