@@ -10,6 +10,7 @@
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
+//! - [`td`]: `loa td`, TD(λ) self-play training, evolution's classic rival.
 //! - [`bench`](mod@bench): the speed figures `loa bench` prints.
 
 #![warn(missing_docs)]
@@ -24,3 +25,4 @@ pub mod match_file;
 pub mod matches;
 pub mod series;
 pub mod spec;
+pub mod td;

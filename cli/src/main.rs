@@ -151,6 +151,32 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Train a network by TD(λ) self-play (docs/td.md): `--config FILE --out DIR` starts a run,
+    /// `--resume DIR` goes on with one.
+    Td {
+        /// The run's configuration (TOML; experiments/td/*.toml).
+        #[arg(long, conflicts_with = "resume", requires = "out")]
+        config: Option<PathBuf>,
+        /// The new run's directory.
+        #[arg(long, conflicts_with = "resume")]
+        out: Option<PathBuf>,
+        /// Go on with the run in this directory.
+        #[arg(long, required_unless_present = "config")]
+        resume: Option<PathBuf>,
+        /// With --resume: from the snapshot after this many games (checkpoints/td-GAMES.json).
+        #[arg(long, requires = "resume")]
+        from: Option<u64>,
+        /// Threads that play games (results do not depend on it); default: every core.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
+        /// End the session after the batch at which the run has spent this many CPU seconds
+        /// (over all its sessions); `--resume` goes on.
+        #[arg(long)]
+        stop_after_cpu: Option<f64>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Fit a network to ALoA's static evaluation (supervised imitation) and write it as a
     /// chromosome file: can the network represent a player as strong as ALoA?
     Imitate {
@@ -297,6 +323,39 @@ fn run(cli: Cli) -> Result<(), String> {
                 std::io::stdout(),
             )
             .map_err(|e| format!("terminal: {e}"))?;
+        }
+        Command::Td { config, out, resume, from, threads, stop_after_cpu, quiet } => {
+            let threads =
+                threads.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), |t| t as usize);
+            if let Some(limit) = stop_after_cpu
+                && !(limit.is_finite() && limit >= 0.0)
+            {
+                return Err(format!("--stop-after-cpu: must be a number of seconds, 0 or more, not {limit}"));
+            }
+            let options = loa_cli::td::TdOptions { threads, stop_after_cpu, quiet };
+            let (summary, dir) = match (config, out, resume) {
+                (Some(config), Some(out), None) => {
+                    let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
+                        .map_err(|e| format!("--config {}: {e}", config.display()))?;
+                    let parsed =
+                        loa_cli::td::TdConfig::parse(&text).map_err(|e| format!("{}: {e}", config.display()))?;
+                    (loa_cli::td::start(parsed, &out, options)?, out)
+                }
+                (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options)?, dir),
+                _ => return Err("give --config FILE --out DIR, or --resume DIR".into()),
+            };
+            for r in &summary.last_validation {
+                println!(
+                    "against {}: {:.1} % ({:.1}-{:.1}) of {} matches",
+                    r.opponent,
+                    100.0 * r.win_rate,
+                    100.0 * r.win_rate_low,
+                    100.0 * r.win_rate_high,
+                    r.matches
+                );
+            }
+            let what = if summary.finished { "finished" } else { "stopped; --resume goes on" };
+            println!("{} games: {what} ({})", summary.games, dir.display());
         }
         Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, symmetry, out } => {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
