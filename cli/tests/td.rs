@@ -74,3 +74,18 @@ fn a_second_start_in_a_run_directory_and_a_damaged_state_are_refused() {
     let err = resume(dir.path(), Some(5), options(1)).unwrap_err();
     assert!(err.contains("no such state"), "{err}");
 }
+
+#[test]
+fn the_committed_td_configurations_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/td");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            TdConfig::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            count += 1;
+        }
+    }
+    assert!(count >= 3, "experiments/td holds {count} configurations");
+}

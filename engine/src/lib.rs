@@ -18,6 +18,7 @@
 //!   [`breeding::Origin`], from which anyone holding its parents makes it again.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).
 //! - [`files`]: reading files a user names, bounded in size.
+//! - [`clock`]: the CPU seconds the process has spent, which runs measure compute in.
 //! - [`game`]: games, two-game matches, the match criteria and the benchmark score.
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
 //! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers, and the
@@ -35,6 +36,7 @@ pub mod aloa;
 mod bitboard;
 mod board_size;
 pub mod breeding;
+pub mod clock;
 pub mod connect;
 pub mod files;
 pub mod game;

@@ -13,6 +13,7 @@ use super::selfplay::{SelfPlayGame, self_play};
 use super::state::TdState;
 use super::validation::validate;
 use indicatif::{ProgressBar, ProgressStyle};
+use loa_engine::clock::process_cpu_seconds;
 use loa_engine::random::derive_seed;
 use loa_engine::{Color, Outcome, Rules};
 use loa_records::ValidationRecord;
@@ -286,27 +287,5 @@ impl Clock {
 
     fn wall(&self) -> f64 {
         self.wall_base + self.started.elapsed().as_secs_f64()
-    }
-}
-
-/// This process's CPU seconds so far (user + system, all threads); 0 where it cannot be read.
-fn process_cpu_seconds() -> f64 {
-    #[cfg(unix)]
-    {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: `getrusage` writes a `rusage` into the pointer it is given, which points to
-        // one; the value is read only if the call succeeded.
-        let usage = unsafe {
-            if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
-                return 0.0;
-            }
-            usage.assume_init()
-        };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-    #[cfg(not(unix))]
-    {
-        0.0
     }
 }

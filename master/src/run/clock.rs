@@ -10,27 +10,7 @@
 use crate::checkpoint::RunClock;
 use std::time::Instant;
 
-/// This process's CPU seconds so far (user + system, all threads); 0 where it cannot be read.
-pub fn process_cpu_seconds() -> f64 {
-    #[cfg(unix)]
-    {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: `getrusage` writes a `rusage` into the pointer it is given, which points to
-        // one; the value is read only if the call succeeded.
-        let usage = unsafe {
-            if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
-                return 0.0;
-            }
-            usage.assume_init()
-        };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-    #[cfg(not(unix))]
-    {
-        0.0
-    }
-}
+pub use loa_engine::clock::process_cpu_seconds;
 
 /// A session of a run (from its start or a resume): the totals it began with, and when.
 #[derive(Clone, Copy, Debug)]
