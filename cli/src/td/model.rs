@@ -101,8 +101,7 @@ impl Model {
     /// Returns the output and the last hidden layer's activations.
     fn forward(&self, x: &[f64], mut keep: impl FnMut(usize, &[f64; MAX_UNITS])) -> (f64, [f64; MAX_UNITS]) {
         let t = &self.topology;
-        let mut a = [0.0f64; MAX_UNITS];
-        for layer in 0..=t.layer_count() {
+        let layer_output = |layer: usize, a: &[f64; MAX_UNITS]| {
             let (inputs, units) = t.layer_size(layer);
             let mut next = [0.0f64; MAX_UNITS];
             for (u, out) in next.iter_mut().enumerate().take(units) {
@@ -113,23 +112,23 @@ impl Model {
                 }
                 *out = sum.tanh();
             }
-            if layer < t.layer_count() {
-                keep(layer + 1, &next);
-                a = next;
-            } else {
-                return (next[0], a);
-            }
+            next
+        };
+        let mut a = [0.0f64; MAX_UNITS];
+        for layer in 0..t.layer_count() {
+            a = layer_output(layer, &a);
+            keep(layer + 1, &a);
         }
-        unreachable!("the loop returns at the output layer")
+        (layer_output(t.layer_count(), &a)[0], a)
     }
 
     /// The chromosome of these weights rounded to f32 (clamped within the chromosome bound,
     /// which TD never nears; the clamp keeps the file valid whatever happens).
-    pub fn chromosome(&self) -> Chromosome {
+    pub fn chromosome(&self) -> Result<Chromosome, String> {
         let bound = f64::from(MAX_ABS_WEIGHT);
         let weights =
             self.weights.iter().map(|&w| if w.is_finite() { w.clamp(-bound, bound) as f32 } else { 0.0 }).collect();
-        Chromosome::new(self.topology, weights).expect("the shape's weight count, every weight finite and in bounds")
+        Chromosome::new(self.topology, weights).map_err(|e| format!("the weights as a chromosome: {e}"))
     }
 }
 
@@ -195,7 +194,7 @@ mod tests {
     fn the_f64_value_agrees_with_the_engines_evaluation_of_the_rounded_weights() {
         for t in shapes() {
             let model = Model::init(t, 11, 0.3);
-            let net = ShapedNetwork::new(&model.chromosome());
+            let net = ShapedNetwork::new(&model.chromosome().unwrap());
             for pos in positions(t) {
                 for pov in Color::ALL {
                     let ours = model.value(&model.inputs(&pos, pov));

@@ -150,11 +150,11 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
             break;
         }
         let count = u64::from(config.batch).min(config.games - state.games);
-        let chromosome = state.model.chromosome();
+        let chromosome = state.model.chromosome()?;
         let games = play_batch(count as usize, threads, |k| {
             let seed = derive_seed(config.seed, state.games + k as u64);
             self_play(&chromosome, config.depth, &rules, &start, config.opening_plies, seed)
-        });
+        })?;
         let mut change = vec![0.0; state.model.weights.len()];
         let mut stats = UpdateStats::default();
         for game in &games {
@@ -177,7 +177,7 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
         }
         if state.games.is_multiple_of(config.checkpoint_every) || state.games == config.games {
             state.write(&TdState::snapshot_path(dir, state.games))?;
-            state.model.chromosome().write(dir.join("net.json")).map_err(|e| e.to_string())?;
+            state.model.chromosome()?.write(dir.join("net.json")).map_err(|e| e.to_string())?;
             say(format!(
                 "games {}: snapshot; TD error {:.4}, mean {:.1} plies",
                 state.games, record.td_error, record.mean_plies
@@ -192,8 +192,13 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
     Ok(TdSummary { games: state.games, finished, last_validation })
 }
 
-/// Plays games `0..count` of a batch on `threads` threads; returns them in game order.
-fn play_batch(count: usize, threads: usize, play: impl Fn(usize) -> SelfPlayGame + Sync) -> Vec<SelfPlayGame> {
+/// Plays games `0..count` of a batch on `threads` threads; returns them in game order, or an
+/// error if a thread failed (a batch is learnt from whole or not at all).
+fn play_batch(
+    count: usize,
+    threads: usize,
+    play: impl Fn(usize) -> SelfPlayGame + Sync,
+) -> Result<Vec<SelfPlayGame>, String> {
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<SelfPlayGame>> = vec![None; count];
     let played: Vec<(usize, SelfPlayGame)> = std::thread::scope(|scope| {
@@ -216,7 +221,11 @@ fn play_batch(count: usize, threads: usize, play: impl Fn(usize) -> SelfPlayGame
     for (k, game) in played {
         slots[k] = Some(game);
     }
-    slots.into_iter().flatten().collect()
+    let games: Vec<SelfPlayGame> = slots.into_iter().flatten().collect();
+    if games.len() != count {
+        return Err(format!("self-play: {} games of a batch of {count} came back (a thread failed)", games.len()));
+    }
+    Ok(games)
 }
 
 fn batch_record(games: &[SelfPlayGame], state: &TdState, stats: UpdateStats) -> BatchRecord {
@@ -247,7 +256,7 @@ fn validation_step(
         return Ok(Vec::new());
     };
     let (cpu, wall) = (session.cpu(), session.wall());
-    let counts = validate(&state.model.chromosome(), &state.config, v, threads)?;
+    let counts = validate(&state.model.chromosome()?, &state.config, v, threads)?;
     let path = loa_records::RunDir::new(dir).validation();
     let mut records = Vec::new();
     for (opponent, count) in v.opponents.iter().zip(counts) {
