@@ -65,7 +65,7 @@ type Axis = (&'static str, &'static str, fn(&ValidationRecord) -> f64);
 
 /// The time axes: CPU and wall.
 const AXES: [Axis; 2] =
-    [("CPU", "CPU time of the master's process", |r| r.cpu_seconds), ("wall", "wall-clock time", |r| r.wall_seconds)];
+    [("CPU", "CPU time of the run's process", |r| r.cpu_seconds), ("wall", "wall-clock time", |r| r.wall_seconds)];
 
 /// The unit to show times up to `seconds` in: its name and its length in seconds.
 fn unit(seconds: f64) -> (&'static str, f64) {
@@ -219,7 +219,7 @@ mod tests {
         }
         let cpu = strength_chart(&runs, "aloa:3", 0);
         assert_eq!(cpu.series[1].points, [(2.0, 10.0), (4.0, 40.0)]);
-        assert_eq!(cpu.x_label, "CPU time of the master's process (minutes)");
+        assert_eq!(cpu.x_label, "CPU time of the run's process (minutes)");
         assert_eq!((unit(7199.0), unit(7200.0)), (("minutes", 60.0), ("hours", 3600.0)));
         let table = validation_table(&runs);
         assert_eq!(table.rows.len(), 3);

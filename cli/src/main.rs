@@ -161,7 +161,7 @@ enum Command {
         #[arg(long, conflicts_with = "resume")]
         out: Option<PathBuf>,
         /// Go on with the run in this directory.
-        #[arg(long, required_unless_present = "config")]
+        #[arg(long)]
         resume: Option<PathBuf>,
         /// With --resume: from the snapshot after this many games (checkpoints/td-GAMES.json).
         #[arg(long, requires = "resume")]
@@ -333,17 +333,21 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err(format!("--stop-after-cpu: must be a number of seconds, 0 or more, not {limit}"));
             }
             let options = loa_cli::td::TdOptions { threads, stop_after_cpu, quiet };
-            let (summary, dir) = match (config, out, resume) {
-                (Some(config), Some(out), None) => {
-                    let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
-                        .map_err(|e| format!("--config {}: {e}", config.display()))?;
-                    let parsed =
-                        loa_cli::td::TdConfig::parse(&text).map_err(|e| format!("{}: {e}", config.display()))?;
-                    (loa_cli::td::start(parsed, &out, options)?, out)
-                }
-                (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options)?, dir),
-                _ => return Err("give --config FILE --out DIR, or --resume DIR".into()),
-            };
+            let (summary, dir) =
+                match (config, out, resume) {
+                    (Some(config), Some(out), None) => {
+                        let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
+                            .map_err(|e| format!("--config {}: {e}", config.display()))?;
+                        let parsed =
+                            loa_cli::td::TdConfig::parse(&text).map_err(|e| format!("{}: {e}", config.display()))?;
+                        (loa_cli::td::start(parsed, &out, options)?, out)
+                    }
+                    (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options)?, dir),
+                    _ => return Err(
+                        "give --config FILE --out DIR to start a run, or --resume DIR to go on with one (docs/td.md)"
+                            .into(),
+                    ),
+                };
             for r in &summary.last_validation {
                 println!(
                     "against {}: {:.1} % ({:.1}-{:.1}) of {} matches",
