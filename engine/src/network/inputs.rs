@@ -40,38 +40,11 @@ pub fn inputs(pos: &Position, pov: Color) -> [f32; INPUTS] {
     encode(pos.pieces(pov), pos.pieces(pov.opponent()))
 }
 
-/// The inputs for any two disjoint piece sets (empty ones too, which the table builder needs).
+/// The inputs for any two disjoint piece sets (empty ones too, which the table builder needs):
+/// the thesis's shape's board and nonad inputs, as [`super::Topology::encode`] defines them
+/// for every shape.
 pub(crate) fn encode(own: Bitboard, opponent: Bitboard) -> [f32; INPUTS] {
     let mut x = [0.0; INPUTS];
-    for sq in Square::all() {
-        x[board_input_index(sq)] = if own.contains(sq) {
-            OWN_CELL
-        } else if opponent.contains(sq) {
-            OPPONENT_CELL
-        } else {
-            EMPTY_CELL
-        };
-    }
-    for centre in Square::all() {
-        let Some(index) = nonad_input_index(centre) else {
-            continue;
-        };
-        let mut sum = 0.0;
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                let Some(sq) = Square::from_coords(centre.file() as i32 + dx, centre.rank() as i32 + dy) else {
-                    continue;
-                };
-                if own.contains(sq) {
-                    sum += match dx * dx + dy * dy {
-                        0 => NONAD_CENTRE,
-                        1 => NONAD_ORTHOGONAL,
-                        _ => NONAD_DIAGONAL,
-                    };
-                }
-            }
-        }
-        x[index] = sum;
-    }
+    super::Topology::THESIS.encode_linear(own, opponent, &mut x);
     x
 }
