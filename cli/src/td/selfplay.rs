@@ -6,11 +6,8 @@ use loa_engine::network::Chromosome;
 use loa_engine::openings::random_opening_from;
 use loa_engine::players::ShapedPlayer;
 use loa_engine::random::derive_seed;
+use loa_engine::tasks::OPENING_SEED_LABEL;
 use loa_engine::{Color, Outcome, Position, Rules};
-
-/// The label that derives a game's opening seed from its game seed (not a game label: those
-/// are 0 and 1).
-const OPENING_LABEL: u64 = 0x0B3;
 
 /// A finished self-play game.
 #[derive(Clone, Debug)]
@@ -43,7 +40,7 @@ pub fn self_play(
     opening_plies: u32,
     seed: u64,
 ) -> SelfPlayGame {
-    let opening = random_opening_from(start, opening_plies, derive_seed(seed, OPENING_LABEL), rules);
+    let opening = random_opening_from(start, opening_plies, derive_seed(seed, OPENING_SEED_LABEL), rules);
     // One player a game: what it remembers of earlier searches cannot carry between games,
     // whichever thread plays them.
     let player = ShapedPlayer::new(chromosome, depth);
