@@ -23,7 +23,14 @@ pub struct RunConfig {
     pub reference_depth: Option<u64>,
     /// The ply cap of the rules.
     pub ply_cap: Option<u64>,
+    /// The networks' shape name (absent: the thesis's, which the master does not write out).
+    pub network: Option<String>,
+    /// The start position's name (absent: the usual start).
+    pub start: Option<String>,
 }
+
+/// The thesis's shape, which a run's configuration leaves out.
+pub const THESIS_NETWORK: &str = "board-nonad-100-20-1";
 
 impl RunConfig {
     /// Parses configuration text (`path` names it in errors).
@@ -46,7 +53,29 @@ impl RunConfig {
             reference: sub("benchmark").and_then(|t| t.get("reference")).and_then(|v| v.as_str()).map(str::to_string),
             reference_depth: int(sub("benchmark"), "depth"),
             ply_cap: int(sub("rules"), "ply_cap"),
+            network: value.get("network").and_then(|v| v.as_str()).map(str::to_string),
+            start: value.get("start").and_then(|v| v.as_str()).map(str::to_string),
         })
+    }
+
+    /// The networks' shape name.
+    pub fn network_name(&self) -> &str {
+        self.network.as_deref().unwrap_or(THESIS_NETWORK)
+    }
+
+    /// The board the networks read, e.g. `5x5`: a shape's name starts with its board unless the
+    /// board is 8×8 (docs/spec.md §3).
+    pub fn board_name(&self) -> String {
+        let name = self.network_name();
+        match name.split('-').next() {
+            Some(first) if first.contains('x') => first.to_string(),
+            _ => "8x8".to_string(),
+        }
+    }
+
+    /// The start position's name.
+    pub fn start_name(&self) -> &str {
+        self.start.as_deref().unwrap_or("standard")
     }
 
     /// The reference player as a spec-like name, e.g. `aloa:5` (`the reference` if unknown).
@@ -70,6 +99,11 @@ mod tests {
         assert_eq!((c.population, c.generations_per_epoch, c.ply_cap), (Some(24), Some(5), Some(100)));
         assert_eq!(c.reference_name(), "aloa:5");
         assert_eq!(RunConfig::parse("", Path::new("x")).unwrap(), RunConfig::default());
+        assert_eq!((c.network_name(), c.board_name(), c.start_name()), (THESIS_NETWORK, "8x8".into(), "standard"));
+        let small = RunConfig::parse("network = \"6x6-board-nonad-52-12-1\"\nseed = 2\n", Path::new("x")).unwrap();
+        assert_eq!((small.network_name(), small.board_name()), ("6x6-board-nonad-52-12-1", "6x6".into()));
+        let eggs = RunConfig::parse("start = \"scrambled-eggs\"\n", Path::new("x")).unwrap();
+        assert_eq!((eggs.board_name(), eggs.start_name()), ("8x8".into(), "scrambled-eggs"));
         let err = RunConfig::parse("seed = 1\npopulation = = 3\n", Path::new("r/config.toml")).unwrap_err();
         assert!(err.to_string().starts_with("r/config.toml:2: bad TOML"), "{err}");
     }

@@ -44,9 +44,13 @@ fn describe_run(run: &Run) -> String {
     let opt = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
     let last = run.epochs.last();
     format!(
-        "- run directory: `{}`\n- population {} survivors, {} generations per epoch, networks searching {} plies, \
-         benchmark against {}\n- epochs completed: {} (epoch 0 is the initial random population), generations: {}\n",
+        "- run directory: `{}`\n- networks `{}` on the {} board, {} start\n- population {} survivors, {} generations \
+         per epoch, networks searching {} plies, benchmark against {}\n- epochs completed: {} (epoch 0 is the initial \
+         random population), generations: {}\n",
         run.dir.display(),
+        c.network_name(),
+        c.board_name(),
+        c.start_name(),
         opt(c.population),
         opt(c.generations_per_epoch),
         opt(c.network_depth),

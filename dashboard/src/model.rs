@@ -54,6 +54,15 @@ pub struct RunInfo {
     pub target_epochs: Option<u64>,
     /// Generations per epoch.
     pub generations_per_epoch: Option<u64>,
+    /// The networks' shape, e.g. `board-nonad-100-20-1`.
+    #[serde(default)]
+    pub network: String,
+    /// The board the games are played on, e.g. `8x8`.
+    #[serde(default)]
+    pub board: String,
+    /// The start position, `standard` or `scrambled-eggs`.
+    #[serde(default)]
+    pub start: String,
     /// `config.toml` as written.
     pub config_toml: String,
 }

@@ -120,12 +120,24 @@ pub enum TaskError {
         /// The entrant.
         entrant: usize,
     },
-    /// A pairing's opening is longer than [`MAX_OPENING_PLIES`].
+    /// A pairing's opening is longer than the task's board allows
+    /// ([`crate::openings::max_opening_plies`]).
     OpeningPlies {
         /// The pairing's index.
         pairing: usize,
         /// The plies it asks for.
         plies: u32,
+        /// The most the board allows.
+        most: u32,
+    },
+    /// The task's start position does not exist on its board.
+    Start(crate::StartError),
+    /// An entrant does not play on the task's board (a network of another board's shape).
+    Board {
+        /// The entrant's index.
+        entrant: usize,
+        /// Which shape and board.
+        error: crate::players::NetworkBoardError,
     },
 }
 
@@ -146,9 +158,11 @@ impl std::fmt::Display for TaskError {
             TaskError::SelfPairing { pairing, entrant } => {
                 write!(f, "pairing {pairing}: entrant {entrant} cannot play itself")
             }
-            TaskError::OpeningPlies { pairing, plies } => {
-                write!(f, "pairing {pairing}: {plies} opening plies, at most {MAX_OPENING_PLIES}")
+            TaskError::OpeningPlies { pairing, plies, most } => {
+                write!(f, "pairing {pairing}: {plies} opening plies, at most {most} on this board")
             }
+            TaskError::Start(e) => write!(f, "start: {e}"),
+            TaskError::Board { entrant, error } => write!(f, "entrant {entrant}: {error}"),
         }
     }
 }

@@ -66,6 +66,8 @@ fn a_knockout_of_four_is_the_tournament() {
                 .collect(),
             network_depth: tournament.depth,
             rules: tournament.rules,
+            board: Default::default(),
+            start: Default::default(),
             format: MatchFormat::Knockout { seed: tournament.seed },
         };
         let expected = play_tournament(&tournament);
@@ -110,6 +112,8 @@ fn a_one_pairing_task_is_the_benchmark() {
                 ],
                 network_depth: benchmark.depth,
                 rules: benchmark.rules,
+                board: Default::default(),
+                start: Default::default(),
                 format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: benchmark.seed, opening_plies: 0 }]),
             };
             let expected = play_benchmark(&benchmark);
@@ -160,7 +164,14 @@ fn a_round_robin_plays_its_pairs_in_order_from_their_openings() {
             pairs.push(Pairing { a, b, seed: 100 + pairs.len() as u64, opening_plies: (pairs.len() % 3) as u32 * 4 });
         }
     }
-    let task = MatchTask { entrants, network_depth: 1, rules, format: MatchFormat::Pairs(pairs.clone()) };
+    let task = MatchTask {
+        entrants,
+        network_depth: 1,
+        rules,
+        board: Default::default(),
+        start: Default::default(),
+        format: MatchFormat::Pairs(pairs.clone()),
+    };
     let outcome = play_match_task(&task).unwrap();
     assert_eq!(outcome.matches.len(), 10);
     assert_eq!(outcome, play_match_task(&task).unwrap(), "deterministic");
@@ -201,6 +212,8 @@ fn larger_knockouts_pair_winners_round_by_round() {
             entrants: entrants.clone(),
             network_depth: 1,
             rules,
+            board: Default::default(),
+            start: Default::default(),
             format: MatchFormat::Knockout { seed: 9 },
         };
         let outcome = play_match_task(&task).unwrap();
@@ -220,6 +233,8 @@ fn larger_knockouts_pair_winners_round_by_round() {
                     entrants: entrants.clone(),
                     network_depth: 1,
                     rules,
+                    board: Default::default(),
+                    start: Default::default(),
                     format: MatchFormat::Pairs(vec![Pairing {
                         a,
                         b,
@@ -247,6 +262,8 @@ fn valid() -> MatchTask {
         ],
         network_depth: 1,
         rules: Rules { ply_cap: 10, ..Rules::default() },
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: 1, opening_plies: 0 }]),
     }
 }
@@ -277,7 +294,7 @@ fn malformed_match_tasks_are_refused() {
     assert_eq!(refused(with_pairs(vec![pair(0, 1); MAX_MATCHES + 1])), TaskError::MatchCount(257));
     assert!(play_match_task(&with_pairs(vec![pair(0, 1); 3])).is_ok(), "a pair may meet more than once");
     let opening = |plies| with_pairs(vec![pair(0, 1), Pairing { opening_plies: plies, ..pair(1, 2) }]);
-    assert_eq!(refused(opening(41)), TaskError::OpeningPlies { pairing: 1, plies: 41 });
+    assert_eq!(refused(opening(41)), TaskError::OpeningPlies { pairing: 1, plies: 41, most: 40 });
     assert!(opening(40).validate().is_ok());
 
     let many = |n: usize| MatchTask { entrants: (0..n as u64).map(|s| network(s, s)).collect(), ..valid() };

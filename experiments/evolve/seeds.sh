@@ -5,7 +5,7 @@
 # session. Each config validates its network against held-out openings (`[validation]`, the same
 # seed for every run), so validation.jsonl is the run's learning curve against CPU and wall time.
 #   experiments/evolve/seeds.sh [OUT]
-# METHODS (names of seeds/*.toml), SEEDS, CPU (seconds per run; 14400 = two hours of both of this
+# METHODS (names of seeds/*.toml, or of CONFIGS/*.toml when CONFIGS names another directory), SEEDS, CPU (seconds per run; 14400 = two hours of both of this
 # machine's cores), JOBS (runs at once) and THREADS (embedded workers per run) override the
 # defaults: one run at a time on every core. JOBS=2 THREADS=1 keeps both cores as busy with less
 # waiting at the end of generations, and gives each run half the machine's wall time.
@@ -22,7 +22,7 @@ if [ "${1:-}" = --one ]; then
   else
     # Only the run's seed changes: the first `seed =` line. The [validation] seed, which follows
     # it, stays, so every run meets the same held-out openings.
-    sed "0,/^seed = .*/s//seed = $seed/" "$here/seeds/$method.toml" > "$out/$method-s$seed.toml"
+    sed "0,/^seed = .*/s//seed = $seed/" "${CONFIGS:-$here/seeds}/$method.toml" > "$out/$method-s$seed.toml"
     "$master" run --config "$out/$method-s$seed.toml" --out "$run" "${budget[@]}"
   fi
   exit

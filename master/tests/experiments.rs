@@ -112,3 +112,55 @@ fn the_command_writes_the_file_and_names_bad_configs() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("sead"));
 }
+
+#[test]
+fn an_experiment_on_a_small_board_plays_there_and_refuses_networks_of_another() {
+    use loa_engine::game::play_match;
+    use loa_engine::network::{Chromosome, ShapedNetwork, Topology};
+    use loa_engine::players::SearchPlayer;
+    let tmp = tempfile::tempdir().unwrap();
+    let shape = Topology::from_name("5x5-board-25-12-1").unwrap();
+    let mut state = 17u64;
+    let chromosome = Chromosome::random(shape, || {
+        state = loa_engine::random::mix64(state);
+        state
+    });
+    let net = tmp.path().join("net.json");
+    chromosome.write(&net).unwrap();
+    let text = format!(
+        "a = \"net:2:{}\"\nb = \"aloa:2\"\nmatches = 6\nseed = 4\nopening_plies = 4\nboard = \"5x5\"\n",
+        net.display()
+    );
+    let out = tmp.path().join("games.jsonl");
+    run(&experiment(&text), &out, &ExperimentOptions::embedded(2)).unwrap();
+    let games: Vec<_> = lines(&out)
+        .into_iter()
+        .filter_map(|l| match l {
+            MatchLine::Game(g) => Some(g),
+            MatchLine::Summary(_) => None,
+        })
+        .collect();
+    assert_eq!(games.len(), 12);
+    let (a, b) = (
+        SearchPlayer { eval: std::sync::Arc::new(ShapedNetwork::new(&chromosome)), depth: 2 },
+        SearchPlayer { eval: loa_engine::aloa::Aloa::quad(), depth: 2 },
+    );
+    let rules = loa_engine::Rules::default();
+    for pair in games.chunks(2) {
+        // The recorded start is a 5×5 position, and the match played directly from it agrees.
+        let start: loa_engine::Position = pair[0].start.parse().unwrap();
+        assert_eq!((start.size().side(), pair[0].start.split('/').count()), (5, 5), "{}", pair[0].start);
+        let seed = loa_engine::random::derive_seed(4, pair[0].pair);
+        assert_eq!(pair[0].seed, loa_engine::random::derive_seed(seed, 0));
+        let record = play_match(&a, &b, &rules, start, seed);
+        for (game, played) in pair.iter().zip(&record.games) {
+            let black = loa_engine::game::benchmark_score(played.outcome, played.plies, loa_engine::Color::Black);
+            assert_eq!((game.plies, game.black_score), (played.plies, black));
+        }
+    }
+    let thesis = tmp.path().join("thesis.json");
+    loa_engine::network::random_uniform(1).write(&thesis).unwrap();
+    let wrong = format!("a = \"net:2:{}\"\nb = \"aloa:2\"\nmatches = 1\nboard = \"5x5\"\n", thesis.display());
+    let err = run(&experiment(&wrong), &tmp.path().join("wrong.jsonl"), &ExperimentOptions::embedded(1)).unwrap_err();
+    assert!(err.to_string().starts_with("player `a`: the network board-nonad-100-20-1 reads the 8x8 board"), "{err}");
+}

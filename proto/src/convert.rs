@@ -11,7 +11,7 @@ use crate::pb;
 use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};
 use loa_engine::tasks::{GameSummary, MatchSummary, TaskFailure, TaskResult};
-use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules};
+use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules, Start};
 use std::sync::Arc;
 
 mod matches;
@@ -31,6 +31,8 @@ const BOTH_CONNECTED: &Table<pb::BothConnected, BothConnected> =
     &[(pb::BothConnected::Draw, BothConnected::Draw), (pb::BothConnected::MoverWins, BothConnected::MoverWins)];
 const NO_MOVES: &Table<pb::NoMoves, NoMoves> =
     &[(pb::NoMoves::Loses, NoMoves::Loses), (pb::NoMoves::Passes, NoMoves::Passes)];
+const STARTS: &Table<pb::Start, Start> =
+    &[(pb::Start::Standard, Start::Standard), (pb::Start::ScrambledEggs, Start::ScrambledEggs)];
 const OUTCOMES: &Table<pb::GameOutcome, Outcome> = &[
     (pb::GameOutcome::BlackWins, Outcome::Win(Color::Black)),
     (pb::GameOutcome::WhiteWins, Outcome::Win(Color::White)),

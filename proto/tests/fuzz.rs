@@ -36,7 +36,8 @@ fn rules() -> Rules {
     Rules { both_connected: BothConnected::MoverWins, no_moves: NoMoves::Passes, ply_cap: 30 }
 }
 
-/// A knockout of four networks, as the master leases them.
+/// A knockout of four networks, as the master leases them (from Scrambled Eggs, so the start
+/// field is not its default).
 fn knockout(seed: u64) -> MatchTask {
     MatchTask {
         entrants: (10..14)
@@ -44,6 +45,8 @@ fn knockout(seed: u64) -> MatchTask {
             .collect(),
         network_depth: 1,
         rules: rules(),
+        board: loa_engine::BoardSize::STANDARD,
+        start: loa_engine::Start::ScrambledEggs,
         format: MatchFormat::Knockout { seed },
     }
 }
@@ -60,7 +63,14 @@ fn pairs() -> MatchTask {
         .enumerate()
         .map(|(i, (a, b))| Pairing { a, b, seed: 77 + i as u64, opening_plies: 2 * i as u32 })
         .collect();
-    MatchTask { entrants, network_depth: 1, rules: Rules::default(), format: MatchFormat::Pairs(pairings) }
+    MatchTask {
+        entrants,
+        network_depth: 1,
+        rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
+        format: MatchFormat::Pairs(pairings),
+    }
 }
 
 /// Real outcomes of a few tasks, a failure and a panic's message.
@@ -253,7 +263,7 @@ fn task() -> impl Strategy<Value = MatchTask> {
                         .collect(),
                 ),
             };
-            MatchTask { entrants, network_depth, rules, format }
+            MatchTask { entrants, network_depth, rules, board: Default::default(), start: Default::default(), format }
         })
 }
 

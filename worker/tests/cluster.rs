@@ -294,3 +294,20 @@ fn a_run_that_validates_on_remote_workers_writes_the_validation_lines_of_an_embe
     assert_eq!(lines(&cluster), expected_lines);
     assert_eq!(read(&RunDir::new(&cluster).epochs()), read(&RunDir::new(&reference).epochs()));
 }
+
+#[test]
+fn remote_workers_play_a_5x5_run_with_its_own_network_shape_as_an_embedded_run_does() {
+    let (_tmp, reference, cluster) = dirs();
+    let mut config = tiny(2, 1);
+    config.network = "5x5-board-25-12-1".parse().unwrap();
+    config.rules.ply_cap = 30;
+    let expected = embedded(&config, &reference);
+    let m = master(&config, &cluster, Duration::from_secs(5));
+    let workers: Vec<_> = (0..2).map(|i| worker(m.addr, &format!("w{i}"), TOKEN)).collect();
+    assert_eq!(m.thread.join().unwrap(), expected);
+    let accepted: u64 = workers.into_iter().map(|w| w.stop().unwrap().accepted).sum();
+    assert_eq!(accepted, 16 + 12, "every tournament and benchmark task played remotely");
+    same_run(&reference, &cluster, 2);
+    let kept = String::from_utf8(read(&RunDir::new(&cluster).config())).unwrap();
+    assert!(kept.lines().any(|l| l == "network = \"5x5-board-25-12-1\""), "{kept}");
+}

@@ -40,11 +40,20 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         }
     }
     let tasks = [
-        MatchTask { entrants: entrants(5), network_depth: 1, rules: rules(), format: MatchFormat::Pairs(round_robin) },
+        MatchTask {
+            entrants: entrants(5),
+            network_depth: 1,
+            rules: rules(),
+            board: Default::default(),
+            start: Default::default(),
+            format: MatchFormat::Pairs(round_robin),
+        },
         MatchTask {
             entrants: entrants(8),
             network_depth: 2,
             rules: rules(),
+            board: Default::default(),
+            start: Default::default(),
             format: MatchFormat::Knockout { seed: 3 },
         },
     ];
@@ -52,6 +61,8 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         entrants: entrants(2),
         network_depth: 1,
         rules: rules(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Pairs(vec![Pairing { a: 1, b: 1, seed: 0, opening_plies: 0 }]),
     };
 

@@ -50,7 +50,14 @@ pub fn tournament(seed: u64, depth: u32) -> MatchTask {
     let entrants = (0..4)
         .map(|i| MatchEntrant::Network { serial: i, chromosome: Arc::new(random_uniform(seed * 4 + i)) })
         .collect();
-    MatchTask { entrants, network_depth: depth, rules: Rules::default(), format: MatchFormat::Knockout { seed } }
+    MatchTask {
+        entrants,
+        network_depth: depth,
+        rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
+        format: MatchFormat::Knockout { seed },
+    }
 }
 
 /// Times `samples` (at least one) real tournaments at `depth` on this thread: the mean time of
@@ -129,6 +136,8 @@ fn knockout(entrants: Vec<(u64, Arc<Chromosome>)>, seed: u64, depth: u32) -> Mat
             .collect(),
         network_depth: depth,
         rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Knockout { seed },
     }
 }
@@ -243,6 +252,8 @@ impl Generations {
                 ],
                 network_depth: self.depth,
                 rules: Rules::default(),
+                board: Default::default(),
+                start: Default::default(),
                 format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: i as u64, opening_plies: 0 }]),
             })
             .collect()

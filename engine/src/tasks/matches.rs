@@ -11,10 +11,10 @@ use super::{GameSummary, MatchSummary, TaskError, check_depth};
 use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
 use crate::network::{Chromosome, Encoding, Network, random_uniform};
-use crate::openings::random_opening;
-use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer};
+use crate::openings::{max_opening_plies, random_opening_from};
+use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer, network_plays_on};
 use crate::random::derive_seed;
-use crate::{Position, Rules};
+use crate::{BoardSize, Position, Rules, Start};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -28,9 +28,10 @@ pub const MAX_ENTRANTS: usize = 16;
 /// 120 matches, and of 16 entrants with colours swapped 240, so both fit.
 pub const MAX_MATCHES: usize = 256;
 
-/// Most random plies before a pairing's match starts: [`random_opening`] retries seeds until
-/// the opening is a running game, which is quick only well below a random game's length.
-pub const MAX_OPENING_PLIES: u32 = 40;
+/// Most random plies before a pairing's match starts on any board: [`random_opening_from`]
+/// retries seeds until the opening is a running game, which is quick only well below a random
+/// game's length. Smaller boards allow fewer ([`max_opening_plies`]).
+pub const MAX_OPENING_PLIES: u32 = max_opening_plies(BoardSize::STANDARD);
 
 /// The label that derives a pairing's opening seed from its match seed. It is the label
 /// `loa series` uses for its openings (`cli/src/series.rs`), so a series and a task with the
@@ -81,6 +82,17 @@ impl FixedPlayer {
             | FixedPlayer::Random { depth, .. }
             | FixedPlayer::RandomAnn { depth, .. }
             | FixedPlayer::RandomAnnPrinted { depth, .. } => depth,
+        }
+    }
+
+    /// Whether the player plays on `size`: ALoA and the random heuristic play every board, a
+    /// RandomANN the board of the thesis's network.
+    pub fn plays_on(&self, size: BoardSize) -> Result<(), crate::players::NetworkBoardError> {
+        match self {
+            FixedPlayer::Aloa { .. } | FixedPlayer::Random { .. } => Ok(()),
+            FixedPlayer::RandomAnn { .. } | FixedPlayer::RandomAnnPrinted { .. } => {
+                network_plays_on(crate::network::Topology::THESIS, size)
+            }
         }
     }
 
@@ -165,8 +177,9 @@ pub struct Pairing {
     pub b: usize,
     /// The match seed.
     pub seed: u64,
-    /// Both games start from [`random_opening`]`(opening_plies, derive_seed(seed,`
-    /// [`OPENING_SEED_LABEL`]`), rules)`; 0 is the start position. At most [`MAX_OPENING_PLIES`].
+    /// Both games start from [`random_opening_from`]`(start, opening_plies, derive_seed(seed,`
+    /// [`OPENING_SEED_LABEL`]`), rules)`, `start` being the task's start position; 0 is the
+    /// start position itself. At most [`max_opening_plies`] of the task's board.
     pub opening_plies: u32,
 }
 
@@ -181,7 +194,7 @@ pub enum MatchFormat {
     /// pairs the entrants sorted by serial (the lowest two meet, the next two meet, ...), each
     /// later round pairs the winners of consecutive matches of the round before, and the last
     /// match's winner wins. A is always the lower serial of the two; every match starts from the
-    /// start position; match `k` (0-based, counted across rounds in play order) has seed
+    /// task's start position; match `k` (0-based, counted across rounds in play order) has seed
     /// `derive_seed(seed, k)`. For four entrants this is the thesis's tournament, exactly
     /// the tournament of the thesis.
     Knockout {
@@ -200,8 +213,24 @@ pub struct MatchTask {
     pub network_depth: u32,
     /// The rules of every game.
     pub rules: Rules,
+    /// The board every game is played on; every network entrant's shape reads it. Left out of
+    /// the serialised form when it is the standard 8×8.
+    #[serde(default, skip_serializing_if = "is_standard_board")]
+    pub board: BoardSize,
+    /// The position every game starts from (before a pairing's random opening). Left out of
+    /// the serialised form when it is the usual start.
+    #[serde(default, skip_serializing_if = "is_usual_start")]
+    pub start: Start,
     /// The matches.
     pub format: MatchFormat,
+}
+
+fn is_standard_board(board: &BoardSize) -> bool {
+    board.is_standard()
+}
+
+fn is_usual_start(start: &Start) -> bool {
+    *start == Start::Standard
 }
 
 /// The result of a [`MatchTask`]: every match, in play order (a pairs task's in the order of its
@@ -262,8 +291,10 @@ impl MatchTask {
             MatchFormat::Pairs(pairs) => pairs.len() * (MESSAGE_HEADER + 4 * VARINT_FIELD),
             MatchFormat::Knockout { .. } => VARINT_FIELD,
         };
-        // Task (id, wrapper), MatchTask wrapper, depth, rules (3 fields), format wrappers.
-        let fixed = VARINT_FIELD + 2 * MESSAGE_HEADER + VARINT_FIELD + MESSAGE_HEADER + 3 * VARINT_FIELD;
+        // Task (id, wrapper), MatchTask wrapper, depth, rules (3 fields), board and start, format
+        // wrappers.
+        let fixed =
+            VARINT_FIELD + 2 * MESSAGE_HEADER + VARINT_FIELD + MESSAGE_HEADER + 3 * VARINT_FIELD + 2 * VARINT_FIELD;
         fixed + 2 * MESSAGE_HEADER + pairings + self.entrants.iter().map(entrant).sum::<usize>()
     }
 
@@ -281,15 +312,27 @@ impl MatchTask {
         })
     }
 
-    /// Checks everything [`play_match_task`] needs: entrant count, distinct serials, depths, and
-    /// the format (pairing count, indices, openings; a knockout's power of two).
+    /// The position every game of the task starts from, before a pairing's random opening.
+    pub fn start_position(&self) -> Result<Position, TaskError> {
+        self.start.position(self.board).map_err(TaskError::Start)
+    }
+
+    /// Checks everything [`play_match_task`] needs: entrant count, distinct serials, depths, the
+    /// board (its start, and every entrant plays on it), and the format (pairing count, indices,
+    /// openings; a knockout's power of two).
     pub fn validate(&self) -> Result<(), TaskError> {
         let n = self.entrants.len();
         if !(2..=MAX_ENTRANTS).contains(&n) {
             return Err(TaskError::MatchEntrants(n));
         }
         check_depth(self.network_depth)?;
+        self.start_position()?;
         for (i, e) in self.entrants.iter().enumerate() {
+            let board = match e {
+                MatchEntrant::Network { chromosome, .. } => network_plays_on(chromosome.topology(), self.board),
+                MatchEntrant::Fixed { player, .. } => player.plays_on(self.board),
+            };
+            board.map_err(|error| TaskError::Board { entrant: i, error })?;
             if let MatchEntrant::Fixed { player, .. } = e {
                 let depth = player.depth();
                 if check_depth(depth).is_err() {
@@ -314,8 +357,9 @@ impl MatchTask {
                     if p.a == p.b {
                         return Err(TaskError::SelfPairing { pairing, entrant: p.a });
                     }
-                    if p.opening_plies > MAX_OPENING_PLIES {
-                        return Err(TaskError::OpeningPlies { pairing, plies: p.opening_plies });
+                    let most = max_opening_plies(self.board);
+                    if p.opening_plies > most {
+                        return Err(TaskError::OpeningPlies { pairing, plies: p.opening_plies, most });
                     }
                 }
             }
@@ -419,6 +463,7 @@ fn one_match(
 /// Plays a match task after [`MatchTask::validate`]: every match, in play order.
 pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> {
     task.validate()?;
+    let start = task.start_position()?;
     // One evaluator per entrant for the whole task (a network's weights are laid out once).
     let players: Vec<Box<dyn Player>> = task
         .entrants
@@ -435,11 +480,12 @@ pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> 
             .iter()
             .enumerate()
             .map(|(number, p)| {
-                let start = random_opening(p.opening_plies, derive_seed(p.seed, OPENING_SEED_LABEL), &task.rules);
-                one_match(&players, &task.rules, number, p.a, p.b, start, p.seed)
+                let seed = derive_seed(p.seed, OPENING_SEED_LABEL);
+                let opening = random_opening_from(&start, p.opening_plies, seed, &task.rules);
+                one_match(&players, &task.rules, number, p.a, p.b, opening, p.seed)
             })
             .collect::<Result<Vec<_>, _>>()?,
-        MatchFormat::Knockout { seed } => knockout(task, &players, *seed)?,
+        MatchFormat::Knockout { seed } => knockout(task, &players, start, *seed)?,
     };
     Ok(MatchTaskOutcome { matches })
 }
@@ -485,10 +531,15 @@ fn bracket<E>(
 }
 
 /// Plays a knockout bracket (see [`MatchFormat::Knockout`]).
-fn knockout(task: &MatchTask, players: &[Box<dyn Player>], seed: u64) -> Result<Vec<MatchSummary>, TaskError> {
+fn knockout(
+    task: &MatchTask,
+    players: &[Box<dyn Player>],
+    start: Position,
+    seed: u64,
+) -> Result<Vec<MatchSummary>, TaskError> {
     let mut matches = Vec::with_capacity(task.entrants.len().saturating_sub(1));
     bracket(&task.entrants, |k, a, b| {
-        let summary = one_match(players, &task.rules, k, a, b, Position::start(), derive_seed(seed, k as u64))?;
+        let summary = one_match(players, &task.rules, k, a, b, start, derive_seed(seed, k as u64))?;
         matches.push(summary);
         Ok(summary.winner_index())
     })?;

@@ -3,11 +3,11 @@
 //! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
 //! the scheme's own ([`crate::selection::build`] parses and checks it).
 
-use loa_engine::Rules;
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::Topology;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
+use loa_engine::{BoardSize, Rules, Start};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -50,15 +50,23 @@ pub struct ExperimentConfig {
     /// `validation.jsonl` and its checkpoints no clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<ValidationConfig>,
-    /// The networks' shape: a `[network]` table or a shape's name (docs/config.md). Only the
-    /// thesis's is run yet, and it is not written out, so a configuration's text is what it was
-    /// before shapes existed.
+    /// The networks' shape: a `[network]` table or a shape's name (docs/config.md). Its board
+    /// side is the run's board. The thesis's is not written out, so a thesis configuration's
+    /// text is what it was before shapes existed.
     #[serde(skip_serializing_if = "is_thesis")]
     pub network: Topology,
+    /// The position every game starts from, on the network's board: `standard`, or
+    /// `scrambled-eggs` on 8×8. Not written out when standard, for the same reason.
+    #[serde(skip_serializing_if = "is_usual_start")]
+    pub start: Start,
 }
 
 fn is_thesis(shape: &Topology) -> bool {
     *shape == Topology::THESIS
+}
+
+fn is_usual_start(start: &Start) -> bool {
+    *start == Start::Standard
 }
 
 /// Benchmark settings.
@@ -98,6 +106,7 @@ impl Default for ExperimentConfig {
             rules: Rules::default(),
             validation: None,
             network: Topology::THESIS,
+            start: Start::Standard,
         }
     }
 }
@@ -241,20 +250,36 @@ impl ExperimentConfig {
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
             return bad("rules.ply_cap", format!("must be 1..=10000 so every game ends, got {}", self.rules.ply_cap));
         }
-        if self.network != Topology::THESIS {
-            let why = format!(
-                "network shape {} is not yet supported by runs, only {}: remove the [network] section",
-                self.network,
-                Topology::THESIS
-            );
-            return bad("network", why);
+        if let Err(e) = self.start.position(self.board()) {
+            return bad("start", e.to_string());
         }
-        self.validation.as_ref().map_or(Ok(()), ValidationConfig::check)
+        let crossover = self.crossover.operator.name();
+        if crossover == loa_engine::breeding::operators::per_neuron::OPERATOR.name && !self.network.is_thesis_layout() {
+            let why = format!(
+                "`{crossover}` crosses the hidden units of the thesis's network, not of {}: use single-point or uniform",
+                self.network
+            );
+            return bad("crossover.operator", why);
+        }
+        self.validation.as_ref().map_or(Ok(()), |v| v.check(self.board()))
     }
 
-    /// A match task of `entrants` in `format`, at the run's network depth and rules.
+    /// The board every game is played on: the one the network reads.
+    pub fn board(&self) -> BoardSize {
+        // A shape's side is 5..=8 by construction, so this falls back only on a bug.
+        BoardSize::new(self.network.side()).unwrap_or_default()
+    }
+
+    /// A match task of `entrants` in `format`, at the run's network depth, rules, board and start.
     pub fn task(&self, entrants: Vec<MatchEntrant>, format: MatchFormat) -> MatchTask {
-        MatchTask { entrants, network_depth: self.network_depth, rules: self.rules, format }
+        MatchTask {
+            entrants,
+            network_depth: self.network_depth,
+            rules: self.rules,
+            board: self.board(),
+            start: self.start,
+            format,
+        }
     }
 
     /// The benchmark's reference player.
@@ -309,8 +334,17 @@ mod tests {
         // The scheme's table is only carried: the scheme checks it.
         let c = ExperimentConfig::from_toml("[selection.scheme.anything]\nopponents = 1\n").unwrap();
         assert_eq!(c.selection.scheme.name, "anything");
-        let shape = err("[network]\nboard_side = 5\ninputs = [\"board\"]\nhidden = [12]");
-        assert!(shape.contains("`network`") && shape.contains("5x5-board-25-12-1 is not yet supported"), "{shape}");
+        let small =
+            ExperimentConfig::from_toml("[network]\nboard_side = 5\ninputs = [\"board\"]\nhidden = [12]").unwrap();
+        assert_eq!((small.network.to_string().as_str(), small.board().side()), ("5x5-board-25-12-1", 5));
+        let eggs = err("network = \"5x5-board-25-12-1\"\nstart = \"scrambled-eggs\"");
+        assert!(eggs.contains("`start`") && eggs.contains("8x8 board only"), "{eggs}");
+        let per_neuron = err("network = \"5x5-board-25-12-1\"\n[crossover]\noperator = \"per-neuron\"");
+        assert!(
+            per_neuron.contains("`crossover.operator`") && per_neuron.contains("5x5-board-25-12-1"),
+            "{per_neuron}"
+        );
+        assert!(err("start = \"sideways\"").contains("sideways"));
         assert!(err("[network]\nhiden = [12]").contains("unknown field `hiden`"));
         assert!(err("[network]\nhidden = [12, 0]").contains("hidden: layer 2 has 0 units"));
         assert!(err("network = \"board-nonad-99-20-1\"").contains("write 100"));

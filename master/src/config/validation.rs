@@ -2,9 +2,11 @@
 //! opponents every few epochs, from openings of a seed of its own (docs/config.md).
 
 use super::ConfigError;
+use loa_engine::BoardSize;
+use loa_engine::openings::max_opening_plies;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::spec::{PlayerText, parse_player};
-use loa_engine::tasks::{FixedPlayer, MAX_OPENING_PLIES};
+use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
 
 /// Most opponents a validation plays.
@@ -48,8 +50,8 @@ impl Default for ValidationConfig {
 }
 
 impl ValidationConfig {
-    /// Checks every value; errors name the key (`validation.KEY`).
-    pub fn check(&self) -> Result<(), ConfigError> {
+    /// Checks every value for a run on `board`; errors name the key (`validation.KEY`).
+    pub fn check(&self, board: BoardSize) -> Result<(), ConfigError> {
         let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: format!("validation.{key}"), why });
         if self.opponents.is_empty() {
             return bad("opponents", "needs at least one player spec, e.g. [\"aloa:3\"]".into());
@@ -57,7 +59,11 @@ impl ValidationConfig {
         if self.opponents.len() > MAX_OPPONENTS {
             return bad("opponents", format!("at most {MAX_OPPONENTS}, got {}", self.opponents.len()));
         }
-        self.players()?;
+        for (spec, player) in self.opponents.iter().zip(self.players()?) {
+            if let Err(e) = player.plays_on(board) {
+                return bad("opponents", format!("`{spec}`: {e}"));
+            }
+        }
         if self.matches == 0 || self.matches % 2 == 1 || self.matches > MAX_MATCHES {
             let why = format!(
                 "must be even (the network is A in half the matches), 2 to {MAX_MATCHES}, got {}",
@@ -72,8 +78,12 @@ impl ValidationConfig {
             // Checkpoints keep the configuration as TOML, whose integers are signed.
             return bad("seed", format!("must be at most {}, got {}", i64::MAX, self.seed));
         }
-        if self.opening_plies > MAX_OPENING_PLIES {
-            return bad("opening_plies", format!("must be 0 to {MAX_OPENING_PLIES}, got {}", self.opening_plies));
+        let most = max_opening_plies(board);
+        if self.opening_plies > most {
+            return bad(
+                "opening_plies",
+                format!("must be 0 to {most} on the {board} board, got {}", self.opening_plies),
+            );
         }
         if let Some(depth) = self.network_depth
             && (depth == 0 || depth > MAX_DEPTH)
@@ -144,5 +154,18 @@ mod tests {
         assert!(err(&format!("{o}opening_plies = 41")).contains("`validation.opening_plies`: must be 0 to 40"));
         assert!(err(&format!("{o}network_depth = 0")).contains("`validation.network_depth`: must be 1..="));
         assert!(err(&format!("{o}oponents = 1")).contains("oponents"));
+    }
+
+    #[test]
+    fn a_small_board_allows_shorter_openings_and_no_randomann() {
+        let on_5x5 = |text: &str| {
+            let config = format!("network = \"5x5-board-25-12-1\"\n[validation]\n{text}");
+            ExperimentConfig::from_toml(&config).map(|_| ()).map_err(|e| e.to_string())
+        };
+        assert_eq!(on_5x5("opponents = [\"aloa:3\", \"random:2\"]\nopening_plies = 6"), Ok(()));
+        let long = on_5x5("opponents = [\"aloa:3\"]\nopening_plies = 7").unwrap_err();
+        assert!(long.contains("`validation.opening_plies`: must be 0 to 6 on the 5x5 board"), "{long}");
+        let ann = on_5x5("opponents = [\"randomann:3:1\"]").unwrap_err();
+        assert!(ann.contains("`validation.opponents`: `randomann:3:1`") && ann.contains("8x8"), "{ann}");
     }
 }

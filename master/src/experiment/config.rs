@@ -4,8 +4,9 @@
 
 use super::spec::PlayerSpec;
 use crate::config::{ConfigError, parse_toml, read_toml};
-use loa_engine::Rules;
-use loa_engine::tasks::{MAX_MATCHES, MAX_OPENING_PLIES};
+use loa_engine::openings::max_opening_plies;
+use loa_engine::tasks::MAX_MATCHES;
+use loa_engine::{BoardSize, Position, Rules, Start};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -50,6 +51,12 @@ pub struct MatchExperiment {
     /// The rules variant (default: docs/spec.md §2's tournament rules with a 100-ply cap).
     #[serde(default)]
     pub rules: Rules,
+    /// The board (`5x5` to `8x8`, default 8x8); every network of both players must read it.
+    #[serde(default)]
+    pub board: BoardSize,
+    /// The start position on the board: `standard` (default) or `scrambled-eggs` (8x8 only).
+    #[serde(default)]
+    pub start: Start,
     /// Most two-game matches the experiment may play in all (swapped ones counted), checked once
     /// the players' files are read and before anything is planned: a `run:` spec over many
     /// epochs of a large population multiplies `matches` by every survivor.
@@ -92,6 +99,12 @@ impl MatchExperiment {
         entrants as u128 * u128::from(self.matches) * if self.swap_colours { 2 } else { 1 }
     }
 
+    /// The position every match starts from before its random opening.
+    pub fn start_position(&self) -> Position {
+        // Checked by `validate`; the usual start is the fallback only of an unchecked config.
+        self.start.position(self.board).unwrap_or_else(|_| Position::start())
+    }
+
     /// Checks every value's range and both player specs.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: key.into(), why });
@@ -104,8 +117,13 @@ impl MatchExperiment {
         if self.matches == 0 || self.matches > MAX_MATCHES_PER_ENTRANT {
             return bad("matches", format!("must be 1..={MAX_MATCHES_PER_ENTRANT}, got {}", self.matches));
         }
-        if self.opening_plies > MAX_OPENING_PLIES {
-            return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", self.opening_plies));
+        if let Err(e) = self.start.position(self.board) {
+            return bad("start", e.to_string());
+        }
+        let most = max_opening_plies(self.board);
+        if self.opening_plies > most {
+            let why = format!("must be at most {most} on the {} board, got {}", self.board, self.opening_plies);
+            return bad("opening_plies", why);
         }
         if self.matches_per_task == 0 || self.matches_per_task as usize > MAX_MATCHES {
             return bad("matches_per_task", format!("must be 1..={MAX_MATCHES}, got {}", self.matches_per_task));
@@ -132,6 +150,19 @@ mod tests {
         assert_eq!((c.matches, c.seed, c.opening_plies, c.swap_colours, c.matches_per_task), (10, 0, 0, false, 4));
         assert_eq!(c.rules, Rules::default());
         assert_eq!(c.max_matches, 10_000_000);
+        assert_eq!((c.board, c.start), (BoardSize::STANDARD, Start::Standard));
+    }
+
+    #[test]
+    fn the_board_bounds_the_openings_and_the_start() {
+        let on = |extra: &str| MatchExperiment::from_toml(&format!("{GOOD}{extra}")).map_err(|e| e.to_string());
+        let small = on("board = \"6x6\"\nopening_plies = 12").unwrap();
+        assert_eq!(small.start_position().to_string(), ".bbbb./w....w/w....w/w....w/w....w/.bbbb. b");
+        let long = on("board = \"6x6\"\nopening_plies = 13").unwrap_err();
+        assert!(long.contains("`opening_plies`: must be at most 12 on the 6x6 board"), "{long}");
+        let eggs = on("board = \"5x5\"\nstart = \"scrambled-eggs\"").unwrap_err();
+        assert!(eggs.contains("`start`") && eggs.contains("8x8 board only"), "{eggs}");
+        assert!(on("board = \"9x9\"").unwrap_err().contains("9x9"));
     }
 
     #[test]

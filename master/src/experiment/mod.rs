@@ -169,6 +169,8 @@ pub fn run(
     let (spec_a, spec_b) = config.players()?;
     let a = spec_a.prepare().map_err(|e| ExperimentError::Player("a", e))?;
     let b = spec_b.prepare().map_err(|e| ExperimentError::Player("b", e))?;
+    a.plays_on(config.board).map_err(|e| ExperimentError::Player("a", e))?;
+    b.plays_on(config.board).map_err(|e| ExperimentError::Player("b", e))?;
     if options.threads == 0 && options.cluster.is_none() {
         return Err(ExperimentError::NoWorkers);
     }

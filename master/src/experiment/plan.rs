@@ -1,7 +1,8 @@
 //! An experiment's matches, the tasks that play them and the per-game lines of their outcomes.
 //! Match `j` (0-based, A's entrants in order, each playing `matches` matches) has seed
-//! `derive_seed(seed, j)` and starts from `random_opening(opening_plies, derive_seed(seed_j,
-//! OPENING_SEED_LABEL))`, exactly as pair `j` of `loa match --seed SEED --opening-plies K`; with
+//! `derive_seed(seed, j)` and starts from `random_opening_from(start, opening_plies,
+//! derive_seed(seed_j, OPENING_SEED_LABEL))`, `start` the board's start position, exactly as pair
+//! `j` of `loa match --seed SEED --opening-plies K` with the same board and start; with
 //! swapped colours the same match with B as A follows. Tasks take consecutive matches, so an
 //! outcome is put back in its place by task id and position, whatever worker played it.
 
@@ -10,7 +11,7 @@ use super::spec::{PlayerSpec, Side};
 use crate::metrics;
 use loa_engine::Color;
 use loa_engine::game::{Criterion, MatchSide, benchmark_score};
-use loa_engine::openings::random_opening;
+use loa_engine::openings::random_opening_from;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{
     FixedPlayer, MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
@@ -106,7 +107,14 @@ pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchEx
     let (per_task, opening_plies, rules) = (config.matches_per_task as usize, config.opening_plies, config.rules);
     let network_depth = a.spec.network_depth().or(b.spec.network_depth()).unwrap_or(1);
     let task = |entrants, pairs, matches| PlannedTask {
-        task: MatchTask { entrants, network_depth, rules, format: MatchFormat::Pairs(pairs) },
+        task: MatchTask {
+            entrants,
+            network_depth,
+            rules,
+            board: config.board,
+            start: config.start,
+            format: MatchFormat::Pairs(pairs),
+        },
         matches,
     };
     let mut tasks = Vec::new();
@@ -160,6 +168,7 @@ pub fn series_lines(
     config: &MatchExperiment,
 ) -> (Vec<MatchLine>, MatchTally) {
     let (seed, opening_plies, rules) = (config.seed, config.opening_plies, &config.rules);
+    let first = config.start_position();
     let mut lines = Vec::with_capacity(2 * played.len() + 1);
     // Matches won by docs/spec.md §5, then by criteria 1-3 alone: the first player's, then the second's.
     let (mut won, mut decided, mut ties, mut ties_to_first) = ([0; 2], [0; 2], 0, 0);
@@ -168,7 +177,7 @@ pub fn series_lines(
     let mut start_of = (u64::MAX, String::new());
     for (pair, (m, s)) in played.iter().enumerate() {
         if start_of.0 != m.seed || start_of.1.is_empty() {
-            let start = random_opening(opening_plies, derive_seed(m.seed, OPENING_SEED_LABEL), rules);
+            let start = random_opening_from(&first, opening_plies, derive_seed(m.seed, OPENING_SEED_LABEL), rules);
             start_of = (m.seed, start.to_string());
         }
         for (g, game) in s.games.iter().enumerate() {

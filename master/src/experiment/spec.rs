@@ -180,6 +180,21 @@ pub struct Side {
 }
 
 impl Side {
+    /// Whether every player of the side plays on `board`: each network's shape reads it (a
+    /// RandomANN has the thesis's shape).
+    pub fn plays_on(&self, board: loa_engine::BoardSize) -> Result<(), SpecError> {
+        use loa_engine::network::Topology;
+        use loa_engine::players::network_plays_on;
+        let fits = match &self.spec {
+            PlayerSpec::Fixed(player) => player.plays_on(board),
+            PlayerSpec::FreshRandomAnn { .. } => network_plays_on(Topology::THESIS, board),
+            PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
+                self.nets.iter().try_for_each(|n| network_plays_on(n.chromosome.topology(), board))
+            }
+        };
+        fits.map_err(|e| SpecError(e.to_string()))
+    }
+
     /// How many entrants the side has: the networks of a `net:`/`run:` spec, else 1.
     pub fn entrants(&self) -> usize {
         self.nets.len().max(1)

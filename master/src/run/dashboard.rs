@@ -106,6 +106,9 @@ impl DashboardState {
             population: Some(config.population as u64),
             target_epochs: Some(u64::from(config.epochs)),
             generations_per_epoch: Some(u64::from(config.generations_per_epoch)),
+            network: config.network.to_string(),
+            board: config.board().to_string(),
+            start: config.start.to_string(),
             config_toml: config.to_toml(),
         };
         let live = Live {

@@ -36,13 +36,12 @@ use runner::Runner;
 pub use show::{RunOverview, show};
 
 use crate::checkpoint::{CheckpointError, RunState};
-use crate::config::ExperimentConfig;
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::initial_population;
 use crate::pool::WorkerPool;
 use crate::population::{SerialCounter, StoredIndividual};
 use crate::rng::GaRng;
 use error::io;
-use loa_engine::network::Topology;
 use loa_records::EpochReport;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -151,8 +150,16 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::default());
     let population = match scheme.given_population(&mut serials)? {
         Some(population) => population,
-        None => initial_population(&config, Topology::default(), &mut rng, &mut serials)?,
+        None => initial_population(&config, config.network, &mut rng, &mut serials)?,
     };
+    if let Some(other) = population.iter().map(|i| i.chromosome.topology()).find(|&t| t != config.network) {
+        let why = format!(
+            "the run's network is {} but its initial network is {other}: set `network` to the file's shape, or give a \
+             network of the run's",
+            config.network
+        );
+        return Err(ConfigError::Invalid { key: "network".into(), why }.into());
+    }
     let state = RunState {
         scheme_state: scheme.save().map_err(RunError::SchemeState)?,
         config,

@@ -293,12 +293,8 @@ impl Runner<'_> {
             .map(|(i, s)| {
                 // The network is A: Black in game 0, White in game 1.
                 let seed = derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64);
-                let task = MatchTask {
-                    entrants: vec![s.entrant(), reference.clone()],
-                    network_depth: config.network_depth,
-                    rules: config.rules,
-                    format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed, opening_plies: 0 }]),
-                };
+                let pairing = Pairing { a: 0, b: 1, seed, opening_plies: 0 };
+                let task = config.task(vec![s.entrant(), reference.clone()], MatchFormat::Pairs(vec![pairing]));
                 (task_id(state.generation, true, i), task)
             })
             .collect();

@@ -97,6 +97,8 @@ mod tests {
             entrants: Vec::new(),
             network_depth: 1,
             rules: Default::default(),
+            board: Default::default(),
+            start: Default::default(),
             format: MatchFormat::Pairs(vec![]),
         }
     }

@@ -32,8 +32,14 @@ fn advance(clock: &AtomicU64, millis: u64) {
 
 /// Tasks that are never played: the scheduler only moves them around.
 fn tasks(ids: std::ops::Range<TaskId>) -> Vec<(TaskId, Task)> {
-    let task =
-        Task { entrants: Vec::new(), network_depth: 1, rules: Default::default(), format: MatchFormat::Pairs(vec![]) };
+    let task = Task {
+        entrants: Vec::new(),
+        network_depth: 1,
+        rules: Default::default(),
+        board: Default::default(),
+        start: Default::default(),
+        format: MatchFormat::Pairs(vec![]),
+    };
     ids.map(|id| (id, task.clone())).collect()
 }
 

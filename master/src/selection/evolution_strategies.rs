@@ -186,7 +186,8 @@ impl Scheme for EvolutionStrategies {
             );
             return bad(format!("{KEY}.weight_decay"), why);
         }
-        self.settings.judging.validate(KEY, population)
+        super::check_tying(KEY, s.symmetry, config)?;
+        self.settings.judging.validate(KEY, population, config.board())
     }
 
     fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
@@ -197,7 +198,7 @@ impl Scheme for EvolutionStrategies {
         let invalid = |why: String| ConfigError::Invalid { key: format!("{KEY}.initial_network"), why };
         // Reading checks the file's topology and weight count.
         let chromosome = Chromosome::read(path).map_err(|e| invalid(e.to_string()))?;
-        let first = individual(serials, Topology::default(), chromosome.weights().to_vec())
+        let first = individual(serials, chromosome.topology(), chromosome.weights().to_vec())
             .map_err(|e| invalid(e.to_string()))?;
         Ok(Some(vec![first]))
     }

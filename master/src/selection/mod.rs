@@ -74,6 +74,24 @@ pub fn normalized(config: &ExperimentConfig) -> Result<ExperimentConfig, ConfigE
     Ok(config)
 }
 
+/// Checks that weights tied by the board's symmetries (`symmetry`, the setting `key`) fit the
+/// run's network: the ties are the thesis network's.
+pub(crate) fn check_tying(
+    key: &str,
+    symmetry: loa_engine::network::symmetry::WeightTying,
+    config: &ExperimentConfig,
+) -> Result<(), ConfigError> {
+    use loa_engine::network::symmetry::WeightTying;
+    if symmetry == WeightTying::None || config.network.is_thesis_layout() {
+        return Ok(());
+    }
+    let why = format!(
+        "the ties are those of the thesis's network on 8x8, not of {}: set symmetry = \"none\"",
+        config.network
+    );
+    Err(ConfigError::Invalid { key: format!("{key}.symmetry"), why })
+}
+
 /// What a scheme planned, handed back to it with the outcomes (its own type inside).
 pub type Plan = Box<dyn Any>;
 

@@ -101,7 +101,7 @@ impl Scheme for MuPlusLambda {
                 return bad("elitism", why);
             }
         }
-        self.settings.judging.validate(KEY, population * (1 + s.offspring as usize))
+        self.settings.judging.validate(KEY, population * (1 + s.offspring as usize), config.board())
     }
 
     fn adapts_steps(&self) -> bool {

@@ -128,7 +128,7 @@ impl Scheme for Tournament {
         if !(0.0..=1.0).contains(&s.crossover_rate) {
             return bad("crossover_rate", format!("must be in [0, 1], got {}", s.crossover_rate));
         }
-        s.judging.validate(KEY, population)
+        s.judging.validate(KEY, population, config.board())
     }
 
     fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {

@@ -63,6 +63,8 @@ fn knockout(seeds: [u64; 4]) -> MatchTask {
             .collect(),
         network_depth: 1,
         rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Knockout { seed: 9 },
     }
 }
@@ -183,6 +185,8 @@ fn fixed_players_carry_no_id() {
         ],
         network_depth: 1,
         rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Pairs(vec![loa_engine::tasks::Pairing { a: 0, b: 1, seed: 1, opening_plies: 0 }]),
     };
     let mut calls = 0;

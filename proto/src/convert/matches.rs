@@ -1,15 +1,15 @@
 //! Match tasks ([`MatchTask`]) and their outcomes on the wire.
 
 use super::{
-    Resolve, Sending, index_to_proto, match_from_proto, network_from_proto, network_to_proto, rules_from_proto,
-    rules_to_proto,
+    Resolve, STARTS, Sending, from_wire, index_to_proto, match_from_proto, network_from_proto, network_to_proto,
+    rules_from_proto, rules_to_proto, to_wire,
 };
 use crate::{ProtoError, each, pb};
+use loa_engine::BoardSize;
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
-    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome,
-    Pairing, TaskError,
+    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, TaskError,
 };
 
 // ---- Engine to wire ----
@@ -50,6 +50,8 @@ pub fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome)
         network_depth: m.network_depth,
         rules: Some(rules_to_proto(&m.rules)),
         format: Some(format),
+        board_side: u32::from(m.board.side()),
+        start: to_wire(STARTS, m.start),
     }
 }
 
@@ -110,11 +112,15 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         TaskError::SelfPairing { pairing: p, entrant } => {
             ProtoError::new(format!("{}.b", pairing(p)), format!("entrant {entrant} cannot play itself"))
         }
-        TaskError::OpeningPlies { pairing: p, plies } => ProtoError::new(
+        TaskError::OpeningPlies { pairing: p, plies, most } => ProtoError::new(
             format!("{}.opening_plies", pairing(p)),
-            format!("{plies} opening plies, at most {}", MAX_OPENING_PLIES),
+            format!("{plies} opening plies, at most {most} on the {} board", task.board),
         ),
         TaskError::KnockoutSize(_) => whole("format.knockout"),
+        TaskError::Start(_) => whole("start"),
+        TaskError::Board { entrant, error } => {
+            ProtoError::new(format!("entrants[{entrant}].network.topology"), error.to_string())
+        }
     }
 }
 
@@ -137,7 +143,13 @@ pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchT
         Some(pb::task::Format::Knockout(k)) => MatchFormat::Knockout { seed: k.seed },
         None => return Err(ProtoError::new("format", "missing: neither pairs nor a knockout")),
     };
-    let task = MatchTask { entrants, network_depth: t.network_depth, rules: rules_from_proto(t.rules)?, format };
+    let board = u8::try_from(t.board_side)
+        .ok()
+        .and_then(|side| BoardSize::new(side).ok())
+        .ok_or_else(|| ProtoError::new("board_side", format!("{} is not a board side: 5 to 8", t.board_side)))?;
+    let start = from_wire(STARTS, "start", t.start)?;
+    let rules = rules_from_proto(t.rules)?;
+    let task = MatchTask { entrants, network_depth: t.network_depth, rules, board, start, format };
     task.validate().map_err(|err| match_task_error(&task, err))?;
     Ok((t.id, task))
 }

@@ -17,6 +17,8 @@ fn knockout() -> MatchTask {
             .collect(),
         network_depth: 1,
         rules: rules(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Knockout { seed: 7 },
     }
 }

@@ -14,6 +14,8 @@ fn task(seed: u64) -> MatchTask {
         entrants: vec![aloa(1), aloa(2)],
         network_depth: 1,
         rules: Rules { both_connected: BothConnected::Draw, no_moves: NoMoves::Loses, ply_cap: 20 },
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed, opening_plies: 4 }]),
     }
 }

@@ -167,6 +167,8 @@ pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::MatchTask {
             .collect(),
         network_depth: 1,
         rules: loa_engine::Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Knockout { seed: 1 },
     }
 }

@@ -66,6 +66,23 @@ fn bad_settings_are_named_and_say_what_to_do() {
 }
 
 #[test]
+fn a_small_network_takes_a_full_covariance_untied_and_cannot_be_tied() {
+    let small = |settings: &str| {
+        let text = format!("population = 16\nnetwork = \"5x5-board-25-12-1\"\n[selection.scheme.cma-es]\n{FIXED}{settings}");
+        let config = ExperimentConfig::from_toml(&text).map_err(|e| e.to_string())?;
+        crate::selection::build(&config).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert_eq!(small("symmetry = \"none\"\n"), Ok(()), "325 weights");
+    let tied = small("").unwrap_err();
+    assert!(tied.contains("`selection.scheme.cma-es.symmetry`") && tied.contains("5x5-board-25-12-1"), "{tied}");
+    let larger = "population = 16\n[network]\nboard_side = 6\nhidden = [20]\n[selection.scheme.cma-es]\n\
+                  symmetry = \"none\"\nopponents = 0\nfixed_opponents = [\"random:1\"]\n";
+    let config = ExperimentConfig::from_toml(larger).unwrap();
+    let refusal = crate::selection::build(&config).err().unwrap().to_string();
+    assert!(refusal.contains("all 1081 weights of 6x6-board-nonad-52-20-1") && refusal.contains("at most 400"), "{refusal}");
+}
+
+#[test]
 fn candidates_are_tied_drawn_from_the_runs_generator_and_judged_alike() {
     for symmetry in ["equivariant", "invariant"] {
         let config = config(6, &format!("{FIXED}symmetry = \"{symmetry}\"\n")).unwrap();

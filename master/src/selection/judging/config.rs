@@ -1,6 +1,8 @@
 //! The judging settings and their checks.
 
 use crate::config::ConfigError;
+use loa_engine::BoardSize;
+use loa_engine::openings::max_opening_plies;
 use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
@@ -88,10 +90,9 @@ impl Default for JudgingConfig {
     }
 }
 
-// The bounds of one task (the proto's): entrants, matches, random opening plies.
+// The bounds of one task (the proto's): entrants, matches (random opening plies: by board).
 pub(super) const MAX_ENTRANTS: usize = 16;
 const MAX_MATCHES: usize = 256;
-const MAX_OPENING_PLIES: u32 = 40;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
 
@@ -119,12 +120,16 @@ impl JudgingConfig {
     }
 
     /// Checks the settings of the scheme whose table is `key` for `candidates` candidates per
-    /// generation, against the bounds of one task.
-    pub fn validate(&self, key: &str, candidates: usize) -> Result<(), ConfigError> {
+    /// generation on `board`, against the bounds of one task.
+    pub fn validate(&self, key: &str, candidates: usize, board: BoardSize) -> Result<(), ConfigError> {
         let j = self;
         let bad = |field: &str, why: String| Err(ConfigError::Invalid { key: format!("{key}.{field}"), why });
         for (field, specs) in [("fixed_opponents", &j.fixed_opponents), ("ladder", &j.ladder)] {
-            fixed_players(&format!("{key}.{field}"), specs)?;
+            for (spec, player) in specs.iter().zip(fixed_players(&format!("{key}.{field}"), specs)?) {
+                if let Err(e) = player.plays_on(board) {
+                    return bad(field, format!("`{spec}`: {e}"));
+                }
+            }
         }
         if j.groups > 0 {
             if j.opponents > 0 {
@@ -182,8 +187,12 @@ impl JudgingConfig {
             );
             return bad("hall_of_fame_window", why);
         }
-        if j.opening_plies > MAX_OPENING_PLIES {
-            return bad("opening_plies", format!("must be at most {MAX_OPENING_PLIES}, got {}", j.opening_plies));
+        let most = max_opening_plies(board);
+        if j.opening_plies > most {
+            return bad(
+                "opening_plies",
+                format!("must be at most {most} on the {board} board, got {}", j.opening_plies),
+            );
         }
         if !(j.promote_at > 0.0 && j.promote_at <= 1.0) {
             return bad("promote_at", format!("must be in (0, 1] points per game, got {}", j.promote_at));

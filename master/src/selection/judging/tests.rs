@@ -260,7 +260,7 @@ fn a_commonly_drawn_champion_that_is_a_candidate_does_not_meet_itself() {
 
 #[test]
 fn hall_of_fame_settings_are_checked() {
-    let why = |j: JudgingConfig| match j.validate("s", 8) {
+    let why = |j: JudgingConfig| match j.validate("s", 8, Default::default()) {
         Err(ConfigError::Invalid { key, why }) => format!("{key}: {why}"),
         other => panic!("{other:?}"),
     };
@@ -273,8 +273,29 @@ fn hall_of_fame_settings_are_checked() {
     // 2 drawn + 2 champions × 100 + 100 fixed: too many matches under the common draw only.
     let many = JudgingConfig { fixed_matches: 100, ..common() };
     assert!(why(many.clone()).starts_with("s.fixed_matches: a candidate's task would have 302 matches"));
-    JudgingConfig { hall_of_fame_draw: HallOfFameDraw::PerCandidate, ..many }.validate("s", 8).unwrap();
-    JudgingConfig { hall_of_fame_window: 2, ..common() }.validate("s", 8).unwrap();
+    JudgingConfig { hall_of_fame_draw: HallOfFameDraw::PerCandidate, ..many }
+        .validate("s", 8, Default::default())
+        .unwrap();
+    JudgingConfig { hall_of_fame_window: 2, ..common() }.validate("s", 8, Default::default()).unwrap();
+}
+
+#[test]
+fn opponents_and_openings_are_checked_against_the_board() {
+    let small = loa_engine::BoardSize::MIN;
+    let why = |j: JudgingConfig| match j.validate("s", 8, small) {
+        Err(ConfigError::Invalid { key, why }) => format!("{key}: {why}"),
+        other => panic!("{other:?}"),
+    };
+    let ladder = JudgingConfig { ladder: vec!["aloa:1".into(), "randomann:2:7".into()], ..common() };
+    assert!(ladder.validate("s", 8, Default::default()).is_ok());
+    let refusal = why(ladder);
+    assert!(
+        refusal.starts_with("s.ladder: `randomann:2:7`: the network board-nonad-100-20-1 reads the 8x8"),
+        "{refusal}"
+    );
+    let long = JudgingConfig { opening_plies: 7, ..common() };
+    assert!(why(long).starts_with("s.opening_plies: must be at most 6 on the 5x5 board"));
+    JudgingConfig { opening_plies: 6, ..common() }.validate("s", 8, small).unwrap();
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub(crate) fn knockout_of(networks: &[Arc<Chromosome>]) -> MatchTask {
             .collect(),
         network_depth: 1,
         rules: Rules::default(),
+        board: Default::default(),
+        start: Default::default(),
         format: MatchFormat::Knockout { seed: 3 },
     }
 }

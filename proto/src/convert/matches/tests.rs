@@ -27,6 +27,8 @@ fn task(format: MatchFormat) -> MatchTask {
         ],
         network_depth: 1,
         rules: Rules { both_connected: BothConnected::MoverWins, no_moves: NoMoves::Passes, ply_cap: 24 },
+        board: Default::default(),
+        start: Default::default(),
         format,
     }
 }
@@ -150,7 +152,7 @@ fn bad_formats_are_refused_naming_the_field() {
     check(pairings(&|p| p[0].b = p[0].a), "format.pairs.pairings[0].b: entrant 0 cannot play itself");
     check(
         pairings(&|p| p[2].opening_plies = 41),
-        "format.pairs.pairings[2].opening_plies: 41 opening plies, at most 40",
+        "format.pairs.pairings[2].opening_plies: 41 opening plies, at most 40 on the 8x8 board",
     );
     check(pairings(&|p| p.clear()), "format.pairs.pairings: a match task plays 1 to 256 matches, got 0");
     check(pairings(&|p| p.resize(257, p[0])), "format.pairs.pairings: a match task plays 1 to 256 matches, got 257");
@@ -159,6 +161,59 @@ fn bad_formats_are_refused_naming_the_field() {
     let mut m = proto(&task(MatchFormat::Knockout { seed: 4 }));
     m.entrants.pop();
     check(m, "format.knockout: a knockout needs a power of two entrants, got 3");
+}
+
+/// A task on 5×5: a network of that board's shape against ALoA, from 6-ply openings.
+fn small_board_task() -> MatchTask {
+    let shape = loa_engine::network::Topology::from_name("5x5-board-25-12-1").unwrap();
+    let mut state = 9u64;
+    let chromosome = loa_engine::network::Chromosome::random(shape, || {
+        state = loa_engine::random::mix64(state);
+        state
+    });
+    MatchTask {
+        entrants: vec![
+            MatchEntrant::Network { serial: 1, chromosome: Arc::new(chromosome) },
+            fixed(2, FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 2 }),
+        ],
+        board: loa_engine::BoardSize::MIN,
+        format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: 3, opening_plies: 6 }]),
+        ..task(pairs())
+    }
+}
+
+#[test]
+fn the_board_and_start_travel_and_are_checked() {
+    let small = small_board_task();
+    let (_, back) = task_from_proto(proto(&small), &|_| None).unwrap();
+    assert_eq!(back, small);
+    assert_eq!(back.run().unwrap(), small.run().unwrap());
+    let eggs = MatchTask { start: loa_engine::Start::ScrambledEggs, ..task(pairs()) };
+    assert_eq!(task_from_proto(proto(&eggs), &|_| None).unwrap().1, eggs);
+
+    let good = proto(&small);
+    for side in [0, 4, 9, 256 + 5] {
+        check(
+            pb::Task { board_side: side, ..good.clone() },
+            &format!("board_side: {side} is not a board side: 5 to 8"),
+        );
+    }
+    check(pb::Task { start: 0, ..good.clone() }, "start: unspecified");
+    check(pb::Task { start: 7, ..good.clone() }, "start: unknown value 7");
+    check(
+        pb::Task { start: pb::Start::ScrambledEggs.into(), ..good.clone() },
+        "start: start: the scrambled-eggs start is defined on the 8x8 board only, not on 5x5: use `standard`",
+    );
+    let on_8x8 = pb::Task { board_side: 8, ..good.clone() };
+    let refusal = refused(on_8x8);
+    assert!(
+        refusal.starts_with("entrants[0].network.topology: the network 5x5-board-25-12-1 reads the 5x5 board"),
+        "{refusal}"
+    );
+    let mut long = good.clone();
+    let Some(pb::task::Format::Pairs(p)) = long.format.as_mut() else { panic!("pairs") };
+    p.pairings[0].opening_plies = 7;
+    check(long, "format.pairs.pairings[0].opening_plies: 7 opening plies, at most 6 on the 5x5 board");
 }
 
 #[test]
@@ -193,6 +248,8 @@ fn a_message_of_the_largest_tasks_fits_the_masters_message_size() {
         entrants: many(16),
         network_depth: 12,
         rules: Rules { ply_cap: u32::MAX, ..Rules::default() },
+        board: loa_engine::BoardSize::STANDARD,
+        start: loa_engine::Start::ScrambledEggs,
         format: MatchFormat::Pairs((0..MAX_MATCHES).map(big_pairing).collect()),
     };
     let task = task_to_proto(u64::MAX, &largest, &mut |_| Sending::Weights);
