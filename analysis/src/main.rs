@@ -6,7 +6,7 @@ use loa_analysis::noise::{NOISE_KEY, noise_table};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
 use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
-use loa_analysis::validation::{ValidationRun, validation_charts};
+use loa_analysis::validation::{load_all, validation_charts};
 use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,7 +161,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", md.display());
         }
         Command::Validation { runs, out } => {
-            let loaded = runs.iter().map(|r| ValidationRun::load(r)).collect::<Result<Vec<_>>>()?;
+            let loaded = load_all(&runs)?;
             for run in &loaded {
                 note_all(&run.notes);
             }

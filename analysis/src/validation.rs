@@ -60,6 +60,24 @@ pub fn opponents(runs: &[ValidationRun]) -> Vec<String> {
     found
 }
 
+/// Reads the validation lines of every run in `dirs`, in order. Runs whose directories share a
+/// name (`runs/td/5x5-s1` and `runs/boards/5x5-s1`) are told apart by their parent directory's:
+/// `td/5x5-s1`, `boards/5x5-s1`.
+pub fn load_all(dirs: &[PathBuf]) -> Result<Vec<ValidationRun>> {
+    let mut runs = dirs.iter().map(|dir| ValidationRun::load(dir)).collect::<Result<Vec<_>>>()?;
+    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+    for (run, dir) in runs.iter_mut().zip(dirs) {
+        if names.iter().filter(|name| **name == run.name).count() > 1 {
+            let parent =
+                dir.canonicalize().ok().and_then(|p| Some(p.parent()?.file_name()?.to_string_lossy().into_owned()));
+            if let Some(parent) = parent {
+                run.name = format!("{parent}/{}", run.name);
+            }
+        }
+    }
+    Ok(runs)
+}
+
 /// A time axis: its name, its label and a record's time on it, in seconds.
 type Axis = (&'static str, &'static str, fn(&ValidationRecord) -> f64);
 
@@ -224,6 +242,20 @@ mod tests {
         let table = validation_table(&runs);
         assert_eq!(table.rows.len(), 3);
         assert_eq!(table.rows[0][..6], ["a", "aloa:3", "1", "10", "40.0", "16.8-68.7"]);
+    }
+
+    #[test]
+    fn runs_of_the_same_name_are_told_apart_by_their_parent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> =
+            ["td/5x5-s1", "boards/5x5-s1", "boards/6x6-s1"].iter().map(|d| tmp.path().join(d)).collect();
+        for dir in &dirs {
+            std::fs::create_dir_all(dir).unwrap();
+            let line = serde_json::to_string(&record(0, "aloa:3", 3, 1.0)).unwrap();
+            std::fs::write(RunDir::new(dir).validation(), line + "\n").unwrap();
+        }
+        let names: Vec<String> = load_all(&dirs).unwrap().into_iter().map(|r| r.name).collect();
+        assert_eq!(names, ["td/5x5-s1", "boards/5x5-s1", "6x6-s1"]);
     }
 
     #[test]
