@@ -403,6 +403,9 @@ fn run(cli: Cli) -> Result<(), String> {
             for figure in loa_cli::bench::player_figures(positions as usize, games as usize) {
                 println!("{figure}");
             }
+            for figure in loa_cli::bench::shape_figures(repeats, games as usize) {
+                println!("{figure}");
+            }
         }
     }
     Ok(())

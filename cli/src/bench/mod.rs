@@ -1,6 +1,6 @@
 //! Speed measurements printed by `loa bench` (see docs/speed.md): move generation and
 //! connectivity here, the network in [`network_figures`], ALoA in [`aloa_figures`], and searches and games in
-//! [`player_figures`].
+//! [`player_figures`]; the generic network path against the thesis's fast path in [`shape_figures`].
 //!
 //! [`compare`] runs two builds' benches interleaved and prints the ratios (`loa bench --baseline`).
 //!
@@ -17,11 +17,13 @@ use std::time::{Duration, Instant};
 mod aloa;
 mod compare;
 mod network;
+mod shapes;
 
 pub use aloa::aloa_figures;
 pub use compare::{ParsedFigure, compare, parse_figure};
 pub use loa_engine::openings::sample_positions;
 pub use network::network_figures;
+pub use shapes::shape_figures;
 
 /// One measured figure.
 #[derive(Clone, Debug)]
