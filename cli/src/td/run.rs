@@ -3,9 +3,9 @@
 //!
 //! A run directory holds `td.toml` (the configuration), `state.json` (the latest state),
 //! `checkpoints/td-GAMES.json` (snapshots), `net.json` (the latest snapshot's network as a
-//! chromosome, for `net:DEPTH:FILE`: the weights, or their moving average if the run keeps one), `td.jsonl` (one line per batch), `validation.jsonl` (as a master run's,
-//! its `generation` the games played, so `analysis validation` charts TD and evolution runs
-//! together) and `run.log`.
+//! chromosome, for `net:DEPTH:FILE`: the weights, or their moving average if the run keeps one),
+//! `td.jsonl` (one line per batch), `validation.jsonl` (as a master run's, its `generation` the
+//! games played, so `analysis validation` charts TD and evolution runs together) and `run.log`.
 
 use super::average::fold_in;
 use super::config::TdConfig;
