@@ -1,7 +1,7 @@
-//! A TD run's saved state: its configuration, the games played, the weights to the bit, and
-//! the moving average of the weights if the run keeps one, and the compute spent. `state.json` is the latest (written after every batch), and
-//! `checkpoints/td-GAMES.json` are snapshots a run can be resumed from. Files are written
-//! atomically and carry a digest that loading checks.
+//! A TD run's saved state: its configuration, the games played, the weights to the bit (and
+//! their moving average if the run keeps one), and the compute spent. `state.json` is the latest
+//! (written after every batch), and `checkpoints/td-GAMES.json` are snapshots a run can be
+//! resumed from. Files are written atomically and carry a digest that loading checks.
 
 use super::config::TdConfig;
 use super::model::Model;
