@@ -27,8 +27,11 @@ pub struct TdConfig {
     pub depth: u32,
     /// Random plies before each self-play game (its only randomness).
     pub opening_plies: u32,
-    /// α: the step size.
+    /// α: the step size (at game 0, if it decays).
     pub learning_rate: f64,
+    /// α halves every this many games (α·2^(−games/this)); absent: α stays constant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub learning_rate_half_life: Option<u64>,
     /// λ: how far back a temporal difference reaches (0: one step; 1: Monte Carlo).
     pub lambda: f64,
     /// Initial weights uniform in ±this.
@@ -36,6 +39,10 @@ pub struct TdConfig {
     /// Keep a numbered snapshot of the state every this many games (the latest state is saved
     /// after every batch).
     pub checkpoint_every: u64,
+    /// The network validated and written to `net.json` is a moving average of the weights
+    /// over about this many games (the plain mean until then); absent: the weights themselves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_games: Option<u64>,
     /// The start position (on the network's board).
     pub start: Start,
     /// The network's shape, which names the board (docs/spec.md §3).
@@ -54,9 +61,11 @@ impl Default for TdConfig {
             depth: 3,
             opening_plies: 4,
             learning_rate: 0.01,
+            learning_rate_half_life: None,
             lambda: 0.7,
             init_range: 0.1,
             checkpoint_every: 1_000,
+            average_games: None,
             start: Start::Standard,
             network: Topology::THESIS,
             validation: None,
@@ -108,6 +117,14 @@ impl TdConfig {
         self.start.position(self.board()).map_err(|e| format!("start: {e}"))
     }
 
+    /// α for the batch that begins after `games` games.
+    pub fn learning_rate_at(&self, games: u64) -> f64 {
+        match self.learning_rate_half_life {
+            Some(half_life) => self.learning_rate * (-(games as f64) / half_life as f64).exp2(),
+            None => self.learning_rate,
+        }
+    }
+
     /// Checks every value; errors name the key.
     pub fn check(&self) -> Result<(), String> {
         let bad = |key: &str, why: String| Err(format!("{key}: {why}"));
@@ -126,6 +143,12 @@ impl TdConfig {
         if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
             return bad("learning_rate", format!("must be above 0 and at most 1, got {}", self.learning_rate));
         }
+        if let Some(h) = self.learning_rate_half_life
+            && !(1..=MAX_GAMES).contains(&h)
+        {
+            let why = format!("must be 1 to {MAX_GAMES} games (or absent for a constant α), got {h}");
+            return bad("learning_rate_half_life", why);
+        }
         if !(0.0..=1.0).contains(&self.lambda) {
             return bad("lambda", format!("must be 0 to 1, got {}", self.lambda));
         }
@@ -135,6 +158,13 @@ impl TdConfig {
         if self.checkpoint_every == 0 || !self.checkpoint_every.is_multiple_of(u64::from(self.batch)) {
             let why = format!("must be a positive multiple of batch ({}), got {}", self.batch, self.checkpoint_every);
             return bad("checkpoint_every", why);
+        }
+        if let Some(n) = self.average_games
+            && !(u64::from(self.batch)..=MAX_GAMES).contains(&n)
+        {
+            let why =
+                format!("must be batch ({}) to {MAX_GAMES} games (or absent for no average), got {n}", self.batch);
+            return bad("average_games", why);
         }
         if i64::try_from(self.seed).is_err() {
             return bad("seed", format!("must be at most {} (TOML integers are signed), got {}", i64::MAX, self.seed));
@@ -219,6 +249,9 @@ mod tests {
             ("[validation]\nopponents = [\"aloa:3\"]\nmatches = 3", "validation.matches"),
             ("[validation]\nopponents = [\"aloa:3\"]\nevery = 7", "validation.every"),
             ("[validation]\nopponents = [\"nobody:3\"]", "validation.opponents"),
+            ("learning_rate_half_life = 0", "learning_rate_half_life"),
+            ("batch = 16\ncheckpoint_every = 32\naverage_games = 8", "average_games"),
+            ("average_games = 0", "average_games"),
             ("speed = 3", "speed"),
         ] {
             let err = TdConfig::parse(text).unwrap_err();
@@ -227,12 +260,29 @@ mod tests {
     }
 
     #[test]
+    fn the_learning_rate_halves_every_half_life() {
+        let constant = TdConfig { learning_rate: 0.004, ..TdConfig::default() };
+        assert_eq!(constant.learning_rate_at(0), 0.004);
+        assert_eq!(constant.learning_rate_at(1_000_000), 0.004);
+        let decaying = TdConfig { learning_rate_half_life: Some(1000), ..constant };
+        for (games, rate) in [(0, 0.004), (1000, 0.002), (2000, 0.001), (500, 0.004 / 2f64.sqrt())] {
+            assert!((decaying.learning_rate_at(games) - rate).abs() < 1e-15, "{games}");
+        }
+    }
+
+    #[test]
     fn a_configuration_round_trips_through_toml() {
-        let config = TdConfig {
+        let plain = TdConfig {
             validation: Some(TdValidation { opponents: vec!["aloa:3".into()], ..TdValidation::default() }),
             ..TdConfig::default()
         };
-        let text = toml::to_string(&config).unwrap();
-        assert_eq!(TdConfig::parse(&text).unwrap(), config);
+        let averaged = TdConfig { learning_rate_half_life: Some(30_000), average_games: Some(5_000), ..plain.clone() };
+        for config in [plain, averaged] {
+            let text = toml::to_string(&config).unwrap();
+            assert_eq!(TdConfig::parse(&text).unwrap(), config);
+        }
+        // The keys a configuration leaves out stay out: older files and their runs are unchanged.
+        let text = toml::to_string(&TdConfig::default()).unwrap();
+        assert!(!text.contains("half_life") && !text.contains("average"), "{text}");
     }
 }

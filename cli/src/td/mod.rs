@@ -8,9 +8,11 @@
 //! - [`Model`]: a network of any shape in f64, with its gradient.
 //! - [`self_play`]: one self-play game at the configured depth from a seeded random opening.
 //! - [`add_update`]: TD(λ)'s weight change for one game, from both sides' points of view.
+//! - [`fold_in`]: the moving average of the weights, the network measured if a run keeps one.
 //! - [`TdState`]: the saved state, atomic and checked on load.
 //! - [`start`], [`resume`]: the training loop and its files.
 
+mod average;
 mod config;
 mod learn;
 mod model;
@@ -19,6 +21,7 @@ mod selfplay;
 mod state;
 mod validation;
 
+pub use average::fold_in;
 pub use config::{MAX_BATCH, MAX_GAMES, TdConfig, TdValidation};
 pub use learn::{UpdateStats, add_update};
 pub use model::Model;

@@ -2,11 +2,12 @@
 //! order, the state saved after every batch, validation and snapshots at their intervals.
 //!
 //! A run directory holds `td.toml` (the configuration), `state.json` (the latest state),
-//! `checkpoints/td-GAMES.json` (snapshots), `net.json` (the latest weights as a chromosome, for
-//! `net:DEPTH:FILE`), `td.jsonl` (one line per batch), `validation.jsonl` (as a master run's,
-//! its `generation` the games played, so `analysis validation` charts TD and evolution runs
-//! together) and `run.log`.
+//! `checkpoints/td-GAMES.json` (snapshots), `net.json` (the latest snapshot's network as a
+//! chromosome, for `net:DEPTH:FILE`: the weights, or their moving average if the run keeps one),
+//! `td.jsonl` (one line per batch), `validation.jsonl` (as a master run's, its `generation` the
+//! games played, so `analysis validation` charts TD and evolution runs together) and `run.log`.
 
+use super::average::fold_in;
 use super::config::TdConfig;
 use super::learn::{UpdateStats, add_update};
 use super::selfplay::{SelfPlayGame, self_play};
@@ -125,8 +126,15 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
         let _ = writeln!(log, "{line}");
     };
     say(format!(
-        "session: {} of {} games played; network {}, batch {}, α {}, λ {}, {threads} threads",
-        state.games, config.games, config.network, config.batch, config.learning_rate, config.lambda
+        "session: {} of {} games played; network {}, batch {}, α {}{}, λ {}{}, {threads} threads",
+        state.games,
+        config.games,
+        config.network,
+        config.batch,
+        config.learning_rate,
+        config.learning_rate_half_life.map(|h| format!(" halving every {h} games")).unwrap_or_default(),
+        config.lambda,
+        config.average_games.map(|n| format!(", validating the average over {n} games")).unwrap_or_default(),
     ));
     let bar = if options.quiet { ProgressBar::hidden() } else { ProgressBar::new(config.games) };
     bar.set_style(
@@ -157,13 +165,17 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
         })?;
         let mut change = vec![0.0; state.model.weights.len()];
         let mut stats = UpdateStats::default();
+        let rate = config.learning_rate_at(state.games);
         for game in &games {
-            let s = add_update(&state.model, game, config.lambda, config.learning_rate, &mut change);
+            let s = add_update(&state.model, game, config.lambda, rate, &mut change);
             stats.steps += s.steps;
             stats.squared_error += s.squared_error;
         }
         state.model.weights.iter_mut().zip(&change).for_each(|(w, c)| *w += c);
         state.games += count;
+        if let (Some(average), Some(horizon)) = (&mut state.average, config.average_games) {
+            fold_in(average, &state.model, count, state.games, horizon);
+        }
         (state.cpu_seconds, state.wall_seconds) = (session.cpu(), session.wall());
         let record = batch_record(&games, &state, stats);
         bar.set_position(state.games);
@@ -177,7 +189,7 @@ fn train(mut state: TdState, dir: &Path, options: TdOptions) -> Result<TdSummary
         }
         if state.games.is_multiple_of(config.checkpoint_every) || state.games == config.games {
             state.write(&TdState::snapshot_path(dir, state.games))?;
-            state.model.chromosome()?.write(dir.join("net.json")).map_err(|e| e.to_string())?;
+            state.network().chromosome()?.write(dir.join("net.json")).map_err(|e| e.to_string())?;
             say(format!(
                 "games {}: snapshot; TD error {:.4}, mean {:.1} plies",
                 state.games, record.td_error, record.mean_plies
@@ -256,7 +268,7 @@ fn validation_step(
         return Ok(Vec::new());
     };
     let (cpu, wall) = (session.cpu(), session.wall());
-    let counts = validate(&state.model.chromosome()?, &state.config, v, threads)?;
+    let counts = validate(&state.network().chromosome()?, &state.config, v, threads)?;
     let path = loa_records::RunDir::new(dir).validation();
     let mut records = Vec::new();
     for (opponent, count) in v.opponents.iter().zip(counts) {
