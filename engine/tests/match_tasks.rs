@@ -3,20 +3,20 @@
 //! tasks are refused before any game.
 
 use loa_engine::aloa::AloaKind;
-use loa_engine::game::{MatchSide, benchmark_score, color_in_game, play_match};
+use loa_engine::game::{MatchSide, benchmark_score, color_in_game};
 use loa_engine::network::{Network, random_uniform};
 use loa_engine::openings::random_opening;
 use loa_engine::players::{RandomPlayer, SearchPlayer};
 use loa_engine::random::{SplitMix64, derive_seed};
 use loa_engine::tasks::{
-    FixedPlayer, GameSummary, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchSummary, MatchTask,
-    MatchTaskOutcome, OPENING_SEED_LABEL, Pairing, Reference, TaskError, play_match_task,
+    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, OPENING_SEED_LABEL,
+    Pairing, Reference, TaskError, play_match_task,
 };
-use loa_engine::{BothConnected, NoMoves, Position, Rules};
+use loa_engine::{BothConnected, NoMoves, Rules};
 use std::sync::Arc;
 
 mod reference;
-use reference::{BenchmarkTask, Entrant, TournamentTask, play_benchmark, play_tournament};
+use reference::{BenchmarkTask, Entrant, TournamentTask, direct_match as direct, play_benchmark, play_tournament};
 
 fn network(serial: u64, weight_seed: u64) -> MatchEntrant {
     MatchEntrant::Network { serial, chromosome: Arc::new(random_uniform(weight_seed)) }
@@ -125,26 +125,6 @@ fn a_one_pairing_task_is_the_benchmark() {
                 [0, 1].map(|g| benchmark_score(m.games[g].outcome, m.games[g].plies, color_in_game(MatchSide::A, g)));
             assert_eq!(scores, expected.scores);
         }
-    }
-}
-
-/// The summary of a match played directly with the game module.
-fn direct(
-    a: &dyn loa_engine::game::Player,
-    b: &dyn loa_engine::game::Player,
-    rules: &Rules,
-    start: Position,
-    seed: u64,
-    ia: usize,
-    ib: usize,
-) -> MatchSummary {
-    let record = play_match(a, b, rules, start, seed);
-    MatchSummary {
-        a: ia,
-        b: ib,
-        winner: record.winner,
-        criterion: record.criterion,
-        games: [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])],
     }
 }
 

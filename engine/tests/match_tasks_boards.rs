@@ -4,17 +4,21 @@
 //! what it was before tasks carried a board.
 
 use loa_engine::aloa::{Aloa, AloaKind};
-use loa_engine::game::{Player, play_match};
+use loa_engine::game::Player;
 use loa_engine::network::{Chromosome, ShapedNetwork, Topology, random_uniform};
 use loa_engine::openings::random_opening_from;
 use loa_engine::players::{NetworkBoardError, RandomPlayer, SearchPlayer};
 use loa_engine::random::{SplitMix64, derive_seed};
 use loa_engine::tasks::{
-    FixedPlayer, GameSummary, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
-    TaskError, play_match_task,
+    FixedPlayer, MatchEntrant, MatchFormat, MatchTask, OPENING_SEED_LABEL, Pairing, TaskError, play_match_task,
 };
 use loa_engine::{BoardSize, Position, Rules, Start, StartError};
 use std::sync::Arc;
+
+// Only its direct play of one match is used here.
+#[allow(dead_code)]
+mod reference;
+use reference::direct_match;
 
 fn shape(name: &str) -> Topology {
     Topology::from_name(name).unwrap()
@@ -32,25 +36,6 @@ fn size(side: u8) -> BoardSize {
 /// A plain searcher of `chromosome`'s network, without the remembering players tasks use.
 fn plain(chromosome: &Chromosome, depth: u32) -> Box<dyn Player> {
     Box::new(SearchPlayer { eval: Arc::new(ShapedNetwork::new(chromosome)), depth })
-}
-
-fn summary(
-    a: &dyn Player,
-    b: &dyn Player,
-    rules: &Rules,
-    start: Position,
-    seed: u64,
-    ia: usize,
-    ib: usize,
-) -> MatchSummary {
-    let record = play_match(a, b, rules, start, seed);
-    MatchSummary {
-        a: ia,
-        b: ib,
-        winner: record.winner,
-        criterion: record.criterion,
-        games: [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])],
-    }
 }
 
 #[test]
@@ -95,7 +80,7 @@ fn pairs_on_small_boards_start_from_that_board_s_openings() {
         for (p, m) in pairs.iter().zip(&outcome.matches) {
             let opening = random_opening_from(&start, p.opening_plies, derive_seed(p.seed, OPENING_SEED_LABEL), &rules);
             assert_eq!(opening.size(), board);
-            let direct = summary(&*players[p.a], &*players[p.b], &rules, opening, p.seed, p.a, p.b);
+            let direct = direct_match(&*players[p.a], &*players[p.b], &rules, opening, p.seed, p.a, p.b);
             assert_eq!(*m, direct, "{board} {p:?}");
         }
     }
@@ -130,11 +115,11 @@ fn a_knockout_plays_every_match_from_the_task_s_start() {
         Box::new(RandomPlayer { depth: 1, salt: 2 }),
     ];
     // Round 1: serials 10 v 11 and 12 v 13; the final between their winners.
-    let first = summary(&*players[0], &*players[1], &rules, eggs, derive_seed(5, 0), 0, 1);
-    let second = summary(&*players[2], &*players[3], &rules, eggs, derive_seed(5, 1), 2, 3);
+    let first = direct_match(&*players[0], &*players[1], &rules, eggs, derive_seed(5, 0), 0, 1);
+    let second = direct_match(&*players[2], &*players[3], &rules, eggs, derive_seed(5, 1), 2, 3);
     assert_eq!(outcome.matches[..2], [first, second]);
     let (a, b) = (first.winner_index(), second.winner_index());
-    assert_eq!(outcome.matches[2], summary(&*players[a], &*players[b], &rules, eggs, derive_seed(5, 2), a, b));
+    assert_eq!(outcome.matches[2], direct_match(&*players[a], &*players[b], &rules, eggs, derive_seed(5, 2), a, b));
     let standard = MatchTask { start: Start::Standard, ..task };
     assert_ne!(play_match_task(&standard).unwrap(), outcome, "the start matters");
 }

@@ -68,6 +68,27 @@ pub struct BenchmarkOutcome {
     pub scores: [u32; 2],
 }
 
+/// The summary of the match between `a` (entrant `ia`, A) and `b` (entrant `ib`) from `start`,
+/// played directly with the game module.
+pub fn direct_match(
+    a: &dyn Player,
+    b: &dyn Player,
+    rules: &Rules,
+    start: Position,
+    seed: u64,
+    ia: usize,
+    ib: usize,
+) -> MatchSummary {
+    let record = play_match(a, b, rules, start, seed);
+    MatchSummary {
+        a: ia,
+        b: ib,
+        winner: record.winner,
+        criterion: record.criterion,
+        games: [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])],
+    }
+}
+
 fn knockout_match(
     players: &[RememberingPlayer<Arc<Network>>],
     a: usize,
@@ -75,14 +96,7 @@ fn knockout_match(
     task: &TournamentTask,
     round: u64,
 ) -> MatchSummary {
-    let record = play_match(&players[a], &players[b], &task.rules, Position::start(), derive_seed(task.seed, round));
-    MatchSummary {
-        a,
-        b,
-        winner: record.winner,
-        criterion: record.criterion,
-        games: [GameSummary::from(&record.games[0]), GameSummary::from(&record.games[1])],
-    }
+    direct_match(&players[a], &players[b], &task.rules, Position::start(), derive_seed(task.seed, round), a, b)
 }
 
 /// Plays a knockout tournament of four entrants with distinct serials.
