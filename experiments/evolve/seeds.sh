@@ -5,9 +5,10 @@
 # session. Each config validates its network against held-out openings (`[validation]`, the same
 # seed for every run), so validation.jsonl is the run's learning curve against CPU and wall time.
 #   experiments/evolve/seeds.sh [OUT]
-# METHODS (names of seeds/*.toml, or of CONFIGS/*.toml when CONFIGS names another directory), SEEDS, CPU (seconds per run; 14400 = two hours of both of this
-# machine's cores), JOBS (runs at once) and THREADS (embedded workers per run) override the
-# defaults: one run at a time on every core. JOBS=2 THREADS=1 keeps both cores as busy with less
+# METHODS (names of seeds/*.toml, or of CONFIGS/*.toml when CONFIGS names another directory),
+# SEEDS, CPU (seconds per run; 14400 = two hours of both of this machine's cores), JOBS (runs at
+# once) and THREADS (embedded workers per run) override the defaults: one run at a time on every
+# core. JOBS=2 THREADS=1 keeps both cores as busy with less
 # waiting at the end of generations, and gives each run half the machine's wall time.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
