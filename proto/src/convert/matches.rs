@@ -119,7 +119,11 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
         TaskError::KnockoutSize(_) => whole("format.knockout"),
         TaskError::Start(_) => whole("start"),
         TaskError::Board { entrant, error } => {
-            ProtoError::new(format!("entrants[{entrant}].network.topology"), error.to_string())
+            let field = match task.entrants.get(entrant) {
+                Some(MatchEntrant::Fixed { .. }) => "fixed.player",
+                _ => "network.topology",
+            };
+            ProtoError::new(format!("entrants[{entrant}].{field}"), error.to_string())
         }
     }
 }

@@ -210,6 +210,13 @@ fn the_board_and_start_travel_and_are_checked() {
         refusal.starts_with("entrants[0].network.topology: the network 5x5-board-25-12-1 reads the 5x5 board"),
         "{refusal}"
     );
+    let mut ann = small_board_task();
+    ann.entrants[1] = fixed(2, FixedPlayer::RandomAnn { depth: 1, seed: 4 });
+    let refusal = refused(proto(&ann));
+    assert!(
+        refusal.starts_with("entrants[1].fixed.player: the network board-nonad-100-20-1 reads the 8x8"),
+        "{refusal}"
+    );
     let mut long = good.clone();
     let Some(pb::task::Format::Pairs(p)) = long.format.as_mut() else { panic!("pairs") };
     p.pairings[0].opening_plies = 7;
