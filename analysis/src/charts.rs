@@ -39,7 +39,8 @@ pub enum Style {
 /// One labelled series of (x, y) points; points with a NaN are left out.
 #[derive(Clone, Debug)]
 pub struct Series {
-    /// The legend's text.
+    /// The legend's text; a series with an empty label is left out of the legend (bands, and
+    /// lines that share an entry with an earlier series of their colour).
     pub label: String,
     /// The points, in x order.
     pub points: Vec<(f64, f64)>,
@@ -104,16 +105,21 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
         (y0, y1) = (y0 - 1.0, y1 + 1.0);
     }
     let pad = if chart.y_from_zero { 0.0 } else { 0.05 * (y1 - y0) };
-    let listed = legend_entries(chart);
-    let legend_room = if listed > 1 { 0.1 * listed as f64 + 0.05 } else { 0.08 };
+    let entries = legend_entries(chart);
+    let legend_room = if entries > 1 { 0.1 * entries as f64 + 0.05 } else { 0.08 };
     // A little room left and right so the first and last points are not cut by the frame.
     let x_pad = 0.02 * (x1 - x0);
     ((x0 - x_pad, x1 + x_pad), (y0 - pad, y1 + (y1 - y0) * legend_room))
 }
 
-/// The series the legend lists (every one but the bands).
+/// Whether the legend lists `series`: every labelled one but the bands.
+fn listed(series: &Series) -> bool {
+    series.style != Style::Band && !series.label.is_empty()
+}
+
+/// How many series the legend lists.
 fn legend_entries(chart: &Chart) -> usize {
-    chart.series.iter().filter(|s| s.style != Style::Band).count()
+    chart.series.iter().filter(|s| listed(s)).count()
 }
 
 /// A tick's label: whole numbers without decimals, others with one, or two where one would
@@ -186,11 +192,13 @@ pub fn draw<DB: DrawingBackend>(
         };
         // The legend's sample: a solid stroke, or two dashes for a dashed series.
         let gap = if s.style == Style::Dashed { 3 } else { 0 };
-        legend.label(s.label.clone()).legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + PathElement::new(vec![(0, 0), (12 - gap, 0)], style)
-                + PathElement::new(vec![(12 + gap, 0), (24, 0)], style)
-        });
+        if listed(s) {
+            legend.label(s.label.clone()).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (12 - gap, 0)], style)
+                    + PathElement::new(vec![(12 + gap, 0), (24, 0)], style)
+            });
+        }
         if s.style == Style::LineAndDots {
             ctx.draw_series(points.iter().map(|&p| Circle::new(p, px(3.0), color.filled()))).map_err(err)?;
         }

@@ -1,13 +1,16 @@
 //! `analysis validation`: strength against compute for any set of runs, from their
 //! `validation.jsonl`: for each held-out opponent, the win rate of each run's validated network
 //! against the run's CPU time and against its wall time, one line per run with its 95 % Wilson
-//! interval as a band, and a table of each run's last and best validation.
+//! interval as a band, and a table of each run's last and best validation. Runs named
+//! `METHOD-sN` are seeds of one method: they share a colour and a legend entry, and a second
+//! table gives each method's median and spread over its seeds.
 
 use crate::charts::{Chart, PALETTE, Series, Style, render};
 use crate::error::{AnalysisError, Result};
 use crate::output::write_text;
 use crate::plot::ChartFile;
 use crate::run::read_records;
+use crate::stats::describe::median;
 use crate::tables::{Table, num};
 use loa_records::{RunDir, ValidationRecord};
 use std::path::{Path, PathBuf};
@@ -78,6 +81,30 @@ pub fn load_all(dirs: &[PathBuf]) -> Result<Vec<ValidationRun>> {
     Ok(runs)
 }
 
+/// The method a run is a seed of: its name without a trailing `-sN` (`es-s2` → `es`); a name
+/// without one is a method of its own.
+pub fn method_of(name: &str) -> &str {
+    match name.rsplit_once("-s") {
+        Some((method, seed)) if !method.is_empty() && !seed.is_empty() && seed.bytes().all(|b| b.is_ascii_digit()) => {
+            method
+        }
+        _ => name,
+    }
+}
+
+/// The methods of `runs` in the order they first appear, each with the indices of its runs.
+fn methods(runs: &[ValidationRun]) -> Vec<(&str, Vec<usize>)> {
+    let mut found: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let method = method_of(&run.name);
+        match found.iter_mut().find(|(m, _)| *m == method) {
+            Some((_, members)) => members.push(i),
+            None => found.push((method, vec![i])),
+        }
+    }
+    found
+}
+
 /// A time axis: its name, its label and a record's time on it, in seconds.
 type Axis = (&'static str, &'static str, fn(&ValidationRecord) -> f64);
 
@@ -95,22 +122,26 @@ fn unit(seconds: f64) -> (&'static str, f64) {
 }
 
 /// The chart of the win rate against `opponent` over one time axis: each run's band, then its
-/// line (in the run's colour).
+/// line, in its method's colour. The legend names a method once: by the run's name when it is
+/// the method's only run, else as `METHOD (N seeds)`.
 pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize) -> Chart {
     let (name, x_label, seconds) = AXES[axis.min(1)];
     let longest = runs.iter().flat_map(|r| r.against(opponent)).map(seconds).fold(0.0, f64::max);
     let (unit_name, unit_seconds) = unit(longest);
     let time = |r: &ValidationRecord| seconds(r) / unit_seconds;
     let mut series = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let mut lines: Vec<&ValidationRecord> = run.against(opponent).collect();
-        lines.sort_by(|a, b| time(a).total_cmp(&time(b)));
-        let lower = lines.iter().map(|r| (time(r), 100.0 * r.win_rate_low));
-        let upper = lines.iter().rev().map(|r| (time(r), 100.0 * r.win_rate_high));
-        series.push(Series { label: String::new(), points: lower.chain(upper).collect(), color, style: Style::Band });
-        let points = lines.iter().map(|r| (time(r), 100.0 * r.win_rate)).collect();
-        series.push(Series { label: run.name.clone(), points, color, style: Style::LineAndDots });
+    let methods = methods(runs);
+    for (m, (method, members)) in methods.iter().enumerate() {
+        let color = PALETTE[m % PALETTE.len()];
+        for (k, &i) in members.iter().enumerate() {
+            let run = &runs[i];
+            let label = match (k, members.len()) {
+                (0, 1) => run.name.clone(),
+                (0, n) => format!("{method} ({n} seeds)"),
+                _ => String::new(),
+            };
+            run_series(run.against(opponent), label, color, &time, &mut series);
+        }
     }
     Chart {
         title: format!("win rate against {opponent} by {name} time (band: 95 % Wilson interval)"),
@@ -120,6 +151,23 @@ pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize) -> Ch
         y_from_zero: true,
         x_whole: false,
     }
+}
+
+/// Pushes one run's band and line (labelled `label`) onto `series`.
+fn run_series<'a>(
+    records: impl Iterator<Item = &'a ValidationRecord>,
+    label: String,
+    color: (u8, u8, u8),
+    time: &dyn Fn(&ValidationRecord) -> f64,
+    series: &mut Vec<Series>,
+) {
+    let mut lines: Vec<&ValidationRecord> = records.collect();
+    lines.sort_by(|a, b| time(a).total_cmp(&time(b)));
+    let lower = lines.iter().map(|r| (time(r), 100.0 * r.win_rate_low));
+    let upper = lines.iter().rev().map(|r| (time(r), 100.0 * r.win_rate_high));
+    series.push(Series { label: String::new(), points: lower.chain(upper).collect(), color, style: Style::Band });
+    let points = lines.iter().map(|r| (time(r), 100.0 * r.win_rate)).collect();
+    series.push(Series { label, points, color, style: Style::LineAndDots });
 }
 
 /// One row per run and opponent: its last validation and its best.
@@ -167,8 +215,49 @@ pub fn validation_table(runs: &[ValidationRun]) -> Table {
     Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
 }
 
+/// One row per method of two or more seeds and opponent: the median of its seeds' last
+/// validations with their range, the median of their best, and the median CPU time of the last.
+pub fn seeds_table(runs: &[ValidationRun]) -> Table {
+    let headers = [
+        "Method",
+        "Opponent",
+        "Seeds",
+        "Last win rate, median (%)",
+        "Range (%)",
+        "Best win rate, median (%)",
+        "CPU at last (min), median",
+    ];
+    let mut rows = Vec::new();
+    for opponent in opponents(runs) {
+        for (method, members) in methods(runs).into_iter().filter(|(_, m)| m.len() > 1) {
+            let last: Vec<&ValidationRecord> =
+                members.iter().filter_map(|&i| runs[i].against(&opponent).last()).collect();
+            if last.is_empty() {
+                continue;
+            }
+            let best: Vec<f64> = members
+                .iter()
+                .filter_map(|&i| runs[i].against(&opponent).map(|r| r.win_rate).reduce(f64::max))
+                .collect();
+            let rates: Vec<f64> = last.iter().map(|r| 100.0 * r.win_rate).collect();
+            let (low, high) =
+                (rates.iter().copied().fold(f64::INFINITY, f64::min), rates.iter().copied().fold(0.0, f64::max));
+            rows.push(vec![
+                method.to_string(),
+                opponent.clone(),
+                last.len().to_string(),
+                num(median(&rates), 1),
+                format!("{low:.1}-{high:.1}"),
+                num(100.0 * median(&best), 1),
+                num(median(&last.iter().map(|r| r.cpu_seconds / 60.0).collect::<Vec<_>>()), 2),
+            ]);
+        }
+    }
+    Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
+}
+
 /// Writes, for each opponent, `validation-N` (PNG + SVG: the win rate against CPU and against
-/// wall time, side by side; N counts the opponents from 1) and `validation.md` (the table) into
+/// wall time, side by side; N counts the opponents from 1) and `validation.md` (the tables) into
 /// `out`; returns the charts and the Markdown file.
 pub fn validation_charts(runs: &[ValidationRun], out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
     let mut written = Vec::new();
@@ -184,6 +273,11 @@ pub fn validation_charts(runs: &[ValidationRun], out: &Path) -> Result<(Vec<Char
     }
     let mut md = String::from("# Validation\n\n");
     md.push_str(&validation_table(runs).markdown());
+    let seeds = seeds_table(runs);
+    if !seeds.rows.is_empty() {
+        md.push_str("\n## Seeds of one method\n\n");
+        md.push_str(&seeds.markdown());
+    }
     for chart in &written {
         md.push_str(&format!("\n![{}]({}.png)\n", chart.caption, chart.name));
     }
@@ -242,6 +336,31 @@ mod tests {
         let table = validation_table(&runs);
         assert_eq!(table.rows.len(), 3);
         assert_eq!(table.rows[0][..6], ["a", "aloa:3", "1", "10", "40.0", "16.8-68.7"]);
+    }
+
+    #[test]
+    fn seeds_of_a_method_share_a_colour_a_legend_entry_and_a_summary_row() {
+        assert_eq!(
+            ["es-s1", "es-hall-of-fame-s12", "td/8x8-s3", "thesis", "cma-es-s", "-s1", "run-sx1"].map(method_of),
+            ["es", "es-hall-of-fame", "td/8x8", "thesis", "cma-es-s", "-s1", "run-sx1"]
+        );
+        // Last validations of es: 4/10, 1/10, 7/10; the median is 40 %, the best of each seed
+        // 4, 5 and 7 out of 10, so their median is 50 %.
+        let runs = [
+            run("es-s1", vec![record(0, "aloa:3", 2, 60.0), record(1, "aloa:3", 4, 120.0)]),
+            run("thesis-s1", vec![record(0, "aloa:3", 0, 60.0)]),
+            run("es-s2", vec![record(0, "aloa:3", 5, 60.0), record(1, "aloa:3", 1, 180.0)]),
+            run("es-s3", vec![record(0, "aloa:3", 7, 30.0)]),
+        ];
+        let chart = strength_chart(&runs, "aloa:3", 0);
+        let lines: Vec<&Series> = chart.series.iter().filter(|s| s.style == Style::LineAndDots).collect();
+        let labels: Vec<&str> = lines.iter().map(|s| s.label.as_str()).collect();
+        // Grouped by method in order of first appearance: es's three seeds, then thesis.
+        assert_eq!(labels, ["es (3 seeds)", "", "", "thesis-s1"]);
+        assert_eq!(lines[2].points, [(1.0, 70.0)]);
+        assert!(lines[..3].iter().all(|s| s.color == PALETTE[0]) && lines[3].color == PALETTE[1]);
+        let table = seeds_table(&runs);
+        assert_eq!(table.rows, [["es", "aloa:3", "3", "40.0", "10.0-70.0", "50.0", "4.00"]]);
     }
 
     #[test]
