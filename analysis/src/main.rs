@@ -76,6 +76,10 @@ enum Command {
         /// One or more run directories (runs with a `[validation]` section).
         #[arg(required = true, num_args = 1..)]
         runs: Vec<PathBuf>,
+        /// Also time each run's first validation that won at least this share of its matches
+        /// (percent), and each method's median over its seeds.
+        #[arg(long, value_parser = percent)]
+        reach: Option<f64>,
         /// Where to write (default: ./validation-analysis; never inside a run).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -106,6 +110,14 @@ enum Command {
         #[arg(long, default_value_t = 62, value_parser = clap::value_parser!(u32).range(1..))]
         block: u32,
     },
+}
+
+/// A percentage flag: a number from 0 to 100.
+fn percent(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+    }
 }
 
 fn note_all(notes: &[String]) {
@@ -160,14 +172,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", md.display());
         }
-        Command::Validation { runs, out } => {
+        Command::Validation { runs, reach, out } => {
             let loaded = load_all(&runs)?;
             for run in &loaded {
                 note_all(&run.notes);
             }
             let dirs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
             let out = prepare(&out.unwrap_or_else(|| PathBuf::from("validation-analysis")), &dirs)?;
-            let (charts, md) = validation_charts(&loaded, &out)?;
+            let (charts, md) = validation_charts(&loaded, reach, &out)?;
             for f in charts.into_iter().flat_map(|c| c.files) {
                 println!("{}", f.display());
             }

@@ -207,7 +207,10 @@ fn validation_charts_each_opponent_for_any_set_of_runs_and_refuses_a_run_without
     let (a, b, o) = (a.to_str().unwrap(), b.to_str().unwrap(), out.to_str().unwrap());
     let err = one_error_line(&analysis(&["validation", a, bare.to_str().unwrap(), "--out", o]));
     assert!(err.contains("bare: no validation.jsonl") && err.contains("[validation]"), "{err}");
-    let ok = analysis(&["validation", a, b, "--out", o]);
+    let refused = analysis(&["validation", a, "--reach", "120", "--out", o]);
+    let err = stderr(&refused);
+    assert!(!refused.status.success() && err.contains("--reach") && err.contains("not a percentage"), "{err}");
+    let ok = analysis(&["validation", a, b, "--reach", "40", "--out", o]);
     assert!(ok.status.success(), "{}", stderr(&ok));
     for n in [1, 2] {
         check_png(&out.join(format!("validation-{n}.png")), 20_000);
@@ -216,8 +219,10 @@ fn validation_charts_each_opponent_for_any_set_of_runs_and_refuses_a_run_without
     check_svg(&out.join("validation-1.svg"), "wall-clock time (minutes)");
     check_svg(&out.join("validation-2.svg"), "strength against random:3");
     let md = std::fs::read_to_string(out.join("validation.md")).unwrap();
-    // es's last line against aloa:3: 12 of 20 at 30 wall minutes; the Wilson interval of 12/20
-    // by the formula in Python's decimal at 40 digits is 38.658-78.119 %.
-    assert!(md.contains("| es | aloa:3 | 3 | 20 | 60.0 | 38.7-78.1 | 60.00 | 30.00 | 60.0 | 3 |"), "{md}");
-    assert!(md.contains("| ga | aloa:3 | 3 | 20 | 15.0 |"), "{md}");
+    // es's last line against aloa:3: 12 of 20 at 30 wall minutes; its four lines pooled, 24 of
+    // 80; it first won 40 % (8 of 20) at epoch 2, 40 CPU minutes. Wilson intervals by the
+    // formula in Python's decimal at 40 digits: 12/20 38.658-78.119 %, 24/80 21.065-40.768 %.
+    let es = "| es | aloa:3 | 3 | 20 | 60.0 | 38.7-78.1 | 30.0 | 21.1-40.8 | 60.00 | 30.00 | 60.0 | 3 | 40.0 |";
+    assert!(md.contains(es), "{md}");
+    assert!(md.contains("| ga | aloa:3 | 3 | 20 | 15.0 |") && md.contains("| not reached |"), "{md}");
 }

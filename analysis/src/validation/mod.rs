@@ -10,10 +10,11 @@ use crate::error::{AnalysisError, Result};
 use crate::output::write_text;
 use crate::plot::ChartFile;
 use crate::run::read_records;
-use crate::stats::describe::median;
-use crate::tables::{Table, num};
 use loa_records::{RunDir, ValidationRecord};
 use std::path::{Path, PathBuf};
+
+mod tables;
+pub use tables::{seeds_table, validation_table};
 
 /// A run's validation lines.
 #[derive(Clone, Debug)]
@@ -47,7 +48,7 @@ impl ValidationRun {
     }
 
     /// Its lines against `opponent`, in file order.
-    fn against<'a>(&'a self, opponent: &'a str) -> impl Iterator<Item = &'a ValidationRecord> + 'a {
+    pub(crate) fn against<'a>(&'a self, opponent: &'a str) -> impl Iterator<Item = &'a ValidationRecord> + 'a {
         self.records.iter().filter(move |r| r.opponent == opponent)
     }
 }
@@ -93,7 +94,7 @@ pub fn method_of(name: &str) -> &str {
 }
 
 /// The methods of `runs` in the order they first appear, each with the indices of its runs.
-fn methods(runs: &[ValidationRun]) -> Vec<(&str, Vec<usize>)> {
+pub(crate) fn methods(runs: &[ValidationRun]) -> Vec<(&str, Vec<usize>)> {
     let mut found: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let method = method_of(&run.name);
@@ -170,96 +171,11 @@ fn run_series<'a>(
     series.push(Series { label, points, color, style: Style::LineAndDots });
 }
 
-/// One row per run and opponent: its last validation and its best.
-pub fn validation_table(runs: &[ValidationRun]) -> Table {
-    let headers = [
-        "Run",
-        "Opponent",
-        "Last epoch",
-        "Matches",
-        "Win rate (%)",
-        "95 % interval",
-        "CPU (min)",
-        "Wall (min)",
-        "Best win rate (%)",
-        "At epoch",
-    ];
-    let rate = |r: &ValidationRecord| {
-        (num(100.0 * r.win_rate, 1), format!("{:.1}-{:.1}", 100.0 * r.win_rate_low, 100.0 * r.win_rate_high))
-    };
-    let mut rows = Vec::new();
-    for opponent in opponents(runs) {
-        for run in runs {
-            let lines: Vec<&ValidationRecord> = run.against(&opponent).collect();
-            let (Some(last), Some(best)) = (
-                lines.last(),
-                lines.iter().max_by(|a, b| a.win_rate.total_cmp(&b.win_rate).then(b.epoch.cmp(&a.epoch))),
-            ) else {
-                continue;
-            };
-            let (last_rate, last_interval) = rate(last);
-            rows.push(vec![
-                run.name.clone(),
-                opponent.clone(),
-                last.epoch.to_string(),
-                last.matches.to_string(),
-                last_rate,
-                last_interval,
-                num(last.cpu_seconds / 60.0, 2),
-                num(last.wall_seconds / 60.0, 2),
-                num(100.0 * best.win_rate, 1),
-                best.epoch.to_string(),
-            ]);
-        }
-    }
-    Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
-}
-
-/// One row per method of two or more seeds and opponent: the median of its seeds' last
-/// validations with their range, the median of their best, and the median CPU time of the last.
-pub fn seeds_table(runs: &[ValidationRun]) -> Table {
-    let headers = [
-        "Method",
-        "Opponent",
-        "Seeds",
-        "Last win rate, median (%)",
-        "Range (%)",
-        "Best win rate, median (%)",
-        "CPU at last (min), median",
-    ];
-    let mut rows = Vec::new();
-    for opponent in opponents(runs) {
-        for (method, members) in methods(runs).into_iter().filter(|(_, m)| m.len() > 1) {
-            let last: Vec<&ValidationRecord> =
-                members.iter().filter_map(|&i| runs[i].against(&opponent).last()).collect();
-            if last.is_empty() {
-                continue;
-            }
-            let best: Vec<f64> = members
-                .iter()
-                .filter_map(|&i| runs[i].against(&opponent).map(|r| r.win_rate).reduce(f64::max))
-                .collect();
-            let rates: Vec<f64> = last.iter().map(|r| 100.0 * r.win_rate).collect();
-            let (low, high) =
-                (rates.iter().copied().fold(f64::INFINITY, f64::min), rates.iter().copied().fold(0.0, f64::max));
-            rows.push(vec![
-                method.to_string(),
-                opponent.clone(),
-                last.len().to_string(),
-                num(median(&rates), 1),
-                format!("{low:.1}-{high:.1}"),
-                num(100.0 * median(&best), 1),
-                num(median(&last.iter().map(|r| r.cpu_seconds / 60.0).collect::<Vec<_>>()), 2),
-            ]);
-        }
-    }
-    Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
-}
-
 /// Writes, for each opponent, `validation-N` (PNG + SVG: the win rate against CPU and against
 /// wall time, side by side; N counts the opponents from 1) and `validation.md` (the tables) into
-/// `out`; returns the charts and the Markdown file.
-pub fn validation_charts(runs: &[ValidationRun], out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
+/// `out`; with `reach`, the tables time each run's first validation at or above `reach` %.
+/// Returns the charts and the Markdown file.
+pub fn validation_charts(runs: &[ValidationRun], reach: Option<f64>, out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
     let mut written = Vec::new();
     for (i, opponent) in opponents(runs).iter().enumerate() {
         let charts = [strength_chart(runs, opponent, 0), strength_chart(runs, opponent, 1)];
@@ -272,8 +188,8 @@ pub fn validation_charts(runs: &[ValidationRun], out: &Path) -> Result<(Vec<Char
         });
     }
     let mut md = String::from("# Validation\n\n");
-    md.push_str(&validation_table(runs).markdown());
-    let seeds = seeds_table(runs);
+    md.push_str(&validation_table(runs, reach).markdown());
+    let seeds = seeds_table(runs, reach);
     if !seeds.rows.is_empty() {
         md.push_str("\n## Seeds of one method\n\n");
         md.push_str(&seeds.markdown());
@@ -333,7 +249,7 @@ mod tests {
         assert_eq!(cpu.series[1].points, [(2.0, 10.0), (4.0, 40.0)]);
         assert_eq!(cpu.x_label, "CPU time of the run's process (minutes)");
         assert_eq!((unit(7199.0), unit(7200.0)), (("minutes", 60.0), ("hours", 3600.0)));
-        let table = validation_table(&runs);
+        let table = validation_table(&runs, None);
         assert_eq!(table.rows.len(), 3);
         assert_eq!(table.rows[0][..6], ["a", "aloa:3", "1", "10", "40.0", "16.8-68.7"]);
     }
@@ -344,8 +260,6 @@ mod tests {
             ["es-s1", "es-hall-of-fame-s12", "td/8x8-s3", "thesis", "cma-es-s", "-s1", "run-sx1"].map(method_of),
             ["es", "es-hall-of-fame", "td/8x8", "thesis", "cma-es-s", "-s1", "run-sx1"]
         );
-        // Last validations of es: 4/10, 1/10, 7/10; the median is 40 %, the best of each seed
-        // 4, 5 and 7 out of 10, so their median is 50 %.
         let runs = [
             run("es-s1", vec![record(0, "aloa:3", 2, 60.0), record(1, "aloa:3", 4, 120.0)]),
             run("thesis-s1", vec![record(0, "aloa:3", 0, 60.0)]),
@@ -359,8 +273,8 @@ mod tests {
         assert_eq!(labels, ["es (3 seeds)", "", "", "thesis-s1"]);
         assert_eq!(lines[2].points, [(1.0, 70.0)]);
         assert!(lines[..3].iter().all(|s| s.color == PALETTE[0]) && lines[3].color == PALETTE[1]);
-        let table = seeds_table(&runs);
-        assert_eq!(table.rows, [["es", "aloa:3", "3", "40.0", "10.0-70.0", "50.0", "4.00"]]);
+        // Only es has several seeds, so the summary table has its row alone.
+        assert_eq!(seeds_table(&runs, None).rows.len(), 1);
     }
 
     #[test]
