@@ -1,21 +1,21 @@
 #!/bin/bash
 # The seeded comparison's final networks, measured: for each run directory, its last epoch's
 # network (ES and CMA-ES: the centre or mean; the knockout: the best by benchmark) is exported to
-# OUT/nets/RUN.json and plays 4 000 matches against ALoA(3) (1 000 openings each of seeds 12 and
+# RUN/final.json and plays 4 000 matches against ALoA(3) (1 000 openings each of seeds 12 and
 # 14, the net as A and as B) and 800 against ALoA(5) (200 each), at 3 ply, through eval.sh.
 #   experiments/evolve/seeds-eval.sh OUT runs/seeds/*-s[123]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1; shift
-mkdir -p "$out/nets"
+mkdir -p "$out"
 for run in "$@"; do
   name=$(basename "$run")
   last=$(($(wc -l < "$run/epochs.jsonl") - 1))
   # ES and CMA-ES store the centre alone, so the best by benchmark is the centre.
-  target/release/master export "$run" --epoch "$last" --best --out "$out/nets/$name.json"
+  target/release/master export "$run" --epoch "$last" --best --out "$run/final.json"
   echo "$name: epoch $last"
   for seed in 12 14; do
-    SEED=$seed MATCHES=1000 "$here/eval.sh" "$name-final" "$out/nets/$name.json" - "$out" aloa:3
-    SEED=$seed MATCHES=200 "$here/eval.sh" "$name-final5" "$out/nets/$name.json" - "$out" aloa:5
+    SEED=$seed MATCHES=1000 "$here/eval.sh" "$name-final" "$run/final.json" - "$out" aloa:3
+    SEED=$seed MATCHES=200 "$here/eval.sh" "$name-final5" "$run/final.json" - "$out" aloa:5
   done
 done
