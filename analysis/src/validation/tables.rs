@@ -6,8 +6,9 @@ use crate::tables::{Table, num};
 use loa_records::ValidationRecord;
 use loa_records::interval::wilson95;
 
-/// How many of a run's last validations are pooled for its end level: 1 000 matches of nearly
-/// the same network with the usual 200 a validation, an interval a third as wide as one's.
+/// How many of a run's last validations are pooled for its end level (the headers say 5): 1 000
+/// matches of nearly the same network with the usual 200 a validation, an interval under half
+/// as wide as one validation's.
 pub const POOLED: usize = 5;
 
 /// A run's validations against one opponent, in file order, and what the tables read from them.
