@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use loa_analysis::compare::{check_comparable, compare_runs};
-use loa_analysis::noise::{NOISE_KEY, noise_table};
+use loa_analysis::noise::{NOISE_KEY, noise_table, reliability_by_block};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::plot_run;
 use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
@@ -93,6 +93,9 @@ enum Command {
         /// Generations (the last that report the noise) the medians are over.
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
         last: u32,
+        /// Also print each run's mean reliability over blocks of this many generations.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        blocks: Option<u32>,
     },
     /// The table of `loa match --out` series side by side, with intervals and t-tests.
     Matches {
@@ -185,10 +188,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", md.display());
         }
-        Command::Noise { runs, last } => {
+        Command::Noise { runs, last, blocks } => {
             let loaded = runs.iter().map(|r| load_run(r)).collect::<Result<Vec<_>>>()?;
             println!("{}\n", NOISE_KEY);
             print!("{}", noise_table(&loaded, last as usize).markdown());
+            if let Some(block) = blocks {
+                println!("\nMean reliability per {block} generations:\n");
+                print!("{}", reliability_by_block(&loaded, block as usize).markdown());
+            }
         }
         Command::Matches { files, out, charts, block } => {
             let series = files.iter().map(|f| load_series(f)).collect::<Result<Vec<_>>>()?;

@@ -71,6 +71,44 @@ pub fn noise_table(runs: &[Run], last: usize) -> Table {
     Table { headers: headers.map(String::from).to_vec(), rows }
 }
 
+/// The mean reliability of each run over blocks of `block` generations (1..=block,
+/// block+1..=2·block, ...): one row per block up to the longest run, one column per run, "–"
+/// where a run has no generation in the block that reports it. Means rather than medians,
+/// since a block of a stalled run is mostly zeros and its median says only that.
+pub fn reliability_by_block(runs: &[Run], block: usize) -> Table {
+    let block = block.max(1);
+    let per_run: Vec<Vec<(f64, usize)>> = runs
+        .iter()
+        .map(|run| {
+            let mut sums = Vec::new();
+            for g in &run.generations {
+                let Some(r) = g.fitness.as_ref().and_then(|f| f.reliability) else { continue };
+                let i = (g.generation.max(1) as usize - 1) / block;
+                if sums.len() <= i {
+                    sums.resize(i + 1, (0.0, 0));
+                }
+                sums[i].0 += r;
+                sums[i].1 += 1;
+            }
+            sums
+        })
+        .collect();
+    let blocks = per_run.iter().map(Vec::len).max().unwrap_or(0);
+    let mut headers = vec!["generations".to_string()];
+    headers.extend(runs.iter().map(|r| r.name.clone()));
+    let rows = (0..blocks)
+        .map(|i| {
+            let mut row = vec![format!("{}-{}", i * block + 1, (i + 1) * block)];
+            row.extend(per_run.iter().map(|sums| match sums.get(i) {
+                Some(&(sum, n)) if n > 0 => num(sum / n as f64, 2),
+                _ => "–".into(),
+            }));
+            row
+        })
+        .collect();
+    Table { headers, rows }
+}
+
 /// What the table's columns mean, for a reader.
 pub const NOISE_KEY: &str = "Medians over each run's last generations. Noise: the standard deviation of a \
      candidate's mean score were it judged again on other games; signal: the standard deviation of the candidates' \
@@ -140,5 +178,27 @@ mod tests {
         let table = noise_table(&[r, run(Vec::new())], 3).markdown();
         assert!(table.contains("| r | 3 | points | 2.000 | 3.000 | 0.400 |"), "{table}");
         assert!(table.contains("not reported: set report_noise = true"), "{table}");
+    }
+
+    #[test]
+    fn block_means_are_over_the_generations_of_each_block_that_report_a_reliability() {
+        let numbered = |gens: Vec<(u64, Option<f64>)>| {
+            let lines = gens
+                .into_iter()
+                .map(|(generation, r)| GenerationRecord { generation, ..line(Some(1.0), 2.0, r) })
+                .collect();
+            run(lines)
+        };
+        // Blocks of 2: generations 1-2 average 0.5 and 0.1; generation 3's missing reliability
+        // leaves 4's 0.2 alone; the second run has nothing in 3-4 and stops before 5-6.
+        let a = numbered(vec![(1, Some(0.5)), (2, Some(0.1)), (3, None), (4, Some(0.2)), (6, Some(0.0))]);
+        let mut b = numbered(vec![(2, Some(0.9)), (3, None)]);
+        b.name = "b".into();
+        let table = reliability_by_block(&[a, b], 2).markdown();
+        assert!(table.contains("| generations | r | b |"), "{table}");
+        assert!(table.contains("| 1-2 | 0.30 | 0.90 |"), "{table}");
+        assert!(table.contains("| 3-4 | 0.20 | – |"), "{table}");
+        assert!(table.contains("| 5-6 | 0.00 | – |"), "{table}");
+        assert_eq!(table.lines().count(), 5, "{table}");
     }
 }
