@@ -124,7 +124,7 @@ impl State {
             verify::Verdict::Held => return (Completion::Accepted, None),
             verify::Verdict::Duplicate => return (Completion::Duplicate, None),
         };
-        let entry = self.open.remove(&id).expect("open");
+        let Some(entry) = self.open.remove(&id) else { return (self.not_open(id), None) };
         self.accept(id, &entry, Some(worker), outcome, now);
         (Completion::Accepted, Some(entry))
     }
