@@ -10,6 +10,8 @@
 # once) and THREADS (embedded workers per run) override the defaults: one run at a time on every
 # core. JOBS=2 THREADS=1 keeps both cores as busy with less
 # waiting at the end of generations, and gives each run half the machine's wall time.
+# REPLAY=DIR replays the runs kept in DIR by seeds-eval.sh (DIR/METHOD-sN/config.toml, whose
+# `epochs` is where the budget stopped the run) to the same final networks, with no budget.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --one ]; then
@@ -18,12 +20,17 @@ if [ "${1:-}" = --one ]; then
   run=$out/$method-s$seed
   master=${MASTER:-target/release/master}
   budget=(--threads "${THREADS:-$(nproc)}" --quiet --stop-after-cpu "${CPU:-14400}")
+  config=${CONFIGS:-$here/seeds}/$method.toml
+  if [ -n "${REPLAY:-}" ]; then
+    budget=(--threads "${THREADS:-$(nproc)}" --quiet)
+    config=$REPLAY/$method-s$seed/config.toml
+  fi
   if [ -e "$run/checkpoints" ]; then
     "$master" resume "$run" "${budget[@]}"
   else
     # Only the run's seed changes: the first `seed =` line. The [validation] seed, which follows
     # it, stays, so every run meets the same held-out openings.
-    sed "0,/^seed = .*/s//seed = $seed/" "${CONFIGS:-$here/seeds}/$method.toml" > "$out/$method-s$seed.toml"
+    sed "0,/^seed = .*/s//seed = $seed/" "$config" > "$out/$method-s$seed.toml"
     "$master" run --config "$out/$method-s$seed.toml" --out "$run" "${budget[@]}"
   fi
   exit

@@ -7,19 +7,31 @@ use std::path::Path;
 #[test]
 fn committed_run_configurations_are_valid() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
-    let mut checked = 0;
-    for dir in ["evolve", "evolve/results"] {
+    let mut paths = Vec::new();
+    for dir in ["evolve", "evolve/seeds", "evolve/results"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
-                let config = ExperimentConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                loa_master::selection::build(&config).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                checked += 1;
+                paths.push(path);
             }
         }
     }
+    // The seeded comparison keeps each run's configuration, to replay it (seeds-eval.sh).
+    let mut kept = 0;
+    for entry in std::fs::read_dir(root.join("evolve/results/seeds")).unwrap() {
+        let path = entry.unwrap().path().join("config.toml");
+        if path.exists() {
+            paths.push(path);
+            kept += 1;
+        }
+    }
+    for path in &paths {
+        let config = ExperimentConfig::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        loa_master::selection::build(&config).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
     loa_master::selection::build(&ExperimentConfig::read(&root.join("thesis.toml")).unwrap()).unwrap();
-    assert!(checked >= 7, "only {checked} configurations found");
+    assert!(paths.len() >= 11, "only {} configurations found", paths.len());
+    assert!(kept >= 8, "only {kept} kept runs' configurations found");
 }
 
 #[test]
