@@ -19,11 +19,12 @@ if [ "${1:-}" = --one ]; then
   out=$2 method=$3 seed=$4
   run=$out/$method-s$seed
   master=${MASTER:-target/release/master}
-  budget=(--threads "${THREADS:-$(nproc)}" --quiet --stop-after-cpu "${CPU:-14400}")
-  config=${CONFIGS:-$here/seeds}/$method.toml
+  budget=(--threads "${THREADS:-$(nproc)}" --quiet)
   if [ -n "${REPLAY:-}" ]; then
-    budget=(--threads "${THREADS:-$(nproc)}" --quiet)
     config=$REPLAY/$method-s$seed/config.toml
+  else
+    config=${CONFIGS:-$here/seeds}/$method.toml
+    budget+=(--stop-after-cpu "${CPU:-14400}")
   fi
   if [ -e "$run/checkpoints" ]; then
     "$master" resume "$run" "${budget[@]}"
