@@ -25,24 +25,41 @@ fn cpu_seconds(pid: u32) -> f64 {
     ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
 }
 
-/// `master run` of a 4-chromosome population serving workers on a free port, with `setup`
-/// applied to its command; returns it (listening soon after) with its port and its directory.
+/// `master run` of a 4-chromosome population serving workers on a port the system picks, with
+/// `setup` applied to its command; returns it, listening, with its port and its directory.
+///
+/// The port is read back from `run.log` rather than chosen beforehand: a port found free and
+/// released can be taken again (by another test's connections) before the master binds it,
+/// and the test would then talk to someone else's socket.
 fn serving_master(setup: impl FnOnce(&mut Command)) -> (Child, u16, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("c.toml");
     std::fs::write(&config, "population = 4\n").unwrap();
     let out = dir.path().join("run");
-    let bound = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = bound.local_addr().unwrap().port();
-    drop(bound);
     let mut master = Command::new(env!("CARGO_BIN_EXE_master"));
     master
         .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--threads", "0", "--quiet"])
+        .args(["--listen", "127.0.0.1:0", "--threads", "0", "--quiet"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     setup(&mut master);
-    (master.spawn().expect("start the master"), port, dir)
+    let mut child = master.spawn().expect("start the master");
+    let started = Instant::now();
+    let port = loop {
+        let log = std::fs::read_to_string(out.join("run.log")).unwrap_or_default();
+        let serving = log.lines().find_map(|l| l.split_once("serving workers on ")).map(|(_, rest)| rest);
+        if let Some(addr) = serving.and_then(|rest| rest.split_whitespace().next()) {
+            break addr.parse::<std::net::SocketAddr>().expect("the address run.log names").port();
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+            panic!("the master ended ({status}) before serving: {stderr}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the master never said where it serves");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (child, port, dir)
 }
 
 #[test]
@@ -104,6 +121,8 @@ fn a_master_serving_workers_ignores_sigpipe() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let ignored = ignores_sigpipe(master.id());
+    // An ended process's mask reads as empty: the check above only counts while it runs.
+    assert!(master.try_wait().unwrap().is_none(), "the master ended while serving");
     master.kill().unwrap();
     master.wait().unwrap();
     assert!(ignored, "the serving master takes SIGPIPE's default action: a vanished worker can kill it");
