@@ -2,6 +2,7 @@
 //! so the commands in the experiments' READMEs work as written.
 
 use loa_master::config::ExperimentConfig;
+use loa_records::ValidationRecord;
 use std::path::Path;
 
 #[test]
@@ -32,6 +33,38 @@ fn committed_run_configurations_are_valid() {
     loa_master::selection::build(&ExperimentConfig::read(&root.join("thesis.toml")).unwrap()).unwrap();
     assert!(paths.len() >= 11, "only {} configurations found", paths.len());
     assert!(kept >= 8, "only {kept} kept runs' configurations found");
+}
+
+/// A kept learning curve belongs to the configuration beside it: its validations are that
+/// configuration's (opponents, matches, every `every` epochs from 0) and run to its last epoch,
+/// with nothing torn. The chart of the seeded comparison is drawn from these files alone.
+#[test]
+fn kept_learning_curves_match_their_configurations() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/evolve/results/seeds");
+    let mut curves = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let curve = dir.join("validation.jsonl");
+        if !curve.exists() {
+            continue;
+        }
+        let config = ExperimentConfig::read(&dir.join("config.toml")).unwrap();
+        let validation = config.validation.as_ref().unwrap_or_else(|| panic!("{}: no [validation]", dir.display()));
+        let lines = loa_records::jsonl::read::<ValidationRecord>(&curve).unwrap();
+        assert_eq!(lines.torn, None, "{}", curve.display());
+        let opponents = validation.opponents.len();
+        let epochs: Vec<u32> = lines.records.iter().step_by(opponents).map(|r| r.epoch).collect();
+        let expected: Vec<u32> = (0..=config.epochs).step_by(validation.every as usize).collect();
+        assert_eq!(epochs, expected, "{}: validated epochs", curve.display());
+        for (i, record) in lines.records.iter().enumerate() {
+            assert_eq!(record.opponent, validation.opponents[i % opponents], "{}", curve.display());
+            assert_eq!(record.matches, validation.matches, "{}", curve.display());
+            assert_eq!(record.wins + record.losses + record.ties, record.matches, "{}", curve.display());
+        }
+        curves += 1;
+    }
+    // Kept since seeds-eval.sh began keeping them; the runs before are replayed to add theirs.
+    assert!(curves >= 2, "only {curves} kept learning curves found");
 }
 
 #[test]
