@@ -19,20 +19,20 @@ if [ "${1:-}" = --one ]; then
   out=$2 method=$3 seed=$4
   run=$out/$method-s$seed
   master=${MASTER:-target/release/master}
-  budget=(--threads "${THREADS:-$(nproc)}" --quiet)
+  flags=(--threads "${THREADS:-$(nproc)}" --quiet)
   if [ -n "${REPLAY:-}" ]; then
     config=$REPLAY/$method-s$seed/config.toml
   else
     config=${CONFIGS:-$here/seeds}/$method.toml
-    budget+=(--stop-after-cpu "${CPU:-14400}")
+    flags+=(--stop-after-cpu "${CPU:-14400}")
   fi
   if [ -e "$run/checkpoints" ]; then
-    "$master" resume "$run" "${budget[@]}"
+    "$master" resume "$run" "${flags[@]}"
   else
     # Only the run's seed changes: the first `seed =` line. The [validation] seed, which follows
     # it, stays, so every run meets the same held-out openings.
     sed "0,/^seed = .*/s//seed = $seed/" "$config" > "$out/$method-s$seed.toml"
-    "$master" run --config "$out/$method-s$seed.toml" --out "$run" "${budget[@]}"
+    "$master" run --config "$out/$method-s$seed.toml" --out "$run" "${flags[@]}"
   fi
   exit
 fi
