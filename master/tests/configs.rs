@@ -37,7 +37,8 @@ fn committed_run_configurations_are_valid() {
 
 /// A kept learning curve belongs to the configuration beside it: its validations are that
 /// configuration's (opponents, matches, every `every` epochs from 0 up to its `epochs`, the
-/// epoch its budget stopped it at), with nothing torn. The chart of the seeded comparison is drawn from these files alone.
+/// epoch its budget stopped it at), with nothing torn. The chart of the seeded comparison is
+/// drawn from these files alone.
 #[test]
 fn kept_learning_curves_match_their_configurations() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/evolve/results/seeds");
