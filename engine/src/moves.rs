@@ -49,9 +49,10 @@ impl Move {
         self.0 == PASS_BITS
     }
 
-    /// The packed 16 bits (for the search's move table).
+    /// The packed 16 bits: from (bits 6-11), to (bits 0-5), capture (bit 12), pass (bit 15
+    /// alone). The form moves travel in (self-play outcomes on the wire).
     #[inline]
-    pub(crate) const fn to_bits(self) -> u16 {
+    pub const fn to_bits(self) -> u16 {
         self.0
     }
 
@@ -59,6 +60,13 @@ impl Move {
     #[inline]
     pub(crate) const fn from_bits(bits: u16) -> Move {
         Move(bits)
+    }
+
+    /// The move whose packed bits ([`Move::to_bits`]) are `bits`, if they are a move's: a
+    /// square pair with or without the capture flag, or the pass. Whether it is legal anywhere
+    /// is for its position to say.
+    pub const fn from_packed(bits: u16) -> Option<Move> {
+        if bits == PASS_BITS || bits & !(CAPTURE_FLAG | 0x0FFF) == 0 { Some(Move(bits)) } else { None }
     }
 
     /// The canonical sort key: from-square, then to-square (the capture flag never matters,

@@ -9,7 +9,7 @@ use crate::game::Player;
 use crate::network::{Chromosome, Network, ShapeError, ShapedNetwork, Topology};
 use crate::random::{RandomHeuristic, derive_seed};
 use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta};
-use crate::{BoardSize, Position, Rules};
+use crate::{BoardSize, Move, Position, Rules};
 use std::sync::Arc;
 
 /// The deepest search a task or spec may ask for (deeper searches would take hours per move).
@@ -96,6 +96,15 @@ impl ShapedPlayer {
         match Network::try_new(chromosome) {
             Ok(network) => ShapedPlayer::Thesis(RememberingPlayer::new(Arc::new(network), depth)),
             Err(_) => ShapedPlayer::Generic(RememberingPlayer::new(Arc::new(ShapedNetwork::new(chromosome)), depth)),
+        }
+    }
+
+    /// The rest of the principal variation of its search at `pos` after `chosen`
+    /// ([`RememberingPlayer::principal_variation`]).
+    pub fn principal_variation(&self, pos: &Position, rules: &Rules, plies_played: u32, chosen: Move) -> Vec<Move> {
+        match self {
+            ShapedPlayer::Thesis(player) => player.principal_variation(pos, rules, plies_played, chosen),
+            ShapedPlayer::Generic(player) => player.principal_variation(pos, rules, plies_played, chosen),
         }
     }
 

@@ -1,6 +1,8 @@
-//! The unit of work a master hands to workers (docs/spec.md §5): a match task ([`MatchTask`], in
-//! `tasks/matches.rs`) of entrants (networks or fixed players) and a format (given pairs, or a
-//! knockout bracket), and what comes back.
+//! The units of work a master hands to workers (docs/spec.md §5), as one [`Task`]: a match task
+//! ([`MatchTask`], in `tasks/matches.rs`) of entrants (networks or fixed players) and a format
+//! (given pairs, or a knockout bracket), whose matches' results come back; or a self-play task
+//! ([`SelfPlayTask`], in `tasks/selfplay.rs`), a network playing itself, whose whole games come
+//! back.
 //!
 //! A task carries everything needed to play it (chromosomes, rules, depths, seeds), so any
 //! worker, in-process or remote, computes the same outcome: games are deterministic, and the only
@@ -8,15 +10,149 @@
 
 use crate::aloa::AloaKind;
 use crate::game::{Criterion, GameRecord, MatchSide};
+use crate::network::Chromosome;
 use crate::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 mod matches;
+mod selfplay;
 
 pub use matches::{
     FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome,
     OPENING_SEED_LABEL, OutcomeMismatch, Pairing, play_match_task,
 };
+pub use selfplay::{
+    MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES, PlayedGame, SelfPlayGame, SelfPlayOutcome, SelfPlayTask, game_over,
+};
+
+/// A unit of work: what any worker, embedded or remote, plays.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Task {
+    /// Matches between entrants; their results come back.
+    Match(MatchTask),
+    /// A network against itself; its games come back.
+    SelfPlay(SelfPlayTask),
+}
+
+/// What a played [`Task`] gives: the outcome of its kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskOutcome {
+    /// A match task's matches.
+    Match(MatchTaskOutcome),
+    /// A self-play task's games.
+    SelfPlay(SelfPlayOutcome),
+}
+
+impl From<MatchTask> for Task {
+    fn from(task: MatchTask) -> Task {
+        Task::Match(task)
+    }
+}
+
+impl From<SelfPlayTask> for Task {
+    fn from(task: SelfPlayTask) -> Task {
+        Task::SelfPlay(task)
+    }
+}
+
+impl From<MatchTaskOutcome> for TaskOutcome {
+    fn from(outcome: MatchTaskOutcome) -> TaskOutcome {
+        TaskOutcome::Match(outcome)
+    }
+}
+
+impl From<SelfPlayOutcome> for TaskOutcome {
+    fn from(outcome: SelfPlayOutcome) -> TaskOutcome {
+        TaskOutcome::SelfPlay(outcome)
+    }
+}
+
+impl Task {
+    /// Plays the task.
+    pub fn run(&self) -> Result<TaskOutcome, TaskError> {
+        match self {
+            Task::Match(t) => t.run().map(TaskOutcome::Match),
+            Task::SelfPlay(t) => t.run().map(TaskOutcome::SelfPlay),
+        }
+    }
+
+    /// Checks everything playing the task needs.
+    pub fn validate(&self) -> Result<(), TaskError> {
+        match self {
+            Task::Match(t) => t.validate(),
+            Task::SelfPlay(t) => t.validate(),
+        }
+    }
+
+    /// Checks that `outcome` is of this task's kind and shape (see [`MatchTask::check_outcome`]
+    /// and [`SelfPlayTask::check_outcome`]).
+    pub fn check_outcome(&self, outcome: &TaskOutcome) -> Result<(), OutcomeMismatch> {
+        match (self, outcome) {
+            (Task::Match(t), TaskOutcome::Match(o)) => t.check_outcome(o),
+            (Task::SelfPlay(t), TaskOutcome::SelfPlay(o)) => t.check_outcome(o),
+            _ => Err(OutcomeMismatch::Kind),
+        }
+    }
+
+    /// Network weights the task carries: what dominates its size on the wire.
+    pub fn weight_count(&self) -> usize {
+        match self {
+            Task::Match(t) => t.weight_count(),
+            Task::SelfPlay(t) => t.network.weights().len(),
+        }
+    }
+
+    /// The chromosomes of the task's networks, in the order they travel on the wire.
+    pub fn chromosomes(&self) -> Box<dyn Iterator<Item = &Arc<Chromosome>> + '_> {
+        match self {
+            Task::Match(t) => Box::new(t.chromosomes()),
+            Task::SelfPlay(t) => Box::new(std::iter::once(&t.network)),
+        }
+    }
+
+    /// The match task, if it is one.
+    pub fn as_match(&self) -> Option<&MatchTask> {
+        match self {
+            Task::Match(t) => Some(t),
+            Task::SelfPlay(_) => None,
+        }
+    }
+}
+
+impl TaskOutcome {
+    /// Games played.
+    pub fn game_count(&self) -> u32 {
+        match self {
+            TaskOutcome::Match(o) => o.game_count(),
+            TaskOutcome::SelfPlay(o) => u32::try_from(o.games.len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Plies played over all games.
+    pub fn plies(&self) -> u32 {
+        match self {
+            TaskOutcome::Match(o) => o.plies(),
+            TaskOutcome::SelfPlay(o) => o.plies(),
+        }
+    }
+
+    /// The match outcome, if it is one.
+    pub fn into_match(self) -> Option<MatchTaskOutcome> {
+        match self {
+            TaskOutcome::Match(o) => Some(o),
+            TaskOutcome::SelfPlay(_) => None,
+        }
+    }
+
+    /// The self-play outcome, if it is one.
+    pub fn into_self_play(self) -> Option<SelfPlayOutcome> {
+        match self {
+            TaskOutcome::SelfPlay(o) => Some(o),
+            TaskOutcome::Match(_) => None,
+        }
+    }
+}
 
 /// The reference player of the per-epoch benchmark.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,6 +275,24 @@ pub enum TaskError {
         /// Which shape and board.
         error: crate::players::NetworkBoardError,
     },
+    /// A self-play task's game count is outside 1..=[`MAX_SELF_PLAY_GAMES`].
+    GameCount(usize),
+    /// A self-play game's opening is longer than the task's board allows.
+    GameOpeningPlies {
+        /// The game's index.
+        game: usize,
+        /// The plies it asks for.
+        plies: u32,
+        /// The most the board allows.
+        most: u32,
+    },
+    /// A self-play task without a ply cap: its games' length, and so its outcome's, has no bound.
+    Unbounded,
+    /// A self-play task whose outcome could hold more than [`MAX_SELF_PLAY_MOVES`] moves.
+    TooManyMoves {
+        /// Its games × ply cap (× depth, with leaves).
+        moves: u64,
+    },
 }
 
 impl std::fmt::Display for TaskError {
@@ -163,6 +317,16 @@ impl std::fmt::Display for TaskError {
             }
             TaskError::Start(e) => write!(f, "start: {e}"),
             TaskError::Board { entrant, error } => write!(f, "entrant {entrant}: {error}"),
+            TaskError::GameCount(n) => write!(f, "a self-play task plays 1 to {MAX_SELF_PLAY_GAMES} games, got {n}"),
+            TaskError::GameOpeningPlies { game, plies, most } => {
+                write!(f, "game {game}: {plies} opening plies, at most {most} on this board")
+            }
+            TaskError::Unbounded => write!(f, "a self-play task needs a ply cap, so that its games come back bounded"),
+            TaskError::TooManyMoves { moves } => write!(
+                f,
+                "a self-play task's games could hold {moves} moves (games x ply cap, x depth with leaves), more than \
+                 {MAX_SELF_PLAY_MOVES}: give it fewer games"
+            ),
         }
     }
 }
@@ -212,11 +376,11 @@ impl From<TaskError> for TaskFailure {
 }
 
 /// What a worker returns for a task: its outcome, or why it has none.
-pub type TaskResult = Result<MatchTaskOutcome, TaskFailure>;
+pub type TaskResult = Result<TaskOutcome, TaskFailure>;
 
 /// Plays a task with `play`, turning a panic into [`TaskFailure::Panicked`] with its message, so
 /// that one bad task costs its outcome and not the thread that played it.
-pub fn play_caught(task: &MatchTask, play: impl FnOnce(&MatchTask) -> TaskResult) -> TaskResult {
+pub fn play_caught(task: &Task, play: impl FnOnce(&Task) -> TaskResult) -> TaskResult {
     // Nothing the closure touches outlives a panic but the task, which playing only reads.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play(task)))
         .unwrap_or_else(|payload| Err(TaskFailure::Panicked(panic_message(payload.as_ref()))))

@@ -9,7 +9,7 @@
 use crate::ProtoError;
 use crate::pb;
 use crate::peers::MAX_PEER_IDS;
-use loa_engine::tasks::{MAX_ENTRANTS, MAX_MATCHES};
+use loa_engine::tasks::{MAX_ENTRANTS, MAX_MATCHES, MAX_SELF_PLAY_GAMES};
 use prost::encoding::decode_varint;
 
 /// Longest failure message a worker sends (bytes): longer ones are cut (see
@@ -21,8 +21,11 @@ pub const MAX_FAILURE_BYTES: usize = 4096;
 /// The largest legal request is a `WorkerMessage` of [`crate::MAX_TASKS_PER_MESSAGE`] (64)
 /// outcomes, each the larger of a failure of [`MAX_FAILURE_BYTES`] and a match outcome of
 /// [`MAX_MATCHES`] (256) matches of at most 32 bytes each (five small varints and two games of
-/// three): about 64 × 8.2 KiB = 525 KiB. Registrations (a name of 200 bytes) and fetches (64 task
-/// ids and 1 024 ids of 18 bytes) are far smaller. A test builds that largest message and checks
+/// three): about 64 × 8.2 KiB = 525 KiB. A self-play outcome holds at most
+/// [`loa_engine::tasks::MAX_SELF_PLAY_MOVES`] moves of 2 bytes and a byte a variation, under
+/// 100 KiB, so workers send fewer of them to a message, as many as fit this bound
+/// ([`crate::convert::outcome_size_bound`]). Registrations (a name of 200 bytes) and fetches (64
+/// task ids and 1 024 ids of 18 bytes) are far smaller. A test builds that largest message and checks
 /// that it fits with room to spare, and that the bound is not twice what it needs.
 pub const MAX_REQUEST_BYTES: usize = 640 << 10;
 
@@ -77,10 +80,16 @@ impl WireBounds for pb::PeerRequest {
     }
 }
 
-/// An outcome's matches, summed over every occurrence of its `match` field (prost merges them).
+/// An outcome's matches or games, summed over every occurrence of its `match` or `self_play`
+/// field (prost merges them). A game's moves are bytes, built as one allocation: the request's
+/// size bounds them.
 fn check_outcome(bytes: &[u8]) -> Result<(), ProtoError> {
     let mut matches = Counter::new("match.matches", MAX_MATCHES);
+    let mut games = Counter::new("self_play.games", MAX_SELF_PLAY_GAMES);
     each_field(bytes, |number, payload| match (number, payload) {
+        (5, Some(outcome)) => {
+            each_field(outcome, |number, _| if number == 1 { games.count(1).map(drop) } else { Ok(()) })
+        }
         (2, Some(outcome)) => each_field(outcome, |number, payload| match (number, payload) {
             (1, summary) => {
                 let i = matches.count(1)?;

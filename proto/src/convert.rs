@@ -10,12 +10,13 @@ use crate::bounds::MAX_FAILURE_BYTES;
 use crate::pb;
 use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};
-use loa_engine::tasks::{GameSummary, MatchSummary, TaskFailure, TaskResult};
+use loa_engine::tasks::{GameSummary, MatchSummary, TaskFailure, TaskOutcome, TaskResult};
 use loa_engine::{BothConnected, Color, EndReason, NoMoves, Outcome, Rules, Start};
 use std::sync::Arc;
 
 mod matches;
 mod origin;
+mod selfplay;
 
 pub use matches::{task_from_proto, task_to_proto};
 pub use origin::{
@@ -169,12 +170,27 @@ fn cut(mut message: String, max: usize) -> String {
 /// id `leased_to` (0: the id of the stream it goes on).
 pub fn outcome_to_proto(task_id: u64, result: &TaskResult, leased_to: u64) -> pb::Outcome {
     let result = match result {
-        Ok(m) => {
+        Ok(TaskOutcome::Match(m)) => {
             pb::outcome::Result::Match(pb::MatchOutcome { matches: m.matches.iter().map(match_to_proto).collect() })
         }
+        Ok(TaskOutcome::SelfPlay(o)) => pb::outcome::Result::SelfPlay(selfplay::outcome_to_proto(o)),
         Err(failure) => pb::outcome::Result::Failure(cut(failure.wire_message(), MAX_FAILURE_BYTES)),
     };
     pb::Outcome { task_id, result: Some(result), leased_to }
+}
+
+/// An upper bound on the bytes `result`'s [`pb::Outcome`] takes inside a message: a worker
+/// fills its messages up to the master's request limit with it.
+pub fn outcome_size_bound(result: &TaskResult) -> usize {
+    // Task id, leased-to, the oneof's header.
+    const HEADER: usize = 2 * 11 + 6;
+    HEADER
+        + match result {
+            // Five small varints and two games of three, a match.
+            Ok(TaskOutcome::Match(m)) => 6 + 40 * m.matches.len(),
+            Ok(TaskOutcome::SelfPlay(o)) => selfplay::outcome_size_bound(o),
+            Err(_) => MAX_FAILURE_BYTES,
+        }
 }
 
 // ---- Wire to engine ----
@@ -275,7 +291,8 @@ fn match_from_proto(m: &pb::MatchSummary, entrants: usize) -> Result<MatchSummar
 /// stream's), and the outcome or the worker's failure message.
 pub fn outcome_from_proto(outcome: &pb::Outcome) -> Result<(u64, u64, TaskResult), ProtoError> {
     let result = match &outcome.result {
-        Some(pb::outcome::Result::Match(m)) => Ok(matches::outcome_from_proto(m)?),
+        Some(pb::outcome::Result::Match(m)) => Ok(TaskOutcome::Match(matches::outcome_from_proto(m)?)),
+        Some(pb::outcome::Result::SelfPlay(o)) => Ok(TaskOutcome::SelfPlay(selfplay::outcome_from_proto(o)?)),
         Some(pb::outcome::Result::Failure(message)) if message.len() > MAX_FAILURE_BYTES => {
             let problem = format!("{} bytes, more than the {MAX_FAILURE_BYTES} a worker sends", message.len());
             return Err(ProtoError::new("failure", problem));
@@ -284,6 +301,28 @@ pub fn outcome_from_proto(outcome: &pb::Outcome) -> Result<(u64, u64, TaskResult
         None => return Err(ProtoError::new("result", "missing: neither an outcome nor a failure")),
     };
     Ok((outcome.task_id, outcome.leased_to, result))
+}
+
+/// The conversions of match tasks alone, for the tests of what predates self-play.
+#[cfg(test)]
+pub(crate) mod match_only {
+    use super::{Resolve, Sending};
+    use crate::{ProtoError, pb};
+    use loa_engine::network::Chromosome;
+    use loa_engine::tasks::{MatchTask, Task};
+
+    /// [`super::task_to_proto`] of a match task.
+    pub fn task_to_proto(id: u64, task: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
+        super::task_to_proto(id, &Task::Match(task.clone()), decide)
+    }
+
+    /// [`super::task_from_proto`] of a match task.
+    pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchTask), ProtoError> {
+        match super::task_from_proto(t, resolve)? {
+            (id, Task::Match(m)) => Ok((id, m)),
+            (_, Task::SelfPlay(_)) => Err(ProtoError::new("format", "a self-play task")),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The gRPC protocol between the master and its workers (version 3, `loa.proto`, told in
+//! The gRPC protocol between the master and its workers (version 4, `loa.proto`, told in
 //! `docs/protocol.md`). prost types stay at this boundary: a malformed message is refused with a
 //! [`ProtoError`] naming the field before it reaches the scheduler or a game.
 //!
@@ -34,7 +34,7 @@ pub mod v1 {
 }
 
 /// The protocol version this crate speaks (`RegisterRequest.protocol`).
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Most tasks one message carries, and most outcomes one message may carry.
 pub const MAX_TASKS_PER_MESSAGE: usize = 64;

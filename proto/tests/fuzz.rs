@@ -11,7 +11,7 @@ use fuzz::{Decoder, inputs};
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::{Chromosome, ChromosomeId, random_uniform};
 use loa_engine::rules::{BothConnected, NoMoves, Rules};
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing, TaskFailure, TaskResult};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing, Task, TaskFailure, TaskResult};
 use loa_proto::codec::decode_from;
 use loa_proto::convert::{
     Sending, check_peer_address, chromosome_from_proto, chromosome_to_proto, id_from_proto, id_to_proto,
@@ -75,7 +75,8 @@ fn pairs() -> MatchTask {
 
 /// Real outcomes of a few tasks, a failure and a panic's message.
 fn results() -> Vec<TaskResult> {
-    let mut all: Vec<TaskResult> = vec![Ok(knockout(3).run().expect("plays")), Ok(pairs().run().expect("plays"))];
+    let mut all: Vec<TaskResult> =
+        vec![Ok(knockout(3).run().expect("plays").into()), Ok(pairs().run().expect("plays").into())];
     all.push(Err(TaskFailure::Reported("a worker ran out of memory".into())));
     all
 }
@@ -111,11 +112,14 @@ fn master_messages() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for (id, task) in [knockout(5), pairs()].iter().enumerate() {
         for sending in [Sending::Weights, Sending::Id] {
-            let t = task_to_proto(id as u64 + 1, task, &mut |_| sending.clone());
+            let t = task_to_proto(id as u64 + 1, &Task::Match(task.clone()), &mut |_| sending.clone());
             seeds.push(pb::MasterMessage { tasks: vec![t.clone()], ..Default::default() }.encode_to_vec());
         }
     }
-    let both = [knockout(9), pairs()].iter().map(|t| task_to_proto(9, t, &mut |_| Sending::Id)).collect();
+    let both = [knockout(9), pairs()]
+        .iter()
+        .map(|t| task_to_proto(9, &Task::Match(t.clone()), &mut |_| Sending::Id))
+        .collect();
     seeds.push(pb::MasterMessage { tasks: both, ..Default::default() }.encode_to_vec());
     seeds
 }
@@ -272,14 +276,14 @@ fn tasks_arrive_as_sent() {
     Decoder::new("proto: task round trip").round_trip(task(), |task| {
         prop_assert!(task.validate().is_ok(), "a generated task is valid: {:?}", task.validate());
         let message = pb::MasterMessage {
-            tasks: vec![task_to_proto(42, &task, &mut |_| Sending::Weights)],
+            tasks: vec![task_to_proto(42, &Task::Match(task.clone()), &mut |_| Sending::Weights)],
             ..Default::default()
         };
         let mut arrived = decode::<pb::MasterMessage>(&message.encode_to_vec()).map_err(TestCaseError::fail)?;
         prop_assert_eq!(arrived.tasks.len(), 1);
         let back =
             task_from_proto(arrived.tasks.remove(0), &|_| None).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(back, (42, task));
+        prop_assert_eq!(back, (42, Task::Match(task)));
         Ok(())
     });
 }

@@ -1,5 +1,5 @@
 //! The worker: joins a master over gRPC (`loa-proto`) and plays the tasks it leases on `slots`
-//! threads with [`MatchTask::run`], retrying an absent master with capped back-off.
+//! threads with [`Task::run`], retrying an absent master with capped back-off.
 //!
 //! - [`options`]: how to run a worker ([`WorkerOptions`]). [`serve`]: [`run`], its whole life.
 //! - [`control`]: [`Control`] to stop or kill it, [`spawn`] and [`WorkerHandle`] to run it in
@@ -7,7 +7,7 @@
 //! - Internals: `session` (registering and the stream), `players` (the player threads and their
 //!   queue), `client` (the connection, token and back-off).
 //!
-//! [`MatchTask::run`]: loa_engine::tasks::MatchTask::run
+//! [`Task::run`]: loa_engine::tasks::Task::run
 
 #![warn(missing_docs)]
 mod client;

@@ -1,7 +1,7 @@
 //! The player threads and the local queue of leased tasks they take work from.
 
 use crate::Control;
-use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult, play_caught};
+use loa_engine::tasks::{Task, TaskFailure, TaskResult, play_caught};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// A leased task: its id, the worker id it was leased under (its outcome names it, should the
 /// worker register again meanwhile), and the task or why it failed validation.
-pub type Leased = (u64, u64, Result<MatchTask, TaskFailure>);
+pub type Leased = (u64, u64, Result<Task, TaskFailure>);
 
 /// A task's result, ready to send: its id, the worker id it was leased under, and the result.
 pub type Finished = (u64, u64, TaskResult);
@@ -65,7 +65,7 @@ impl Local {
 }
 
 /// How a player thread plays a task.
-type Play = fn(&MatchTask) -> TaskResult;
+type Play = fn(&Task) -> TaskResult;
 
 /// Starts `slots` threads that play queued tasks and send their results to `out` until the
 /// worker stops or `done` is set; the tasks still queued then are dropped (the master leases

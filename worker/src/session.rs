@@ -9,8 +9,9 @@ use crate::client::{Backoff, Client};
 use crate::players::{Finished, Leased, Local};
 use crate::{Control, WorkerError, WorkerOptions, WorkerReport};
 use loa_engine::tasks::TaskFailure;
+use loa_proto::bounds::MAX_REQUEST_BYTES;
 use loa_proto::cache::{ChromosomeCache, Resolved, resolve_entrants};
-use loa_proto::convert::{id_to_proto, outcome_to_proto, task_from_proto};
+use loa_proto::convert::{id_to_proto, outcome_size_bound, outcome_to_proto, task_from_proto};
 use loa_proto::peers::{PeerToken, Peers};
 use loa_proto::{MAX_TASKS_PER_MESSAGE, PROTOCOL_VERSION, pb};
 use std::collections::VecDeque;
@@ -265,8 +266,11 @@ impl Session {
             self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
         self.contact();
         // What a broken stream left unacknowledged goes first, asking for nothing more.
-        let left: Vec<Finished> = unacknowledged.drain(..).flatten().collect();
-        unacknowledged.extend(left.chunks(MAX_TASKS_PER_MESSAGE).map(<[_]>::to_vec));
+        let mut left: Vec<Finished> = unacknowledged.drain(..).flatten().collect();
+        while !left.is_empty() {
+            let chunk = left.drain(..fitting(&left)).collect();
+            unacknowledged.push_back(chunk);
+        }
         for chunk in unacknowledged.iter() {
             if out.send(message(chunk, 0, worker)).await.is_err() {
                 break;
@@ -290,7 +294,7 @@ impl Session {
             let send_now = !waiting.is_empty()
                 && (waiting.len() >= self.options.batch || self.local.queued() == 0 || stopping || players_done);
             if send_now {
-                let batch: Vec<Finished> = waiting.drain(..waiting.len().min(MAX_TASKS_PER_MESSAGE)).collect();
+                let batch: Vec<Finished> = waiting.drain(..fitting(&waiting)).collect();
                 let want = if stopping { 0 } else { batch.len() as u32 };
                 let sent = out.send(message(&batch, want, worker)).await;
                 unacknowledged.push_back(batch);
@@ -425,6 +429,21 @@ impl Session {
             }
         }
     }
+}
+
+/// How many of the first `outcomes` one message takes: at most [`MAX_TASKS_PER_MESSAGE`], and
+/// within the master's request limit (self-play games are large), but always at least one.
+fn fitting(outcomes: &[Finished]) -> usize {
+    let mut bytes = 0;
+    let fit = outcomes
+        .iter()
+        .take(MAX_TASKS_PER_MESSAGE)
+        .take_while(|(_, _, result)| {
+            bytes += outcome_size_bound(result);
+            bytes + 64 <= MAX_REQUEST_BYTES
+        })
+        .count();
+    fit.max(1).min(outcomes.len())
 }
 
 /// A message with `outcomes` and `want`; outcomes leased under another id than `worker` (an

@@ -54,7 +54,7 @@ fn cached_and_one_chromosome_caches_give_the_checkpoints_of_an_embedded_run() {
 /// cache it believes holds them, and serves the worker's fetches from the task; it keeps the
 /// outcome it gets.
 struct Forgetful {
-    task: loa_engine::tasks::MatchTask,
+    task: loa_engine::tasks::Task,
     fetches: std::sync::Mutex<Vec<pb::FetchChromosomesRequest>>,
     outcome: Arc<std::sync::Mutex<Option<pb::Outcome>>>,
 }

@@ -171,29 +171,29 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
         let status = v1.register(loa_proto::v1::RegisterRequest { name: "old".into(), slots: 1 }).await.unwrap_err();
         // The one refusal a worker of version 1 does not retry.
         assert_eq!(status.code(), Code::Unauthenticated);
-        assert!(status.message().contains("protocol v3") && status.message().contains("worker v1"), "{status:?}");
-        // Versions this master does not speak on the call versions 2 and 3 share: version 2, whose
-        // tasks had no board, and a later one.
+        assert!(status.message().contains("protocol v4") && status.message().contains("worker v1"), "{status:?}");
+        // Versions this master does not speak on the call versions 2 to 4 share: version 2, whose
+        // tasks had no board, version 3, whose tasks had no self-play, and a later one.
         let mut client = raw(server.addr, None).await;
-        for other in [2, 4] {
+        for other in [2, 3, 5] {
             let request = pb::RegisterRequest { protocol: other, ..registration("other", 0) };
             let status = client.register(request).await.unwrap_err();
             assert_eq!(status.code(), Code::FailedPrecondition);
             let message = status.message();
-            assert!(message.contains("protocol v3") && message.contains(&format!("worker v{other}")), "{status:?}");
+            assert!(message.contains("protocol v4") && message.contains(&format!("worker v{other}")), "{status:?}");
         }
     });
     assert_eq!(scheduler.workers().len(), 0);
     drop(server);
 
-    // A master of version 1 serves only version 1's service: a worker of version 3 stops at once.
+    // A master of version 1 serves only version 1's service: a worker of version 4 stops at once.
     let old_master = version_one_master();
     let mut options = WorkerOptions::new(format!("http://{old_master}")).unwrap();
     options.slots = 1;
     let err = spawn(options).unwrap().join().unwrap_err();
     assert!(matches!(err, WorkerError::Version(_)), "{err}");
     let message = err.to_string();
-    assert!(message.contains("protocol v3") && message.contains("protocol v1"), "{message}");
+    assert!(message.contains("protocol v4") && message.contains("protocol v1"), "{message}");
 }
 
 /// A master that speaks only protocol version 1's registration, serving in the background.

@@ -4,7 +4,7 @@
 
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::random_uniform;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing, Task};
 use loa_engine::{BothConnected, NoMoves, Rules};
 use loa_master::cluster::{self, ClusterOptions};
 use loa_master::scheduler::Scheduler;
@@ -76,8 +76,8 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
     options.max_backoff = Duration::from_millis(200);
     let worker = spawn(options).unwrap();
 
-    let submitted: Vec<(u64, MatchTask)> =
-        tasks.iter().cloned().chain([malformed]).enumerate().map(|(i, t)| (i as u64, t)).collect();
+    let submitted: Vec<(u64, Task)> =
+        tasks.iter().cloned().chain([malformed]).enumerate().map(|(i, t)| (i as u64, Task::Match(t))).collect();
     let ids: Vec<u64> = submitted.iter().map(|(id, _)| *id).collect();
     scheduler.submit(submitted);
     // A deadline, so a lost task fails the test instead of hanging it.
@@ -86,7 +86,7 @@ fn a_remote_worker_plays_match_tasks_as_they_play_locally() {
         scheduler.collect(&ids, || Instant::now() > deadline, |_| {}).expect("every task completes within two minutes");
 
     for (task, result) in tasks.iter().zip(&results) {
-        assert_eq!(result.as_ref(), Ok(&task.run().unwrap()));
+        assert_eq!(result.as_ref(), Ok(&task.run().unwrap().into()));
     }
     let failure = results[2].as_ref().unwrap_err();
     // Refused by the worker's wire validation, reported back as a message, and reproduced by the

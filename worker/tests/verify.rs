@@ -59,7 +59,9 @@ async fn lie(addr: std::net::SocketAddr, share: f64) -> Liar {
         if flips(id, share) {
             // The last match only: a knockout's earlier winners decide who meets later, so the
             // outcome still fits its task (the master refuses one that does not).
-            if let Some(m) = outcome.matches.last_mut() {
+            if let loa_engine::tasks::TaskOutcome::Match(o) = &mut outcome
+                && let Some(m) = o.matches.last_mut()
+            {
                 m.winner = if m.winner == MatchSide::A { MatchSide::B } else { MatchSide::A };
             }
             flipped += 1;

@@ -25,6 +25,7 @@ pub use workload::Reuse;
 
 use crate::BenchError;
 use counts::StubCounts;
+use loa_engine::tasks::Task;
 use loa_master::cluster::{ClusterOptions, Dropped, serve};
 use loa_master::scheduler::Scheduler;
 use std::path::Path;
@@ -226,7 +227,7 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
     let warmed = warm_up.as_ref().map_or(0, Vec::len);
     if let Some(step) = warm_up {
         let ids: Vec<u64> = (tasks as u64..(tasks + warmed) as u64).collect();
-        scheduler.submit(ids.iter().copied().zip(step).collect());
+        scheduler.submit(ids.iter().copied().zip(step.into_iter().map(Task::Match)).collect());
         if scheduler.collect(&ids, exited, |_| {}).is_none() {
             steps.clear();
         }
@@ -244,7 +245,7 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
         let ids: Vec<u64> = (next_id..next_id + step.len() as u64).collect();
         next_id += step.len() as u64;
         let held = step.clone();
-        scheduler.submit(ids.iter().copied().zip(step).collect());
+        scheduler.submit(ids.iter().copied().zip(step.into_iter().map(Task::Match)).collect());
         if scheduler.collect(&ids, exited, |_| {}).is_none() {
             break;
         }

@@ -5,7 +5,7 @@
 //! many tasks again. What is left of the master CPU per task beyond this is the service's:
 //! gRPC, protobuf, the mirrors of the workers' caches.
 
-use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult};
+use loa_engine::tasks::{MatchTask, Task, TaskFailure, TaskResult};
 use loa_master::scheduler::{Delivery, Scheduler, TaskId};
 use std::time::{Duration, Instant};
 
@@ -20,12 +20,12 @@ pub fn scheduler_seconds_per_task(task: &MatchTask, tasks: usize, workers: usize
     let workers: Vec<_> = (0..workers.max(1)).map(|i| scheduler.register(format!("stub {i}"), 1)).collect();
     // Outcomes that allocate nothing: their making and freeing is not the scheduler's.
     let failure = || -> TaskResult { Err(TaskFailure::Reported(String::new())) };
-    let accept = |_: TaskId, _: &MatchTask, _: &TaskResult| Ok::<(), ()>(());
+    let accept = |_: TaskId, _: &Task, _: &TaskResult| Ok::<(), ()>(());
     let mut spent = Duration::ZERO;
     for step in 0..=STEPS {
         // Ids as a run makes them: the generation in the high bits, the index in the low.
         let ids: Vec<TaskId> = (0..tasks as u64).map(|i| (step << 24) | i).collect();
-        scheduler.submit(ids.iter().map(|&id| (id, task.clone())).collect());
+        scheduler.submit(ids.iter().map(|&id| (id, Task::Match(task.clone()))).collect());
         let start = Instant::now();
         let mut held: Vec<Vec<TaskId>> =
             workers.iter().map(|&w| scheduler.lease(w, batch).into_iter().map(|(id, _)| id).collect()).collect();

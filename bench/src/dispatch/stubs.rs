@@ -64,8 +64,8 @@ pub fn run_stubs(url: &str, options: &StubOptions) -> Result<StubCounts, BenchEr
         .map_err(|source| BenchError::Spawn { program: "the stubs' standard input thread".into(), source })?;
     let shared = Arc::new(Shared {
         options: options.clone(),
-        knockout: outcome_to_proto(0, &Ok(outcome), 0),
-        pairs: outcome_to_proto(0, &Ok(MatchTaskOutcome { matches: vec![first] }), 0),
+        knockout: outcome_to_proto(0, &Ok(outcome.into()), 0),
+        pairs: outcome_to_proto(0, &Ok(MatchTaskOutcome { matches: vec![first] }.into()), 0),
         done,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()

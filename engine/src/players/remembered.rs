@@ -25,8 +25,8 @@
 use crate::aloa::Aloa;
 use crate::game::Player;
 use crate::players::SearchPlayer;
-use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta};
-use crate::{Position, Rules};
+use crate::search::{Evaluator, SearchLimits, SearchResult, alpha_beta, alpha_beta_for};
+use crate::{Move, Position, Rules};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{LazyLock, Mutex};
@@ -52,6 +52,31 @@ impl<E> RememberingPlayer<E> {
     /// (then fewer).
     pub fn remembered(&self) -> usize {
         self.memory.lock().iter().map(HashMap::len).sum()
+    }
+}
+
+impl<E: Evaluator> RememberingPlayer<E> {
+    /// The rest of the principal variation of its search at `pos` after `chosen`, the move that
+    /// search chose: each next move is the reply of a search one ply shallower seen from
+    /// `pos`'s side to move, as the first search saw it, so that the position at its end is the
+    /// leaf whose value is the search's. Shorter than the depth − 1 plies where the game ends
+    /// first (a finished game or the ply cap).
+    pub fn principal_variation(&self, pos: &Position, rules: &Rules, plies_played: u32, chosen: Move) -> Vec<Move> {
+        let pov = pos.side_to_move();
+        let mut variation = Vec::new();
+        let mut leaf = pos.play(chosen);
+        for k in 1..self.search.depth {
+            let ply = plies_played + k;
+            let capped = rules.ply_cap > 0 && ply >= rules.ply_cap;
+            if capped || leaf.game_end(rules).is_some() {
+                break;
+            }
+            let limits = SearchLimits::new(self.search.depth - k, rules, ply);
+            let reply = alpha_beta_for(&leaf, rules, limits, &self.search.eval, pov).best.unwrap_or(Move::PASS);
+            leaf = leaf.play(reply);
+            variation.push(reply);
+        }
+        variation
     }
 }
 

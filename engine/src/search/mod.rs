@@ -1,6 +1,7 @@
 //! Fixed-depth alpha-beta search (docs/spec.md §4) and the plain minimax it must agree with.
 //!
-//! Both are negamax searches over an [`Evaluator`] seen from the root player's side. Terminal
+//! Both are negamax searches over an [`Evaluator`] seen from one side, the root player's but in
+//! [`alpha_beta_for`] (the "root player" below is that side). Terminal
 //! positions score beyond any evaluation ([`WIN`] minus the ply at which the game ends, so a
 //! faster win is better and a slower loss less bad); a draw scores 0; a position where the game
 //! is over is never searched further, and neither is one at the game's ply cap.
@@ -85,22 +86,11 @@ struct Tree<'a, E: Evaluator> {
 }
 
 impl<'a, E: Evaluator> Tree<'a, E> {
-    fn new(pos: &Position, rules: &'a Rules, limits: SearchLimits, eval: &'a E) -> Self {
+    fn new(rules: &'a Rules, limits: SearchLimits, eval: &'a E, pov: Color) -> Self {
         let (order, table) = (Ordering::new(), MoveTable::take());
         let values = if E::PATH_INDEPENDENT { ValueTable::take() } else { ValueTable::empty() };
         let key_cache = [(f32::NAN, f32::NAN); 2];
-        Tree {
-            rules,
-            limits,
-            eval,
-            pov: pos.side_to_move(),
-            nodes: 1,
-            order,
-            table,
-            values,
-            iteration: limits.depth,
-            key_cache,
-        }
+        Tree { rules, limits, eval, pov, nodes: 1, order, table, values, iteration: limits.depth, key_cache }
     }
 }
 
@@ -407,11 +397,12 @@ impl<E: Evaluator> Tree<'_, E> {
             self.eval.child_states(state, pos, &pending[..count], &mut states[..count]);
             let mut values = [0.0f32; BATCH];
             self.eval.evaluate_many(&states[..count], &children[..count], &mut values[..count]);
+            // The evaluator speaks for the point of view, who mostly moves here: then `settle`
+            // would give the child −value and the root negate it back.
+            let for_pov = pos.side_to_move() == self.pov;
             for (entry, &s) in chunk.iter_mut().zip(&slot) {
                 if s != usize::MAX {
-                    // The evaluator speaks for the root player, who moves here: `settle` gives
-                    // the child −value and the root negates it back.
-                    entry.1 = values[s];
+                    entry.1 = if for_pov { values[s] } else { -values[s] };
                 }
             }
         }
@@ -595,7 +586,7 @@ pub fn minimax<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits
         Ok(m) => m,
         Err(result) => return result,
     };
-    let mut tree = Tree::new(pos, rules, limits, eval);
+    let mut tree = Tree::new(rules, limits, eval, pos.side_to_move());
     let state = eval.root_state(pos, tree.pov);
     let depth = limits.depth.max(1);
     let (mut best, mut best_value) = (moves[0], f32::NEG_INFINITY);
@@ -616,11 +607,26 @@ pub fn minimax<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits
 /// and move ordering; returns the same move and value as [`minimax`] in far fewer nodes. `pos`
 /// must not be a finished game.
 pub fn alpha_beta<E: Evaluator>(pos: &Position, rules: &Rules, limits: SearchLimits, eval: &E) -> SearchResult {
+    alpha_beta_for(pos, rules, limits, eval, pos.side_to_move())
+}
+
+/// [`alpha_beta`] with the leaves evaluated from `pov`'s side whoever is to move: the value is
+/// still the side to move's, the negation of `pov`'s where `pov` is not to move. A search of a
+/// position inside another's tree, seen as that search sees it: what follows a principal
+/// variation's first move from the root's point of view (the network's evaluation is not
+/// antisymmetric, so the side to move's own search may reply otherwise).
+pub fn alpha_beta_for<E: Evaluator>(
+    pos: &Position,
+    rules: &Rules,
+    limits: SearchLimits,
+    eval: &E,
+    pov: Color,
+) -> SearchResult {
     let moves = match root_moves(pos, rules) {
         Ok(m) => m,
         Err(result) => return result,
     };
-    let mut tree = Tree::new(pos, rules, limits, eval);
+    let mut tree = Tree::new(rules, limits, eval, pov);
     let state = eval.root_state(pos, tree.pov);
     // Root moves with the score of the last iteration, best first (ties in canonical order).
     let mut root: Vec<(Move, f32)> = moves.iter().map(|&m| (m, 0.0)).collect();

@@ -392,6 +392,22 @@ pub enum OutcomeMismatch {
         /// The outcome's.
         got: (usize, usize),
     },
+    /// The outcome is of another kind of task (games for matches, or matches for games).
+    Kind,
+    /// A self-play outcome has the wrong number of games.
+    GameCount {
+        /// The task's game count.
+        expected: usize,
+        /// The outcome's.
+        got: usize,
+    },
+    /// A self-play game is not a legal game from its opening, or does not end as it says.
+    Game {
+        /// The game's index.
+        game: usize,
+        /// The ply at which it goes wrong.
+        ply: u32,
+    },
 }
 
 impl std::fmt::Display for OutcomeMismatch {
@@ -404,6 +420,15 @@ impl std::fmt::Display for OutcomeMismatch {
                 f,
                 "match {index} is between entrants {} and {}, not {} and {}",
                 expected.0, expected.1, got.0, got.1
+            ),
+            OutcomeMismatch::Kind => write!(f, "the outcome is of another kind of task"),
+            OutcomeMismatch::GameCount { expected, got } => {
+                write!(f, "the task plays {expected} games, the outcome has {got}")
+            }
+            OutcomeMismatch::Game { game, ply } => write!(
+                f,
+                "game {game} is not a legal game from its opening ending as it says, its variations within the \
+                 depth (ply {ply})"
             ),
         }
     }

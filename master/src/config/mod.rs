@@ -231,8 +231,9 @@ impl ExperimentConfig {
             // Checkpoints keep the configuration as TOML, whose integers are signed.
             return bad("seed", format!("must be at most {}, got {}", i64::MAX, self.seed));
         }
-        if !(2..=100_000).contains(&self.population) {
-            let why = format!("must be 2..=100000 (crossover needs a partner), got {}", self.population);
+        // A scheme sets its own least population (`selection::build`): 2 to breed, 1 to learn.
+        if !(1..=100_000).contains(&self.population) {
+            let why = format!("must be 1..=100000, got {}", self.population);
             return bad("population", why);
         }
         for (key, count) in [("epochs", self.epochs), ("generations_per_epoch", self.generations_per_epoch)] {
@@ -319,7 +320,11 @@ mod tests {
         let err = |t: &str| ExperimentConfig::from_toml(t).unwrap_err().to_string();
         assert!(err("populaton = 3").contains("populaton"), "{}", err("populaton = 3"));
         assert!(err("[mutation]\nprobabilty = 0.1").contains("probabilty"));
-        assert!(err("population = 1").contains("`population`"));
+        assert!(err("population = 0").contains("`population`"));
+        // One is a learner's population; a scheme that breeds refuses it.
+        let one = ExperimentConfig::from_toml("population = 1").unwrap();
+        let breeds = crate::selection::build(&one).err().unwrap().to_string();
+        assert!(breeds.contains("`population`") && breeds.contains("crossover needs a partner"), "{breeds}");
         assert!(err("[mutation]\nprobability = 1.5").contains("`mutation.probability`"));
         assert!(err("network_depth = 0").contains("`network_depth`"));
         assert!(err("[benchmark]\ndepth = 40").contains("`benchmark.depth`"));

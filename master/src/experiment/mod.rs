@@ -18,7 +18,7 @@ pub use spec::{PlayerSpec, Side, SpecError};
 use crate::config::ConfigError;
 use crate::pool::{PoolError, WorkerPool};
 use crate::scheduler::TaskId;
-use loa_engine::tasks::MatchSummary;
+use loa_engine::tasks::{MatchSummary, OutcomeMismatch, Task};
 use loa_records::jsonl::write_lines;
 use std::fmt;
 use std::io::Write;
@@ -187,7 +187,7 @@ pub fn run(
     if let Some(server) = &pool.server {
         eprintln!("serving workers on {}", server.addr);
     }
-    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, t.task.clone())).collect());
+    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, Task::Match(t.task.clone()))).collect());
     let total = tasks.len();
     let collected = pool.scheduler.collect(
         &ids,
@@ -209,7 +209,8 @@ pub fn run(
     let mut played: Vec<(PlannedMatch, MatchSummary)> = Vec::with_capacity(planned.len());
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
         let bad = |why: String| ExperimentError::Task(*id, why);
-        let outcome = outcome.map_err(|e| bad(e.to_string()))?;
+        let outcome = outcome.map_err(|e| bad(e.to_string()))?.into_match();
+        let outcome = outcome.ok_or_else(|| bad(OutcomeMismatch::Kind.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
         played.extend(planned_task.matches.iter().map(|&index| planned[index]).zip(outcome.matches));
     }

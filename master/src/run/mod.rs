@@ -137,7 +137,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     config.validate()?;
     // The scheme's settings in full, as the run directory and the checkpoints keep them.
     let config = crate::selection::normalized(&config)?;
-    let scheme = crate::selection::build(&config)?;
+    let mut scheme = crate::selection::build(&config)?;
     let dir = RunDir::new(out);
     match usable(&dir) {
         Ok(true) => return Err(RunError::Exists(out.to_path_buf())),
@@ -148,7 +148,7 @@ pub fn start(config: ExperimentConfig, out: &Path, options: &RunOptions) -> Resu
     // Made before anything is written, so a missing or malformed network file leaves no run
     // files.
     let (mut rng, mut serials) = (GaRng::from_seed(config.seed), SerialCounter::default());
-    let population = match scheme.given_population(&mut serials)? {
+    let population = match scheme.given_population(&config, &mut serials)? {
         Some(population) => population,
         None => initial_population(&config, config.network, &mut rng, &mut serials)?,
     };

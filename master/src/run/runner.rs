@@ -16,7 +16,9 @@ use crate::selection::{Breeding, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{BenchmarkOutcome, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
+use loa_engine::tasks::{
+    BenchmarkOutcome, MatchEntrant, MatchFormat, MatchTaskOutcome, OutcomeMismatch, Pairing, Task, TaskOutcome,
+};
 use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -164,10 +166,10 @@ impl Runner<'_> {
     /// Ctrl-C, or at `halfway` once half the outcomes are in.
     fn play(
         &self,
-        tasks: Vec<(TaskId, MatchTask)>,
+        tasks: Vec<(TaskId, Task)>,
         halfway: HaltPoint,
         mut seen: impl FnMut(),
-    ) -> Result<Option<Vec<MatchTaskOutcome>>, RunError> {
+    ) -> Result<Option<Vec<TaskOutcome>>, RunError> {
         let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
         let total = ids.len();
         self.scheduler.submit(tasks);
@@ -221,7 +223,7 @@ impl Runner<'_> {
         }
         let mut breeding = Breeding { config: &state.config, generation, rng: &mut rng, serials: &mut serials };
         let (plan, tasks) = scheme.plan(&survivors, &mut breeding)?;
-        let tasks: Vec<(TaskId, MatchTask)> =
+        let tasks: Vec<(TaskId, Task)> =
             tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
         let workers_before = self.scheduler.workers();
@@ -240,8 +242,8 @@ impl Runner<'_> {
             Some(_) => worker_records(&workers_before, &self.scheduler.workers(), &straggled, begun.elapsed()),
             None => Vec::new(),
         };
-        let games: u32 = outcomes.iter().map(MatchTaskOutcome::game_count).sum();
-        let plies: u32 = outcomes.iter().map(MatchTaskOutcome::plies).sum();
+        let games: u32 = outcomes.iter().map(TaskOutcome::game_count).sum();
+        let plies: u32 = outcomes.iter().map(TaskOutcome::plies).sum();
         let seconds = begun.elapsed().as_secs_f64();
         let record = GenerationRecord {
             generation,
@@ -287,7 +289,7 @@ impl Runner<'_> {
         };
         let survivors = state.individuals()?;
         let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference() };
-        let tasks: Vec<(TaskId, MatchTask)> = survivors
+        let tasks: Vec<(TaskId, Task)> = survivors
             .iter()
             .enumerate()
             .map(|(i, s)| {
@@ -295,13 +297,14 @@ impl Runner<'_> {
                 let seed = derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64);
                 let pairing = Pairing { a: 0, b: 1, seed, opening_plies: 0 };
                 let task = config.task(vec![s.entrant(), reference.clone()], MatchFormat::Pairs(vec![pairing]));
-                (task_id(state.generation, true, i), task)
+                (task_id(state.generation, true, i), Task::Match(task))
             })
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
         let Some(outcomes) = self.play(tasks, HaltPoint::MidBenchmark(epoch), || {})? else {
             return Ok(None);
         };
+        let outcomes = match_outcomes(outcomes)?;
         let entries = survivors
             .iter()
             .zip(&outcomes)
@@ -349,16 +352,16 @@ impl Runner<'_> {
             return Err(RunError::Outcome(format!("epoch {epoch}: no network to validate")));
         };
         let clock = self.clock.now();
-        let tasks: Vec<(TaskId, MatchTask)> = super::validation::tasks(&state.config, validation, net)
+        let tasks: Vec<(TaskId, Task)> = super::validation::tasks(&state.config, validation, net)
             .into_iter()
             .enumerate()
-            .map(|(i, t)| (task_id(state.generation, true, VALIDATION_TASKS + i), t))
+            .map(|(i, t)| (task_id(state.generation, true, VALIDATION_TASKS + i), Task::Match(t)))
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Validation(epoch), tasks: tasks.len() })?;
         let Some(outcomes) = self.play(tasks, HaltPoint::MidValidation(epoch), || {})? else {
             return Ok(None);
         };
-        let counts = super::validation::tally(validation, &outcomes)?;
+        let counts = super::validation::tally(validation, &match_outcomes(outcomes)?)?;
         let records = super::validation::records(validation, epoch, state.generation, net.serial, &counts);
         let timed = |r: ValidationRecord| ValidationRecord {
             cpu_seconds: clock.cpu_seconds,
@@ -367,6 +370,14 @@ impl Runner<'_> {
         };
         Ok(Some(records.into_iter().map(timed).collect()))
     }
+}
+
+/// The outcomes of match tasks the runner planned (benchmarks, validations) as match outcomes.
+fn match_outcomes(outcomes: Vec<TaskOutcome>) -> Result<Vec<MatchTaskOutcome>, RunError> {
+    outcomes
+        .into_iter()
+        .map(|o| o.into_match().ok_or_else(|| RunError::Outcome(OutcomeMismatch::Kind.to_string())))
+        .collect()
 }
 
 /// The network's two games and scores from a benchmark task's one match (the network is A).

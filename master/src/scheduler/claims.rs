@@ -88,19 +88,19 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loa_engine::tasks::{MatchFormat, MatchTask, TaskFailure};
+    use loa_engine::tasks::{MatchFormat, MatchTask, Task, TaskFailure};
     use std::time::Duration;
 
     /// A task the scheduler only moves around.
-    fn task() -> MatchTask {
-        MatchTask {
+    fn task() -> Task {
+        Task::Match(MatchTask {
             entrants: Vec::new(),
             network_depth: 1,
             rules: Default::default(),
             board: Default::default(),
             start: Default::default(),
             format: MatchFormat::Pairs(vec![]),
-        }
+        })
     }
 
     fn leased(s: &Scheduler, worker: WorkerId) -> Vec<TaskId> {

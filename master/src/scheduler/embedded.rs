@@ -2,12 +2,12 @@
 //! remote worker.
 
 use super::{Delivery, Scheduler, unchecked};
-use loa_engine::tasks::{MatchTask, TaskFailure, TaskResult, play_caught};
+use loa_engine::tasks::{Task, TaskFailure, TaskResult, play_caught};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// How an embedded worker plays a task.
-type Play = fn(&MatchTask) -> TaskResult;
+type Play = fn(&Task) -> TaskResult;
 
 /// Runs `threads` in-process workers that pull tasks until the scheduler closes. A task whose
 /// playing panics fails with the panic's message, and its thread plays on.
@@ -46,26 +46,26 @@ fn spawn_playing(
 mod tests {
     use super::*;
     use loa_engine::aloa::AloaKind;
-    use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, Pairing};
+    use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing};
     use loa_engine::{BothConnected, NoMoves, Rules};
 
     /// Two fixed players, one match whose opening is `plies` long.
-    fn task(plies: u32) -> MatchTask {
+    fn task(plies: u32) -> Task {
         let aloa =
             |serial| MatchEntrant::Fixed { serial, player: FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 1 } };
-        MatchTask {
+        Task::Match(MatchTask {
             entrants: vec![aloa(1), aloa(2)],
             network_depth: 1,
             rules: Rules { both_connected: BothConnected::Draw, no_moves: NoMoves::Loses, ply_cap: 20 },
             board: Default::default(),
             start: Default::default(),
             format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed: 3, opening_plies: plies }]),
-        }
+        })
     }
 
     /// Plays like an embedded worker, but panics on a task with no opening.
-    fn panics_without_opening(task: &MatchTask) -> TaskResult {
-        let MatchFormat::Pairs(pairings) = &task.format else { unreachable!() };
+    fn panics_without_opening(task: &Task) -> TaskResult {
+        let Some(MatchFormat::Pairs(pairings)) = task.as_match().map(|m| &m.format) else { unreachable!() };
         assert_ne!(pairings[0].opening_plies, 0, "poisoned task");
         task.run().map_err(TaskFailure::Invalid)
     }

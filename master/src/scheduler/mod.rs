@@ -11,7 +11,7 @@
 //! `lease_log` (each worker's leases in order), `awaited` (what collects wait for),
 //! `median` (the batch's median task time), `id_hash` (the ids' hasher), `embedded` (threads).
 
-use loa_engine::tasks::{MatchTask as Task, TaskFailure, TaskResult};
+use loa_engine::tasks::{Task, TaskFailure, TaskResult};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -65,7 +65,7 @@ impl State {
     /// outcomes it gave to tasks still held; how many.
     fn reopen(&mut self, worker: WorkerId) -> usize {
         let State { verifier, open, done, finished, queue, stats, .. } = self;
-        let theirs: Vec<(TaskId, Arc<loa_engine::tasks::MatchTask>)> = verifier
+        let theirs: Vec<(TaskId, Arc<loa_engine::tasks::Task>)> = verifier
             .delivered
             .iter()
             .filter(|(_, (w, _))| *w == worker)

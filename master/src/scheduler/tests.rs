@@ -3,7 +3,7 @@
 use super::*;
 use loa_engine::tasks::TaskFailure;
 
-use loa_engine::tasks::MatchFormat;
+use loa_engine::tasks::{MatchFormat, MatchTask};
 use std::sync::atomic::AtomicU64;
 
 fn fail(message: &str) -> TaskResult {
@@ -32,14 +32,14 @@ fn advance(clock: &AtomicU64, millis: u64) {
 
 /// Tasks that are never played: the scheduler only moves them around.
 fn tasks(ids: std::ops::Range<TaskId>) -> Vec<(TaskId, Task)> {
-    let task = Task {
+    let task = Task::Match(MatchTask {
         entrants: Vec::new(),
         network_depth: 1,
         rules: Default::default(),
         board: Default::default(),
         start: Default::default(),
         format: MatchFormat::Pairs(vec![]),
-    };
+    });
     ids.map(|id| (id, task.clone())).collect()
 }
 
@@ -453,10 +453,10 @@ fn an_outcome_that_fails_its_check_changes_nothing() {
     // duplicate whatever it holds).
     let mut seen = Vec::new();
     let (completions, _) = s.record([Delivery { worker: a, id: 0, outcome: fail("x") }], |id, task: &Task, _| {
-        seen.push((id, task.network_depth));
+        seen.push((id, task.as_match().map(|m| m.network_depth)));
         Ok::<(), ()>(())
     });
-    assert_eq!((completions, seen), (vec![Completion::Accepted], vec![(0, 1)]));
+    assert_eq!((completions, seen), (vec![Completion::Accepted], vec![(0, Some(1))]));
     let (again, refused) = s.record([Delivery { worker: a, id: 0, outcome: fail("x") }], refuse);
     assert_eq!((again, refused), (vec![Completion::Duplicate], None));
 }

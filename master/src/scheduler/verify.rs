@@ -7,7 +7,7 @@
 //! which of its outcomes will be checked. Embedded workers are threads of the master: trusted.
 
 use super::{Entry, IdHash, Lease, Scheduler, State, TaskId, WorkerId, end_leases, is_straggler};
-use loa_engine::tasks::{MatchTask as Task, TaskResult};
+use loa_engine::tasks::{Task, TaskResult};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

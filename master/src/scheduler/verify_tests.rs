@@ -4,21 +4,21 @@ use super::verify::Trail;
 use super::*;
 use loa_engine::aloa::AloaKind;
 use loa_engine::game::MatchSide;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTaskOutcome, Pairing};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing, TaskOutcome};
 use loa_engine::{BothConnected, NoMoves, Rules};
 
 /// A real task (two fixed players, one short match), so the master can play it.
 fn task(seed: u64) -> Task {
     let aloa =
         |serial| MatchEntrant::Fixed { serial, player: FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 1 } };
-    Task {
+    Task::Match(MatchTask {
         entrants: vec![aloa(1), aloa(2)],
         network_depth: 1,
         rules: Rules { both_connected: BothConnected::Draw, no_moves: NoMoves::Loses, ply_cap: 20 },
         board: Default::default(),
         start: Default::default(),
         format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed, opening_plies: 4 }]),
-    }
+    })
 }
 
 /// The task's outcome as an honest player gives it, played here independently of the scheduler.
@@ -28,10 +28,10 @@ fn truth(seed: u64) -> TaskResult {
 
 /// The outcome with its match's winner flipped: what a liar sends.
 fn lie(seed: u64) -> TaskResult {
-    let mut outcome: MatchTaskOutcome = task(seed).run().unwrap();
+    let Ok(TaskOutcome::Match(mut outcome)) = task(seed).run() else { panic!("a match outcome") };
     let m = &mut outcome.matches[0];
     m.winner = if m.winner == MatchSide::A { MatchSide::B } else { MatchSide::A };
-    Ok(outcome)
+    Ok(outcome.into())
 }
 
 fn deliver(s: &Scheduler, worker: WorkerId, id: TaskId, outcome: TaskResult) -> Completion {

@@ -16,7 +16,7 @@ use crate::generation::{Breeding, individual};
 use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
-use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{Task, TaskOutcome};
 use loa_records::{EpochReport, FitnessSummary, SearchSummary};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -188,7 +188,11 @@ impl Scheme for CmaEs {
         s.judging.validate(KEY, population, config.board())
     }
 
-    fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+    fn given_population(
+        &mut self,
+        _: &ExperimentConfig,
+        serials: &mut SerialCounter,
+    ) -> Result<Option<Vec<Individual>>, ConfigError> {
         if self.settings.initial_network.is_empty() {
             return Ok(None);
         }
@@ -200,7 +204,7 @@ impl Scheme for CmaEs {
         Ok(Some(vec![first]))
     }
 
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
         let Some(mean) = survivors.first() else {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
         };
@@ -221,10 +225,11 @@ impl Scheme for CmaEs {
             .collect::<Result<Vec<_>, _>>()?;
         let next_serial = b.serials.issue();
         let (judged, tasks) = judging::plan(candidates, &s.judging, &self.state.judged, b);
-        Ok((Box::new(CmaPlan { cma, asked, judged, topology, next_serial }), tasks))
+        Ok((Box::new(CmaPlan { cma, asked, judged, topology, next_serial }), super::match_tasks(tasks)))
     }
 
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError> {
+        let outcomes = &super::match_outcomes(outcomes)?[..];
         let CmaPlan { mut cma, asked, judged, topology, next_serial } = own_plan(plan)?;
         let scores = judged.scores(self.settings.judging.fitness, outcomes)?;
         let fitness: Vec<f64> = scores.means().iter().map(|m| -m).collect();

@@ -46,6 +46,10 @@ pub enum SelectionError {
     /// The plan handed back is not one this scheme made (a bug of the caller).
     #[error("a plan made by another scheme")]
     ForeignPlan,
+    /// Asked to plan before its state was set up (by the run's start or a restore: a bug of
+    /// the caller).
+    #[error("the method was asked to plan before the run set it up")]
+    NotStarted,
 }
 
 /// Why a scheme could not take up a saved state.

@@ -17,7 +17,7 @@ use crate::generation::{Breeding, individual};
 use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
-use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{Task, TaskOutcome};
 use loa_records::EpochReport;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -190,7 +190,11 @@ impl Scheme for EvolutionStrategies {
         self.settings.judging.validate(KEY, population, config.board())
     }
 
-    fn given_population(&self, serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+    fn given_population(
+        &mut self,
+        _: &ExperimentConfig,
+        serials: &mut SerialCounter,
+    ) -> Result<Option<Vec<Individual>>, ConfigError> {
         if self.settings.initial_network.is_empty() {
             return Ok(None);
         }
@@ -203,7 +207,7 @@ impl Scheme for EvolutionStrategies {
         Ok(Some(vec![first]))
     }
 
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
         let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let Some(centre) = survivors.first() else {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: 0, needed: 1 });
@@ -241,10 +245,11 @@ impl Scheme for EvolutionStrategies {
             learning_rate: self.settings.learning_rate_at(generation),
             sigma,
         };
-        Ok((Box::new(plan), tasks))
+        Ok((Box::new(plan), super::match_tasks(tasks)))
     }
 
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError> {
+        let outcomes = &super::match_outcomes(outcomes)?[..];
         let plan: EsPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         let utility = centred_ranks(&scores.means());
@@ -314,6 +319,8 @@ impl Scheme for EvolutionStrategies {
 mod tests {
     use super::*;
     use crate::rng::GaRng;
+    use crate::selection::{as_matches, outcomes_of};
+    use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
 
     /// Two perturbations of a random centre with `params`, planned for `generation` from `seed`:
     /// the scheme, the run's config, the plan and its tasks.
@@ -330,7 +337,7 @@ mod tests {
         let (plan, tasks) = scheme
             .plan(&start, &mut Breeding { config: &config, generation, rng: &mut rng, serials: &mut serials })
             .unwrap();
-        (scheme, own_plan(plan).unwrap(), tasks)
+        (scheme, own_plan(plan).unwrap(), as_matches(tasks))
     }
 
     /// Judged by one drawn opponent.
@@ -349,7 +356,7 @@ mod tests {
 
     /// The outcomes of two perturbations' tasks (each hosting one match against the other) in
     /// which the + perturbation (candidate 0) wins every game, as A and as B.
-    fn plus_wins() -> [MatchTaskOutcome; 2] {
+    fn plus_wins() -> Vec<TaskOutcome> {
         use loa_engine::game::{Criterion, MatchSide};
         use loa_engine::tasks::{GameSummary, MatchSummary};
         use loa_engine::{Color, Outcome};
@@ -364,7 +371,7 @@ mod tests {
         };
         let minus_hosts =
             MatchSummary { winner: MatchSide::B, games: [game(Color::White), game(Color::Black)], ..plus_hosts };
-        [MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }]
+        outcomes_of([MatchTaskOutcome { matches: vec![plus_hosts] }, MatchTaskOutcome { matches: vec![minus_hosts] }])
     }
 
     #[test]
@@ -411,7 +418,7 @@ mod tests {
             games: [game, game],
         };
         let outcomes =
-            [MatchTaskOutcome { matches: vec![drawn(0, 1)] }, MatchTaskOutcome { matches: vec![drawn(1, 0)] }];
+            outcomes_of([MatchTaskOutcome { matches: vec![drawn(0, 1)] }, MatchTaskOutcome { matches: vec![drawn(1, 0)] }]);
         let next = scheme.select(Box::new(plan), &outcomes).unwrap().next;
         for j in [0, 17, 999, 2040] {
             assert_eq!(next[0].chromosome.weights()[j], (f64::from(theta[j]) * 0.975) as f32, "weight {j}");

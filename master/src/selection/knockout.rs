@@ -9,7 +9,7 @@ use crate::generation::{Breeding, Group, breed};
 use crate::metrics::match_summary;
 use crate::population::Individual;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{MatchFormat, MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{MatchFormat, Task, TaskOutcome};
 use loa_records::TournamentRecord;
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +44,7 @@ impl Scheme for Knockout {
         Ok(())
     }
 
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
         // Each survivor's child needs a partner among the others.
         if survivors.len() < 2 {
             return Err(SelectionError::TooFewSurvivors { scheme: NAME, found: survivors.len(), needed: 2 });
@@ -59,10 +59,11 @@ impl Scheme for Knockout {
                 config.task(group.iter().map(Individual::entrant).collect(), MatchFormat::Knockout { seed })
             })
             .collect();
-        Ok((Box::new(groups), tasks))
+        Ok((Box::new(groups), super::match_tasks(tasks)))
     }
 
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError> {
+        let outcomes = &super::match_outcomes(outcomes)?[..];
         let groups: Vec<Group> = own_plan(plan)?;
         if outcomes.len() != groups.len() {
             return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: groups.len() });
@@ -113,7 +114,7 @@ mod tests {
     use crate::rng::GaRng;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
-    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::tasks::{GameSummary, MatchSummary, MatchTaskOutcome};
 
     fn summary(a: usize, b: usize, winner: MatchSide) -> MatchSummary {
         let game =
@@ -131,11 +132,14 @@ mod tests {
             .unwrap();
         let groups: Vec<Group> = own_plan(plan).unwrap();
         assert_eq!(tasks.len(), 3);
+        let tasks = crate::selection::as_matches(tasks);
         assert!(tasks.iter().all(|t| t.entrants.len() == 4 && matches!(t.format, MatchFormat::Knockout { .. })));
         // Winners: group 0 its survivor (entrant 0), group 1 entrant 3 (the child), group 2
         // entrant 1 (a mutant).
-        let outcome = |w| MatchTaskOutcome {
-            matches: vec![summary(0, 1, MatchSide::A), summary(2, 3, MatchSide::A), summary(0, w, MatchSide::B)],
+        let outcome = |w| {
+            TaskOutcome::Match(MatchTaskOutcome {
+                matches: vec![summary(0, 1, MatchSide::A), summary(2, 3, MatchSide::A), summary(0, w, MatchSide::B)],
+            })
         };
         let selected = Knockout.select(Box::new(groups.clone()), &[outcome(0), outcome(3), outcome(1)]);
         // The final's winner is its B side: entrants 0, 3 and 1.
@@ -146,7 +150,7 @@ mod tests {
         assert_eq!(selected.survivors_kept, 1);
         assert_eq!(selected.tournaments[1].winner, groups[1][3].serial);
         // An outcome that does not fit is refused, naming the group.
-        let short = MatchTaskOutcome { matches: vec![summary(0, 1, MatchSide::A)] };
+        let short = TaskOutcome::Match(MatchTaskOutcome { matches: vec![summary(0, 1, MatchSide::A)] });
         let err = Knockout.select(Box::new(groups), &[outcome(0), short, outcome(1)]).unwrap_err().to_string();
         assert!(err.contains("task 1: a knockout of 1 matches"), "{err}");
     }

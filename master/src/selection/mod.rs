@@ -18,7 +18,7 @@ use crate::codec::{self, CodecError};
 use crate::config::{ConfigError, ExperimentConfig, MutationOperator};
 pub use crate::generation::Breeding;
 use crate::population::{Individual, SerialCounter};
-use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{MatchTask, MatchTaskOutcome, Task, TaskOutcome};
 use loa_records::{EpochReport, FitnessSummary, TournamentRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -55,6 +55,10 @@ pub fn build(config: &ExperimentConfig) -> Result<Box<dyn Scheme>, ConfigError> 
         return Err(ConfigError::Invalid { key: "selection.scheme".into(), why });
     };
     let scheme = build(&chosen.settings)?;
+    if config.population < scheme.min_population() {
+        let why = format!("must be 2..=100000 (crossover needs a partner), got {}", config.population);
+        return Err(ConfigError::Invalid { key: "population".into(), why });
+    }
     scheme.validate(config)?;
     if matches!(config.mutation.operator, MutationOperator::SelfAdaptive { .. }) && !scheme.adapts_steps() {
         let why = format!(
@@ -104,26 +108,36 @@ pub trait Scheme {
     /// errors name the key, e.g. `selection.scheme.mu-plus-lambda.opponents`.
     fn validate(&self, config: &ExperimentConfig) -> Result<(), ConfigError>;
 
+    /// The smallest population it takes (2 for schemes that breed: crossover needs a partner).
+    fn min_population(&self) -> usize {
+        2
+    }
+
     /// Whether it keeps each individual's self-adaptive mutation step (the operator needs it).
     fn adapts_steps(&self) -> bool {
         false
     }
 
-    /// The first population its settings give, if any (otherwise the run draws a random one).
-    /// Issues serials from `serials` and draws nothing from the run's generator.
-    fn given_population(&self, _serials: &mut SerialCounter) -> Result<Option<Vec<Individual>>, ConfigError> {
+    /// The first population its settings give, if any (otherwise the run draws a random one),
+    /// with its state set up for the run `config` (a learner's initial weights, say). Issues
+    /// serials from `serials` and draws nothing from the run's generator.
+    fn given_population(
+        &mut self,
+        _config: &ExperimentConfig,
+        _serials: &mut SerialCounter,
+    ) -> Result<Option<Vec<Individual>>, ConfigError> {
         Ok(None)
     }
 
     /// Breeds `survivors` into the candidates of `b`'s generation and plans the tasks that judge
     /// them. Draws only from `b`'s generator and serials, so a plan is a function of the run's
     /// state, and changes no state of the scheme's.
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError>;
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError>;
 
     /// The next population from the planned tasks' outcomes (in task order); the scheme's state
     /// moves on with it. An outcome that does not fit its task (a worker bug) is an error naming
     /// the task.
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError>;
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError>;
 
     /// The end of an epoch, with its survivors and their benchmark report: a scheme with a hall
     /// of fame inducts the epoch's champion, and says so.
@@ -212,6 +226,36 @@ pub trait SchemeState: Serialize + DeserializeOwned {
         }
         codec::decode(&saved[used..]).map_err(StateError::Decode)
     }
+}
+
+/// Match tasks as tasks, for schemes that judge by matches.
+pub(crate) fn match_tasks(tasks: Vec<MatchTask>) -> Vec<Task> {
+    tasks.into_iter().map(Task::Match).collect()
+}
+
+/// The outcomes of match tasks as match outcomes; another kind of outcome (a worker bug) is an
+/// error naming its task.
+pub(crate) fn match_outcomes(outcomes: &[TaskOutcome]) -> Result<Vec<MatchTaskOutcome>, SelectionError> {
+    outcomes
+        .iter()
+        .enumerate()
+        .map(|(task, o)| match o {
+            TaskOutcome::Match(m) => Ok(m.clone()),
+            _ => Err(SelectionError::Outcome { task, why: "games came back for a match task".into() }),
+        })
+        .collect()
+}
+
+/// Planned match tasks as match tasks, for tests that look into them.
+#[cfg(test)]
+pub(crate) fn as_matches(tasks: Vec<Task>) -> Vec<MatchTask> {
+    tasks.into_iter().filter_map(|t| if let Task::Match(m) = t { Some(m) } else { None }).collect()
+}
+
+/// Match outcomes as task outcomes, for tests that hand them to a scheme.
+#[cfg(test)]
+pub(crate) fn outcomes_of(outcomes: impl IntoIterator<Item = MatchTaskOutcome>) -> Vec<TaskOutcome> {
+    outcomes.into_iter().map(TaskOutcome::Match).collect()
 }
 
 /// The plan a scheme made, as its own type.

@@ -13,7 +13,7 @@ use crate::generation::{Breeding, child};
 use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::gaussian;
-use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{Task, TaskOutcome};
 use loa_records::EpochReport;
 use serde::{Deserialize, Serialize};
 
@@ -108,7 +108,7 @@ impl Scheme for MuPlusLambda {
         true
     }
 
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
         let Breeding { config, generation, ref mut rng, ref mut serials } = *b;
         let p = survivors.len();
         let mut candidates = survivors.to_vec();
@@ -140,10 +140,11 @@ impl Scheme for MuPlusLambda {
             }
         }
         let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
-        Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), tasks))
+        Ok((Box::new(MuPlusLambdaPlan { judged, parents: p, steps }), super::match_tasks(tasks)))
     }
 
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError> {
+        let outcomes = &super::match_outcomes(outcomes)?[..];
         let plan: MuPlusLambdaPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         let (fitness, candidates) = (plan.judged.fitness(&scores), &plan.judged.candidates);
@@ -195,7 +196,7 @@ mod tests {
     use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
-    use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary};
+    use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary, MatchTask, MatchTaskOutcome};
     use loa_engine::{Color, Outcome};
 
     fn settings() -> MuPlusLambdaConfig {
@@ -235,7 +236,7 @@ mod tests {
         let parents = initial_population(config, Topology::default(), &mut rng, &mut serials).unwrap();
         let (plan, tasks) =
             scheme.plan(&parents, &mut Breeding { config, generation, rng: &mut rng, serials: &mut serials }).unwrap();
-        (own_plan(plan).unwrap(), tasks, parents)
+        (own_plan(plan).unwrap(), crate::selection::as_matches(tasks), parents)
     }
 
     #[test]
@@ -299,7 +300,7 @@ mod tests {
                 MatchTaskOutcome { matches: vec![summary] }
             })
             .collect();
-        let selected = scheme.select(Box::new(plan), &outcomes).unwrap();
+        let selected = scheme.select(Box::new(plan), &crate::selection::outcomes_of(outcomes)).unwrap();
         (selected.next.iter().map(|i| i.serial).collect(), selected.survivors_kept)
     }
 

@@ -13,7 +13,7 @@ use crate::config::{ConfigError, ExperimentConfig};
 use crate::generation::{Breeding, child};
 use crate::population::Individual;
 use crate::rng::GaRng;
-use loa_engine::tasks::{MatchTask, MatchTaskOutcome};
+use loa_engine::tasks::{Task, TaskOutcome};
 use loa_records::EpochReport;
 use serde::{Deserialize, Serialize};
 
@@ -131,17 +131,18 @@ impl Scheme for Tournament {
         s.judging.validate(KEY, population, config.board())
     }
 
-    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<MatchTask>), SelectionError> {
+    fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
         let (candidates, kept) = if self.state.judged(survivors) {
             (self.breed(survivors, b)?, self.settings.elitism as usize)
         } else {
             (survivors.to_vec(), survivors.len())
         };
         let (judged, tasks) = judging::plan(candidates, &self.settings.judging, &self.state.judged, b);
-        Ok((Box::new(TournamentPlan { judged, kept }), tasks))
+        Ok((Box::new(TournamentPlan { judged, kept }), super::match_tasks(tasks)))
     }
 
-    fn select(&mut self, plan: Plan, outcomes: &[MatchTaskOutcome]) -> Result<Selected, SelectionError> {
+    fn select(&mut self, plan: Plan, outcomes: &[TaskOutcome]) -> Result<Selected, SelectionError> {
+        let outcomes = &super::match_outcomes(outcomes)?[..];
         let plan: TournamentPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         self.state.fitness = plan.judged.fitness(&scores);
@@ -183,7 +184,7 @@ mod tests {
     use crate::population::SerialCounter;
     use loa_engine::game::{Criterion, MatchSide};
     use loa_engine::network::Topology;
-    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::tasks::{GameSummary, MatchSummary, MatchTaskOutcome};
     use loa_engine::{Color, Outcome};
     use std::sync::Arc;
 
@@ -335,9 +336,8 @@ mod tests {
 
     /// Outcomes of tasks that each judge one candidate by one match against the fixed player,
     /// in which candidate c wins `wins[c]` of its two games and loses the others.
-    fn outcomes(wins: &[u8]) -> Vec<MatchTaskOutcome> {
-        wins.iter()
-            .map(|&w| {
+    fn outcomes(wins: &[u8]) -> Vec<TaskOutcome> {
+        crate::selection::outcomes_of(wins.iter().map(|&w| {
                 // The candidate is A: Black in game 0, White in game 1.
                 let result = |g: u8| {
                     let mine = if g == 0 { Color::Black } else { Color::White };
@@ -351,8 +351,7 @@ mod tests {
                     games: [game(result(0)), game(result(1))],
                 };
                 MatchTaskOutcome { matches: vec![summary] }
-            })
-            .collect()
+            }))
     }
 
     #[test]

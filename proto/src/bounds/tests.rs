@@ -112,3 +112,29 @@ fn long_failures_are_cut_by_workers_and_refused_by_the_master() {
     let why = crate::convert::outcome_from_proto(&failed(MAX_FAILURE_BYTES + 1)).unwrap_err().to_string();
     assert_eq!(why, "failure: 4097 bytes, more than the 4096 a worker sends");
 }
+
+/// A self-play outcome of `games` games sharing `moves` moves, each with a full variation of
+/// the deepest search: the largest a legal outcome can be for that many moves.
+fn self_played(games: usize, moves: usize) -> pb::Outcome {
+    let per_game = moves / games;
+    let depth = loa_engine::players::MAX_DEPTH as usize;
+    let game = pb::PlayedGame {
+        outcome: 3,
+        reason: 4,
+        moves: vec![0xFF; 2 * per_game / depth],
+        leaves: vec![0xFF; (per_game / depth) * (1 + 2 * (depth - 1))],
+    };
+    let outcome = pb::SelfPlayOutcome { games: vec![game; games] };
+    pb::Outcome { task_id: u64::MAX, result: Some(pb::outcome::Result::SelfPlay(outcome)), leased_to: u64::MAX }
+}
+
+#[test]
+fn the_largest_self_play_outcome_fits_a_message_and_too_many_games_are_refused_unread() {
+    use loa_engine::tasks::{MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES};
+    let largest = message(vec![self_played(MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES as usize)]);
+    assert!(largest.encoded_len() < MAX_REQUEST_BYTES / 4, "{} bytes", largest.encoded_len());
+    assert_eq!(pb::WorkerMessage::check_wire(&largest.encode_to_vec()), Ok(()));
+    let flood = message(vec![self_played(MAX_SELF_PLAY_GAMES + 1, 0)]);
+    let why = refused::<pb::WorkerMessage>(&flood);
+    assert!(why.starts_with("outcomes[0].self_play.games: more than 64 elements"), "{why}");
+}

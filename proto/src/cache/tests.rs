@@ -1,5 +1,6 @@
 use super::*;
-use crate::convert::{Sending, id_to_proto, task_from_proto, task_to_proto};
+use crate::convert::match_only::{task_from_proto, task_to_proto};
+use crate::convert::{Sending, id_to_proto};
 use crate::pb;
 use loa_engine::Rules;
 use loa_engine::network::random_uniform;
@@ -160,10 +161,10 @@ fn fetched_chromosomes_must_be_asked_for_and_hash_to_their_id() {
 #[test]
 fn weights_that_do_not_hash_to_their_id_are_refused_with_the_field() {
     let task = knockout([1, 2, 3, 4]);
-    let mut wire = crate::convert::task_to_proto(3, &task, &mut |_| Sending::Weights);
+    let mut wire = crate::convert::match_only::task_to_proto(3, &task, &mut |_| Sending::Weights);
     let Some(pb::match_entrant::Kind::Network(n)) = &mut wire.entrants[2].kind else { panic!("a network") };
     n.id = Some(id_to_proto(random_uniform(99).id()));
-    let err = crate::convert::task_from_proto(wire.clone(), &|_| None).unwrap_err().to_string();
+    let err = crate::convert::match_only::task_from_proto(wire.clone(), &|_| None).unwrap_err().to_string();
     assert!(err.starts_with("entrants[2].network.id:") && err.contains("the weights hash to"), "{err}");
     // The worker's resolution leaves it to the conversion, which says the same; nothing is cached.
     let mut cache = ChromosomeCache::new(8);
@@ -201,7 +202,7 @@ fn fixed_players_carry_no_id() {
 fn weights_travel_as_little_endian_bytes() {
     let task = knockout([1, 2, 3, 4]);
     let wire = task_to_proto_with(7, &task, &mut |_| false);
-    assert_eq!(crate::convert::task_from_proto(wire.clone(), &|_| None).unwrap(), (7, task.clone()));
+    assert_eq!(crate::convert::match_only::task_from_proto(wire.clone(), &|_| None).unwrap(), (7, task.clone()));
     let Some(pb::match_entrant::Kind::Network(e)) = &wire.entrants[0].kind else { panic!("a network") };
     let expected: Vec<u8> = random_uniform(1).weights().iter().flat_map(|w| w.to_le_bytes()).collect();
     assert_eq!(e.weights, expected);

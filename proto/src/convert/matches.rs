@@ -1,4 +1,5 @@
-//! Match tasks ([`MatchTask`]) and their outcomes on the wire.
+//! Tasks ([`Task`]) on the wire, match tasks ([`MatchTask`]) and their outcomes here, self-play
+//! in `selfplay`.
 
 use super::{
     Resolve, STARTS, Sending, from_wire, index_to_proto, match_from_proto, network_from_proto, network_to_proto,
@@ -9,7 +10,8 @@ use loa_engine::BoardSize;
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{
-    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, TaskError,
+    FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Task,
+    TaskError,
 };
 
 // ---- Engine to wire ----
@@ -29,7 +31,25 @@ fn match_entrant_to_proto(e: &MatchEntrant, decide: &mut dyn FnMut(&Chromosome) 
 /// The wire form of task `id`, each network travelling as `decide` says. `decide` is called once
 /// per network entrant, in order (the order the receiver meets them, so a caller can mirror its
 /// cache).
-pub fn task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
+pub fn task_to_proto(id: u64, task: &Task, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
+    match task {
+        Task::Match(m) => match_task_to_proto(id, m, decide),
+        Task::SelfPlay(s) => {
+            let (format, entrant) = super::selfplay::self_play_to_proto(s, decide);
+            pb::Task {
+                id,
+                entrants: vec![entrant],
+                network_depth: s.depth,
+                rules: Some(rules_to_proto(&s.rules)),
+                format: Some(format),
+                board_side: u32::from(s.board.side()),
+                start: to_wire(STARTS, s.start),
+            }
+        }
+    }
+}
+
+fn match_task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosome) -> Sending) -> pb::Task {
     let format = match &m.format {
         MatchFormat::Pairs(pairs) => pb::task::Format::Pairs(pb::Pairs {
             pairings: pairs
@@ -125,18 +145,28 @@ fn match_task_error(task: &MatchTask, err: TaskError) -> ProtoError {
             };
             ProtoError::new(format!("entrants[{entrant}].{field}"), error.to_string())
         }
+        // A self-play task's errors: a match task never has them.
+        other @ (TaskError::GameCount(_)
+        | TaskError::GameOpeningPlies { .. }
+        | TaskError::Unbounded
+        | TaskError::TooManyMoves { .. }) => ProtoError::new("format", other.to_string()),
     }
 }
 
 /// A task from the wire with its id, validated (the wire-only fields here, the rest by
-/// [`MatchTask::validate`]); networks sent as their id alone are found by `resolve`.
-pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchTask), ProtoError> {
+/// [`Task::validate`]); networks sent as their id alone are found by `resolve`.
+pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, Task), ProtoError> {
     // Counted before converting, so an oversized list is refused before its weights are checked.
     let n = t.entrants.len();
     if n > MAX_ENTRANTS {
         return Err(ProtoError::new("entrants", format!("a match task needs 2 to {MAX_ENTRANTS} entrants, got {n}")));
     }
-    let entrants = each("entrants", t.entrants, |e| match_entrant_from_proto(e, resolve))?;
+    let board = u8::try_from(t.board_side)
+        .ok()
+        .and_then(|side| BoardSize::new(side).ok())
+        .ok_or_else(|| ProtoError::new("board_side", format!("{} is not a board side: 5 to 8", t.board_side)))?;
+    let start = from_wire(STARTS, "start", t.start)?;
+    let rules = rules_from_proto(t.rules)?;
     let format = match t.format {
         Some(pb::task::Format::Pairs(p)) => MatchFormat::Pairs(
             p.pairings
@@ -145,17 +175,35 @@ pub fn task_from_proto(t: pb::Task, resolve: Resolve<'_>) -> Result<(u64, MatchT
                 .collect(),
         ),
         Some(pb::task::Format::Knockout(k)) => MatchFormat::Knockout { seed: k.seed },
-        None => return Err(ProtoError::new("format", "missing: neither pairs nor a knockout")),
+        Some(pb::task::Format::SelfPlay(s)) => {
+            let task =
+                super::selfplay::self_play_from_proto(s, t.entrants, t.network_depth, rules, board, start, resolve)?;
+            task.validate().map_err(self_play_task_error)?;
+            return Ok((t.id, Task::SelfPlay(task)));
+        }
+        None => return Err(ProtoError::new("format", "missing: neither pairs, a knockout nor self-play")),
     };
-    let board = u8::try_from(t.board_side)
-        .ok()
-        .and_then(|side| BoardSize::new(side).ok())
-        .ok_or_else(|| ProtoError::new("board_side", format!("{} is not a board side: 5 to 8", t.board_side)))?;
-    let start = from_wire(STARTS, "start", t.start)?;
-    let rules = rules_from_proto(t.rules)?;
+    let entrants = each("entrants", t.entrants, |e| match_entrant_from_proto(e, resolve))?;
     let task = MatchTask { entrants, network_depth: t.network_depth, rules, board, start, format };
     task.validate().map_err(|err| match_task_error(&task, err))?;
-    Ok((t.id, task))
+    Ok((t.id, Task::Match(task)))
+}
+
+/// The wire path and problem of a self-play task's validation error.
+fn self_play_task_error(err: TaskError) -> ProtoError {
+    let whole = |field: &str| ProtoError::new(field, err.to_string());
+    match err {
+        TaskError::Depth(_) => whole("network_depth"),
+        TaskError::Start(_) => whole("start"),
+        TaskError::Board { error, .. } => ProtoError::new("entrants[0].network.topology", error.to_string()),
+        TaskError::GameCount(_) => whole("format.self_play.games"),
+        TaskError::GameOpeningPlies { game, plies, most } => ProtoError::new(
+            format!("format.self_play.games[{game}].opening_plies"),
+            format!("{plies} opening plies, at most {most} on this board"),
+        ),
+        TaskError::Unbounded | TaskError::TooManyMoves { .. } => whole("rules.ply_cap"),
+        other => ProtoError::new("", other.to_string()),
+    }
 }
 
 /// A match outcome: 1 to [`MAX_MATCHES`] matches between entrant indices below [`MAX_ENTRANTS`]

@@ -1,6 +1,7 @@
 //! Round trips of real tasks and outcomes, and one refusal per validated field of networks,
 //! rules and outcomes (fixed players and formats: `matches/tests.rs`).
 
+use super::match_only::{task_from_proto, task_to_proto};
 use super::*;
 use loa_engine::network::random_uniform;
 use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, TaskError};
@@ -40,7 +41,7 @@ fn tasks_and_outcomes_survive_the_round_trip() {
     let task = knockout();
     let (id, back) = task_from_proto(task_to_proto(40, &task, &mut |_| Sending::Weights), &|_| None).unwrap();
     assert_eq!((id, &back), (40, &task));
-    let result = Ok(task.run().unwrap());
+    let result = Ok(task.run().unwrap().into());
     assert_eq!(outcome_from_proto(&outcome_to_proto(40, &result, 0)).unwrap(), (40, 0, result));
     let failure = Err(TaskFailure::Reported("a worker ran out of memory".to_owned()));
     assert_eq!(outcome_from_proto(&outcome_to_proto(41, &failure, 9)).unwrap(), (41, 9, failure));
@@ -88,7 +89,7 @@ fn bad_networks_and_rules_are_refused_naming_the_field() {
 
 #[test]
 fn bad_outcomes_are_refused_naming_the_field() {
-    let result = Ok(knockout().run().unwrap());
+    let result = Ok(knockout().run().unwrap().into());
     let good = outcome_to_proto(5, &result, 0);
     let refused = |change: &dyn Fn(&mut pb::MatchOutcome)| {
         let mut o = good.clone();

@@ -4,7 +4,8 @@
 use super::*;
 use crate::cache::resolve_entrants;
 use crate::cache::resolve_tests::{knockout_of, mutant, wire};
-use crate::convert::{source_to_proto, task_from_proto};
+use crate::convert::match_only::task_from_proto;
+use crate::convert::source_to_proto;
 use loa_engine::network::random_uniform;
 use tonic::Code;
 

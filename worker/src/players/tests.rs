@@ -1,28 +1,28 @@
 use super::*;
 use loa_engine::aloa::AloaKind;
-use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, Pairing};
+use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask, Pairing};
 use loa_engine::{BothConnected, NoMoves, Rules};
 
 /// The seed of the task [`panics_on_a_seed`] panics on.
 const POISON: u64 = 666;
 
 /// Two fixed players, one match with `seed`.
-fn task(seed: u64) -> MatchTask {
+fn task(seed: u64) -> Task {
     let aloa =
         |serial| MatchEntrant::Fixed { serial, player: FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 1 } };
-    MatchTask {
+    Task::Match(MatchTask {
         entrants: vec![aloa(1), aloa(2)],
         network_depth: 1,
         rules: Rules { both_connected: BothConnected::Draw, no_moves: NoMoves::Loses, ply_cap: 20 },
         board: Default::default(),
         start: Default::default(),
         format: MatchFormat::Pairs(vec![Pairing { a: 0, b: 1, seed, opening_plies: 4 }]),
-    }
+    })
 }
 
 /// Plays a task like a worker, but panics on the one with the [`POISON`] seed.
-fn panics_on_a_seed(task: &MatchTask) -> TaskResult {
-    let MatchFormat::Pairs(pairings) = &task.format else { unreachable!() };
+fn panics_on_a_seed(task: &Task) -> TaskResult {
+    let Some(MatchFormat::Pairs(pairings)) = task.as_match().map(|m| &m.format) else { unreachable!() };
     if pairings[0].seed == POISON {
         panic!("poisoned task, seed {POISON}");
     }

@@ -154,9 +154,9 @@ pub fn generation_lines(dir: &RunDir) -> Vec<GenerationRecord> {
 }
 
 /// A knockout task of four random networks (seeds `seeds`, serials 0-3) at depth 1.
-pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::MatchTask {
-    use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask};
-    MatchTask {
+pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::Task {
+    use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Task};
+    Task::Match(MatchTask {
         entrants: seeds
             .iter()
             .enumerate()
@@ -170,7 +170,7 @@ pub fn knockout(seeds: [u64; 4]) -> loa_engine::tasks::MatchTask {
         board: Default::default(),
         start: Default::default(),
         format: MatchFormat::Knockout { seed: 1 },
-    }
+    })
 }
 
 /// A registration request of protocol version 2 for a worker named `name` with one slot.

@@ -5,7 +5,7 @@
 use super::{MasterService, unknown_worker};
 use crate::cluster::DropReason;
 use crate::scheduler::{Completion, Delivery, TaskId, WorkerId};
-use loa_engine::tasks::{MatchTask, TaskResult};
+use loa_engine::tasks::{Task, TaskResult};
 use loa_proto::convert::outcome_from_proto;
 use loa_proto::{MAX_TASKS_PER_MESSAGE, MAX_WANTED, pb};
 use std::sync::Arc;
@@ -203,7 +203,7 @@ fn tally(receipt: &mut pb::Receipt, completion: Completion, id: TaskId) {
 }
 
 /// Whether an outcome fits the task it answers (outcomes travel without their task).
-fn fits(id: u64, task: &MatchTask, outcome: &TaskResult) -> Result<(), String> {
+fn fits(id: u64, task: &Task, outcome: &TaskResult) -> Result<(), String> {
     match outcome {
         Ok(m) => task.check_outcome(m).map_err(|e| format!("outcome of task {id}: {e}")),
         Err(_) => Ok(()),

@@ -3,7 +3,8 @@
 use super::*;
 use crate::rng::GaRng;
 use loa_engine::game::{Criterion, MatchSide};
-use loa_engine::tasks::{GameSummary, MatchSummary};
+use crate::selection::{as_matches, outcomes_of};
+use loa_engine::tasks::{GameSummary, MatchSummary, MatchTask, MatchTaskOutcome, TaskOutcome};
 use loa_engine::{Color, Outcome};
 
 /// The configuration of `population` candidates with the scheme's `settings` (TOML lines),
@@ -28,23 +29,21 @@ fn planned(config: &ExperimentConfig, seed: u64) -> (CmaEs, Vec<Individual>, Cma
         .to_vec();
     let mut b = Breeding { config, generation: 1, rng: &mut rng, serials: &mut serials };
     let (plan, tasks) = scheme.plan(&start, &mut b).unwrap();
-    (scheme, start, own_plan(plan).unwrap(), tasks)
+    (scheme, start, own_plan(plan).unwrap(), as_matches(tasks))
 }
 
 /// Each candidate's one match against the fixed player: `winner` wins both games, the others
 /// lose both.
-fn outcomes(candidates: usize, winner: usize) -> Vec<MatchTaskOutcome> {
+fn outcomes(candidates: usize, winner: usize) -> Vec<TaskOutcome> {
     let game = |w| GameSummary { outcome: Outcome::Win(w), reason: loa_engine::EndReason::Connected, plies: 30 };
-    (0..candidates)
-        .map(|c| {
+    outcomes_of((0..candidates).map(|c| {
             let (games, side) = match c == winner {
                 true => ([game(Color::Black), game(Color::White)], MatchSide::A),
                 false => ([game(Color::White), game(Color::Black)], MatchSide::B),
             };
             let summary = MatchSummary { a: 0, b: 1, winner: side, criterion: Criterion::WonBoth, games };
             MatchTaskOutcome { matches: vec![summary] }
-        })
-        .collect()
+        }))
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! against their ids, lacking otherwise.
 
 use super::*;
-use crate::convert::{Sending, source_to_proto, task_from_proto, task_to_proto};
+use crate::convert::match_only::{task_from_proto, task_to_proto};
+use crate::convert::{Sending, source_to_proto};
 use loa_engine::Rules;
 use loa_engine::breeding::operators::uniform_reset;
 use loa_engine::breeding::{self, BreedingRng, Step, Variation};

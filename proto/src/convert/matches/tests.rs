@@ -2,7 +2,8 @@
 //! entrant lists and formats, each naming the field's path from the task in.
 
 use super::*;
-use crate::convert::{Sending, outcome_from_proto, outcome_to_proto, task_from_proto, task_to_proto};
+use crate::convert::match_only::{task_from_proto, task_to_proto};
+use crate::convert::{Sending, outcome_from_proto, outcome_to_proto};
 use loa_engine::aloa::AloaKind;
 use loa_engine::network::random_uniform;
 use loa_engine::{BothConnected, NoMoves, Rules};
@@ -80,7 +81,7 @@ fn match_tasks_and_outcomes_survive_the_round_trip() {
             assert_eq!(specs[2..], ["aloa-normal:12", "randomann:3:18446744073709551615", "randomann-printed:3:5"]);
             continue; // ALoA at depth 12 is there for the conversion, not to be played
         }
-        let result = Ok(t.run().unwrap());
+        let result = Ok(t.run().unwrap().into());
         assert_eq!(outcome_from_proto(&outcome_to_proto(id, &result, 0)).unwrap(), (id, 0, result));
     }
 }
@@ -156,7 +157,7 @@ fn bad_formats_are_refused_naming_the_field() {
     );
     check(pairings(&|p| p.clear()), "format.pairs.pairings: a match task plays 1 to 256 matches, got 0");
     check(pairings(&|p| p.resize(257, p[0])), "format.pairs.pairings: a match task plays 1 to 256 matches, got 257");
-    check(pb::Task { format: None, ..good.clone() }, "format: missing: neither pairs nor a knockout");
+    check(pb::Task { format: None, ..good.clone() }, "format: missing: neither pairs, a knockout nor self-play");
 
     let mut m = proto(&task(MatchFormat::Knockout { seed: 4 }));
     m.entrants.pop();
@@ -225,12 +226,14 @@ fn the_board_and_start_travel_and_are_checked() {
 
 #[test]
 fn outcome_indices_are_checked_against_the_largest_task_only() {
-    let result = Ok(task(pairs()).run().unwrap());
+    let result = Ok(task(pairs()).run().unwrap().into());
     let mut o = outcome_to_proto(1, &result, 0);
     let Some(pb::outcome::Result::Match(m)) = o.result.as_mut() else { panic!("a match outcome") };
     // 15 passes on the wire; the master, which holds the task, checks more.
     m.matches[0].b = 15;
-    let (_, _, Ok(back)) = outcome_from_proto(&o).unwrap() else { panic!("an outcome") };
+    let (_, _, Ok(loa_engine::tasks::TaskOutcome::Match(back))) = outcome_from_proto(&o).unwrap() else {
+        panic!("an outcome")
+    };
     assert!(task(pairs()).check_outcome(&back).is_err(), "but not by the task");
     let Some(pb::outcome::Result::Match(m)) = o.result.as_mut() else { panic!("a match outcome") };
     let first = m.matches[0].clone();
