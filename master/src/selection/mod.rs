@@ -3,6 +3,8 @@
 //! state, found by name in [`SCHEMES`]; a new one is one file and one line in `register!`
 //! (`docs/extending.md`).
 //! - [`judging`]: judging candidates over several games, with a hall of fame and a ladder.
+//! - [`learning`]: what gradient learners share: a network in f64 with its gradient, the TD(λ)
+//!   update, the moving average of weights.
 //! - [`adam`]: the Adam optimiser evolution strategies can step with.
 //! - [`cma`]: the CMA-ES optimiser, ask and tell, knowing nothing of games.
 //! - [`error`]: why a scheme could not plan, select or restore its state.
@@ -11,6 +13,7 @@ pub mod adam;
 pub mod cma;
 pub mod error;
 pub mod judging;
+pub mod learning;
 
 pub use error::{SelectionError, StateError};
 
@@ -43,6 +46,7 @@ register! {
     evolution_strategies,
     tournament,
     cma_es,
+    td,
 }
 
 /// The scheme `config` names, built from its settings and checked against the whole
