@@ -2,7 +2,7 @@
 
 use super::adam::AdamError;
 use super::cma::CmaError;
-use super::learning::ModelError;
+use super::learning::LearnerError;
 use crate::codec::CodecError;
 use loa_engine::network::ChromosomeError;
 
@@ -97,19 +97,9 @@ pub enum StateError {
     /// CMA-ES's state does not fit the run.
     #[error("{0}")]
     Cma(#[source] CmaError),
-    /// A learner's weights do not fit the run's network.
-    #[error("the learner's weights: {0}")]
-    Model(#[source] ModelError),
-    /// A learner's average of the weights is kept, or not, against the configuration.
-    #[error("{}", if *saved {
-        "the state holds an average of the weights, but the configuration sets no average_games"
-    } else {
-        "the state holds no average of the weights, but the configuration sets average_games"
-    })]
-    Average {
-        /// Whether the state holds one.
-        saved: bool,
-    },
+    /// A learner does not fit the run.
+    #[error("{0}")]
+    Learner(#[source] LearnerError),
     /// A learner has played part of a batch.
     #[error("{games} games learnt from, not a whole number of batches of {batch}")]
     Games {

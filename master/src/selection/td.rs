@@ -10,7 +10,7 @@
 //! network a run measures: the weights rounded to f32, or their moving average
 //! (`average_games`, [`learning::fold_in`]). docs/td.md tells the algorithm and its settings.
 
-use super::learning::{self, Game, Model, UpdateStats};
+use super::learning::{Learner, Play, Step};
 use super::{Breeding, Plan, Scheme, SchemeState, Selected, SelectionError, StateError};
 use super::{own_plan, parse_settings, settings_table};
 use crate::codec::CodecError;
@@ -18,7 +18,7 @@ use crate::config::{ConfigError, ExperimentConfig};
 use crate::population::{Individual, SerialCounter};
 use loa_engine::openings::max_opening_plies;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES, SelfPlayGame, SelfPlayTask, Task, TaskOutcome};
+use loa_engine::tasks::{MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES, SelfPlayTask, Task, TaskOutcome};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -138,33 +138,21 @@ impl TdConfig {
     }
 }
 
-/// What the learner carries from one generation to the next.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
-    /// Self-play games learnt from.
-    pub games: u64,
-    /// The weights.
-    pub weights: Vec<f64>,
-    /// Their moving average, with `average_games`.
-    pub average: Option<Vec<f64>>,
-}
+/// What the learner carries from one generation to the next: its weights to the bit, their
+/// average, its games.
+pub use super::learning::SavedLearner as State;
 
-impl SchemeState for State {}
-
-/// The TD(λ) method with its state.
+/// The TD(λ) method with its learner (set when the run starts or resumes).
 #[derive(Clone, Debug)]
 pub struct Td {
     settings: TdConfig,
-    /// The learner's shape, the run's network (set when the run starts or resumes).
-    model: Option<Model>,
-    average: Option<Model>,
-    games: u64,
+    learner: Option<Learner>,
 }
 
 /// Builds the method from its settings table.
 pub fn build(settings: &toml::Table) -> Result<Box<dyn Scheme>, ConfigError> {
     let settings: TdConfig = parse_settings(NAME, settings)?;
-    Ok(Box::new(Td { settings, model: None, average: None, games: 0 }))
+    Ok(Box::new(Td { settings, learner: None }))
 }
 
 /// What a generation planned: its games' tasks, and the serial of the network it makes.
@@ -173,18 +161,33 @@ struct TdPlan {
     serial: u64,
 }
 
-impl Td {
-    fn model(&self) -> Result<&Model, SelectionError> {
-        self.model.as_ref().ok_or(SelectionError::NotStarted)
+impl TdConfig {
+    /// How the games of a run `config` are played.
+    pub fn play(&self, config: &ExperimentConfig) -> Play {
+        Play {
+            depth: config.network_depth,
+            rules: config.rules,
+            board: config.board(),
+            start: config.start,
+            opening_plies: self.opening_plies,
+            leaves: self.leaf,
+            games_per_task: self.games_per_task as usize,
+        }
     }
 
-    /// The network the run measures and stores: the average if the run keeps one.
-    fn measured(&self) -> Result<&Model, SelectionError> {
-        self.average.as_ref().map_or_else(|| self.model(), Ok)
+    /// How the batch that begins after `games` games is learnt from, at α `rate` and λ `lambda`.
+    pub fn step(&self, rate: f64, lambda: f64) -> Step {
+        Step { rate, lambda, leaf: self.leaf, average_games: self.average_games }
+    }
+}
+
+impl Td {
+    fn learner(&self) -> Result<&Learner, SelectionError> {
+        self.learner.as_ref().ok_or(SelectionError::NotStarted)
     }
 
     fn individual(&self, serial: u64) -> Result<Individual, SelectionError> {
-        Ok(Individual { serial, chromosome: Arc::new(self.measured()?.chromosome()?) })
+        Ok(Individual { serial, chromosome: Arc::new(self.learner()?.measured().chromosome()?) })
     }
 }
 
@@ -211,36 +214,19 @@ impl Scheme for Td {
         config: &ExperimentConfig,
         serials: &mut SerialCounter,
     ) -> Result<Option<Vec<Individual>>, ConfigError> {
-        let model = Model::init(config.network, derive_seed(config.seed, 0x1417), self.settings.init_range);
-        self.average = self.settings.average_games.map(|_| model.clone());
-        (self.model, self.games) = (Some(model), 0);
+        let s = &self.settings;
+        let seed = derive_seed(config.seed, 0x1417);
+        self.learner = Some(Learner::new(config.network, seed, s.init_range, s.average_games.is_some()));
         let invalid = |e: SelectionError| ConfigError::Invalid { key: "network".into(), why: e.to_string() };
         Ok(Some(vec![self.individual(serials.issue()).map_err(invalid)?]))
     }
 
     fn plan(&self, survivors: &[Individual], b: &mut Breeding) -> Result<(Plan, Vec<Task>), SelectionError> {
-        let config = b.config;
-        let network = Arc::new(self.model()?.chromosome()?);
+        let learner = self.learner()?;
+        let seeds: Vec<u64> =
+            (0..u64::from(self.settings.batch)).map(|k| derive_seed(b.config.seed, learner.games + k)).collect();
         let serial = survivors.first().map_or(0, |s| s.serial);
-        let games: Vec<SelfPlayGame> = (0..u64::from(self.settings.batch))
-            .map(|k| SelfPlayGame {
-                seed: derive_seed(config.seed, self.games + k),
-                opening_plies: self.settings.opening_plies,
-            })
-            .collect();
-        let tasks: Vec<SelfPlayTask> = games
-            .chunks(self.settings.games_per_task as usize)
-            .map(|games| SelfPlayTask {
-                serial,
-                network: Arc::clone(&network),
-                depth: config.network_depth,
-                rules: config.rules,
-                board: config.board(),
-                start: config.start,
-                games: games.to_vec(),
-                leaves: self.settings.leaf,
-            })
-            .collect();
+        let tasks = learner.tasks(serial, &seeds, &self.settings.play(b.config))?;
         let wire = tasks.iter().cloned().map(Task::SelfPlay).collect();
         Ok((Box::new(TdPlan { tasks, serial: b.serials.issue() }), wire))
     }
@@ -250,42 +236,17 @@ impl Scheme for Td {
         if outcomes.len() != plan.tasks.len() {
             return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: plan.tasks.len() });
         }
-        let model = self.model()?.clone();
-        let mut change = vec![0.0; model.weights.len()];
-        let mut stats = UpdateStats::default();
-        let rate = self.settings.learning_rate_at(self.games);
-        let mut played = 0u64;
-        for (index, (task, outcome)) in plan.tasks.iter().zip(outcomes).enumerate() {
-            let bad = |why: String| SelectionError::Outcome { task: index, why };
-            let TaskOutcome::SelfPlay(outcome) = outcome else {
-                return Err(bad("matches came back for a self-play task".into()));
-            };
-            task.check_outcome(outcome).map_err(|e| bad(e.to_string()))?;
-            for (spec, game) in task.games.iter().zip(&outcome.games) {
-                let opening = task.opening(spec).map_err(|e| bad(e.to_string()))?;
-                let game = Game::new(opening, game, &task.rules, self.settings.leaf);
-                stats.add(learning::add_update(&model, &game, self.settings.lambda, rate, &mut change));
-                played += 1;
-            }
-        }
-        let mut model = model;
-        model.weights.iter_mut().zip(&change).for_each(|(w, c)| *w += c);
-        self.games += played;
-        if let (Some(average), Some(horizon)) = (&mut self.average, self.settings.average_games) {
-            learning::fold_in(average, &model, played, self.games, horizon);
-        }
-        self.model = Some(model);
+        let s = &self.settings;
+        let mut learner = self.learner()?.clone();
+        let step = s.step(s.learning_rate_at(learner.games), s.lambda);
+        learner.learn(&plan.tasks, outcomes, 0, &step)?;
+        self.learner = Some(learner);
         let next = vec![self.individual(plan.serial)?];
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, fitness: None })
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {
-        let state = State {
-            games: self.games,
-            weights: self.model.as_ref().map(|m| m.weights.clone()).unwrap_or_default(),
-            average: self.average.as_ref().map(|m| m.weights.clone()),
-        };
-        state.save()
+        self.learner.as_ref().map(Learner::saved).unwrap_or_default().save()
     }
 
     fn restore(&mut self, saved: &[u8], survivors: &[Individual], config: &ExperimentConfig) -> Result<(), StateError> {
@@ -293,16 +254,11 @@ impl Scheme for Td {
         if survivors.len() != 1 {
             return Err(StateError::Population { found: survivors.len(), expected: "td keeps one network".into() });
         }
-        let model = Model::from_weights(config.network, state.weights).map_err(StateError::Model)?;
-        let average = match (state.average, self.settings.average_games) {
-            (Some(weights), Some(_)) => Some(Model::from_weights(config.network, weights).map_err(StateError::Model)?),
-            (None, None) => None,
-            (saved, _) => return Err(StateError::Average { saved: saved.is_some() }),
-        };
         if !state.games.is_multiple_of(u64::from(self.settings.batch)) {
             return Err(StateError::Games { games: state.games, batch: self.settings.batch });
         }
-        (self.model, self.average, self.games) = (Some(model), average, state.games);
+        let averaging = self.settings.average_games.is_some();
+        self.learner = Some(Learner::restored(state, config.network, averaging).map_err(StateError::Learner)?);
         Ok(())
     }
 }
@@ -327,7 +283,7 @@ mod tests {
         let text = format!("population = 1\nnetwork = \"5x5-board-25-12-1\"\n[selection.scheme.td]\n{settings}");
         let config = ExperimentConfig::from_toml(&text).unwrap();
         let scheme: TdConfig = parse_settings(NAME, &config.selection.scheme.settings).unwrap();
-        (config, Td { settings: scheme, model: None, average: None, games: 0 })
+        (config, Td { settings: scheme, learner: None })
     }
 
     /// A batch planned is the run's games `g` to `g + batch` in tasks of `games_per_task`, and
@@ -337,8 +293,10 @@ mod tests {
         let (config, mut td) = run("batch = 5\ngames_per_task = 2\naverage_games = 10\n");
         let mut serials = SerialCounter::default();
         let first = td.given_population(&config, &mut serials).unwrap().unwrap();
-        td.games = 15;
-        td.model.as_mut().unwrap().weights[0] += 0.5;
+        let learner = td.learner.as_mut().unwrap();
+        learner.games = 15;
+        learner.model.weights[0] += 0.5;
+        let latest = learner.model.weights[0] as f32;
         let (mut rng, mut serials) = (GaRng::from_seed(1), serials);
         let mut b = Breeding { config: &config, generation: 4, rng: &mut rng, serials: &mut serials };
         let (_, tasks) = td.plan(&first, &mut b).unwrap();
@@ -346,7 +304,7 @@ mod tests {
             .iter()
             .map(|t| match t {
                 Task::SelfPlay(s) => {
-                    assert_eq!(s.network.weights()[0], td.model.as_ref().unwrap().weights[0] as f32);
+                    assert_eq!(s.network.weights()[0], latest);
                     s.games.iter().map(|g| g.seed).collect()
                 }
                 Task::Match(_) => panic!("self-play"),
@@ -355,18 +313,19 @@ mod tests {
         let seed = |g| derive_seed(config.seed, g);
         assert_eq!(games, [vec![seed(15), seed(16)], vec![seed(17), seed(18)], vec![seed(19)]]);
         // The stored network is the average, which the change did not touch.
-        assert_ne!(first[0].chromosome.weights()[0], td.model.as_ref().unwrap().weights[0] as f32);
+        assert_ne!(first[0].chromosome.weights()[0], latest);
     }
 
     #[test]
     fn a_saved_state_restores_and_one_that_does_not_fit_is_refused() {
         let (config, mut td) = run("batch = 4\naverage_games = 8\n");
         let population = td.given_population(&config, &mut SerialCounter::default()).unwrap().unwrap();
-        td.games = 8;
+        td.learner.as_mut().unwrap().games = 8;
         let saved = td.save().unwrap();
         let (_, mut back) = run("batch = 4\naverage_games = 8\n");
         back.restore(&saved, &population, &config).unwrap();
-        assert_eq!((back.games, &back.model, &back.average), (8, &td.model, &td.average));
+        assert_eq!(back.learner, td.learner);
+        assert_eq!(back.learner.as_ref().map(|l| l.games), Some(8));
         let refused = |settings: &str, bytes: &[u8], population: &[Individual]| {
             let (config, mut other) = run(settings);
             other.restore(bytes, population, &config).unwrap_err().to_string()
@@ -376,10 +335,9 @@ mod tests {
         assert!(refused("batch = 4\naverage_games = 8\n", &saved, &[]).contains("td keeps one network"));
         let short = State { games: 0, weights: vec![0.0; 3], average: None }.save().unwrap();
         assert!(refused("batch = 4\n", &short, &population).contains("3 weights"));
-        let (_, plain) = run("batch = 4\n");
-        let mut no_average = plain.clone();
-        no_average.model = td.model.clone();
-        let bare = no_average.save().unwrap();
+        let mut bare = State::load(&saved).unwrap();
+        bare.average = None;
+        let bare = bare.save().unwrap();
         assert!(refused("batch = 4\naverage_games = 8\n", &bare, &population).contains("holds no average"));
     }
 }
