@@ -63,6 +63,38 @@ fn td_runs_are_deterministic_across_threads_and_resume_bit_for_bit() {
     }
 }
 
+/// Population-based training over four learners, ranked every two generations: the same
+/// checkpoints on one and two threads, and resumed; the learners are apart, and a ranking moved
+/// some learner's steps.
+#[test]
+fn pbt_runs_are_deterministic_across_threads_and_resume_bit_for_bit() {
+    use loa_master::selection::pbt;
+    let config = |epochs: u32| {
+        let text = config(epochs, "").to_toml().replace("population = 1", "population = 4").replace(
+            "[selection.scheme.td]",
+            "[selection.scheme.pbt]\nready = 2\nrank_matches = 4\nrank_opponents = [\"random:1\"]",
+        );
+        ExperimentConfig::from_toml(&text).unwrap()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two, resumed) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("resumed"));
+    start(config(3), &one, &RunOptions::embedded(1)).unwrap();
+    start(config(3), &two, &RunOptions::embedded(2)).unwrap();
+    start(config(2), &resumed, &RunOptions::embedded(2)).unwrap();
+    resume(&resumed, None, Some(1), &RunOptions::embedded(1)).unwrap();
+    let (a, b, c) = (RunDir::new(&one), RunDir::new(&two), RunDir::new(&resumed));
+    for epoch in 0..=3 {
+        assert!(read(&a.epoch_checkpoint(epoch)) == read(&b.epoch_checkpoint(epoch)), "epoch {epoch}");
+    }
+    assert!(read(&a.epoch_checkpoint(3)) == read(&c.epoch_checkpoint(3)), "resumed");
+    let state = RunState::load(&a.epoch_checkpoint(3)).unwrap();
+    let pbt = pbt::State::load(&state.scheme_state).unwrap();
+    assert_eq!((pbt.members.len(), pbt.rankings, state.individuals().unwrap().len()), (4, 3, 4));
+    assert!(pbt.members.iter().all(|m| m.learner.games == 24), "6 batches of 4 games each");
+    let steps: Vec<(f64, f64)> = pbt.members.iter().map(|m| (m.learning_rate, m.lambda)).collect();
+    assert!(steps.iter().any(|&s| s != (0.01, 0.7)), "a ranking moved some steps: {steps:?}");
+}
+
 #[test]
 fn td_leaf_learns_other_weights_than_td() {
     let tmp = tempfile::tempdir().unwrap();

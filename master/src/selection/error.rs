@@ -100,6 +100,14 @@ pub enum StateError {
     /// A learner does not fit the run.
     #[error("{0}")]
     Learner(#[source] LearnerError),
+    /// A learner's step settings are out of range.
+    #[error("a learner's α {learning_rate} or λ {lambda} is out of range")]
+    Steps {
+        /// Its α.
+        learning_rate: f64,
+        /// Its λ.
+        lambda: f64,
+    },
     /// A learner has played part of a batch.
     #[error("{games} games learnt from, not a whole number of batches of {batch}")]
     Games {

@@ -47,6 +47,7 @@ register! {
     tournament,
     cma_es,
     td,
+    pbt,
 }
 
 /// The scheme `config` names, built from its settings and checked against the whole

@@ -83,9 +83,10 @@ impl TdConfig {
         }
     }
 
-    /// Checks every setting against the run; errors name the key.
-    pub fn check(&self, config: &ExperimentConfig) -> Result<(), ConfigError> {
-        let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: format!("{KEY}.{key}"), why });
+    /// Checks every setting against the run; errors name the key, in the table `table` (the
+    /// method's that holds them).
+    pub fn check(&self, table: &str, config: &ExperimentConfig) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: String| Err(ConfigError::Invalid { key: format!("{table}.{key}"), why });
         if !(1..=MAX_BATCH).contains(&self.batch) {
             return bad("batch", format!("must be 1 to {MAX_BATCH}, got {}", self.batch));
         }
@@ -205,7 +206,7 @@ impl Scheme for Td {
             let why = format!("td trains one network: set population = 1, got {}", config.population);
             return Err(ConfigError::Invalid { key: "population".into(), why });
         }
-        self.settings.check(config)
+        self.settings.check(KEY, config)
     }
 
     /// The initial weights of the run's seed, and the network they make.
