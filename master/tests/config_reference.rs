@@ -12,7 +12,7 @@
 use loa_engine::breeding::OPERATORS;
 use loa_master::config::{CrossoverConfig, ExperimentConfig, MutationConfig, MutationOperator, Named};
 use loa_master::experiment::MatchExperiment;
-use loa_master::selection::{self, SCHEMES, cma_es, evolution_strategies, mu_plus_lambda, pbt, td, tournament};
+use loa_master::selection::{self, SCHEMES, cma_es, evolution_strategies, mu_plus_lambda, tournament};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -217,8 +217,6 @@ fn keys_of_the_code() -> (Keys, Keys) {
         (evolution_strategies::NAME, serde_json::to_value(evolution_strategies::EsConfig::default())),
         (tournament::NAME, serde_json::to_value(tournament::TournamentConfig::default())),
         (cma_es::NAME, serde_json::to_value(cma_es::CmaEsConfig::default())),
-        (td::NAME, serde_json::to_value(td::TdConfig::default())),
-        (pbt::NAME, serde_json::to_value(pbt::PbtConfig::default())),
     ];
     for (name, settings) in json {
         for key in settings.unwrap().as_object().expect("settings are an object").keys() {

@@ -121,7 +121,7 @@ fn bad_td_settings_are_named() {
         ("batch = 0", "", "selection.scheme.td.batch"),
         ("lambda = 1.5", "", "selection.scheme.td.lambda"),
         ("learning_rate = 0.0", "", "selection.scheme.td.learning_rate"),
-        ("learning_rate_half_life = 0", "", "selection.scheme.td.learning_rate_half_life"),
+        ("learning_rate_half_life = 100000001", "", "selection.scheme.td.learning_rate_half_life"),
         ("batch = 16\naverage_games = 8", "", "selection.scheme.td.average_games"),
         ("opening_plies = 7", "", "selection.scheme.td.opening_plies"),
         ("games_per_task = 0", "", "selection.scheme.td.games_per_task"),

@@ -284,7 +284,7 @@ impl Scheme for Pbt {
             .map(|i| {
                 let seed = derive_seed(derive_seed(config.seed, 0x1417), i);
                 (
-                    Learner::new(config.network, seed, td.init_range, td.average_games.is_some()),
+                    Learner::new(config.network, seed, td.init_range, td.averaging()),
                     td.learning_rate,
                     td.lambda,
                 )
@@ -375,7 +375,7 @@ impl Scheme for Pbt {
             let expected = format!("{} learners, one network each", config.population);
             return Err(StateError::Population { found: survivors.len(), expected });
         }
-        let averaging = self.settings.td.average_games.is_some();
+        let averaging = self.settings.td.averaging();
         self.learners = state
             .members
             .into_iter()

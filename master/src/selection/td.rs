@@ -42,15 +42,15 @@ pub struct TdConfig {
     pub opening_plies: u32,
     /// α: the step size (at game 0, if it decays).
     pub learning_rate: f64,
-    /// α halves every this many games (α·2^(−games/this)); absent: α stays constant.
-    pub learning_rate_half_life: Option<u64>,
+    /// α halves every this many games (α·2^(−games/this)); 0: α stays constant.
+    pub learning_rate_half_life: u64,
     /// λ: how far back a temporal difference reaches (0: one step; 1: Monte Carlo).
     pub lambda: f64,
     /// Initial weights uniform in ±this.
     pub init_range: f64,
     /// The network measured and stored is a moving average of the weights over about this
-    /// many games (the plain mean until then); absent: the weights themselves.
-    pub average_games: Option<u64>,
+    /// many games (the plain mean until then); 0: the weights themselves.
+    pub average_games: u64,
     /// TD-Leaf(λ): predictions at the leaves of the searches' principal variations, with the
     /// gradient at the leaf, instead of at the positions searched.
     pub leaf: bool,
@@ -64,10 +64,10 @@ impl Default for TdConfig {
             batch: 8,
             opening_plies: 4,
             learning_rate: 0.01,
-            learning_rate_half_life: None,
+            learning_rate_half_life: 0,
             lambda: 0.7,
             init_range: 0.1,
-            average_games: None,
+            average_games: 0,
             leaf: false,
             games_per_task: 1,
         }
@@ -78,8 +78,8 @@ impl TdConfig {
     /// α for the batch that begins after `games` games.
     pub fn learning_rate_at(&self, games: u64) -> f64 {
         match self.learning_rate_half_life {
-            Some(half_life) => self.learning_rate * (-(games as f64) / half_life as f64).exp2(),
-            None => self.learning_rate,
+            0 => self.learning_rate,
+            half_life => self.learning_rate * (-(games as f64) / half_life as f64).exp2(),
         }
     }
 
@@ -100,10 +100,9 @@ impl TdConfig {
         if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
             return bad("learning_rate", format!("must be above 0 and at most 1, got {}", self.learning_rate));
         }
-        if let Some(h) = self.learning_rate_half_life
-            && !(1..=MAX_GAMES).contains(&h)
-        {
-            let why = format!("must be 1 to {MAX_GAMES} games (or absent for a constant α), got {h}");
+        let h = self.learning_rate_half_life;
+        if h > MAX_GAMES {
+            let why = format!("must be 0 (a constant α) to {MAX_GAMES} games, got {h}");
             return bad("learning_rate_half_life", why);
         }
         if !(0.0..=1.0).contains(&self.lambda) {
@@ -112,11 +111,9 @@ impl TdConfig {
         if !(self.init_range > 0.0 && self.init_range <= 1.0) {
             return bad("init_range", format!("must be above 0 and at most 1, got {}", self.init_range));
         }
-        if let Some(n) = self.average_games
-            && !(u64::from(self.batch)..=MAX_GAMES).contains(&n)
-        {
-            let why =
-                format!("must be batch ({}) to {MAX_GAMES} games (or absent for no average), got {n}", self.batch);
+        let n = self.average_games;
+        if n != 0 && !(u64::from(self.batch)..=MAX_GAMES).contains(&n) {
+            let why = format!("must be 0 (no average) or batch ({}) to {MAX_GAMES} games, got {n}", self.batch);
             return bad("average_games", why);
         }
         if self.games_per_task == 0 || self.games_per_task as usize > MAX_SELF_PLAY_GAMES {
@@ -176,9 +173,14 @@ impl TdConfig {
         }
     }
 
+    /// Whether the learner keeps a moving average of its weights.
+    pub fn averaging(&self) -> bool {
+        self.average_games > 0
+    }
+
     /// How the batch that begins after `games` games is learnt from, at α `rate` and λ `lambda`.
     pub fn step(&self, rate: f64, lambda: f64) -> Step {
-        Step { rate, lambda, leaf: self.leaf, average_games: self.average_games }
+        Step { rate, lambda, leaf: self.leaf, average_games: self.averaging().then_some(self.average_games) }
     }
 }
 
@@ -217,7 +219,7 @@ impl Scheme for Td {
     ) -> Result<Option<Vec<Individual>>, ConfigError> {
         let s = &self.settings;
         let seed = derive_seed(config.seed, 0x1417);
-        self.learner = Some(Learner::new(config.network, seed, s.init_range, s.average_games.is_some()));
+        self.learner = Some(Learner::new(config.network, seed, s.init_range, s.averaging()));
         let invalid = |e: SelectionError| ConfigError::Invalid { key: "network".into(), why: e.to_string() };
         Ok(Some(vec![self.individual(serials.issue()).map_err(invalid)?]))
     }
@@ -258,7 +260,7 @@ impl Scheme for Td {
         if !state.games.is_multiple_of(u64::from(self.settings.batch)) {
             return Err(StateError::Games { games: state.games, batch: self.settings.batch });
         }
-        let averaging = self.settings.average_games.is_some();
+        let averaging = self.settings.averaging();
         self.learner = Some(Learner::restored(state, config.network, averaging).map_err(StateError::Learner)?);
         Ok(())
     }
@@ -274,7 +276,7 @@ mod tests {
         let constant = TdConfig { learning_rate: 0.004, ..TdConfig::default() };
         assert_eq!(constant.learning_rate_at(0), 0.004);
         assert_eq!(constant.learning_rate_at(1_000_000), 0.004);
-        let decaying = TdConfig { learning_rate_half_life: Some(1000), ..constant };
+        let decaying = TdConfig { learning_rate_half_life: 1000, ..constant };
         for (games, rate) in [(0, 0.004), (1000, 0.002), (2000, 0.001), (500, 0.004 / 2f64.sqrt())] {
             assert!((decaying.learning_rate_at(games) - rate).abs() < 1e-15, "{games}");
         }
