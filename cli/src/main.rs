@@ -5,9 +5,9 @@ use loa_cli::apply::apply_moves;
 use loa_cli::describe::describe;
 use loa_cli::imitate::{ImitateConfig, PositionConfig, TrainConfig, imitate};
 use loa_cli::series::SeriesConfig;
-use loa_cli::spec::PlayerSpec;
 use loa_engine::network::symmetry::WeightTying;
 use loa_engine::network::{Chromosome, ShapedNetwork};
+use loa_engine::spec::{Accepts, PlayerSpec};
 use loa_engine::{BoardSize, Color, Position, Rules, Start, perft};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,8 +77,8 @@ enum Command {
     },
     /// The move a player chooses, its value and the nodes searched.
     Best {
-        // Given as `help`, not a doc comment, which rustdoc would read as Markdown links.
-        #[arg(long, help = "Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE")]
+        // Given as `help`, not a doc comment, so that it is the engine's list of forms.
+        #[arg(long, help = format!("Player spec: {}", Accepts::Playable.forms()))]
         player: String,
         /// Position text.
         position: String,
@@ -238,7 +238,7 @@ fn parse_position(text: &str) -> Result<Position, String> {
 }
 
 fn parse_spec(text: &str) -> Result<PlayerSpec, String> {
-    text.parse().map_err(|e: loa_cli::spec::PlayerError| e.to_string())
+    PlayerSpec::parse_in(text, Accepts::Playable).map_err(|e| e.to_string())
 }
 
 fn game_over_check(pos: &Position) -> Result<(), String> {

@@ -3,11 +3,11 @@
 
 use crate::match_file::write_match_file;
 use crate::series::{PairPlayers, SeriesConfig, play_series};
-use crate::spec::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
 use loa_engine::BoardSize;
 use loa_engine::game::{MatchSide, Player};
 use loa_engine::openings::max_opening_plies;
+use loa_engine::spec::{Accepts, PlayerSpec};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -49,7 +49,7 @@ pub fn check_flags(games: u32, opening_plies: u32, size: BoardSize, out: Option<
 /// Plays the series between the players `black` and `white` name (the first has Black in the
 /// first game of every pair), prints the totals and writes the match file if asked.
 pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&Path>) -> Result<(), String> {
-    let parse = |text: &str| text.parse::<PlayerSpec>().map_err(|e| e.to_string());
+    let parse = |text: &str| PlayerSpec::parse_in(text, Accepts::Playable).map_err(|e| e.to_string());
     let (a, b) = (parse(black)?, parse(white)?);
     let size = config.start.size();
     let (pa, pb) = (a.prepare_on(size).map_err(|e| e.to_string())?, b.prepare_on(size).map_err(|e| e.to_string())?);

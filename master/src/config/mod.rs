@@ -3,7 +3,6 @@
 //! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
 //! the scheme's own ([`crate::selection::build`] parses and checks it).
 
-use loa_engine::aloa::AloaKind;
 use loa_engine::network::Topology;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
@@ -69,7 +68,8 @@ fn is_usual_start(start: &Start) -> bool {
     *start == Start::Standard
 }
 
-/// Benchmark settings.
+/// Benchmark settings: the reference player as a kind and a depth, which together are its spec
+/// `KIND:DEPTH` (docs/config.md says why not a spec).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BenchmarkConfig {
@@ -89,6 +89,17 @@ pub enum ReferenceKind {
     AloaNormal,
     /// The random heuristic.
     Random,
+}
+
+impl ReferenceKind {
+    /// The kind as the configuration writes it, which is the kind of its player spec.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReferenceKind::Aloa => "aloa",
+            ReferenceKind::AloaNormal => "aloa-normal",
+            ReferenceKind::Random => "random",
+        }
+    }
 }
 
 impl Default for ExperimentConfig {
@@ -245,6 +256,7 @@ impl ExperimentConfig {
                 return bad(key, format!("must be 1..={MAX_DEPTH}, got {depth}"));
             }
         }
+        self.reference()?;
         self.mutation.check()?;
         self.crossover.check()?;
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
@@ -282,15 +294,21 @@ impl ExperimentConfig {
         }
     }
 
-    /// The benchmark's reference player.
-    pub fn reference(&self) -> FixedPlayer {
-        let depth = self.benchmark.depth;
-        match self.benchmark.reference {
-            ReferenceKind::Aloa => FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth },
-            ReferenceKind::AloaNormal => FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth },
-            ReferenceKind::Random => FixedPlayer::Random { depth, salt: 0 },
-        }
+    /// The benchmark's reference player: the spec `KIND:DEPTH` of `[benchmark]` (`random:D` has
+    /// the salt 0). An error names `benchmark` if that is no fixed player (a depth out of range).
+    pub fn reference(&self) -> Result<FixedPlayer, ConfigError> {
+        fixed_player("benchmark", &format!("{}:{}", self.benchmark.reference.name(), self.benchmark.depth))
     }
+}
+
+/// The fixed players (the same in every match) of `specs`, in order; a spec that is not one is an
+/// error naming the setting `key`, the spec and the forms to use.
+pub(crate) fn fixed_players(key: &str, specs: &[String]) -> Result<Vec<FixedPlayer>, ConfigError> {
+    specs.iter().map(|spec| fixed_player(key, spec)).collect()
+}
+
+fn fixed_player(key: &str, spec: &str) -> Result<FixedPlayer, ConfigError> {
+    spec.parse::<FixedPlayer>().map_err(|e| ConfigError::Invalid { key: key.to_owned(), why: e.to_string() })
 }
 
 #[cfg(test)]
@@ -306,6 +324,30 @@ mod tests {
         assert_eq!(c.mutation.operator.variation(1).name(), "uniform-reset");
         assert_eq!(c.crossover.operator.name(), "single-point");
         assert_eq!(c.rules.ply_cap, 100);
+    }
+
+    #[test]
+    fn the_reference_is_the_spec_of_its_kind_and_depth() {
+        use loa_engine::aloa::AloaKind;
+        for (kind, player) in [
+            ("aloa", FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 4 }),
+            ("aloa-normal", FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 4 }),
+            ("random", FixedPlayer::Random { depth: 4, salt: 0 }),
+        ] {
+            let text = format!("[benchmark]\nreference = \"{kind}\"\ndepth = 4\n");
+            let c = ExperimentConfig::from_toml(&text).unwrap();
+            assert_eq!((c.reference().unwrap(), c.benchmark.reference.name()), (player, kind));
+            // Written back in the form it was read.
+            assert!(c.to_toml().contains(&text), "{}", c.to_toml());
+        }
+        let deep = ExperimentConfig {
+            benchmark: BenchmarkConfig { depth: 40, ..BenchmarkConfig::default() },
+            ..ExperimentConfig::default()
+        };
+        let why = deep.reference().unwrap_err().to_string();
+        assert!(why.starts_with("invalid `benchmark`: bad player `aloa:40`: the depth must be 1..=12"), "{why}");
+        let err = ExperimentConfig::from_toml("[benchmark]\nreference = \"aloa:5\"").unwrap_err().to_string();
+        assert!(err.contains("aloa:5") && err.contains("aloa-normal"), "{err}");
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! matches, the seed, the openings, the rules and whether colours are swapped. Every error names
 //! its key: an unknown one (serde), a value out of range or an unreadable player spec (`validate`).
 
-use super::spec::PlayerSpec;
 use crate::config::{ConfigError, parse_toml, read_toml};
 use loa_engine::openings::max_opening_plies;
+use loa_engine::spec::PlayerSpec;
 use loa_engine::tasks::MAX_MATCHES;
 use loa_engine::{BoardSize, Position, Rules, Start};
 use serde::Deserialize;
