@@ -197,36 +197,55 @@ pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigErr
     toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
 }
 
-/// The TOML text of the file at `path`, read by `parse` (errors name the file, and say so when
-/// it is a configuration of the other kind).
-pub(crate) fn read_toml<T>(path: &Path, parse: impl Fn(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
+/// A kind of configuration file the master reads: what a file of it is, the command that takes
+/// it, and whether a text reads as one. A file refused as one kind is named as another kind it
+/// reads as ([`ConfigError::OtherKind`]); `crate::files` lists every kind.
+#[derive(Clone, Copy, Debug)]
+pub struct FileKind {
+    /// What a file of the kind is, e.g. `a run configuration`.
+    pub what: &'static str,
+    /// The `master` command that takes it, e.g. `run`.
+    pub command: &'static str,
+    /// What that command's `--out` names, e.g. `RUN_DIR`.
+    pub out: &'static str,
+    /// Whether a TOML text reads as this kind (its keys and types, before any range check).
+    pub reads: fn(&str) -> bool,
+}
+
+/// The TOML text of the file at `path`, read by `parse` (errors name the file, and name the
+/// kind of `kinds` it is when it does not read as the kind asked for).
+pub(crate) fn read_toml<T>(
+    path: &Path,
+    parse: impl Fn(&str) -> Result<T, ConfigError>,
+    kinds: &[FileKind],
+) -> Result<T, ConfigError> {
     // A configuration is a few KB; the bound turns a device or a runaway file into an error.
     let text =
         loa_engine::files::read_text_at_most(path, 16 << 20).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
     parse(&text).map_err(|e| match e {
-        // It did not read as the kind asked for, so if it reads as one kind it is the other.
-        ConfigError::Parse(..) if parse_toml::<ExperimentConfig>(&text).is_ok() => {
-            ConfigError::OtherKind(path.to_path_buf(), "a run configuration", "run", "RUN_DIR")
-        }
-        ConfigError::Parse(..) if parse_toml::<crate::experiment::MatchExperiment>(&text).is_ok() => {
-            ConfigError::OtherKind(path.to_path_buf(), "a match experiment", "experiment", "GAMES.jsonl")
-        }
-        ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
+        // It did not read as the kind asked for, so a kind it reads as is another.
+        ConfigError::Parse(None, e) => match kinds.iter().find(|kind| (kind.reads)(&text)) {
+            Some(kind) => ConfigError::OtherKind(path.to_path_buf(), kind.what, kind.command, kind.out),
+            None => ConfigError::Parse(Some(path.to_path_buf()), e),
+        },
         other => other,
     })
 }
 
 impl ExperimentConfig {
+    /// The kind of file a run configuration is (`crate::files` reads it).
+    pub const FILE: FileKind = FileKind {
+        what: "a run configuration",
+        command: "run",
+        out: "RUN_DIR",
+        reads: |text| parse_toml::<ExperimentConfig>(text).is_ok(),
+    };
+
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
         let config: ExperimentConfig = parse_toml(text)?;
         config.validate()?;
         Ok(config)
-    }
-
-    /// Reads, parses and validates a TOML file.
-    pub fn read(path: &Path) -> Result<ExperimentConfig, ConfigError> {
-        read_toml(path, ExperimentConfig::from_toml)
     }
 
     /// The configuration as TOML (what a run directory keeps beside its checkpoints).
