@@ -226,9 +226,10 @@ impl PlayerSpec {
         }
     }
 
-    /// An error about this spec (as its `Display` writes it).
+    /// An error about this spec (as its `Display` writes it) met in checking or building it,
+    /// which the forms that are built answer.
     fn error(&self, problem: SpecProblem) -> SpecError {
-        SpecError { spec: self.to_string(), accepts: Accepts::Every, problem }
+        SpecError { spec: self.to_string(), accepts: Accepts::Playable, problem }
     }
 }
 

@@ -175,7 +175,9 @@ fn networks_play_the_board_their_shape_reads() {
         text.starts_with("cannot read chromosome file /no/such/file.json") && text.ends_with("`loa imitate` write)")
     );
     let run = spec("run:3:r:epochs=1");
-    assert!(matches!(run.prepare().map(|_| ()).unwrap_err().problem, SpecProblem::RunOutsideExperiment));
+    let refused = run.prepare().map(|_| ()).unwrap_err();
+    assert!(matches!(refused.problem, SpecProblem::RunOutsideExperiment));
+    assert!(refused.to_string().ends_with("or net:D:FILE)"), "{refused}");
     assert!(matches!(run.plays_on(BoardSize::STANDARD).unwrap_err().problem, SpecProblem::RunOutsideExperiment));
     std::fs::remove_dir_all(&dir).unwrap();
 }
