@@ -1,10 +1,10 @@
-//! The `loa` command's library: what only the command line needs on top of the engine.
+//! The `loa` command's library: what only the command line needs on top of the engine. Players
+//! are named by the engine's specs ([`loa_engine::spec`]), of the forms `loa` plays
+//! ([`loa_engine::spec::Accepts::Playable`]).
 //!
 //! - [`apply`]: moves applied to a position, each checked (`loa apply`, `loa engine`).
 //! - [`engine`]: `loa engine`, a player behind a line protocol in the style of UCI.
 //! - [`matches`](mod@matches): `loa match`'s flags, progress and printed totals.
-//! - [`spec`]: player specs (`aloa:5`, `random:3`, `randomann:3:SEED`, `net:3:FILE`) and the
-//!   players they make.
 //! - [`series`]: a series of games in parallel, as `loa match` plays them.
 //! - [`match_file`]: the JSON-lines file `loa match --out` writes (one line per game).
 //! - [`interactive`]: a person against a player (`loa play`).
@@ -24,5 +24,4 @@ pub mod interactive;
 pub mod match_file;
 pub mod matches;
 pub mod series;
-pub mod spec;
 pub mod td;

@@ -1,16 +1,92 @@
 //! `loa`: the Lines of Action command line. Parses flags and calls the library.
 
 use clap::{CommandFactory, Parser, Subcommand};
-use loa_cli::apply::apply_moves;
+use loa_cli::apply::{ApplyError, apply_moves};
+use loa_cli::bench::CompareError;
 use loa_cli::describe::describe;
-use loa_cli::imitate::{ImitateConfig, PositionConfig, TrainConfig, imitate};
+use loa_cli::engine::PlayerChoiceError;
+use loa_cli::imitate::{ImitateConfig, ImitateError, PositionConfig, TrainConfig, imitate};
+use loa_cli::matches::MatchError;
 use loa_cli::series::SeriesConfig;
-use loa_cli::spec::PlayerSpec;
 use loa_engine::network::symmetry::WeightTying;
-use loa_engine::network::{Chromosome, ShapedNetwork};
-use loa_engine::{BoardSize, Color, Position, Rules, Start, perft};
+use loa_engine::network::{Chromosome, ChromosomeError, ShapedNetwork};
+use loa_engine::players::NetworkBoardError;
+use loa_engine::spec::{Accepts, PlayerSpec, PreparedPlayer, SpecError};
+use loa_engine::{BoardSize, Color, GameEnd, Position, PositionError, Rules, Start, StartError, perft};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Why a command failed: what `main` prints, after `loa: error: `.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// A position argument that does not parse.
+    #[error("bad position `{text}`: {source}")]
+    Position { text: String, source: PositionError },
+    /// `--start` names a start the board does not have.
+    #[error("--start: {0}")]
+    Start(StartError),
+    /// A player flag's spec is bad, or cannot play the board.
+    #[error("{flag}: {source}")]
+    Player { flag: &'static str, source: SpecError },
+    /// A finished game's position given to search.
+    #[error("the game is over in this position: {0}")]
+    GameOver(GameEnd),
+    /// `loa apply`'s moves.
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+    /// `--weights` could not be read.
+    #[error("--weights: {0}")]
+    Weights(ChromosomeError),
+    /// A network asked to read a board of another size.
+    #[error(transparent)]
+    Board(#[from] NetworkBoardError),
+    /// `loa match`.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// `loa engine --player`.
+    #[error("--player: {0}")]
+    EnginePlayer(PlayerChoiceError),
+    /// `loa engine`'s standard input or output.
+    #[error("engine input or output: {0}")]
+    EngineIo(io::Error),
+    /// `loa play --as`.
+    #[error("--as must be black or white, not `{0}`")]
+    Colour(String),
+    /// `loa play`'s terminal.
+    #[error("terminal: {0}")]
+    Terminal(io::Error),
+    /// `loa td --stop-after-cpu`.
+    #[error("--stop-after-cpu: must be a number of seconds, 0 or more, not {0}")]
+    StopAfterCpu(f64),
+    /// `loa td --config` could not be read.
+    #[error("--config {path}: {source}", path = .path.display())]
+    TdConfigRead { path: PathBuf, source: io::Error },
+    /// `loa td --config` does not hold a configuration: the file, and why.
+    #[error("{path}: {why}", path = .path.display())]
+    TdConfig { path: PathBuf, why: String },
+    /// `loa td` itself (its messages name what is at fault).
+    #[error("{0}")]
+    Td(String),
+    /// `loa td` without a way to start or go on.
+    #[error("give --config FILE --out DIR to start a run, or --resume DIR to go on with one (docs/td.md)")]
+    TdUsage,
+    /// `--out` in a directory that does not exist.
+    #[error("--out: no directory {dir}", dir = .0.display())]
+    NoOutDir(PathBuf),
+    /// `loa imitate`.
+    #[error(transparent)]
+    Imitate(#[from] ImitateError),
+    /// The fitted network could not be written (the error names the file).
+    #[error("{0}")]
+    Write(ChromosomeError),
+    /// `loa bench --baseline` cannot find its own binary.
+    #[error("cannot find this binary: {0}")]
+    CurrentExe(io::Error),
+    /// `loa bench --baseline`.
+    #[error(transparent)]
+    Bench(#[from] CompareError),
+}
 
 #[derive(Parser)]
 #[command(name = "loa", version, about = "Lines of Action: rules, move generation and players")]
@@ -31,8 +107,8 @@ struct StartArgs {
 }
 
 impl StartArgs {
-    fn position(&self) -> Result<Position, String> {
-        self.start.position(self.board).map_err(|e| format!("--start: {e}"))
+    fn position(&self) -> Result<Position, CliError> {
+        self.start.position(self.board).map_err(CliError::Start)
     }
 }
 
@@ -77,8 +153,8 @@ enum Command {
     },
     /// The move a player chooses, its value and the nodes searched.
     Best {
-        // Given as `help`, not a doc comment, which rustdoc would read as Markdown links.
-        #[arg(long, help = "Player spec: aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], net:D:FILE")]
+        // Given as `help`, not a doc comment, so that it is the engine's list of forms.
+        #[arg(long, help = format!("Player spec: {}", Accepts::Playable.forms()))]
         player: String,
         /// Position text.
         position: String,
@@ -233,22 +309,24 @@ enum Command {
     },
 }
 
-fn parse_position(text: &str) -> Result<Position, String> {
-    text.parse().map_err(|e| format!("bad position `{text}`: {e}"))
+fn parse_position(text: &str) -> Result<Position, CliError> {
+    text.parse().map_err(|source| CliError::Position { text: text.to_owned(), source })
 }
 
-fn parse_spec(text: &str) -> Result<PlayerSpec, String> {
-    text.parse().map_err(|e: loa_cli::spec::PlayerError| e.to_string())
+/// The player the spec of `flag` names, built for the `size` board.
+fn prepare_player(flag: &'static str, text: &str, size: BoardSize) -> Result<PreparedPlayer, CliError> {
+    let prepared = PlayerSpec::parse_in(text, Accepts::Playable).and_then(|spec| spec.prepare_on(size));
+    prepared.map_err(|source| CliError::Player { flag, source })
 }
 
-fn game_over_check(pos: &Position) -> Result<(), String> {
+fn game_over_check(pos: &Position) -> Result<(), CliError> {
     match pos.game_end(&Rules::default()) {
-        Some(end) => Err(format!("the game is over in this position: {end}")),
+        Some(end) => Err(CliError::GameOver(end)),
         None => Ok(()),
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Perft { position, depth, divide } => {
             let pos = parse_position(&position)?;
@@ -265,14 +343,14 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Apply { position, moves } => {
-            let pos = apply_moves(parse_position(&position)?, &moves, &Rules::default()).map_err(|e| e.to_string())?;
+            let pos = apply_moves(parse_position(&position)?, &moves, &Rules::default())?;
             println!("{pos}");
         }
         Command::Show { position } => print!("{}", describe(&parse_position(&position)?, &Rules::default())),
         Command::Eval { weights, position } => {
             let pos = parse_position(&position)?;
-            let chromosome = Chromosome::read(&weights).map_err(|e| format!("--weights: {e}"))?;
-            loa_engine::players::network_plays_on(chromosome.topology(), pos.size()).map_err(|e| e.to_string())?;
+            let chromosome = Chromosome::read(&weights).map_err(CliError::Weights)?;
+            loa_engine::players::network_plays_on(chromosome.topology(), pos.size())?;
             // The plain pass of any shape (for the thesis's, bit for bit `Network::evaluate_plain`).
             let net = ShapedNetwork::new(&chromosome);
             println!("{}", net.evaluate_plain(&pos, pos.side_to_move()));
@@ -280,7 +358,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Best { player, position, plies_played, seed } => {
             let pos = parse_position(&position)?;
             game_over_check(&pos)?;
-            let prepared = parse_spec(&player)?.prepare_on(pos.size()).map_err(|e| e.to_string())?;
+            let prepared = prepare_player("--player", &player, pos.size())?;
             let result = prepared.for_match(seed).choose(&pos, &Rules::default(), plies_played, seed);
             let mv = result.best.map_or("none (no legal move)".to_string(), |m| m.to_string());
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
@@ -296,22 +374,20 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Engine { player, seed, start } => {
             let start = start.position()?;
             let engine = match player {
-                Some(player) => {
-                    loa_cli::engine::Engine::with_player(&player, seed).map_err(|e| format!("--player: {e}"))?
-                }
+                Some(player) => loa_cli::engine::Engine::with_player(&player, seed).map_err(CliError::EnginePlayer)?,
                 None => loa_cli::engine::Engine::new().with_seed(seed),
             };
             let engine = engine.with_start(start);
             loa_cli::engine::run(engine, std::io::stdin().lock(), std::io::stdout().lock())
-                .map_err(|e| format!("engine input or output: {e}"))?;
+                .map_err(CliError::EngineIo)?;
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "loa", &mut std::io::stdout());
         }
         Command::Play { opponent, color, seed, start } => {
-            let human = Color::from_name(&color).ok_or(format!("--as must be black or white, not `{color}`"))?;
+            let human = Color::from_name(&color).ok_or_else(|| CliError::Colour(color.clone()))?;
             let start = start.position()?;
-            let prepared = parse_spec(&opponent)?.prepare_on(start.size()).map_err(|e| e.to_string())?;
+            let prepared = prepare_player("--opponent", &opponent, start.size())?;
             let stdin = std::io::stdin();
             loa_cli::interactive::play_interactive(
                 &*prepared.for_match(seed),
@@ -322,7 +398,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 stdin.lock(),
                 std::io::stdout(),
             )
-            .map_err(|e| format!("terminal: {e}"))?;
+            .map_err(CliError::Terminal)?;
         }
         Command::Td { config, out, resume, from, threads, stop_after_cpu, quiet } => {
             let threads =
@@ -330,24 +406,20 @@ fn run(cli: Cli) -> Result<(), String> {
             if let Some(limit) = stop_after_cpu
                 && !(limit.is_finite() && limit >= 0.0)
             {
-                return Err(format!("--stop-after-cpu: must be a number of seconds, 0 or more, not {limit}"));
+                return Err(CliError::StopAfterCpu(limit));
             }
             let options = loa_cli::td::TdOptions { threads, stop_after_cpu, quiet };
-            let (summary, dir) =
-                match (config, out, resume) {
-                    (Some(config), Some(out), None) => {
-                        let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
-                            .map_err(|e| format!("--config {}: {e}", config.display()))?;
-                        let parsed =
-                            loa_cli::td::TdConfig::parse(&text).map_err(|e| format!("{}: {e}", config.display()))?;
-                        (loa_cli::td::start(parsed, &out, options)?, out)
-                    }
-                    (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options)?, dir),
-                    _ => return Err(
-                        "give --config FILE --out DIR to start a run, or --resume DIR to go on with one (docs/td.md)"
-                            .into(),
-                    ),
-                };
+            let (summary, dir) = match (config, out, resume) {
+                (Some(config), Some(out), None) => {
+                    let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
+                        .map_err(|source| CliError::TdConfigRead { path: config.clone(), source })?;
+                    let parsed = loa_cli::td::TdConfig::parse(&text)
+                        .map_err(|why| CliError::TdConfig { path: config.clone(), why })?;
+                    (loa_cli::td::start(parsed, &out, options).map_err(CliError::Td)?, out)
+                }
+                (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options).map_err(CliError::Td)?, dir),
+                _ => return Err(CliError::TdUsage),
+            };
             for r in &summary.last_validation {
                 println!(
                     "against {}: {:.1} % ({:.1}-{:.1}) of {} matches",
@@ -365,7 +437,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
                 && !dir.is_dir()
             {
-                return Err(format!("--out: no directory {}", dir.display()));
+                return Err(CliError::NoOutDir(dir.to_path_buf()));
             }
             let config = ImitateConfig {
                 positions: PositionConfig { positions, validation, seed },
@@ -373,7 +445,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 scale,
             };
             let summary = imitate(&config, |line| println!("{line}"))?;
-            summary.chromosome.write(&out).map_err(|e| e.to_string())?;
+            summary.chromosome.write(&out).map_err(CliError::Write)?;
             println!("wrote {}", out.display());
         }
         Command::Bench { depth, repeats, positions, games, baseline: Some(baseline), rounds } => {
@@ -383,7 +455,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 format!("--positions={positions}"),
                 format!("--games={games}"),
             ];
-            let me = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+            let me = std::env::current_exe().map_err(CliError::CurrentExe)?;
             print!("{}", loa_cli::bench::compare(&baseline, &me, &args, rounds)?);
         }
         Command::Bench { depth, repeats, positions, games, baseline: None, rounds: _ } => {
@@ -415,8 +487,9 @@ fn main() -> ExitCode {
     loa_engine::restore_sigpipe();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("loa: error: {message}");
+        // The one place errors are printed.
+        Err(error) => {
+            eprintln!("loa: error: {error}");
             ExitCode::FAILURE
         }
     }

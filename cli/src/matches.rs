@@ -3,12 +3,13 @@
 
 use crate::match_file::write_match_file;
 use crate::series::{PairPlayers, SeriesConfig, play_series};
-use crate::spec::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
 use loa_engine::BoardSize;
 use loa_engine::game::{MatchSide, Player};
 use loa_engine::openings::max_opening_plies;
-use std::path::Path;
+use loa_engine::spec::SpecError;
+use loa_engine::spec::{Accepts, PlayerSpec};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The most games a series may ask for.
@@ -18,45 +19,94 @@ pub const MAX_GAMES: u32 = 10_000_000;
 /// ([`max_opening_plies`]).
 pub const MAX_OPENING_PLIES: u32 = max_opening_plies(BoardSize::STANDARD);
 
+/// Why `loa match` refused its flags or could not play or write the series.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// `--games` out of range.
+    #[error("--games must be 2..={MAX_GAMES}, not {0}")]
+    Games(u32),
+    /// `--games` odd: the counts either side are offered.
+    #[error(
+        "--games must be even, not {0}: games come in two-game matches, each player Black once from the same \
+         start (use {around})",
+        around = even_around(*.0)
+    )]
+    OddGames(u32),
+    /// `--opening-plies` longer than the board allows.
+    #[error("--opening-plies must be at most {most} on the {size} board, not {plies}")]
+    OpeningPlies {
+        /// As given.
+        plies: u32,
+        /// The board's most.
+        most: u32,
+        /// The board.
+        size: BoardSize,
+    },
+    /// `--out` in a directory that does not exist.
+    #[error("--out: no directory {dir}", dir = .0.display())]
+    NoOutDir(PathBuf),
+    /// A player flag's spec (`--black` or `--white`) is bad or cannot play the board.
+    #[error("{flag}: {source}")]
+    Player {
+        /// The flag.
+        flag: &'static str,
+        /// Why.
+        #[source]
+        source: SpecError,
+    },
+    /// The progress bar's template was refused.
+    #[error("progress bar: {0}")]
+    Progress(#[from] indicatif::style::TemplateError),
+    /// The match file could not be written.
+    #[error("{path}: {source}", path = .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The even game counts around an odd `games`, as flags.
+fn even_around(games: u32) -> String {
+    if games == 1 { "--games 2".to_string() } else { format!("--games {} or {}", games - 1, games + 1) }
+}
+
 /// Checks `loa match`'s flags, naming the one at fault and what to give instead.
-pub fn check_flags(games: u32, opening_plies: u32, size: BoardSize, out: Option<&Path>) -> Result<(), String> {
+pub fn check_flags(games: u32, opening_plies: u32, size: BoardSize, out: Option<&Path>) -> Result<(), MatchError> {
     if games == 0 || games > MAX_GAMES {
-        return Err(format!("--games must be 2..={MAX_GAMES}, not {games}"));
+        return Err(MatchError::Games(games));
     }
     // An odd count would leave one player Black once more than White, from a start the other
     // never gets as Black: its totals would not compare the players.
     if games % 2 == 1 {
-        let around =
-            if games == 1 { "--games 2".to_string() } else { format!("--games {} or {}", games - 1, games + 1) };
-        return Err(format!(
-            "--games must be even, not {games}: games come in two-game matches, each player Black once from the \
-             same start (use {around})"
-        ));
+        return Err(MatchError::OddGames(games));
     }
     let most = max_opening_plies(size);
     if opening_plies > most {
-        return Err(format!("--opening-plies must be at most {most} on the {size} board, not {opening_plies}"));
+        return Err(MatchError::OpeningPlies { plies: opening_plies, most, size });
     }
     // Refuse a file that cannot be written before playing, not after.
     if let Some(dir) = out.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
-        return Err(format!("--out: no directory {}", dir.display()));
+        return Err(MatchError::NoOutDir(dir.to_path_buf()));
     }
     Ok(())
 }
 
 /// Plays the series between the players `black` and `white` name (the first has Black in the
 /// first game of every pair), prints the totals and writes the match file if asked.
-pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&Path>) -> Result<(), String> {
-    let parse = |text: &str| text.parse::<PlayerSpec>().map_err(|e| e.to_string());
-    let (a, b) = (parse(black)?, parse(white)?);
+pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&Path>) -> Result<(), MatchError> {
     let size = config.start.size();
-    let (pa, pb) = (a.prepare_on(size).map_err(|e| e.to_string())?, b.prepare_on(size).map_err(|e| e.to_string())?);
+    let player = |flag: &'static str, text: &str| {
+        let prepared = PlayerSpec::parse_in(text, Accepts::Playable).and_then(|s| Ok((s.prepare_on(size)?, s)));
+        prepared.map_err(|source| MatchError::Player { flag, source })
+    };
+    let ((pa, a), (pb, b)) = (player("--black", black)?, player("--white", white)?);
     let bar = ProgressBar::new(u64::from(config.games));
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}").map_err(|e| e.to_string())?,
-    );
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}")?);
     let players = |seed: u64| -> PairPlayers {
         let (x, y) = (pa.for_match(seed), pb.for_match(seed));
         (x as Arc<dyn Player + Send>, y as Arc<dyn Player + Send>)
@@ -78,7 +128,7 @@ pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&P
     }
     if let Some(path) = out {
         write_match_file(path, &report, &a.to_string(), &b.to_string(), config)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|source| MatchError::Write { path: path.to_path_buf(), source })?;
         println!("wrote {} ({} games)", path.display(), report.games().count());
     }
     Ok(())
@@ -90,19 +140,20 @@ mod tests {
 
     #[test]
     fn odd_game_counts_are_refused_with_the_even_ones_around() {
+        let err = |games, plies, size| check_flags(games, plies, size, None).unwrap_err().to_string();
         assert_eq!(
-            check_flags(3, 0, BoardSize::STANDARD, None).unwrap_err(),
+            err(3, 0, BoardSize::STANDARD),
             "--games must be even, not 3: games come in two-game matches, each player Black once from the same \
              start (use --games 2 or 4)"
         );
-        assert!(check_flags(1, 0, BoardSize::STANDARD, None).unwrap_err().ends_with("(use --games 2)"));
-        assert!(check_flags(0, 0, BoardSize::STANDARD, None).unwrap_err().starts_with("--games must be 2..="));
+        assert!(err(1, 0, BoardSize::STANDARD).ends_with("(use --games 2)"));
+        assert!(err(0, 0, BoardSize::STANDARD).starts_with("--games must be 2..="));
         assert!(check_flags(4, 0, BoardSize::STANDARD, None).is_ok());
-        assert!(
-            check_flags(4, 41, BoardSize::STANDARD, None).unwrap_err().contains("at most 40 on the 8x8 board, not 41")
-        );
+        assert!(err(4, 41, BoardSize::STANDARD).contains("at most 40 on the 8x8 board, not 41"));
         let five = BoardSize::MIN;
         assert!(check_flags(4, 6, five, None).is_ok());
-        assert!(check_flags(4, 7, five, None).unwrap_err().contains("at most 6 on the 5x5 board, not 7"));
+        assert!(err(4, 7, five).contains("at most 6 on the 5x5 board, not 7"));
+        let missing = check_flags(4, 0, five, Some(Path::new("/no/such/dir/x.jsonl"))).unwrap_err();
+        assert!(matches!(&missing, MatchError::NoOutDir(dir) if dir == Path::new("/no/such/dir")), "{missing}");
     }
 }

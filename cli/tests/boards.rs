@@ -125,7 +125,7 @@ fn the_engine_starts_from_its_board_and_refuses_networks_off_theirs() {
     let out = stdout(&loa_stdin(&["engine"], &input));
     assert!(
         out.contains(
-            "info string error: go: `randomann:1:4`: the network board-nonad-100-20-1 reads the 8x8 board, not 5x5"
+            "info string error: go: player `randomann:1:4`: the network board-nonad-100-20-1 reads the 8x8 board, not 5x5"
         ),
         "{out}"
     );

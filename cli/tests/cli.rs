@@ -138,7 +138,19 @@ fn best_reports_move_value_and_nodes() {
     let err = stderr(&loa(&["best", "--player", "aloa:2", won]));
     assert!(err.contains("game is over"), "{err}");
     let err = stderr(&loa(&["best", "--player", "chess:3", START]));
-    assert!(err.contains("unknown player kind"), "{err}");
+    assert!(err.starts_with("loa: error: --player: bad player `chess:3`: unknown player kind `chess`"), "{err}");
+    // The forms listed are the ones `loa` plays: not a run's survivors, which it refuses.
+    assert!(err.trim_end().ends_with("randomann-printed:D[:SEED] or net:D:FILE)"), "{err}");
+    let err = stderr(&loa(&["best", "--player", "run:3:runs/x:epochs=1", START]));
+    assert!(err.contains("--player: bad player `run:3:runs/x:epochs=1`: a run's survivors"), "{err}");
+}
+
+#[test]
+fn a_bad_player_is_named_by_its_flag() {
+    let err = stderr(&loa(&["match", "--black", "aloa:1", "--white", "aloa:0"]));
+    assert!(err.starts_with("loa: error: --white: bad player `aloa:0`: the depth must be 1..=12"), "{err}");
+    let err = stderr(&loa(&["play", "--opponent", "randomann:2", "--board", "6"]));
+    assert!(err.starts_with("loa: error: --opponent: player `randomann:2`: the network"), "{err}");
 }
 
 #[test]

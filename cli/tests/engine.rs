@@ -3,8 +3,8 @@
 //! the games are the ones `loa match` plays for the same players and seed.
 
 use loa_cli::series::{PairPlayers, SeriesConfig, play_series};
-use loa_cli::spec::PlayerSpec;
 use loa_engine::game::Player;
+use loa_engine::spec::{Accepts, PlayerSpec};
 use loa_engine::{Color, EndReason, Outcome, Position, Rules};
 use loa_records::{MatchGameRecord, MatchLine, jsonl};
 use std::io::{BufRead, BufReader, Write};
@@ -31,7 +31,7 @@ impl Engine {
         let mut child =
             command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("run loa");
         let (input, output) = (child.stdin.take().expect("stdin"), child.stdout.take().expect("stdout"));
-        let depth = player.parse::<PlayerSpec>().expect("a spec").depth();
+        let depth = PlayerSpec::parse_in(player, Accepts::Playable).expect("a spec").depth();
         let mut engine = Engine { child, input, output: BufReader::new(output), depth };
         engine.send("uci");
         engine.read_until("uciok");
@@ -148,7 +148,10 @@ fn engines_play_loa_match(first: &str, second: &str, games: u32, seed: u64, open
     assert_eq!(records.len(), games as usize);
 
     // The series' moves, from the library `loa match` plays it with (the file has no moves).
-    let (a, b) = (first.parse::<PlayerSpec>().unwrap(), second.parse::<PlayerSpec>().unwrap());
+    let (a, b) = (
+        PlayerSpec::parse_in(first, Accepts::Playable).unwrap(),
+        PlayerSpec::parse_in(second, Accepts::Playable).unwrap(),
+    );
     let (pa, pb) = (a.prepare().unwrap(), b.prepare().unwrap());
     let players = |s: u64| -> PairPlayers {
         (pa.for_match(s) as Arc<dyn Player + Send>, pb.for_match(s) as Arc<dyn Player + Send>)

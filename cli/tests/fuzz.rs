@@ -7,8 +7,8 @@ mod fuzz;
 
 use fuzz::{Decoder, inputs};
 use loa_cli::engine::command::parse;
-use loa_cli::spec::PlayerSpec;
 use loa_engine::START_TEXT;
+use loa_engine::spec::{Accepts, PlayerSpec};
 
 fn seeds(lines: &[&str]) -> Vec<Vec<u8>> {
     lines.iter().map(|l| l.as_bytes().to_vec()).collect()
@@ -43,6 +43,8 @@ fn player_specs() {
     let seeds =
         seeds(&["aloa:3", "aloa-normal:2", "random:2:7", "randomann:3:9", "randomann:1", "net:2:/no/such.json"]);
     Decoder::new("cli: player spec").check(inputs(seeds, "[a-z\\-]{0,12}(:[0-9a-z/.]{0,22}){0,3}"), |bytes| {
-        String::from_utf8_lossy(bytes).parse::<PlayerSpec>().map(drop).map_err(|e| fuzz::message(&e))
+        PlayerSpec::parse_in(&String::from_utf8_lossy(bytes), Accepts::Playable)
+            .map(drop)
+            .map_err(|e| fuzz::message(&e))
     });
 }

@@ -23,12 +23,13 @@
 //! - [`openings`]: seeded random openings and playout positions (for matches, tests, benches).
 //! - [`players`]: the thesis's players: network, ALoA and random-heuristic searchers, and the
 //!   network and ALoA players that remember the positions they have searched.
-//! - [`spec`]: the text that names a player (`aloa:5`, `net:3:FILE`), parsed.
+//! - [`spec`]: the text that names a player (`aloa:5`, `net:3:FILE`): parsed, checked against
+//!   a board, written back and built, for every place that takes one.
 //! - [`tasks`]: the master's units of work: tournaments, benchmark matches and generic match
 //!   tasks (pairs or a knockout over networks and fixed players).
 //!
-//! The `loa` command and what only it uses (player specs, series, `loa play`, `loa bench`) live
-//! in the `loa-cli` crate.
+//! The `loa` command and what only it uses (series, `loa play`, `loa bench`) live in the
+//! `loa-cli` crate.
 
 #![warn(missing_docs)]
 

@@ -2,8 +2,8 @@
 //! heuristic. Tasks and the `loa` command play networks as [`RememberingPlayer`]s and ALoA as an
 //! [`AloaPlayer`], which remember the results of positions they have searched (games that cycle
 //! and the benchmark's openings repeat them); [`SearchPlayer`] searches every position afresh,
-//! which `loa bench` times. The text specs that name players on the command line (`aloa:5`,
-//! `net:3:FILE`) live in the `loa-cli` crate.
+//! which `loa bench` times. The text that names a player (`aloa:5`, `net:3:FILE`) is
+//! [`crate::spec`]'s.
 
 use crate::game::Player;
 use crate::network::{Chromosome, Network, ShapeError, ShapedNetwork, Topology};
@@ -14,6 +14,11 @@ use std::sync::Arc;
 
 /// The deepest search a task or spec may ask for (deeper searches would take hours per move).
 pub const MAX_DEPTH: u32 = 12;
+
+/// A [`Player`] that can also be printed for debugging and sent to another thread: what a spec
+/// builds.
+pub trait PlayerDebug: Player + std::fmt::Debug + Send {}
+impl<T: Player + std::fmt::Debug + Send> PlayerDebug for T {}
 
 /// A network asked to play on a board it cannot read: its shape names the board it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ mod fuzz;
 use fuzz::{Decoder, inputs};
 use loa_engine::network::{Chromosome, Topology};
 use loa_engine::openings::sample_positions;
-use loa_engine::spec::parse_player;
+use loa_engine::spec::PlayerSpec;
 use loa_engine::tasks::FixedPlayer;
 use loa_engine::{Move, Position, START_TEXT};
 use proptest::prelude::*;
@@ -158,7 +158,9 @@ fn player_specs() {
     ]);
     Decoder::new("engine: player spec").check(inputs(seeds, "[a-z\\-]{0,12}(:[0-9]{0,22}){0,3}"), |bytes| {
         let text = String::from_utf8_lossy(bytes);
-        parse_player(&text).map(drop)?;
-        text.parse::<FixedPlayer>().map(drop).or_else(|why| if why.is_empty() { Err(why) } else { Ok(()) })
+        let spec = text.parse::<PlayerSpec>().map_err(|e| fuzz::message(&e))?;
+        // What is written parses back to the same spec.
+        assert_eq!(spec.to_string().parse::<PlayerSpec>().ok().as_ref(), Some(&spec), "{text}");
+        text.parse::<FixedPlayer>().map(drop).map_err(|e| fuzz::message(&e))
     });
 }

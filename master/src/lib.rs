@@ -13,6 +13,7 @@
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
+//! - [`files`]: the configuration files read by kind, a file of another kind named as such.
 
 #![warn(missing_docs)]
 pub mod checkpoint;
@@ -20,6 +21,7 @@ pub mod cluster;
 pub mod codec;
 pub mod config;
 pub mod experiment;
+pub mod files;
 pub mod generation;
 pub mod metrics;
 pub mod pool;

@@ -6,8 +6,32 @@
 //! same load; each figure's best rate per binary is kept and the ratio new / baseline printed.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+/// Why a side-by-side comparison stopped: a binary that would not run or whose bench failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The binary could not be started.
+    #[error("cannot run {binary}: {source}", binary = .binary.display())]
+    Start {
+        /// The binary.
+        binary: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Its `bench` ended in failure: its status and what it wrote to standard error.
+    #[error("{binary} bench failed ({status}): {stderr}", binary = .binary.display())]
+    Failed {
+        /// The binary.
+        binary: PathBuf,
+        /// How it ended.
+        status: ExitStatus,
+        /// Its standard error.
+        stderr: String,
+    },
+}
 
 /// One figure line of `loa bench` output, parsed back: its name and rate in units per second.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,19 +74,18 @@ pub fn parse_figure(line: &str) -> Option<ParsedFigure> {
 }
 
 /// Runs `binary bench ARGS` once and parses its figures.
-fn run_bench(binary: &Path, args: &[String]) -> Result<Vec<ParsedFigure>, String> {
+fn run_bench(binary: &Path, args: &[String]) -> Result<Vec<ParsedFigure>, CompareError> {
     let output = Command::new(binary)
         .arg("bench")
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+        .map_err(|source| CompareError::Start { binary: binary.to_path_buf(), source })?;
     if !output.status.success() {
-        return Err(format!(
-            "{} bench failed ({}): {}",
-            binary.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
+        return Err(CompareError::Failed {
+            binary: binary.to_path_buf(),
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).lines().filter_map(parse_figure).collect())
 }
@@ -103,7 +126,7 @@ fn format_rate(rate: f64) -> String {
 /// Runs `baseline bench ARGS` and `new bench ARGS` alternately, `rounds` times each (baseline
 /// first), printing progress to stderr, and returns the side-by-side table: per figure the best
 /// rate of each binary and the ratio new / baseline (above 1: the new binary is faster).
-pub fn compare(baseline: &Path, new: &Path, args: &[String], rounds: u32) -> Result<String, String> {
+pub fn compare(baseline: &Path, new: &Path, args: &[String], rounds: u32) -> Result<String, CompareError> {
     let (mut old_rates, mut new_rates) = (Rates::default(), Rates::default());
     for round in 1..=rounds.max(1) {
         eprintln!("round {round}/{rounds}: baseline {}", baseline.display());
@@ -139,6 +162,17 @@ pub fn compare(baseline: &Path, new: &Path, args: &[String], rounds: u32) -> Res
 mod tests {
     use super::*;
     use crate::bench::Figure;
+
+    #[test]
+    fn a_binary_that_does_not_run_is_named() {
+        let missing = Path::new("/no/such/loa");
+        let err = compare(missing, missing, &[], 1).unwrap_err();
+        assert!(matches!(&err, CompareError::Start { binary, .. } if binary == missing), "{err}");
+        assert!(err.to_string().starts_with("cannot run /no/such/loa: "), "{err}");
+        let failing = compare(Path::new("false"), Path::new("false"), &[], 1).unwrap_err();
+        assert!(matches!(&failing, CompareError::Failed { status, .. } if !status.success()), "{failing}");
+        assert!(failing.to_string().starts_with("false bench failed ("), "{failing}");
+    }
 
     #[test]
     fn printed_figures_parse_back() {

@@ -20,7 +20,7 @@ mod network;
 mod shapes;
 
 pub use aloa::aloa_figures;
-pub use compare::{ParsedFigure, compare, parse_figure};
+pub use compare::{CompareError, ParsedFigure, compare, parse_figure};
 pub use loa_engine::openings::sample_positions;
 pub use network::network_figures;
 pub use shapes::shape_figures;

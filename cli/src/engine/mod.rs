@@ -11,9 +11,11 @@
 pub mod command;
 
 use crate::apply::{ApplyError, apply_moves};
-use crate::spec::{PlayerDebug, PlayerError, PlayerSpec, PreparedPlayer};
 use command::{Command, GoLimit, ProtocolError};
 use loa_engine::aloa::AloaKind;
+use loa_engine::players::PlayerDebug;
+use loa_engine::spec::{Accepts, PlayerSpec, PreparedPlayer, SpecError};
+use loa_engine::tasks::FixedPlayer;
 use loa_engine::{Position, Rules};
 use std::collections::HashMap;
 use std::fmt;
@@ -22,7 +24,7 @@ use std::sync::Arc;
 
 /// The player an engine plays until told otherwise: the reference player, `aloa:5`.
 pub fn default_player() -> PlayerSpec {
-    PlayerSpec::Aloa { kind: AloaKind::Quad, depth: 5 }
+    PlayerSpec::Fixed(FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 5 })
 }
 
 /// Why a command could not be carried out; the engine says so and reads on.
@@ -47,7 +49,7 @@ pub enum EngineError {
     /// `go` with no position: the last `position` was refused.
     NoPosition,
     /// `go` on a board the player cannot play (a network on a board other than 8×8).
-    Board(PlayerError),
+    Board(SpecError),
 }
 
 impl fmt::Display for EngineError {
@@ -79,7 +81,7 @@ impl std::error::Error for EngineError {}
 #[derive(Debug)]
 pub enum PlayerChoiceError {
     /// Not a spec, or its file cannot be used.
-    Spec(PlayerError),
+    Spec(SpecError),
     /// A player that draws a fresh network per match, which an engine has none of.
     FreshNetwork {
         /// The spec as written.
@@ -222,7 +224,7 @@ impl Engine {
 
     /// Reads any file the spec names now, so that a bad one is reported at once.
     fn set_player(&mut self, text: &str) -> Result<(), PlayerChoiceError> {
-        let spec: PlayerSpec = text.parse().map_err(PlayerChoiceError::Spec)?;
+        let spec = PlayerSpec::parse_in(text, Accepts::Playable).map_err(PlayerChoiceError::Spec)?;
         let player = prepare(&spec)?;
         self.players = HashMap::from([(spec.depth(), player)]);
         self.spec = spec;

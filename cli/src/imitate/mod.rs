@@ -26,7 +26,7 @@ pub use train::{EpochReport, Params, TrainConfig, Trainer, Validation, pearson};
 
 use loa_engine::Rules;
 use loa_engine::aloa::Aloa;
-use loa_engine::network::Chromosome;
+use loa_engine::network::{Chromosome, ChromosomeError, Topology};
 
 /// Everything `loa imitate` needs.
 #[derive(Clone, Debug)]
@@ -39,30 +39,54 @@ pub struct ImitateConfig {
     pub scale: Option<f64>,
 }
 
+/// Why `loa imitate` refused its flags or could not write its network.
+#[derive(Debug, thiserror::Error)]
+pub enum ImitateError {
+    /// A flag out of range: the flag, the range it must be in, and the value given.
+    #[error("{flag} must be {range}, not {value}")]
+    Flag {
+        /// The flag, e.g. `--epochs`.
+        flag: &'static str,
+        /// What it must be, e.g. `1..=100000`.
+        range: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A chromosome of another shape than the thesis's, which the trainer fits.
+    #[error("topology {0} is not {thesis}", thesis = Topology::THESIS)]
+    Topology(Topology),
+    /// The fitted weights do not make a chromosome.
+    #[error("{0}")]
+    Chromosome(#[from] ChromosomeError),
+}
+
 impl ImitateConfig {
     /// Checks the ranges, naming the flag at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ImitateError> {
+        let bad = |flag, range, value: &dyn std::fmt::Display| {
+            Err(ImitateError::Flag { flag, range, value: value.to_string() })
+        };
         let p = &self.positions;
         if !(100..=2_000_000).contains(&p.positions) {
-            return Err(format!("--positions must be 100..=2000000 (memory: 800 bytes each), not {}", p.positions));
+            return bad("--positions", "100..=2000000 (memory: 800 bytes each)", &p.positions);
         }
         if !(0.0..0.9).contains(&p.validation) {
-            return Err(format!("--validation must be at least 0 and below 0.9, not {}", p.validation));
+            return bad("--validation", "at least 0 and below 0.9", &p.validation);
         }
         let t = &self.train;
         if !(1..=100_000).contains(&t.epochs) {
-            return Err(format!("--epochs must be 1..=100000, not {}", t.epochs));
+            return bad("--epochs", "1..=100000", &t.epochs);
         }
         if !(1..=1_000_000).contains(&t.batch) {
-            return Err(format!("--batch must be 1..=1000000, not {}", t.batch));
+            return bad("--batch", "1..=1000000", &t.batch);
         }
         if !(t.learning_rate > 0.0 && t.learning_rate <= 1.0) {
-            return Err(format!("--learning-rate must be in (0, 1], not {}", t.learning_rate));
+            return bad("--learning-rate", "in (0, 1]", &t.learning_rate);
         }
         if let Some(s) = self.scale
             && !(s.is_finite() && s > 0.0)
         {
-            return Err(format!("--scale must be a positive number, not {s}"));
+            return bad("--scale", "a positive number", &s);
         }
         Ok(())
     }
@@ -99,7 +123,7 @@ fn no_validation_note(config: &PositionConfig, games: u64) -> String {
 
 /// Collects and labels the positions, trains, and returns the fitted chromosome; `say` gets
 /// one line per stage and per epoch.
-pub fn imitate(config: &ImitateConfig, mut say: impl FnMut(String)) -> Result<ImitateSummary, String> {
+pub fn imitate(config: &ImitateConfig, mut say: impl FnMut(String)) -> Result<ImitateSummary, ImitateError> {
     config.validate()?;
     let start = std::time::Instant::now();
     let aloa = Aloa::quad();

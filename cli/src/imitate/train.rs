@@ -1,8 +1,9 @@
 //! The network in f64 and its training: exact forward and backward passes, minibatch Adam.
 
+use super::ImitateError;
 use super::positions::Sample;
 use loa_engine::network::symmetry::{Tying, WeightTying};
-use loa_engine::network::{Chromosome, INPUTS, MAX_ABS_WEIGHT, SplitMix64, Topology};
+use loa_engine::network::{Chromosome, ChromosomeError, INPUTS, MAX_ABS_WEIGHT, SplitMix64, Topology};
 use loa_engine::random::derive_seed;
 
 /// Hidden units of the default topology.
@@ -46,19 +47,19 @@ impl Params {
     }
 
     /// The weights of a chromosome of the default topology.
-    pub fn from_chromosome(chromosome: &Chromosome) -> Result<Params, String> {
+    pub fn from_chromosome(chromosome: &Chromosome) -> Result<Params, ImitateError> {
         if chromosome.topology() != Topology::THESIS {
-            return Err(format!("topology {} is not {}", chromosome.topology(), Topology::THESIS));
+            return Err(ImitateError::Topology(chromosome.topology()));
         }
         Ok(Params { w: chromosome.weights().iter().map(|&v| f64::from(v)).collect() })
     }
 
     /// The chromosome with these weights rounded to f32 and clamped within the chromosome
     /// bound (never reached in practice; the clamp keeps the file valid whatever happens).
-    pub fn to_chromosome(&self) -> Result<Chromosome, String> {
+    pub fn to_chromosome(&self) -> Result<Chromosome, ChromosomeError> {
         let bound = f64::from(MAX_ABS_WEIGHT);
         let weights = self.w.iter().map(|&v| if v.is_finite() { v.clamp(-bound, bound) as f32 } else { 0.0 }).collect();
-        Chromosome::new(Topology::THESIS, weights).map_err(|e| e.to_string())
+        Chromosome::new(Topology::THESIS, weights)
     }
 
     fn activations(&self, x: &[f32; INPUTS]) -> Activations {

@@ -1,8 +1,8 @@
 //! A TD run's configuration: a TOML file like a master run's (`experiments/td/*.toml`).
 
-use crate::spec::PlayerSpec;
 use loa_engine::network::Topology;
 use loa_engine::players::MAX_DEPTH;
+use loa_engine::spec::{Accepts, PlayerSpec};
 use loa_engine::tasks::MAX_OPENING_PLIES;
 use loa_engine::{BoardSize, Position, Start};
 use serde::{Deserialize, Serialize};
@@ -182,7 +182,10 @@ impl TdValidation {
     pub fn players(&self) -> Result<Vec<PlayerSpec>, String> {
         self.opponents
             .iter()
-            .map(|text| text.parse::<PlayerSpec>().map_err(|e| format!("validation.opponents: `{text}`: {e}")))
+            .map(|text| {
+                PlayerSpec::parse_in(text, Accepts::Playable)
+                    .map_err(|e| format!("validation.opponents: `{text}`: {e}"))
+            })
             .collect()
     }
 

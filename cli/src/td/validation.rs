@@ -5,12 +5,12 @@
 //! so the two kinds of run are measured on the same games.
 
 use super::config::{TdConfig, TdValidation};
-use crate::spec::PreparedPlayer;
 use loa_engine::game::{Criterion, MatchSide, Player, play_match};
 use loa_engine::network::Chromosome;
 use loa_engine::openings::random_opening_from;
 use loa_engine::players::ShapedPlayer;
 use loa_engine::random::derive_seed;
+use loa_engine::spec::PreparedPlayer;
 use loa_engine::tasks::OPENING_SEED_LABEL;
 use loa_engine::{Position, Rules};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -12,7 +12,7 @@ use crate::aloa::{Aloa, AloaKind};
 use crate::game::{Player, play_match};
 use crate::network::{Chromosome, Encoding, Network, random_uniform};
 use crate::openings::{max_opening_plies, random_opening_from};
-use crate::players::{AloaPlayer, RandomPlayer, RememberingPlayer, ShapedPlayer, network_plays_on};
+use crate::players::{AloaPlayer, PlayerDebug, RandomPlayer, RememberingPlayer, ShapedPlayer, network_plays_on};
 use crate::random::derive_seed;
 use crate::{BoardSize, Position, Rules, Start};
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,8 @@ impl FixedPlayer {
         }
     }
 
-    fn player(&self) -> Box<dyn Player> {
+    /// The player it is: what a task plays, and what `loa` builds from its spec.
+    pub fn player(&self) -> Box<dyn PlayerDebug> {
         match *self {
             FixedPlayer::Aloa { evaluator, depth } => Box::new(AloaPlayer { eval: Aloa::new(evaluator), depth }),
             FixedPlayer::Random { depth, salt } => Box::new(RandomPlayer { depth, salt }),
@@ -496,7 +497,7 @@ pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> 
         .map(|e| -> Box<dyn Player> {
             match e {
                 MatchEntrant::Network { chromosome, .. } => Box::new(ShapedPlayer::new(chromosome, task.network_depth)),
-                MatchEntrant::Fixed { player, .. } => player.player(),
+                MatchEntrant::Fixed { player, .. } => player.player() as Box<dyn Player>,
             }
         })
         .collect();

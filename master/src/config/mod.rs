@@ -3,7 +3,6 @@
 //! the defaults. Variation operators are the engine's, by name; the selection scheme's table is
 //! the scheme's own ([`crate::selection::build`] parses and checks it).
 
-use loa_engine::aloa::AloaKind;
 use loa_engine::network::Topology;
 use loa_engine::players::MAX_DEPTH;
 use loa_engine::tasks::{FixedPlayer, MatchEntrant, MatchFormat, MatchTask};
@@ -69,7 +68,8 @@ fn is_usual_start(start: &Start) -> bool {
     *start == Start::Standard
 }
 
-/// Benchmark settings.
+/// Benchmark settings: the reference player as a kind and a depth, which together are its spec
+/// `KIND:DEPTH` (docs/config.md says why not a spec).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BenchmarkConfig {
@@ -89,6 +89,17 @@ pub enum ReferenceKind {
     AloaNormal,
     /// The random heuristic.
     Random,
+}
+
+impl ReferenceKind {
+    /// The kind as the configuration writes it, which is the kind of its player spec.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReferenceKind::Aloa => "aloa",
+            ReferenceKind::AloaNormal => "aloa-normal",
+            ReferenceKind::Random => "random",
+        }
+    }
 }
 
 impl Default for ExperimentConfig {
@@ -186,36 +197,55 @@ pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigErr
     toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
 }
 
-/// The TOML text of the file at `path`, read by `parse` (errors name the file, and say so when
-/// it is a configuration of the other kind).
-pub(crate) fn read_toml<T>(path: &Path, parse: impl Fn(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
+/// A kind of configuration file the master reads: what a file of it is, the command that takes
+/// it, and whether a text reads as one. A file refused as one kind is named as another kind it
+/// reads as ([`ConfigError::OtherKind`]); `crate::files` lists every kind.
+#[derive(Clone, Copy, Debug)]
+pub struct FileKind {
+    /// What a file of the kind is, e.g. `a run configuration`.
+    pub what: &'static str,
+    /// The `master` command that takes it, e.g. `run`.
+    pub command: &'static str,
+    /// What that command's `--out` names, e.g. `RUN_DIR`.
+    pub out: &'static str,
+    /// Whether a TOML text reads as this kind (its keys and types, before any range check).
+    pub reads: fn(&str) -> bool,
+}
+
+/// The TOML text of the file at `path`, read by `parse` (errors name the file, and name the
+/// kind of `kinds` it is when it does not read as the kind asked for).
+pub(crate) fn read_toml<T>(
+    path: &Path,
+    parse: impl Fn(&str) -> Result<T, ConfigError>,
+    kinds: &[FileKind],
+) -> Result<T, ConfigError> {
     // A configuration is a few KB; the bound turns a device or a runaway file into an error.
     let text =
         loa_engine::files::read_text_at_most(path, 16 << 20).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
     parse(&text).map_err(|e| match e {
-        // It did not read as the kind asked for, so if it reads as one kind it is the other.
-        ConfigError::Parse(..) if parse_toml::<ExperimentConfig>(&text).is_ok() => {
-            ConfigError::OtherKind(path.to_path_buf(), "a run configuration", "run", "RUN_DIR")
-        }
-        ConfigError::Parse(..) if parse_toml::<crate::experiment::MatchExperiment>(&text).is_ok() => {
-            ConfigError::OtherKind(path.to_path_buf(), "a match experiment", "experiment", "GAMES.jsonl")
-        }
-        ConfigError::Parse(None, e) => ConfigError::Parse(Some(path.to_path_buf()), e),
+        // It did not read as the kind asked for, so a kind it reads as is another.
+        ConfigError::Parse(None, e) => match kinds.iter().find(|kind| (kind.reads)(&text)) {
+            Some(kind) => ConfigError::OtherKind(path.to_path_buf(), kind.what, kind.command, kind.out),
+            None => ConfigError::Parse(Some(path.to_path_buf()), e),
+        },
         other => other,
     })
 }
 
 impl ExperimentConfig {
+    /// The kind of file a run configuration is (`crate::files` reads it).
+    pub const FILE: FileKind = FileKind {
+        what: "a run configuration",
+        command: "run",
+        out: "RUN_DIR",
+        reads: |text| parse_toml::<ExperimentConfig>(text).is_ok(),
+    };
+
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<ExperimentConfig, ConfigError> {
         let config: ExperimentConfig = parse_toml(text)?;
         config.validate()?;
         Ok(config)
-    }
-
-    /// Reads, parses and validates a TOML file.
-    pub fn read(path: &Path) -> Result<ExperimentConfig, ConfigError> {
-        read_toml(path, ExperimentConfig::from_toml)
     }
 
     /// The configuration as TOML (what a run directory keeps beside its checkpoints).
@@ -246,6 +276,7 @@ impl ExperimentConfig {
                 return bad(key, format!("must be 1..={MAX_DEPTH}, got {depth}"));
             }
         }
+        self.reference()?;
         self.mutation.check()?;
         self.crossover.check()?;
         if self.rules.ply_cap == 0 || self.rules.ply_cap > 10_000 {
@@ -283,15 +314,21 @@ impl ExperimentConfig {
         }
     }
 
-    /// The benchmark's reference player.
-    pub fn reference(&self) -> FixedPlayer {
-        let depth = self.benchmark.depth;
-        match self.benchmark.reference {
-            ReferenceKind::Aloa => FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth },
-            ReferenceKind::AloaNormal => FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth },
-            ReferenceKind::Random => FixedPlayer::Random { depth, salt: 0 },
-        }
+    /// The benchmark's reference player: the spec `KIND:DEPTH` of `[benchmark]` (`random:D` has
+    /// the salt 0). An error names `benchmark` if that is no fixed player (a depth out of range).
+    pub fn reference(&self) -> Result<FixedPlayer, ConfigError> {
+        fixed_player("benchmark", &format!("{}:{}", self.benchmark.reference.name(), self.benchmark.depth))
     }
+}
+
+/// The fixed players (the same in every match) of `specs`, in order; a spec that is not one is an
+/// error naming the setting `key`, the spec and the forms to use.
+pub(crate) fn fixed_players(key: &str, specs: &[String]) -> Result<Vec<FixedPlayer>, ConfigError> {
+    specs.iter().map(|spec| fixed_player(key, spec)).collect()
+}
+
+fn fixed_player(key: &str, spec: &str) -> Result<FixedPlayer, ConfigError> {
+    spec.parse::<FixedPlayer>().map_err(|e| ConfigError::Invalid { key: key.to_owned(), why: e.to_string() })
 }
 
 #[cfg(test)]
@@ -307,6 +344,30 @@ mod tests {
         assert_eq!(c.mutation.operator.variation(1).name(), "uniform-reset");
         assert_eq!(c.crossover.operator.name(), "single-point");
         assert_eq!(c.rules.ply_cap, 100);
+    }
+
+    #[test]
+    fn the_reference_is_the_spec_of_its_kind_and_depth() {
+        use loa_engine::aloa::AloaKind;
+        for (kind, player) in [
+            ("aloa", FixedPlayer::Aloa { evaluator: AloaKind::Quad, depth: 4 }),
+            ("aloa-normal", FixedPlayer::Aloa { evaluator: AloaKind::Normal, depth: 4 }),
+            ("random", FixedPlayer::Random { depth: 4, salt: 0 }),
+        ] {
+            let text = format!("[benchmark]\nreference = \"{kind}\"\ndepth = 4\n");
+            let c = ExperimentConfig::from_toml(&text).unwrap();
+            assert_eq!((c.reference().unwrap(), c.benchmark.reference.name()), (player, kind));
+            // Written back in the form it was read.
+            assert!(c.to_toml().contains(&text), "{}", c.to_toml());
+        }
+        let deep = ExperimentConfig {
+            benchmark: BenchmarkConfig { depth: 40, ..BenchmarkConfig::default() },
+            ..ExperimentConfig::default()
+        };
+        let why = deep.reference().unwrap_err().to_string();
+        assert!(why.starts_with("invalid `benchmark`: bad player `aloa:40`: the depth must be 1..=12"), "{why}");
+        let err = ExperimentConfig::from_toml("[benchmark]\nreference = \"aloa:5\"").unwrap_err().to_string();
+        assert!(err.contains("aloa:5") && err.contains("aloa-normal"), "{err}");
     }
 
     #[test]

@@ -1,11 +1,10 @@
 //! The optional `[validation]` section of a run: the run's best network against held-out
 //! opponents every few epochs, from openings of a seed of its own (docs/config.md).
 
-use super::ConfigError;
+use super::{ConfigError, fixed_players};
 use loa_engine::BoardSize;
 use loa_engine::openings::max_opening_plies;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::spec::{PlayerText, parse_player};
 use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +17,7 @@ pub const MAX_MATCHES: u32 = 100_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ValidationConfig {
-    /// The opponents' player specs (fixed players: `aloa:D`, `random:D[:SALT]`, ...).
+    /// The opponents' player specs: fixed players ([`loa_engine::spec::Accepts::Fixed`]).
     pub opponents: Vec<String>,
     /// Two-game matches against each opponent per validation; even, so the network is A in half
     /// of them and B in the other half from the same openings.
@@ -96,22 +95,7 @@ impl ValidationConfig {
     /// The opponents as players, in order; a spec that is not a fixed player is an error naming
     /// `validation.opponents` and the spec.
     pub fn players(&self) -> Result<Vec<FixedPlayer>, ConfigError> {
-        let fixed = |spec: &String| {
-            let not = |why: String| ConfigError::Invalid {
-                key: "validation.opponents".into(),
-                why: format!("`{spec}`: {why}"),
-            };
-            match parse_player(spec).map_err(not)? {
-                PlayerText::Fixed(player) => Ok(player),
-                PlayerText::Other { kind, .. } => Err(not(format!(
-                    "unknown player kind `{kind}`: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED"
-                ))),
-                _ => Err(not(
-                    "not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".into()
-                )),
-            }
-        };
-        self.opponents.iter().map(fixed).collect()
+        fixed_players("validation.opponents", &self.opponents)
     }
 
     /// Whether the run validates at the end of `epoch`.
@@ -144,9 +128,10 @@ mod tests {
     fn bad_values_name_their_key() {
         assert!(err("").contains("`validation.opponents`: needs at least one"), "{}", err(""));
         let o = "opponents = [\"aloa:3\"]\n";
-        assert!(err("opponents = [\"aloa:30\"]").contains("`validation.opponents`: `aloa:30`: the depth"));
+        assert!(err("opponents = [\"aloa:30\"]").contains("`validation.opponents`: bad player `aloa:30`: the depth"));
         assert!(err("opponents = [\"chess:3\"]").contains("unknown player kind `chess`"));
-        assert!(err("opponents = [\"randomann:3\"]").contains("not a fixed player"));
+        let fresh = err("opponents = [\"randomann:3\"]");
+        assert!(fresh.contains("`randomann:3`: not a fixed player") && fresh.contains("randomann:D:SEED"), "{fresh}");
         assert!(err(&format!("{o}matches = 3")).contains("`validation.matches`: must be even"));
         assert!(err(&format!("{o}matches = 0")).contains("`validation.matches`"));
         assert!(err(&format!("{o}every = 0")).contains("`validation.every`: must be at least 1"));

@@ -2,13 +2,12 @@
 //! matches, the seed, the openings, the rules and whether colours are swapped. Every error names
 //! its key: an unknown one (serde), a value out of range or an unreadable player spec (`validate`).
 
-use super::spec::PlayerSpec;
-use crate::config::{ConfigError, parse_toml, read_toml};
+use crate::config::{ConfigError, FileKind, parse_toml};
 use loa_engine::openings::max_opening_plies;
+use loa_engine::spec::PlayerSpec;
 use loa_engine::tasks::MAX_MATCHES;
 use loa_engine::{BoardSize, Position, Rules, Start};
 use serde::Deserialize;
-use std::path::Path;
 
 /// Most two-game matches per entrant of A (bounds an experiment's size and memory).
 pub const MAX_MATCHES_PER_ENTRANT: u32 = 1_000_000;
@@ -73,16 +72,19 @@ fn default_max_matches() -> u64 {
 }
 
 impl MatchExperiment {
+    /// The kind of file a match experiment is (`crate::files` reads it).
+    pub const FILE: FileKind = FileKind {
+        what: "a match experiment",
+        command: "experiment",
+        out: "GAMES.jsonl",
+        reads: |text| parse_toml::<MatchExperiment>(text).is_ok(),
+    };
+
     /// Parses and validates TOML text.
     pub fn from_toml(text: &str) -> Result<MatchExperiment, ConfigError> {
         let config: MatchExperiment = parse_toml(text)?;
         config.validate()?;
         Ok(config)
-    }
-
-    /// Reads, parses and validates a TOML file.
-    pub fn read(path: &Path) -> Result<MatchExperiment, ConfigError> {
-        read_toml(path, MatchExperiment::from_toml)
     }
 
     /// The two players' specs, parsed (files are not read yet).

@@ -4,20 +4,22 @@
 //! collected by id and written in match order, so any number of workers writes the same bytes.
 //!
 //! - [`config`]: the experiment file (`experiments/eN.toml`).
-//! - [`spec`]: player specs, including a run's survivors by epoch.
+//! - [`side`]: each player's spec ([`loa_engine::spec`]) with its files read, a `run:` spec
+//!   expanded into the run's survivors by epoch.
 //! - [`plan`]: matches, tasks and the per-game lines.
 
 pub mod config;
 pub mod plan;
-pub mod spec;
+pub mod side;
 
 pub use config::MatchExperiment;
 pub use plan::{MatchTally, PlannedMatch};
-pub use spec::{PlayerSpec, Side, SpecError};
+pub use side::{Side, SideError};
 
 use crate::config::ConfigError;
 use crate::pool::{PoolError, WorkerPool};
 use crate::scheduler::TaskId;
+use loa_engine::spec::PlayerSpec;
 use loa_engine::tasks::{MatchSummary, OutcomeMismatch, Task};
 use loa_records::jsonl::write_lines;
 use std::fmt;
@@ -37,7 +39,7 @@ pub enum ExperimentError {
     Config(#[from] ConfigError),
     /// A player's files could not be used: its key (`a` or `b`), and why.
     #[error("player `{0}`: {1}")]
-    Player(&'static str, #[source] SpecError),
+    Player(&'static str, #[source] SideError),
     /// The experiment would play more matches than its `max_matches`.
     #[error(
         "the experiment plans {planned} two-game matches, more than max_matches = {max}: name fewer epochs or \
@@ -167,8 +169,8 @@ pub fn run(
     let started = Instant::now();
     config.validate()?;
     let (spec_a, spec_b) = config.players()?;
-    let a = spec_a.prepare().map_err(|e| ExperimentError::Player("a", e))?;
-    let b = spec_b.prepare().map_err(|e| ExperimentError::Player("b", e))?;
+    let a = Side::prepare(&spec_a).map_err(|e| ExperimentError::Player("a", e))?;
+    let b = Side::prepare(&spec_b).map_err(|e| ExperimentError::Player("b", e))?;
     a.plays_on(config.board).map_err(|e| ExperimentError::Player("a", e))?;
     b.plays_on(config.board).map_err(|e| ExperimentError::Player("b", e))?;
     if options.threads == 0 && options.cluster.is_none() {
@@ -235,7 +237,8 @@ pub fn run(
                 .filter(|(m, _)| a.nets.get(m.a_entrant).and_then(|n| n.epoch) == Some(epoch))
                 .copied()
                 .collect();
-            let (path, spec) = (epoch_path(out, epoch), format!("run:{depth}:{}:epochs={epoch}", dir.display()));
+            let spec = PlayerSpec::Run { depth: *depth, dir: dir.clone(), epochs: vec![epoch] }.to_string();
+            let path = epoch_path(out, epoch);
             by_epoch.push((epoch, series(&subset, &spec, &path)?, path));
         }
     }

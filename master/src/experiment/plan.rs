@@ -7,21 +7,22 @@
 //! outcome is put back in its place by task id and position, whatever worker played it.
 
 use super::config::MatchExperiment;
-use super::spec::{PlayerSpec, Side};
+use super::side::Side;
 use crate::metrics;
 use loa_engine::Color;
 use loa_engine::game::{Criterion, MatchSide, benchmark_score};
 use loa_engine::openings::random_opening_from;
 use loa_engine::random::derive_seed;
+use loa_engine::spec::{FRESH_ANN_LABEL, PlayerSpec};
 use loa_engine::tasks::{
-    FixedPlayer, MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
+    MAX_ENTRANTS, MatchEntrant, MatchFormat, MatchSummary, MatchTask, OPENING_SEED_LABEL, Pairing,
 };
 use loa_records::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
 use std::mem::take;
 
-/// The label that draws a fresh RandomANN's weights from the match seed for player A (`loa
-/// match` uses it for both players).
-pub const FRESH_ANN_LABEL_A: u64 = 0xA11;
+/// The label that draws a fresh RandomANN's weights from the match seed for player A: the one
+/// `loa match` uses for both players.
+pub const FRESH_ANN_LABEL_A: u64 = FRESH_ANN_LABEL;
 /// The same for player B (so two fresh RandomANNs in one match differ).
 pub const FRESH_ANN_LABEL_B: u64 = 0xA12;
 
@@ -78,18 +79,12 @@ fn key(side: &Side, a: bool, entrant: usize, number: u64) -> Key {
 }
 
 fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> MatchEntrant {
-    let player = match side.spec {
-        PlayerSpec::Fixed(p) => p,
-        PlayerSpec::FreshRandomAnn { depth, printed } => {
-            let seed = derive_seed(match_seed, if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B });
-            if printed { FixedPlayer::RandomAnnPrinted { depth, seed } } else { FixedPlayer::RandomAnn { depth, seed } }
-        }
-        // `plan_matches` numbers a side's entrants below its count of networks.
-        PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
-            return MatchEntrant::Network { serial, chromosome: side.nets[key.index as usize].chromosome.clone() };
-        }
-    };
-    MatchEntrant::Fixed { serial, player }
+    let label = if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B };
+    match side.spec.fixed_for_match(match_seed, label) {
+        Some(player) => MatchEntrant::Fixed { serial, player },
+        // A network spec: `plan_matches` numbers a side's entrants below its count of networks.
+        None => MatchEntrant::Network { serial, chromosome: side.nets[key.index as usize].chromosome.clone() },
+    }
 }
 
 /// A task and the file positions of its matches.

@@ -288,7 +288,7 @@ impl Runner<'_> {
             }
         };
         let survivors = state.individuals()?;
-        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference() };
+        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference()? };
         let tasks: Vec<(TaskId, Task)> = survivors
             .iter()
             .enumerate()

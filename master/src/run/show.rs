@@ -117,7 +117,7 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         scheme: config.selection.scheme.name.clone(),
         target_epochs: config.epochs,
         generations_per_epoch: config.generations_per_epoch,
-        reference: config.reference().to_string(),
+        reference: config.reference()?.to_string(),
         generation: state.generation,
         epoch: state.epoch,
         epochs: epochs.collect(),

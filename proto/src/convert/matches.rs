@@ -9,6 +9,7 @@ use crate::{ProtoError, each, pb};
 use loa_engine::BoardSize;
 use loa_engine::network::Chromosome;
 use loa_engine::players::MAX_DEPTH;
+use loa_engine::spec::SpecError;
 use loa_engine::tasks::{
     FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing, Task,
     TaskError,
@@ -80,7 +81,7 @@ fn match_task_to_proto(id: u64, m: &MatchTask, decide: &mut dyn FnMut(&Chromosom
 /// A fixed player from its spec, which must be in the form the engine writes (so every valid
 /// task has one encoding). Its depth is checked with the rest of the task.
 fn fixed_from_proto(f: &pb::FixedEntrant) -> Result<MatchEntrant, ProtoError> {
-    let player: FixedPlayer = f.player.parse().map_err(|why| ProtoError::new("player", why))?;
+    let player: FixedPlayer = f.player.parse().map_err(|why: SpecError| ProtoError::new("player", why.to_string()))?;
     if player.to_string() != f.player {
         return Err(ProtoError::new("player", format!("{:?} is not written as {player}", f.player)));
     }

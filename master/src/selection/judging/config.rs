@@ -1,10 +1,8 @@
 //! The judging settings and their checks.
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, fixed_players};
 use loa_engine::BoardSize;
 use loa_engine::openings::max_opening_plies;
-use loa_engine::spec::{PlayerText, parse_player};
-use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
 
 /// How a game scores for a candidate.
@@ -95,20 +93,6 @@ pub(super) const MAX_ENTRANTS: usize = 16;
 const MAX_MATCHES: usize = 256;
 /// At most this many rungs.
 const MAX_RUNGS: usize = 16;
-
-/// The fixed players (the same in every match) of `specs`, e.g. `aloa:D` or `random:D[:SALT]`;
-/// a spec that is not one is an error naming the setting `key`.
-pub(super) fn fixed_players(key: &str, specs: &[String]) -> Result<Vec<FixedPlayer>, ConfigError> {
-    let fixed = |spec: &String| {
-        let not = |why: String| ConfigError::Invalid { key: key.to_owned(), why: format!("`{spec}`: {why}") };
-        match parse_player(spec).map_err(not)? {
-            PlayerText::Fixed(player) => Ok(player),
-            PlayerText::Other { kind, .. } if kind != "run" => Err(not(format!("unknown player kind `{kind}`"))),
-            _ => Err(not("not a fixed player: use aloa:D, aloa-normal:D, random:D[:SALT] or randomann:D:SEED".into())),
-        }
-    };
-    specs.iter().map(fixed).collect()
-}
 
 impl JudgingConfig {
     /// Two-game matches a candidate plays against each champion it meets.

@@ -18,10 +18,10 @@ pub use scores::Scores;
 
 use super::Champion;
 use super::error::StateError;
+use crate::config::fixed_players;
 use crate::generation::Breeding;
 use crate::population::Individual;
 use crate::rng::GaRng;
-use config::fixed_players;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, Pairing};
 use loa_records::EpochReport;

@@ -96,14 +96,20 @@ fn bad_entrants_are_refused_naming_the_field() {
         change(f);
         m
     };
-    check(fixed(1, &|f| f.player = "chess:1".into()), "entrants[1].fixed.player: `chess:1` is not a fixed player");
+    const FIXED: &str = "(use aloa:D, aloa-normal:D, random:D[:SALT], randomann:D:SEED or randomann-printed:D:SEED)";
+    check(
+        fixed(1, &|f| f.player = "chess:1".into()),
+        &format!("entrants[1].fixed.player: bad player `chess:1`: unknown player kind `chess` {FIXED}"),
+    );
     check(
         fixed(2, &|f| f.player = "net:2:x.json".into()),
-        "entrants[2].fixed.player: `net:2:x.json` is not a fixed player",
+        &format!(
+            "entrants[2].fixed.player: bad player `net:2:x.json`: not a fixed player (the same in every match) {FIXED}"
+        ),
     );
     check(
         fixed(1, &|f| f.player = "aloa:1:4".into()),
-        "entrants[1].fixed.player: `aloa:1:4`: unexpected text after the depth",
+        &format!("entrants[1].fixed.player: bad player `aloa:1:4`: unexpected text after the depth {FIXED}"),
     );
     // One encoding a player: the spec as the engine writes it.
     check(
@@ -113,7 +119,7 @@ fn bad_entrants_are_refused_naming_the_field() {
     for depth in [0, 13] {
         check(
             fixed(2, &|f| f.player = format!("random:{depth}:77")),
-            &format!("entrants[2].fixed.player: `random:{depth}:77`: the depth must be 1..=12"),
+            &format!("entrants[2].fixed.player: bad player `random:{depth}:77`: the depth must be 1..=12 {FIXED}"),
         );
     }
     check(fixed(2, &|f| f.serial = 10), "entrants[2].fixed.serial: serial 10 appears twice");
