@@ -10,7 +10,6 @@
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
-//! - [`td`]: `loa td`, TD(λ) self-play training, evolution's classic rival.
 //! - [`bench`](mod@bench): the speed figures `loa bench` prints.
 
 #![warn(missing_docs)]
@@ -24,4 +23,3 @@ pub mod interactive;
 pub mod match_file;
 pub mod matches;
 pub mod series;
-pub mod td;

@@ -56,21 +56,13 @@ enum CliError {
     /// `loa play`'s terminal.
     #[error("terminal: {0}")]
     Terminal(io::Error),
-    /// `loa td --stop-after-cpu`.
-    #[error("--stop-after-cpu: must be a number of seconds, 0 or more, not {0}")]
-    StopAfterCpu(f64),
-    /// `loa td --config` could not be read.
-    #[error("--config {path}: {source}", path = .path.display())]
-    TdConfigRead { path: PathBuf, source: io::Error },
-    /// `loa td --config` does not hold a configuration: the file, and why.
-    #[error("{path}: {why}", path = .path.display())]
-    TdConfig { path: PathBuf, why: String },
-    /// `loa td` itself (its messages name what is at fault).
-    #[error("{0}")]
-    Td(String),
-    /// `loa td` without a way to start or go on.
-    #[error("give --config FILE --out DIR to start a run, or --resume DIR to go on with one (docs/td.md)")]
-    TdUsage,
+    /// `loa td`, which became a method of `master run`.
+    #[error(
+        "loa td is now the td method of master run: `master run --config FILE --out DIR` with a master \
+         configuration (experiments/td/*.toml are such; docs/td.md maps loa td's keys to theirs), and \
+         `master resume DIR` goes on"
+    )]
+    TdMoved,
     /// `--out` in a directory that does not exist.
     #[error("--out: no directory {dir}", dir = .0.display())]
     NoOutDir(PathBuf),
@@ -227,31 +219,11 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Train a network by TD(λ) self-play (docs/td.md): `--config FILE --out DIR` starts a run,
-    /// `--resume DIR` goes on with one.
+    /// Moved: TD(λ) self-play is the `td` method of `master run` (docs/td.md); this says how.
     Td {
-        /// The run's configuration (TOML; experiments/td/*.toml).
-        #[arg(long, conflicts_with = "resume", requires = "out")]
-        config: Option<PathBuf>,
-        /// The new run's directory.
-        #[arg(long, conflicts_with = "resume")]
-        out: Option<PathBuf>,
-        /// Go on with the run in this directory.
-        #[arg(long)]
-        resume: Option<PathBuf>,
-        /// With --resume: from the snapshot after this many games (checkpoints/td-GAMES.json).
-        #[arg(long, requires = "resume")]
-        from: Option<u64>,
-        /// Threads that play games (results do not depend on it); default: every core.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-        threads: Option<u32>,
-        /// End the session after the batch at which the run has spent this many CPU seconds
-        /// (over all its sessions); `--resume` goes on.
-        #[arg(long)]
-        stop_after_cpu: Option<f64>,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
+        /// Whatever `loa td` was given: it only says what replaces it.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
     },
     /// Fit a network to ALoA's static evaluation (supervised imitation) and write it as a
     /// chromosome file: can the network represent a player as strong as ALoA?
@@ -400,39 +372,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             )
             .map_err(CliError::Terminal)?;
         }
-        Command::Td { config, out, resume, from, threads, stop_after_cpu, quiet } => {
-            let threads =
-                threads.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), |t| t as usize);
-            if let Some(limit) = stop_after_cpu
-                && !(limit.is_finite() && limit >= 0.0)
-            {
-                return Err(CliError::StopAfterCpu(limit));
-            }
-            let options = loa_cli::td::TdOptions { threads, stop_after_cpu, quiet };
-            let (summary, dir) = match (config, out, resume) {
-                (Some(config), Some(out), None) => {
-                    let text = loa_engine::files::read_text_at_most(&config, 1 << 20)
-                        .map_err(|source| CliError::TdConfigRead { path: config.clone(), source })?;
-                    let parsed = loa_cli::td::TdConfig::parse(&text)
-                        .map_err(|why| CliError::TdConfig { path: config.clone(), why })?;
-                    (loa_cli::td::start(parsed, &out, options).map_err(CliError::Td)?, out)
-                }
-                (None, None, Some(dir)) => (loa_cli::td::resume(&dir, from, options).map_err(CliError::Td)?, dir),
-                _ => return Err(CliError::TdUsage),
-            };
-            for r in &summary.last_validation {
-                println!(
-                    "against {}: {:.1} % ({:.1}-{:.1}) of {} matches",
-                    r.opponent,
-                    100.0 * r.win_rate,
-                    100.0 * r.win_rate_low,
-                    100.0 * r.win_rate_high,
-                    r.matches
-                );
-            }
-            let what = if summary.finished { "finished" } else { "stopped; --resume goes on" };
-            println!("{} games: {what} ({})", summary.games, dir.display());
-        }
+        Command::Td { .. } => return Err(CliError::TdMoved),
         Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, symmetry, out } => {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
                 && !dir.is_dir()

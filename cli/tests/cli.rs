@@ -395,3 +395,22 @@ fn engine_refuses_a_bad_player_flag_before_starting() {
     assert!(out.contains("option name Seed type string default 3\nuciok\nreadyok\ninfo depth 1 nodes "), "{out}");
     assert!(out.lines().last().is_some_and(|l| l.starts_with("bestmove ")), "{out}");
 }
+
+/// TD training is a method of `master run` now: `loa td`, given anything, trains nothing and
+/// says what replaces it.
+#[test]
+fn loa_td_says_which_master_command_replaces_it() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    for args in [
+        vec!["td", "--config", "experiments/td/5x5.toml", "--out", dir.to_str().unwrap()],
+        vec!["td", "--resume", dir.to_str().unwrap()],
+        vec!["td"],
+    ] {
+        let o = loa(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains("master run --config FILE --out DIR") && err.contains("docs/td.md"), "{err}");
+        assert!(!dir.exists(), "nothing written");
+    }
+}

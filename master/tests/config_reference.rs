@@ -167,10 +167,6 @@ fn mutations() -> Vec<MutationOperator> {
 fn toml_files(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        // `loa td`'s configurations, which docs/td.md describes and cli/tests/td.rs parses.
-        if path.ends_with("experiments/td") {
-            continue;
-        }
         if path.is_dir() {
             toml_files(&path, files);
         } else if path.extension().is_some_and(|e| e == "toml") {

@@ -1,7 +1,6 @@
 //! The text that names a player, one type for every place that takes one: `loa`'s flags and
-//! `loa engine`'s `Player` option, `loa td`'s validation opponents, a master run's validation
-//! opponents, judging's fixed opponents and ladder, the benchmark's reference and the players of
-//! match experiments. [`FORMS`] is the list of forms, the one that error messages and docs use.
+//! `loa engine`'s `Player` option, a master run's validation opponents, judging's fixed
+//! opponents and ladder, the benchmark's reference and the players of match experiments. [`FORMS`] is the list of forms, the one that error messages and docs use.
 //!
 //! - [`PlayerSpec`]: a spec parsed ([`PlayerSpec::parse_in`], `FromStr`), written back
 //!   (`Display`), checked against a board ([`PlayerSpec::plays_on`]) and, where it is the same
