@@ -6,6 +6,7 @@
 //!   what each costs the master's CPU, with stub workers in a process of their own.
 //! - [`compare`]: that benchmark side by side with another build's, interleaved.
 //! - [`faultproxy`]: a TCP proxy that injects network faults between workers and the master.
+//! - [`selfplay`]: self-play games a second on embedded threads and remote workers.
 //! - [`BenchError`]: what can go wrong, named.
 
 #![warn(missing_docs)]
@@ -14,5 +15,6 @@ pub mod compare;
 pub mod dispatch;
 mod error;
 pub mod faultproxy;
+pub mod selfplay;
 
 pub use error::BenchError;

@@ -34,6 +34,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Self-play games a second: a TD run's first games on 1 and 2 embedded threads, then on 1
+    /// and 2 remote single-slot workers over loopback, one after another in this process; each
+    /// final checkpoint must equal the first's.
+    Selfplay {
+        /// The TD run (a master configuration of the td method).
+        #[arg(long, default_value = "experiments/td/8x8.toml")]
+        config: PathBuf,
+        /// Games to play each way (a multiple of the batch).
+        #[arg(long, default_value_t = 400)]
+        games: u64,
+    },
     /// Measure the master's cluster service: stub workers on loopback that answer at once.
     Dispatch {
         /// Tasks to dispatch.
@@ -162,6 +173,34 @@ impl StubFlags {
 fn run(cli: Cli) -> Result<(), BenchError> {
     let me = std::env::current_exe().map_err(|source| BenchError::Spawn { program: "loa-bench".into(), source })?;
     match cli.command {
+        Command::Selfplay { config, games } => {
+            use loa_bench::selfplay::{Way, bench_selfplay, cut};
+            let config = loa_master::config::ExperimentConfig::read(&config)
+                .map_err(|e| BenchError::Flag { flag: "--config", problem: e.to_string() })?;
+            let config = cut(&config, games)?;
+            let dir = std::env::temp_dir().join(format!("loa-bench-selfplay-{}", std::process::id()));
+            let ways = [Way::Embedded(1), Way::Embedded(2), Way::Remote(1), Way::Remote(2)];
+            let figures = bench_selfplay(&config, &ways, &dir);
+            let _ = std::fs::remove_dir_all(&dir);
+            let figures = figures?;
+            println!("{:<32} {:>7} {:>9} {:>8} {:>8}  checkpoint", "way", "games", "seconds", "games/s", "scaling");
+            for f in &figures {
+                let single = figures.iter().find(|g| std::mem::discriminant(&g.way) == std::mem::discriminant(&f.way));
+                let scaling = single.map_or(1.0, |s| f.rate() / s.rate());
+                let same = if f.identical { "identical" } else { "DIFFERS" };
+                println!(
+                    "{:<32} {:>7} {:>9.2} {:>8.1} {:>7.2}x  {same}",
+                    f.way.to_string(),
+                    f.games,
+                    f.seconds,
+                    f.rate(),
+                    scaling
+                );
+            }
+            if figures.iter().any(|f| !f.identical) {
+                return Err(BenchError::Engine("a way's checkpoint differs from the first's".into()));
+            }
+        }
         Command::Dispatch {
             tasks,
             clients,
