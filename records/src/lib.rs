@@ -32,7 +32,5 @@ pub use figures::{Figure, Figures};
 pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
 pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
 pub use matches::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
-pub use run::{
-    BenchmarkEntry, EpochReport, FitnessSummary, GenerationRecord, SearchSummary, TournamentRecord, WorkerRecord,
-};
+pub use run::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord};
 pub use validation::{VALIDATION_TIMING, ValidationRecord};
