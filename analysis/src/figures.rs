@@ -251,7 +251,7 @@ pub fn figure_charts(run: &Run, paths: &[String]) -> Vec<Chart> {
             Chart {
                 title: path.clone(),
                 x_label: "generation".into(),
-                y_label: format!("{path} after the generation"),
+                y_label: path.clone(),
                 series: vec![Series {
                     label: path.clone(),
                     style: style(points.len()),
