@@ -7,21 +7,17 @@
 //! a message with more elements than a legal one holds is refused without being built.
 
 use crate::ProtoError;
+use crate::limits::{MAX_PEER_IDS, MAX_TASKS_PER_MESSAGE};
 use crate::pb;
-use crate::peers::MAX_PEER_IDS;
 use loa_engine::tasks::{MAX_ENTRANTS, MAX_MATCHES};
 use prost::encoding::decode_varint;
 
-/// Longest failure message a worker sends (bytes): longer ones are cut (see
-/// [`crate::convert::outcome_to_proto`]), and the master refuses longer ones.
-pub const MAX_FAILURE_BYTES: usize = 4096;
-
 /// Largest request the master decodes (bytes).
 ///
-/// The largest legal request is a `WorkerMessage` of [`crate::MAX_TASKS_PER_MESSAGE`] (64)
-/// outcomes, each the larger of a failure of [`MAX_FAILURE_BYTES`] and a match outcome of
-/// [`MAX_MATCHES`] (256) matches of at most 32 bytes each (five small varints and two games of
-/// three): about 64 × 8.2 KiB = 525 KiB. Registrations (a name of 200 bytes) and fetches (64 task
+/// The largest legal request is a `WorkerMessage` of [`MAX_TASKS_PER_MESSAGE`] (64)
+/// outcomes, each the larger of a failure of [`crate::limits::MAX_FAILURE_BYTES`] and a match
+/// outcome of [`MAX_MATCHES`] (256) matches of at most 32 bytes each (five small varints and two
+/// games of three): about 64 × 8.2 KiB = 525 KiB. Registrations (a name of 200 bytes) and fetches (64 task
 /// ids and 1 024 ids of 18 bytes) are far smaller. A test builds that largest message and checks
 /// that it fits with room to spare, and that the bound is not twice what it needs.
 pub const MAX_REQUEST_BYTES: usize = 640 << 10;
@@ -45,7 +41,7 @@ impl WireBounds for crate::v1::RegisterReply {}
 
 impl WireBounds for pb::WorkerMessage {
     fn check_wire(bytes: &[u8]) -> Result<(), ProtoError> {
-        let mut outcomes = Counter::new("outcomes", crate::MAX_TASKS_PER_MESSAGE);
+        let mut outcomes = Counter::new("outcomes", MAX_TASKS_PER_MESSAGE);
         each_field(bytes, |number, payload| match number {
             2 => {
                 let i = outcomes.count(1)?;
@@ -58,8 +54,8 @@ impl WireBounds for pb::WorkerMessage {
 
 impl WireBounds for pb::FetchChromosomesRequest {
     fn check_wire(bytes: &[u8]) -> Result<(), ProtoError> {
-        let mut task_ids = Counter::new("task_ids", crate::MAX_TASKS_PER_MESSAGE);
-        let mut ids = Counter::new("ids", crate::MAX_TASKS_PER_MESSAGE * MAX_ENTRANTS);
+        let mut task_ids = Counter::new("task_ids", MAX_TASKS_PER_MESSAGE);
+        let mut ids = Counter::new("ids", MAX_TASKS_PER_MESSAGE * MAX_ENTRANTS);
         each_field(bytes, |number, payload| match (number, payload) {
             // Packed: one varint per id.
             (1, Some(packed)) => task_ids.count(varints(packed)).map(drop),
