@@ -10,6 +10,7 @@
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashSet;
 use std::fmt;
 
 /// One figure's value.
@@ -307,8 +308,10 @@ impl<'de> Visitor<'de> for FiguresVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Figures, A::Error> {
         let mut figures = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+        // A set, so that a line of many names (a damaged file) is not read in quadratic time.
+        let mut names = HashSet::new();
         while let Some((name, value)) = map.next_entry::<String, Figure>()? {
-            if figures.iter().any(|(n, _): &(String, Figure)| *n == name) {
+            if !names.insert(name.clone()) {
                 return Err(de::Error::custom(format!("the figure `{name}` twice")));
             }
             figures.push((name, value));
