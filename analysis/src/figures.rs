@@ -213,35 +213,56 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
     ]
 }
 
-/// The search distribution per generation of a run that adapts one (CMA-ES): its step size σ
-/// and its candidates per generation λ, which each restart doubles (two panels). Empty if no
-/// generation line holds a search.
-pub fn search_charts(run: &Run) -> Vec<Chart> {
-    let searched: Vec<(f64, &loa_records::SearchSummary)> = run
-        .generations
-        .iter()
-        .filter_map(|g| Some((g.generation as f64, g.fitness.as_ref()?.search.as_ref()?)))
-        .collect();
-    if searched.is_empty() {
-        return Vec::new();
+/// The paths of the numeric figures a run's method reports (`generations.jsonl`'s `fitness`,
+/// groups' names joined by dots: `group.name`), in the method's order: a path first seen in a
+/// later line (a figure `null` or left out before) takes its place after the one before it there.
+pub fn figure_paths(run: &Run) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for figures in run.generations.iter().filter_map(|g| g.figures.as_ref()) {
+        let mut at = 0;
+        for (path, value) in figures.leaves() {
+            if value.as_number().is_none() {
+                continue;
+            }
+            match paths.iter().position(|p| *p == path) {
+                Some(known) => at = known + 1,
+                None => {
+                    paths.insert(at, path);
+                    at += 1;
+                }
+            }
+        }
     }
-    let panel = |title: &str, y_label: &str, f: &dyn Fn(&loa_records::SearchSummary) -> f64, c: usize| Chart {
-        title: title.to_string(),
-        x_label: "generation".into(),
-        y_label: y_label.to_string(),
-        series: vec![Series {
-            label: title.to_string(),
-            points: searched.iter().map(|(g, s)| (*g, f(s))).collect(),
-            color: PALETTE[c],
-            style: style(searched.len()),
-        }],
-        y_from_zero: true,
-        x_whole: true,
-    };
-    vec![
-        panel("Step size σ", "σ after the generation", &|s| s.sigma, 2),
-        panel("Candidates per generation λ", "λ (doubled by each restart)", &|s| f64::from(s.lambda), 5),
-    ]
+    paths
+}
+
+/// A method's numeric figures per generation, one panel for each of `paths` (see
+/// [`figure_paths`]) in order, each over the generations that report it.
+pub fn figure_charts(run: &Run, paths: &[String]) -> Vec<Chart> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let points: Vec<(f64, f64)> = run
+                .generations
+                .iter()
+                .filter_map(|g| Some((g.generation as f64, g.figures.as_ref()?.number(path)?)))
+                .collect();
+            Chart {
+                title: path.clone(),
+                x_label: "generation".into(),
+                y_label: path.clone(),
+                series: vec![Series {
+                    label: path.clone(),
+                    style: style(points.len()),
+                    points,
+                    color: PALETTE[[2, 5, 3, 0, 4, 1, 6][i % 7]],
+                }],
+                y_from_zero: true,
+                x_whole: true,
+            }
+        })
+        .collect()
 }
 
 /// Several runs on one chart: one statistic of the combined score per epoch, raw or smoothed

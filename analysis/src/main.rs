@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use loa_analysis::compare::{check_comparable, compare_runs};
 use loa_analysis::noise::{NOISE_KEY, noise_table, reliability_by_block};
 use loa_analysis::output::{default_for_run, prepare, write_text};
-use loa_analysis::plot::plot_run;
+use loa_analysis::plot::{chosen_figures, plot_run};
 use loa_analysis::report::{check_epochs, matches_markdown, plot_series_blocks, write_report};
 use loa_analysis::validation::{load_all, validation_charts};
 use loa_analysis::{AnalysisError, EpochStatistic, MatchSeries, Result, Run};
@@ -28,10 +28,14 @@ enum Statistic {
 #[derive(Subcommand)]
 enum Command {
     /// Draw a run's charts (PNG and SVG): best / mean / median per epoch, smoothed with trends,
-    /// tournaments per generation.
+    /// tournaments per generation, and the figures its method reports per generation.
     Plot {
         /// The run directory (the master's --out).
         run: PathBuf,
+        /// Only these of the method's figures, by path, e.g. best,vs_fixed (default: every
+        /// number its generation lines carry).
+        #[arg(long, value_delimiter = ',')]
+        figures: Option<Vec<String>>,
         /// Where to write (default: RUN-analysis beside the run; never inside it).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -143,10 +147,12 @@ fn load_series(path: &Path) -> Result<MatchSeries> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Plot { run, out } => {
+        Command::Plot { run, figures, out } => {
             let loaded = load_run(&run)?;
+            // Before anything is written.
+            chosen_figures(&loaded, figures.as_deref())?;
             let out = prepare(&out.unwrap_or_else(|| default_for_run(&run)), &[&run])?;
-            for chart in plot_run(&loaded, &out)? {
+            for chart in plot_run(&loaded, &out, figures.as_deref())? {
                 for f in chart.files {
                     println!("{}", f.display());
                 }

@@ -4,7 +4,7 @@
 use crate::run::Run;
 use crate::stats::median;
 use crate::tables::{Table, num};
-use loa_records::FitnessSummary;
+use loa_records::Figures;
 
 /// The medians of one run's fitness noise over its last generations that report it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,23 +26,21 @@ pub struct NoiseSummary {
 impl NoiseSummary {
     /// The medians over the last `last` generations of `run` that report the noise, if any does.
     pub fn of(run: &Run, last: usize) -> Option<NoiseSummary> {
-        let reported: Vec<&FitnessSummary> = run
+        let reported: Vec<&Figures> = run
             .generations
             .iter()
-            .filter_map(|g| g.fitness.as_ref())
-            .filter(|f| f.noise_sd.is_some() && f.signal_sd.is_some())
+            .filter_map(|g| g.figures.as_ref())
+            .filter(|f| f.number("noise_sd").is_some() && f.number("signal_sd").is_some())
             .collect();
         let tail = &reported[reported.len().saturating_sub(last)..];
         let first = tail.first()?;
-        let column = |field: fn(&FitnessSummary) -> Option<f64>| {
-            median(&tail.iter().filter_map(|f| field(f)).collect::<Vec<_>>())
-        };
+        let column = |name: &str| median(&tail.iter().filter_map(|f| f.number(name)).collect::<Vec<_>>());
         Some(NoiseSummary {
             generations: tail.len(),
-            unit: first.unit.clone(),
-            noise_sd: column(|f| f.noise_sd),
-            signal_sd: column(|f| f.signal_sd),
-            reliability: column(|f| f.reliability),
+            unit: first.text("unit").unwrap_or("–").to_owned(),
+            noise_sd: column("noise_sd"),
+            signal_sd: column("signal_sd"),
+            reliability: column("reliability"),
         })
     }
 }
@@ -82,7 +80,7 @@ pub fn reliability_by_block(runs: &[Run], block: usize) -> Table {
         .map(|run| {
             let mut sums = Vec::new();
             for g in &run.generations {
-                let Some(r) = g.fitness.as_ref().and_then(|f| f.reliability) else { continue };
+                let Some(r) = g.figures.as_ref().and_then(|f| f.number("reliability")) else { continue };
                 let i = (g.generation.max(1) as usize - 1) / block;
                 if sums.len() <= i {
                     sums.resize(i + 1, (0.0, 0));
@@ -121,19 +119,14 @@ mod tests {
     use loa_records::GenerationRecord;
 
     fn line(noise: Option<f64>, signal: f64, reliability: Option<f64>) -> GenerationRecord {
-        let fitness = FitnessSummary {
-            unit: "points".into(),
-            best: 1.0,
-            mean: 0.5,
-            vs_fixed: None,
-            rung: None,
-            vs_rung: None,
-            mean_step: None,
-            search: None,
-            noise_sd: noise,
-            signal_sd: noise.map(|_| signal),
-            reliability,
-        };
+        let figures = Figures::new()
+            .with("unit", "points")
+            .with("best", 1.0)
+            .with("mean", 0.5)
+            .with("vs_fixed", None::<f64>)
+            .with_some("noise_sd", noise)
+            .with_some("signal_sd", noise.map(|_| signal))
+            .with_some("reliability", reliability);
         GenerationRecord {
             generation: 1,
             epoch: 1,
@@ -145,7 +138,7 @@ mod tests {
             games_per_second: 10.0,
             workers: 1,
             worker_detail: Vec::new(),
-            fitness: Some(fitness),
+            figures: Some(figures),
         }
     }
 

@@ -1,11 +1,29 @@
 //! `analysis plot`: every chart of one run, as PNG and SVG.
 
 use crate::charts::render;
-use crate::error::Result;
-use crate::figures::{epoch_chart, search_charts, smoothed_chart, tournament_charts};
+use crate::error::{AnalysisError, Result};
+use crate::figures::{epoch_chart, figure_charts, figure_paths, smoothed_chart, tournament_charts};
 use crate::run::Run;
 use crate::scores::EpochStatistic;
 use std::path::{Path, PathBuf};
+
+/// The figures to chart per generation: `figures` (paths such as `group.name`), or else every
+/// number the run's generation lines carry. A path they do not have is refused, naming those
+/// they have.
+pub fn chosen_figures(run: &Run, figures: Option<&[String]>) -> Result<Vec<String>> {
+    let reported = figure_paths(run);
+    let Some(paths) = figures else { return Ok(reported) };
+    match paths.iter().find(|p| !reported.contains(p)) {
+        Some(missing) => {
+            let has = if reported.is_empty() { "none".to_owned() } else { reported.join(", ") };
+            Err(AnalysisError::Usage(format!(
+                "{}: no figure `{missing}` in its generation lines (they have: {has})",
+                run.name
+            )))
+        }
+        None => Ok(paths.to_vec()),
+    }
+}
 
 /// One chart file pair (PNG + SVG) and what it shows.
 #[derive(Clone, Debug)]
@@ -20,9 +38,11 @@ pub struct ChartFile {
 
 /// Draws every chart of `run` into `out` (which must exist): `best`, `mean`, `median`
 /// (Figures 15-17), `best-smoothed`, `mean-smoothed`, `median-smoothed` (Figures 18-19, with
-/// trend lines), `tournaments` (per generation; only if there are generation lines) and `search`
-/// (σ and λ per generation; only for a run that adapts its search distribution, CMA-ES).
-pub fn plot_run(run: &Run, out: &Path) -> Result<Vec<ChartFile>> {
+/// trend lines), `tournaments` (per generation; only if there are generation lines) and
+/// `figures`: the numeric figures the run's method reports per generation, one panel each (see
+/// [`chosen_figures`]; only if there are any).
+pub fn plot_run(run: &Run, out: &Path, figures: Option<&[String]>) -> Result<Vec<ChartFile>> {
+    let chosen = chosen_figures(run, figures)?;
     let mut written = Vec::new();
     for stat in EpochStatistic::ALL {
         let figure = match stat {
@@ -59,13 +79,13 @@ pub fn plot_run(run: &Run, out: &Path) -> Result<Vec<ChartFile>> {
             files: render(&out.join("tournaments"), Some(&title), &panels, 2)?,
         });
     }
-    let panels = search_charts(run);
+    let panels = figure_charts(run, &chosen);
     if !panels.is_empty() {
-        let title = format!("{}: the search distribution per generation", run.name);
+        let title = format!("{}: the method's figures per generation", run.name);
         written.push(ChartFile {
-            name: "search".into(),
-            caption: "CMA-ES's step size σ and candidates per generation λ (restarts double λ)".into(),
-            files: render(&out.join("search"), Some(&title), &panels, 2)?,
+            name: "figures".into(),
+            caption: "the figures the run's method reports per generation (`generations.jsonl`'s `fitness`)".into(),
+            files: render(&out.join("figures"), Some(&title), &panels, 2)?,
         });
     }
     Ok(written)

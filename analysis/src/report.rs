@@ -22,7 +22,7 @@ const NOISE_GENERATIONS: usize = 50;
 /// neighbours) and must pass [`check_epochs`].
 pub fn write_report(run: &Run, baselines: &[MatchSeries], epochs: Option<&[u32]>, out: &Path) -> Result<PathBuf> {
     check_epochs(run, epochs)?;
-    let charts = plot_run(run, out)?;
+    let charts = plot_run(run, out, None)?;
     let path = out.join("report.md");
     write_text(&path, &report_markdown(run, baselines, epochs, &charts))?;
     Ok(path)

@@ -18,7 +18,7 @@ fn charts_of_a_synthetic_run_are_valid_and_carry_text() {
     assert_eq!((run.epochs.len(), run.generations.len(), run.notes.len()), (13, 24, 0));
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let charts = plot_run(&run, &out).unwrap();
+    let charts = plot_run(&run, &out, None).unwrap();
     let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["best", "mean", "median", "best-smoothed", "mean-smoothed", "median-smoothed", "tournaments"]);
     for c in &charts {
@@ -27,7 +27,7 @@ fn charts_of_a_synthetic_run_are_valid_and_carry_text() {
         assert!(w >= 1000 && h >= 600, "{:?}: {w}×{h}", c.files[0]);
         check_svg(&c.files[1], if c.name == "tournaments" { "generation" } else { "epoch" });
     }
-    assert!(!out.join("search.png").exists(), "a run without a search has no search chart");
+    assert!(!out.join("figures.png").exists(), "a run whose method reports no figures has no figures chart");
     let smoothed = std::fs::read_to_string(out.join("mean-smoothed.svg")).unwrap();
     assert!(smoothed.contains("points/epoch, 95% CI ["), "the legend gives the slope and its interval");
     // Each legend entry gives its unit: one game or the two-game match.
@@ -95,40 +95,48 @@ fn values_too_large_to_plot_are_refused_not_drawn_forever() {
     }
 }
 
-#[test]
-fn a_cma_es_run_charts_its_step_size_and_candidates_per_generation() {
-    let dir = tempfile::tempdir().unwrap();
-    let run_dir = dir.path().join("cma");
-    write_run(&run_dir, 3);
-    let mut run = Run::load(&run_dir).unwrap();
+/// A run whose method reports figures: a text, numbers, a null now and then and a nested
+/// group, as a search would.
+fn reporting_run(dir: &std::path::Path) -> Run {
+    write_run(dir, 3);
+    let mut run = Run::load(dir).unwrap();
     for g in &mut run.generations {
-        let search = loa_records::SearchSummary {
-            sigma: 0.3 / g.generation as f64,
-            lambda: if g.generation < 4 { 16 } else { 32 },
-            restarts: u32::from(g.generation >= 4),
-            restart: (g.generation == 4).then(|| "TolFun".into()),
-        };
-        let fitness = loa_records::FitnessSummary {
-            unit: "points".into(),
-            best: 0.5,
-            mean: 0.25,
-            vs_fixed: None,
-            rung: None,
-            vs_rung: None,
-            mean_step: None,
-            search: Some(search),
-            noise_sd: None,
-            signal_sd: None,
-            reliability: None,
-        };
-        g.fitness = Some(fitness);
+        let search = loa_records::Figures::new()
+            .with("sigma", 0.3 / g.generation as f64)
+            .with("lambda", if g.generation < 4 { 16u32 } else { 32 })
+            .with_some("restart", (g.generation == 4).then_some("TolFun"));
+        let figures = loa_records::Figures::new()
+            .with("unit", "points")
+            .with("best", 0.5)
+            .with("vs_fixed", (g.generation % 2 == 0).then_some(0.25))
+            .with("search", search);
+        g.figures = Some(figures);
     }
+    run
+}
+
+#[test]
+fn a_methods_numeric_figures_are_charted_one_panel_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = reporting_run(&dir.path().join("method"));
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let charts = plot_run(&run, &out).unwrap();
-    let search = charts.iter().find(|c| c.name == "search").expect("a search chart");
-    check_png(&search.files[0], 20_000);
-    check_svg(&search.files[1], "generation");
-    let svg = std::fs::read_to_string(&search.files[1]).unwrap();
-    assert!(svg.contains("Step size σ") && svg.contains("Candidates per generation λ"));
+    let charts = plot_run(&run, &out, None).unwrap();
+    let figures = charts.iter().find(|c| c.name == "figures").expect("a figures chart");
+    check_png(&figures.files[0], 20_000);
+    check_svg(&figures.files[1], "generation");
+    let svg = std::fs::read_to_string(&figures.files[1]).unwrap();
+    // The SVG writes each text on a line of its own.
+    let text = |svg: &str, t: &str| svg.contains(&format!(">\n{t}\n</text>"));
+    for path in ["best", "vs_fixed", "search.sigma", "search.lambda"] {
+        assert!(text(&svg, path), "no panel for {path}");
+    }
+    assert!(!text(&svg, "unit") && !svg.contains("search.restart"), "texts are not charted");
+    // A choice of figures: those alone; one the lines do not have is refused, naming theirs.
+    let chosen = vec!["search.sigma".to_string()];
+    let charts = plot_run(&run, &out, Some(&chosen)).unwrap();
+    let svg = std::fs::read_to_string(&charts.iter().find(|c| c.name == "figures").unwrap().files[1]).unwrap();
+    assert!(text(&svg, "search.sigma") && !text(&svg, "search.lambda"));
+    let err = plot_run(&run, &out, Some(&["sigma".to_string()])).unwrap_err().to_string();
+    assert!(err.contains("no figure `sigma`") && err.contains("best, vs_fixed, search.sigma, search.lambda"), "{err}");
 }

@@ -26,7 +26,7 @@ fn the_quick_runs_files_are_read_and_charted() {
     assert_eq!(run.config.reference_name(), "aloa:5");
     assert!(run.epochs.iter().all(|e| e.entries.len() == 24));
     let out = tempfile::tempdir().unwrap();
-    for chart in plot_run(&run, out.path()).unwrap() {
+    for chart in plot_run(&run, out.path(), None).unwrap() {
         check_png(&chart.files[0], 20_000);
         check_svg(&chart.files[1], "quick");
     }

@@ -1,7 +1,7 @@
 //! The JSON shapes of `/api/status` and `/api/epochs?summary=1` (the page reads these; scripts
 //! may too). Numbers that are unknown are `null`.
 
-use loa_records::{EpochReport, GenerationRecord};
+use loa_records::{EpochReport, Figures, GenerationRecord};
 use serde::{Deserialize, Serialize};
 
 /// Everything `/api/status` reports.
@@ -37,6 +37,12 @@ pub struct Status {
     pub counts: Option<Counts>,
     /// The workers: live, registered now; from a run directory, the last generation's.
     pub workers: Vec<WorkerRow>,
+    /// What the run's method reported about generation `generation` (its line's `fitness` in
+    /// `generations.jsonl`: the method's own names and order, groups nested); `null` before the
+    /// first generation, for a method that reports nothing, and live after a rollback until the
+    /// next generation.
+    #[serde(default)]
+    pub figures: Option<Figures>,
     /// Things a reader should know (e.g. a cut-off last line).
     pub notes: Vec<String>,
 }

@@ -150,6 +150,7 @@ impl Provider for RunDirProvider {
             tasks_per_second: Vec::new(),
             counts: None,
             workers,
+            figures: generations.last().and_then(|g| g.figures.clone()),
             notes,
         }
     }

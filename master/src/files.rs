@@ -57,7 +57,7 @@ mod tests {
             assert!(err.to_string().contains("colour"), "{err}");
         }
         // A file of the right kind with a bad value is that value's error, not another kind's.
-        std::fs::write(&run, "population = 1\n").unwrap();
+        std::fs::write(&run, "population = 0\n").unwrap();
         assert!(matches!(MatchExperiment::read(&run).unwrap_err(), ConfigError::OtherKind(..)));
         assert!(matches!(ExperimentConfig::read(&run).unwrap_err(), ConfigError::Invalid { .. }));
     }

@@ -312,3 +312,57 @@ fn validation_lines_are_served_live_and_from_the_run_directory() {
     assert!(records.is_empty());
     assert_eq!((status.validating, status.validations_recorded), (false, 0));
 }
+
+/// What a judged scheme reports about its latest generation is served live and from the run
+/// directory as the line has it, in the scheme's order; a run whose scheme reports nothing
+/// serves none.
+#[test]
+fn the_latest_generations_figures_are_served_live_and_from_the_run_directory() {
+    let text = "seed = 3\nepochs = 1\npopulation = 4\ngenerations_per_epoch = 2\nnetwork_depth = 1\n\
+                [benchmark]\ndepth = 1\n[rules]\nply_cap = 40\n\
+                [selection.scheme.evolution-strategies]\nopponents = 1\nfixed_opponents = [\"random:1\"]\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let options = dashboard(Duration::from_secs(120));
+    let stop = Arc::new(AtomicBool::new(false));
+    let work = WorkOptions { stop: Arc::clone(&stop), ..WorkOptions::embedded(2) };
+    let run_options = RunOptions { work, dashboard: Some(options.clone()), ..RunOptions::default() };
+    // The figures served, and the JSON text of the status.
+    let served = |addr| {
+        let status: loa_dashboard::Status = json(addr, "/api/status");
+        (status.figures, get(addr, "/api/status").1)
+    };
+    let live = std::thread::scope(|s| {
+        let running = s.spawn(|| start(ExperimentConfig::from_toml(text).unwrap(), &run, &run_options));
+        let addr = wait_bound(&options);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while json::<loa_dashboard::Status>(addr, "/api/status").state != "finished" {
+            assert!(Instant::now() < deadline, "the run did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let live = served(addr);
+        stop.store(true, Ordering::Release);
+        assert!(!running.join().unwrap().unwrap().stopped);
+        live
+    });
+    let lines: Vec<GenerationRecord> = jsonl::read(&RunDir::new(&run).generations()).unwrap().records;
+    let last = lines.last().and_then(|g| g.figures.clone()).expect("evolution strategies report figures");
+    // The last line's `fitness` object as the run wrote it: the end of the line.
+    let text = std::fs::read_to_string(RunDir::new(&run).generations()).unwrap();
+    let line = text.lines().last().unwrap();
+    let written = &line[line.find("\"fitness\":").unwrap() + "\"fitness\":".len()..line.len() - 1];
+    let provider = loa_dashboard::RunDirProvider::new(&run).unwrap();
+    let server = loa_dashboard::serve(Arc::new(provider), "127.0.0.1:0".parse().unwrap(), Some(TOKEN.into())).unwrap();
+    let recorded = served(server.addr());
+    server.shutdown();
+    for (figures, body) in [live, recorded] {
+        assert_eq!(figures.as_ref(), Some(&last));
+        assert!(body.contains(&format!("\"figures\":{written},")), "the line's text, in its order: {body}");
+    }
+    let plain = tmp.path().join("plain");
+    start(tiny(1), &plain, &RunOptions::embedded(2)).unwrap();
+    let provider = loa_dashboard::RunDirProvider::new(&plain).unwrap();
+    let server = loa_dashboard::serve(Arc::new(provider), "127.0.0.1:0".parse().unwrap(), Some(TOKEN.into())).unwrap();
+    assert_eq!(served(server.addr()).0, None, "the knockout reports no figures");
+    server.shutdown();
+}

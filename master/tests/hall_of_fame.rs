@@ -73,10 +73,10 @@ fn an_evolution_strategies_run_with_a_common_hall_of_fame_is_deterministic_and_r
     let lines = generations(&a);
     assert!(lines.iter().all(|g| g.games == 40), "{lines:?}");
     for g in &lines {
-        let f = g.fitness.as_ref().unwrap();
-        let (noise, signal) = (f.noise_sd.unwrap(), f.signal_sd.unwrap());
+        let f = g.figures.as_ref().unwrap();
+        let (noise, signal) = (f.number("noise_sd").unwrap(), f.number("signal_sd").unwrap());
         assert!(noise >= 0.0 && signal >= 0.0, "{f:?}");
-        if let Some(r) = f.reliability {
+        if let Some(r) = f.number("reliability") {
             let expected = (signal.powi(2) - noise.powi(2)).max(0.0) / signal.powi(2);
             assert!((0.0..=1.0).contains(&r) && (r - expected).abs() < 1e-9, "{f:?}");
         }
@@ -93,12 +93,9 @@ fn cma_es_inducts_its_mean_into_the_hall_of_fame() {
     let scheme = cma_es::State::load(&state.scheme_state).unwrap();
     let hall: Vec<u64> = scheme.judged.hall_of_fame.iter().map(|h| h.serial).collect();
     assert_eq!(hall, centres(&dir));
-    assert!(generations(&dir).iter().all(|g| g.fitness.as_ref().is_some_and(|f| f.noise_sd.is_some())));
+    assert!(generations(&dir).iter().all(|g| g.figures.as_ref().is_some_and(|f| f.number("noise_sd").is_some())));
     // run.log's generation lines say it too.
     let log = std::fs::read_to_string(dir.log()).unwrap();
     let lines: Vec<&str> = log.lines().filter(|l| l.contains(" games, ")).collect();
-    assert!(
-        lines.len() == 6 && lines.iter().all(|l| l.contains(", noise sd ") && l.contains(" reliability ")),
-        "{log}"
-    );
+    assert!(lines.len() == 6 && lines.iter().all(|l| l.contains(", noise_sd ") && l.contains(", signal_sd ")), "{log}");
 }

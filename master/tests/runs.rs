@@ -345,9 +345,10 @@ fn a_run_with_groups_a_hall_of_fame_and_elitism_is_deterministic_and_resumes() {
     // itself (a parent): 9 + 18 + 8 matches of 2 games.
     let generations = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
     assert_eq!(generations[0].games, (9 + 18 + 8) * 2);
-    let fitness = generations[0].fitness.as_ref().unwrap();
-    assert_eq!(fitness.unit, "benchmark-score");
-    assert!(fitness.vs_fixed.is_some_and(|v| (0.0..=200.0).contains(&v)) && fitness.best >= fitness.mean);
+    let figures = generations[0].figures.as_ref().unwrap();
+    assert_eq!(figures.text("unit"), Some("benchmark-score"));
+    let (best, mean) = (figures.number("best").unwrap(), figures.number("mean").unwrap());
+    assert!(figures.number("vs_fixed").is_some_and(|v| (0.0..=200.0).contains(&v)) && best >= mean);
     // (μ, λ) with one elite keeps at most one parent.
     assert!(generations.iter().all(|g| g.survivors_kept <= 1), "{generations:?}");
 }
@@ -370,8 +371,11 @@ fn a_ladder_moves_up_when_the_candidates_score_enough_and_resumes_on_its_rung() 
     // Each generation met rung r and scored p points per game against it; the next meets r + 1
     // exactly when p reached 0.3 (and a rung is left to climb).
     let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
-    let rungs: Vec<(u32, f64)> =
-        lines.iter().map(|g| g.fitness.as_ref().map(|f| (f.rung.unwrap(), f.vs_rung.unwrap())).unwrap()).collect();
+    let rung = |g: &loa_records::GenerationRecord| {
+        let f = g.figures.as_ref().unwrap();
+        (u32::try_from(f.whole("rung").unwrap()).unwrap(), f.number("vs_rung").unwrap())
+    };
+    let rungs: Vec<(u32, f64)> = lines.iter().map(rung).collect();
     assert_eq!(rungs[0].0, 0);
     for pair in rungs.windows(2) {
         let ((r, p), (next, _)) = (pair[0], pair[1]);
@@ -410,7 +414,7 @@ fn self_adaptive_steps_are_kept_per_survivor_and_survive_a_resume() {
     assert!(steps.iter().any(|&(_, s)| s != 0.05), "{steps:?}");
     let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&a.generations()).unwrap().records;
     for (line, g) in lines.iter().zip(1..) {
-        let step = line.fitness.as_ref().and_then(|f| f.mean_step).unwrap();
+        let step = line.figures.as_ref().and_then(|f| f.number("mean_step")).unwrap();
         assert!(step > 0.0 && step < 1.0, "generation {g}: {step}");
     }
     // The operator needs (mu + lambda).
@@ -484,19 +488,30 @@ fn a_cma_es_run_reports_its_search_each_generation_and_in_show() {
     let run = RunDir::new(&dir);
     let lines = loa_records::jsonl::read::<loa_records::GenerationRecord>(&run.generations()).unwrap().records;
     assert_eq!(lines.len(), 6);
-    let searches: Vec<_> = lines.iter().map(|l| l.fitness.as_ref().and_then(|f| f.search.clone()).unwrap()).collect();
-    assert!(searches.iter().all(|s| (s.lambda, s.restarts, s.restart.as_deref()) == (4, 0, None)), "{searches:?}");
-    assert!(searches.iter().all(|s| s.sigma != 0.2), "σ adapts from σ₀ = 0.2 every generation: {searches:?}");
+    let searches: Vec<loa_records::Figures> =
+        lines.iter().map(|l| l.figures.as_ref().and_then(|f| f.get("search")).cloned()).map(group).collect();
+    let at = |s: &loa_records::Figures| (s.whole("lambda"), s.whole("restarts"), s.get("restart").cloned());
+    assert!(searches.iter().all(|s| at(s) == (Some(4), Some(0), None)), "{searches:?}");
+    assert!(
+        searches.iter().all(|s| s.number("sigma") != Some(0.2)),
+        "σ adapts from σ₀ = 0.2 every generation: {searches:?}"
+    );
     let state = RunState::load(&run.latest_checkpoint()).unwrap();
     let cma = cma_es::State::load(&state.scheme_state).unwrap().cma.unwrap();
-    assert_eq!(searches[5].sigma, cma.sigma(), "the last line is the saved search");
+    assert_eq!(searches[5].number("sigma"), Some(cma.sigma()), "the last line is the saved search");
     let shown = loa_master::run::show(&dir).unwrap();
-    assert_eq!(shown.search.as_ref(), Some(&searches[5]));
+    assert_eq!(shown.figures.get("search"), Some(&loa_records::Figure::Group(searches[5].clone())));
+    let sigma = loa_records::Figure::Number(cma.sigma());
     let text = shown.to_string();
-    assert!(
-        text.contains(&format!("search: sigma {:.4}, 4 candidates per generation, 0 restarts", cma.sigma())),
-        "{text}"
-    );
+    assert!(text.contains(&format!("cma-es now: search.sigma {sigma}, search.lambda 4, search.restarts 0")), "{text}");
     let log = std::fs::read_to_string(run.log()).unwrap();
-    assert!(log.contains(&format!("sigma {:.4} lambda 4 (0 restarts)", cma.sigma())), "{log}");
+    assert!(log.contains(&format!("search.sigma {sigma}, search.lambda 4, search.restarts 0")), "{log}");
+}
+
+/// The group a figure is.
+fn group(figure: Option<loa_records::Figure>) -> loa_records::Figures {
+    match figure {
+        Some(loa_records::Figure::Group(inner)) => inner,
+        other => panic!("not a group: {other:?}"),
+    }
 }

@@ -70,10 +70,11 @@ fn a_tournament_run_is_the_same_on_one_and_three_threads_and_across_a_resume() {
     assert_eq!(state.serials.peek(), 19);
     assert!(population.iter().filter(|&&s| s >= 16).count() == 3, "{population:?}");
     for g in &generations {
-        let fitness = g.fitness.as_ref().unwrap();
-        assert_eq!(fitness.unit, "points");
-        assert!((0.0..=1.0).contains(&fitness.mean) && fitness.best >= fitness.mean, "{fitness:?}");
-        assert!(fitness.vs_fixed.is_some_and(|v| (0.0..=1.0).contains(&v)));
+        let figures = g.figures.as_ref().unwrap();
+        assert_eq!(figures.text("unit"), Some("points"));
+        let (best, mean) = (figures.number("best").unwrap(), figures.number("mean").unwrap());
+        assert!((0.0..=1.0).contains(&mean) && best >= mean, "{figures:?}");
+        assert!(figures.number("vs_fixed").is_some_and(|v| (0.0..=1.0).contains(&v)));
         // 4 candidates each host a drawn opponent and the fixed player, and from generation 1
         // on (epoch 0's champion inducted) a champion unless it sits in the task already.
         assert!((8 * 2..=12 * 2).contains(&g.games), "{} games", g.games);

@@ -7,21 +7,17 @@
 //! a message with more elements than a legal one holds is refused without being built.
 
 use crate::ProtoError;
+use crate::limits::{MAX_PEER_IDS, MAX_TASKS_PER_MESSAGE};
 use crate::pb;
-use crate::peers::MAX_PEER_IDS;
 use loa_engine::tasks::{MAX_ENTRANTS, MAX_MATCHES, MAX_SELF_PLAY_GAMES};
 use prost::encoding::decode_varint;
 
-/// Longest failure message a worker sends (bytes): longer ones are cut (see
-/// [`crate::convert::outcome_to_proto`]), and the master refuses longer ones.
-pub const MAX_FAILURE_BYTES: usize = 4096;
-
 /// Largest request the master decodes (bytes).
 ///
-/// The largest legal request is a `WorkerMessage` of [`crate::MAX_TASKS_PER_MESSAGE`] (64)
-/// outcomes, each the larger of a failure of [`MAX_FAILURE_BYTES`] and a match outcome of
-/// [`MAX_MATCHES`] (256) matches of at most 32 bytes each (five small varints and two games of
-/// three): about 64 × 8.2 KiB = 525 KiB. A self-play outcome holds at most
+/// The largest legal request is a `WorkerMessage` of [`MAX_TASKS_PER_MESSAGE`] (64)
+/// outcomes, each the larger of a failure of [`crate::limits::MAX_FAILURE_BYTES`] and a match
+/// outcome of [`MAX_MATCHES`] (256) matches of at most 32 bytes each (five small varints and two
+/// games of three): about 64 × 8.2 KiB = 525 KiB. A self-play outcome holds at most
 /// [`loa_engine::tasks::MAX_SELF_PLAY_MOVES`] moves of 2 bytes and a byte a variation, under
 /// 100 KiB, so workers send fewer of them to a message, as many as fit this bound
 /// ([`crate::convert::outcome_size_bound`]). Registrations (a name of 200 bytes) and fetches (64
@@ -48,7 +44,7 @@ impl WireBounds for crate::v1::RegisterReply {}
 
 impl WireBounds for pb::WorkerMessage {
     fn check_wire(bytes: &[u8]) -> Result<(), ProtoError> {
-        let mut outcomes = Counter::new("outcomes", crate::MAX_TASKS_PER_MESSAGE);
+        let mut outcomes = Counter::new("outcomes", MAX_TASKS_PER_MESSAGE);
         each_field(bytes, |number, payload| match number {
             2 => {
                 let i = outcomes.count(1)?;
@@ -61,8 +57,8 @@ impl WireBounds for pb::WorkerMessage {
 
 impl WireBounds for pb::FetchChromosomesRequest {
     fn check_wire(bytes: &[u8]) -> Result<(), ProtoError> {
-        let mut task_ids = Counter::new("task_ids", crate::MAX_TASKS_PER_MESSAGE);
-        let mut ids = Counter::new("ids", crate::MAX_TASKS_PER_MESSAGE * MAX_ENTRANTS);
+        let mut task_ids = Counter::new("task_ids", MAX_TASKS_PER_MESSAGE);
+        let mut ids = Counter::new("ids", MAX_TASKS_PER_MESSAGE * MAX_ENTRANTS);
         each_field(bytes, |number, payload| match (number, payload) {
             // Packed: one varint per id.
             (1, Some(packed)) => task_ids.count(varints(packed)).map(drop),

@@ -6,7 +6,7 @@
 //! checks it against the task.
 
 use crate::ProtoError;
-use crate::bounds::MAX_FAILURE_BYTES;
+use crate::limits::MAX_FAILURE_BYTES;
 use crate::pb;
 use loa_engine::game::{Criterion, MatchSide};
 use loa_engine::network::{Chromosome, ChromosomeId, Topology, little_endian_bytes};

@@ -8,6 +8,7 @@
 //! - [`codec`]: prost's codec through contiguous slices. [`peers`]: workers serving each other
 //!   chromosomes. [`accept`]: accepting connections by the thousand. [`bounds`]: the largest
 //!   request, and repeated fields counted on the wire before prost builds them.
+//! - [`limits`]: how much one message may carry (the most used are re-exported here).
 
 #![warn(missing_docs)]
 pub mod accept;
@@ -16,10 +17,12 @@ pub mod cache;
 pub mod codec;
 pub mod convert;
 mod error;
+pub mod limits;
 pub mod peers;
 
 pub use error::ProtoError;
 use error::each;
+pub use limits::{MAX_MESSAGE_BYTES, MAX_TASKS_PER_MESSAGE, MAX_WANTED};
 
 /// Code generated from `loa.proto` (package `loa.v2`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -35,15 +38,6 @@ pub mod v1 {
 
 /// The protocol version this crate speaks (`RegisterRequest.protocol`).
 pub const PROTOCOL_VERSION: u32 = 4;
-
-/// Most tasks one message carries, and most outcomes one message may carry.
-pub const MAX_TASKS_PER_MESSAGE: usize = 64;
-
-/// The largest message either side sends (64 of the largest tasks are about 4 MiB).
-pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
-
-/// Most tasks a worker may ask for and not yet have been sent (`WorkerMessage.want`, summed).
-pub const MAX_WANTED: u64 = 1024;
 
 /// The metadata key of the shared token (`authorization: Bearer <token>`).
 pub const TOKEN_HEADER: &str = "authorization";

@@ -5,6 +5,7 @@
 
 use crate::cache::ChromosomeCache;
 use crate::convert::{chromosome_from_proto, chromosome_to_proto, id_from_proto, id_to_proto};
+use crate::limits::MAX_PEER_IDS;
 use crate::pb;
 use crate::pb::peer_client::PeerClient;
 use loa_engine::network::{Chromosome, ChromosomeId};
@@ -14,8 +15,6 @@ use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
-/// Most chromosomes one `Peer.Chromosomes` call asks for.
-pub const MAX_PEER_IDS: usize = 16;
 /// Largest request a peer accepts (16 ids are under 1 KiB).
 const MAX_PEER_REQUEST: usize = 64 << 10;
 /// Largest reply a peer sends or accepts (16 chromosomes of 8 KiB).

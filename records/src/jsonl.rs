@@ -216,14 +216,26 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<JsonLines
         if version == 0 || version > u64::from(FORMAT_VERSION) {
             return Err(RecordError::Format { path: path.to_path_buf(), line: number, version });
         }
-        let record = serde_json::from_value(value).map_err(|e| RecordError::Shape {
+        // The record from the text, not the value: a value's objects sort their keys, and a
+        // record may keep an object's order ([`crate::Figures`]).
+        let record = serde_json::from_str(raw).map_err(|e| RecordError::Shape {
             path: path.to_path_buf(),
             line: number,
-            why: e.to_string(),
+            why: within_line(&e),
         })?;
         records.push(record);
     }
     Ok(JsonLines { records, torn })
+}
+
+/// serde_json's message for an error in one line's text, placed by its column (the line is
+/// the file's, which the error names already).
+fn within_line(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if error.line() > 0 => format!("{} (column {})", &text[..at], error.column()),
+        _ => text,
+    }
 }
 
 #[cfg(test)]
@@ -263,6 +275,7 @@ mod tests {
         assert_eq!(err.to_string(), "runs/x/epochs.jsonl:1: record format version 9, this build reads up to 1");
         let err = parse::<Rec>(b"{\"generation\":\"one\",\"x\":2}\n", p).unwrap_err();
         assert!(err.to_string().starts_with("runs/x/epochs.jsonl:1: invalid type"), "{err}");
+        assert!(err.to_string().ends_with("expected u64 (column 19)"), "{err}");
         // A line without a version predates versions: version 1.
         assert_eq!(parse::<Rec>(b"{\"generation\":1,\"x\":2}\n", p).unwrap().records.len(), 1);
     }

@@ -3,6 +3,8 @@
 //! - [`game`]: games and two-game matches as records ([`GameSummary`], [`MatchSummary`]).
 //! - [`run`]: the lines of `generations.jsonl` and `epochs.jsonl` ([`GenerationRecord`],
 //!   [`EpochReport`]).
+//! - [`figures`]: what a method reports about each generation ([`Figures`]), by name, in its
+//!   own order.
 //! - [`mod@matches`]: the lines of a `loa match --out` file ([`MatchLine`]: one per game, then the
 //!   series' totals).
 //! - [`validation`]: the lines of `validation.jsonl` ([`ValidationRecord`]), and
@@ -17,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod dir;
+pub mod figures;
 pub mod game;
 pub mod interval;
 pub mod jsonl;
@@ -25,10 +28,9 @@ pub mod run;
 pub mod validation;
 
 pub use dir::RunDir;
+pub use figures::{Figure, Figures};
 pub use game::{Color, Criterion, EndReason, GameSummary, MatchSide, MatchSummary, Outcome};
 pub use jsonl::{FORMAT_VERSION, JsonLines, RecordError};
 pub use matches::{MatchGameRecord, MatchLine, MatchSeriesSummary, MatchSideSummary};
-pub use run::{
-    BenchmarkEntry, EpochReport, FitnessSummary, GenerationRecord, SearchSummary, TournamentRecord, WorkerRecord,
-};
+pub use run::{BenchmarkEntry, EpochReport, GenerationRecord, TournamentRecord, WorkerRecord};
 pub use validation::{VALIDATION_TIMING, ValidationRecord};

@@ -5,6 +5,7 @@
 //! so their fields and order are part of the checkpoint format); generation lines add wall-clock
 //! time and throughput, which vary from run to run.
 
+use crate::figures::Figures;
 use crate::game::{GameSummary, MatchSummary};
 use serde::{Deserialize, Serialize};
 
@@ -104,63 +105,12 @@ pub struct GenerationRecord {
     /// it; empty (and left out of the line) otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worker_detail: Vec<WorkerRecord>,
-    /// For schemes that score candidates over several games ((μ + λ), ES): how they scored;
-    /// absent for the knockout.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fitness: Option<FitnessSummary>,
-}
-
-/// How a generation's candidates scored, per game, in the unit of the run's fitness (points:
-/// win 1, draw ½; benchmark score: 0 to 200).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FitnessSummary {
-    /// The fitness: `points` or `benchmark-score`.
-    pub unit: String,
-    /// The best candidate's mean score per game.
-    pub best: f64,
-    /// The mean over candidates of their mean score per game.
-    pub mean: f64,
-    /// The mean score per game of all candidates against the fixed opponents and the ladder's
-    /// rung (the curriculum), if any: the same yardstick every generation, so its course is a learning curve.
-    pub vs_fixed: Option<f64>,
-    /// The ladder's rung the candidates met (0-based), if the run climbs a ladder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rung: Option<u32>,
-    /// Their mean points per game (win 1, draw ½) against it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vs_rung: Option<f64>,
-    /// The survivors' mean self-adaptive mutation step, if steps are self-adaptive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mean_step: Option<f64>,
-    /// The search distribution as the generation left it, for schemes that adapt one (CMA-ES).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchSummary>,
-    /// If the run reports it (`report_noise`): the standard deviation of a candidate's mean
-    /// score were it judged again on other games, as a root mean square over candidates.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub noise_sd: Option<f64>,
-    /// If the run reports it: the standard deviation of the candidates' mean scores (the spread
-    /// selection sees, noise included).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signal_sd: Option<f64>,
-    /// If the run reports it: max(0, signal_sd² − noise_sd²) / signal_sd², the share of the
-    /// spread that is not noise (1: candidates ranked by strength alone; 0: by chance).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reliability: Option<f64>,
-}
-
-/// A search distribution as a generation left it: what the next generation draws from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchSummary {
-    /// The step size σ.
-    pub sigma: f64,
-    /// Candidates per generation (λ).
-    pub lambda: u32,
-    /// Restarts so far.
-    pub restarts: u32,
-    /// Why this generation restarted the search (the criterion's name, e.g. `TolFun`), if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restart: Option<String>,
+    /// What the run's method reports about the generation, in its own names and order (e.g.
+    /// how its candidates scored; a search's step size); absent if it reports nothing, as the
+    /// knockout does. The JSON key is `fitness`, this field's name when it held only the judged
+    /// schemes' scores: runs' files have it, and every method writes it.
+    #[serde(rename = "fitness", default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
 }
 
 impl GenerationRecord {

@@ -64,7 +64,7 @@ pub fn write_run(dir: &Path, epochs: u32) {
             games_per_second: 24.0 + g as f64,
             workers: 2,
             worker_detail: Vec::new(),
-            fitness: None,
+            figures: None,
         };
         jsonl::append_line(&dir.join("generations.jsonl"), &record).unwrap();
     }

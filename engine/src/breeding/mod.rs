@@ -24,7 +24,9 @@ pub mod operators;
 mod origin;
 mod rng;
 
-pub use operator::{Apply, MAX_PARAMETERS, MAX_PARENTS, Operator, PROBABILITY, Parameter, Variation, VariationError};
+pub use operator::{
+    Apply, Fits, MAX_PARAMETERS, MAX_PARENTS, Operator, PROBABILITY, Parameter, Variation, VariationError, any_shape,
+};
 pub use operators::{OPERATORS, find, variation};
 pub use origin::{MAX_STEPS, Origin, OriginError, Step};
 pub use rng::BreedingRng;

@@ -2,6 +2,7 @@
 //! makes alleles) and a [`Variation`], an operator with its parameters' values.
 
 use super::BreedingRng;
+use crate::network::Topology;
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -29,6 +30,18 @@ pub struct Operator {
     pub parameters: &'static [Parameter],
     /// How it makes alleles.
     pub apply: Apply,
+    /// Whether it makes sense on networks of a shape: `Err` says why not, as the end of a
+    /// sentence that begins with the operator's name (a configuration's error names both). Most
+    /// operators fit any shape ([`any_shape`]).
+    pub fits: Fits,
+}
+
+/// Whether an operator fits networks of a shape (see [`Operator::fits`]).
+pub type Fits = fn(Topology) -> Result<(), String>;
+
+/// The [`Operator::fits`] of an operator that treats alleles alike, whatever the network's shape.
+pub fn any_shape(_: Topology) -> Result<(), String> {
+    Ok(())
 }
 
 /// One parameter of an operator.

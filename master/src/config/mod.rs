@@ -285,13 +285,15 @@ impl ExperimentConfig {
         if let Err(e) = self.start.position(self.board()) {
             return bad("start", e.to_string());
         }
-        let crossover = self.crossover.operator.name();
-        if crossover == loa_engine::breeding::operators::per_neuron::OPERATOR.name && !self.network.is_thesis_layout() {
-            let why = format!(
-                "`{crossover}` crosses the hidden units of the thesis's network, not of {}: use single-point or uniform",
-                self.network
-            );
-            return bad("crossover.operator", why);
+        // Each operator says which networks it fits.
+        for (key, variation) in [
+            ("crossover.operator", self.crossover.operator),
+            ("mutation.operator", self.mutation.operator.variation(1)),
+        ] {
+            let operator = variation.operator();
+            if let Err(why) = (operator.fits)(self.network) {
+                return bad(key, format!("`{}` {why}", operator.name));
+            }
         }
         self.validation.as_ref().map_or(Ok(()), |v| v.check(self.board()))
     }
@@ -405,10 +407,12 @@ mod tests {
         assert_eq!((small.network.to_string().as_str(), small.board().side()), ("5x5-board-25-12-1", 5));
         let eggs = err("network = \"5x5-board-25-12-1\"\nstart = \"scrambled-eggs\"");
         assert!(eggs.contains("`start`") && eggs.contains("8x8 board only"), "{eggs}");
+        // The operator says why it does not fit; the configuration names the key and the operator.
         let per_neuron = err("network = \"5x5-board-25-12-1\"\n[crossover]\noperator = \"per-neuron\"");
-        assert!(
-            per_neuron.contains("`crossover.operator`") && per_neuron.contains("5x5-board-25-12-1"),
-            "{per_neuron}"
+        assert_eq!(
+            per_neuron,
+            "invalid `crossover.operator`: `per-neuron` crosses the hidden units of the thesis's network, not of \
+             5x5-board-25-12-1: use single-point or uniform"
         );
         assert!(err("start = \"sideways\"").contains("sideways"));
         assert!(err("[network]\nhiden = [12]").contains("unknown field `hiden`"));

@@ -12,7 +12,7 @@ use loa_dashboard::{
     Counts, GenerationRate, HISTORY, ProgressInfo, Provider, RunInfo, Status, StepInfo, TaskRate, WorkerRow,
     slots_from_name,
 };
-use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord};
+use loa_records::{EpochReport, Figures, GenerationRecord, RunDir, ValidationRecord};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,6 +52,8 @@ struct Live {
     last_sample: Option<(Instant, u64)>,
     epochs: Vec<Arc<EpochReport>>,
     validation: Vec<Arc<ValidationRecord>>,
+    /// The scheme's figures of generation `generation`, if known.
+    figures: Option<Figures>,
 }
 
 /// The dashboard's view of a live run.
@@ -85,10 +87,17 @@ impl DashboardState {
         cluster: Option<Arc<Counters>>,
     ) -> DashboardState {
         let mut notes = Vec::new();
-        let mut games = VecDeque::new();
+        let (mut games, mut figures) = (VecDeque::new(), None);
         if dir.generations().exists() {
             match loa_records::jsonl::read::<GenerationRecord>(&dir.generations()) {
-                Ok(lines) => lines.records.iter().for_each(|g| push_bounded(&mut games, GenerationRate::from(g))),
+                Ok(lines) => {
+                    lines.records.iter().for_each(|g| push_bounded(&mut games, GenerationRate::from(g)));
+                    figures = lines
+                        .records
+                        .last()
+                        .filter(|g| g.generation == state.generation)
+                        .and_then(|g| g.figures.clone());
+                }
                 Err(e) => notes.push(format!("earlier generations not shown: {e}")),
             }
         }
@@ -124,6 +133,7 @@ impl DashboardState {
             last_sample: None,
             epochs: state.epochs.iter().cloned().map(Arc::new).collect(),
             validation,
+            figures,
         };
         let total_generations = u64::from(config.epochs) * u64::from(config.generations_per_epoch);
         let validating = config.validation.is_some();
@@ -212,6 +222,7 @@ impl Provider for DashboardState {
             tasks_per_second: live.tasks.iter().cloned().collect(),
             counts: Some(self.counts(&stats)),
             workers,
+            figures: live.figures.clone(),
             notes: self.notes.clone(),
         }
     }
@@ -264,6 +275,7 @@ impl Subscriber for DashboardState {
             }
             RunEvent::GenerationDone(record) => {
                 live.generation = record.generation;
+                live.figures = record.figures.clone();
                 push_bounded(&mut live.games, GenerationRate::from(*record));
             }
             RunEvent::EpochDone(report) => {
@@ -273,7 +285,7 @@ impl Subscriber for DashboardState {
             RunEvent::Validated(record) => live.validation.push(Arc::new((*record).clone())),
             RunEvent::RolledBack(s) => {
                 // What the run goes on from: later epochs and lines are played again.
-                (live.generation, live.epoch) = (s.generation, s.epoch);
+                (live.generation, live.epoch, live.figures) = (s.generation, s.epoch, None);
                 live.epochs.truncate(s.epochs.len());
                 let finished = s.epochs.last().map(|r| r.epoch);
                 live.validation.retain(|v| finished.is_some_and(|f| v.epoch <= f));

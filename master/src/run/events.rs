@@ -9,7 +9,7 @@ use crate::cluster::Dropped;
 use crate::scheduler::SchedulerStats;
 use crate::selection::Champion;
 use loa_records::jsonl::append_line;
-use loa_records::{EpochReport, GenerationRecord, RunDir, SearchSummary, ValidationRecord, WorkerRecord};
+use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
 use std::io::Write;
 use std::time::Instant;
 
@@ -60,9 +60,9 @@ pub enum RunEvent<'a> {
     WorkerDropped(&'a Dropped),
     /// This epoch's champion (its best benchmarked network) joined the hall of fame.
     Champion(u32, Champion),
-    /// A search that adapts its own distribution (CMA-ES) restarted in this generation; the
-    /// summary is the search it starts again with.
-    Restarted(u64, &'a SearchSummary),
+    /// The run's scheme had this to say about this generation (one of its
+    /// [`crate::selection::Selected`] notes), after its line.
+    Noted(u64, &'a str),
     /// The session's budget is spent (why); it stops at this epoch boundary.
     OutOfBudget(&'a str),
     /// The run stopped early on request (Ctrl-C, or its budget spent) at this state; `master
@@ -140,22 +140,9 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
             format!("run at generation {} epoch {}, target {} epochs", s.generation, s.epoch, s.config.epochs)
         }
         RunEvent::GenerationDone(r) => {
-            let fitness = r.fitness.as_ref().map_or(String::new(), |f| {
-                let fixed = f.vs_fixed.map_or(String::new(), |v| format!(", {v:.2} vs fixed opponents"));
-                let rung = f.rung.zip(f.vs_rung);
-                let rung = rung.map_or(String::new(), |(r, p)| format!(", ladder rung {r} {p:.2} points/game"));
-                let step = f.mean_step.map_or(String::new(), |s| format!(", mean step {s:.4}"));
-                let search = f.search.as_ref().map_or(String::new(), |s| {
-                    format!(", sigma {:.4} lambda {} ({} restarts)", s.sigma, s.lambda, s.restarts)
-                });
-                let noise = f.noise_sd.zip(f.signal_sd).map_or(String::new(), |(n, s)| {
-                    let reliability = f.reliability.map_or("–".into(), |r| format!("{r:.2}"));
-                    format!(", noise sd {n:.2} signal sd {s:.2} reliability {reliability}")
-                });
-                format!("; {} per game best {:.2} mean {:.2}{fixed}{rung}{step}{search}{noise}", f.unit, f.best, f.mean)
-            });
+            let figures = r.figures.as_ref().filter(|f| !f.is_empty()).map_or(String::new(), |f| format!("; {f}"));
             format!(
-                "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{fitness}",
+                "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{figures}",
                 r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
             )
         }
@@ -184,14 +171,7 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::Champion(epoch, c) => {
             format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
         }
-        RunEvent::Restarted(generation, s) => format!(
-            "generation {generation}: the search stalled ({}) and restarts from its mean with sigma {} and {} \
-             candidates per generation (restart {})",
-            s.restart.as_deref().unwrap_or("?"),
-            s.sigma,
-            s.lambda,
-            s.restarts
-        ),
+        RunEvent::Noted(generation, note) => format!("generation {generation}: {note}"),
         RunEvent::OutOfBudget(why) => format!("{why}: stopping at the end of the epoch"),
         RunEvent::Stopped(s) => format!("stopped at generation {} (epoch {})", s.generation, s.epoch),
         RunEvent::Finished(s) => format!("finished: {} epochs, {} generations", s.epoch, s.generation),
@@ -253,11 +233,33 @@ mod tests {
     }
 
     #[test]
-    fn a_restart_has_its_own_log_line() {
+    fn a_generation_line_shows_the_schemes_figures_and_a_note_has_its_own_line() {
         use super::{RunEvent, message};
-        let search = loa_records::SearchSummary { sigma: 0.3, lambda: 32, restarts: 1, restart: Some("TolFun".into()) };
-        let line = message(&RunEvent::Restarted(530, &search)).unwrap();
-        assert!(line.starts_with("generation 530: the search stalled (TolFun)"), "{line}");
-        assert!(line.contains("sigma 0.3 and 32 candidates per generation (restart 1)"), "{line}");
+        use loa_records::{Figures, GenerationRecord};
+        let group = Figures::new().with("step", 0.24740367220156328).with("size", 32u32).with("count", 1u32);
+        let figures = Figures::new().with("unit", "points").with("best", 0.75).with("vs_fixed", None::<f64>);
+        let record = GenerationRecord {
+            generation: 530,
+            epoch: 53,
+            tournaments: Vec::new(),
+            survivors_kept: 0,
+            games: 64,
+            mean_plies: 41.3,
+            seconds: 2.0,
+            games_per_second: 32.0,
+            workers: 2,
+            worker_detail: Vec::new(),
+            figures: Some(figures.with("group", group)),
+        };
+        let line = message(&RunEvent::GenerationDone(&record)).unwrap();
+        assert_eq!(
+            line,
+            "generation 530: 64 games, 41.3 plies/game, 32.0 games/s, 0 survivors kept; unit points, best 0.75, \
+             vs_fixed –, group.step 0.2474, group.size 32, group.count 1"
+        );
+        let bare = GenerationRecord { figures: None, ..record };
+        assert!(message(&RunEvent::GenerationDone(&bare)).unwrap().ends_with("0 survivors kept"));
+        let note = "the scheme has something to say";
+        assert_eq!(message(&RunEvent::Noted(530, note)).unwrap(), format!("generation 530: {note}"));
     }
 }

@@ -237,7 +237,7 @@ impl Runner<'_> {
         let Some(outcomes) = self.play(tasks, HaltPoint::MidGeneration(generation), seen)? else {
             return Ok(None);
         };
-        let Selected { next, tournaments, fitness, survivors_kept } = scheme.select(plan, &outcomes)?;
+        let Selected { next, tournaments, figures, notes, survivors_kept } = scheme.select(plan, &outcomes)?;
         let worker_detail = match self.options.work.cluster {
             Some(_) => worker_records(&workers_before, &self.scheduler.workers(), &straggled, begun.elapsed()),
             None => Vec::new(),
@@ -256,7 +256,7 @@ impl Runner<'_> {
             games_per_second: if seconds > 0.0 { f64::from(games) / seconds } else { 0.0 },
             workers: self.scheduler.stats().workers,
             worker_detail,
-            fitness,
+            figures,
         };
         state.population = next.into_iter().map(StoredIndividual::from).collect();
         state.scheme_state = scheme.save().map_err(RunError::SchemeState)?;
@@ -264,8 +264,8 @@ impl Runner<'_> {
         state.serials = serials;
         state.generation = generation;
         self.emit(RunEvent::GenerationDone(&record))?;
-        if let Some(search) = record.fitness.as_ref().and_then(|f| f.search.as_ref()).filter(|s| s.restart.is_some()) {
-            self.emit(RunEvent::Restarted(generation, search))?;
+        for note in &notes {
+            self.emit(RunEvent::Noted(generation, note))?;
         }
         self.halt(HaltPoint::AfterGenerationLine(generation))?;
         state.clock = self.clock.now();

@@ -3,8 +3,7 @@
 use super::resume::{epoch_checkpoints, newest_usable_epoch, run_dir};
 use super::{RunError, load};
 use crate::checkpoint::RunState;
-use crate::selection::{SchemeState, cma_es};
-use loa_records::{RunDir, SearchSummary, ValidationRecord};
+use loa_records::{Figures, RunDir, ValidationRecord};
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -41,10 +40,10 @@ pub struct RunOverview {
     pub checkpoints: Vec<u32>,
     /// Directories that `master resume --from-epoch` set aside in `checkpoints/`.
     pub abandoned: Vec<String>,
-    /// The search distribution now, for schemes that adapt one (CMA-ES, once it has selected);
-    /// left out of the JSON otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchSummary>,
+    /// What the scheme's state says now, in its own figures ([`crate::selection::Scheme::state_figures`]:
+    /// e.g. a search distribution); left out of the JSON if none.
+    #[serde(skip_serializing_if = "Figures::is_empty")]
+    pub figures: Figures,
     /// Whether the run has `[validation]`.
     pub validating: bool,
     /// The latest held-out validation against each opponent (`validation.jsonl`, up to the
@@ -123,7 +122,7 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         epochs: epochs.collect(),
         checkpoints: epoch_checkpoints(&run).into_iter().map(|(epoch, _)| epoch).collect(),
         abandoned,
-        search: search(&state),
+        figures: state_figures(&state),
         validating: config.validation.is_some(),
         validation,
         validation_note,
@@ -183,12 +182,8 @@ impl fmt::Display for RunOverview {
         }
         self.fmt_validation(f)?;
         writeln!(f, "checkpoints: {}", ranges(&self.checkpoints))?;
-        if let Some(s) = &self.search {
-            writeln!(
-                f,
-                "search: sigma {:.4}, {} candidates per generation, {} restarts",
-                s.sigma, s.lambda, s.restarts
-            )?;
+        if !self.figures.is_empty() {
+            writeln!(f, "{} now: {}", self.scheme, self.figures)?;
         }
         for name in &self.abandoned {
             writeln!(f, "set aside by a resume from an earlier epoch: checkpoints/{name}")?;
@@ -197,13 +192,10 @@ impl fmt::Display for RunOverview {
     }
 }
 
-/// The search distribution of a CMA-ES run's state, if it has one.
-fn search(state: &RunState) -> Option<SearchSummary> {
-    if state.config.selection.scheme.name != cma_es::NAME {
-        return None;
-    }
-    let cma = cma_es::State::load(&state.scheme_state).ok()?.cma?;
-    Some(cma_es::search(&cma, None))
+/// The figures of the state's scheme as its state stands; none if the scheme cannot be made
+/// from the state (the checkpoint loaded, so it can).
+fn state_figures(state: &RunState) -> Figures {
+    state.scheme().map_or_else(|_| Figures::new(), |scheme| scheme.state_figures())
 }
 
 impl RunOverview {

@@ -17,7 +17,7 @@ use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_records::{EpochReport, FitnessSummary, SearchSummary};
+use loa_records::{EpochReport, Figures};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -130,14 +130,28 @@ fn free(tying: Option<&Tying>, weights: &[f32]) -> Vec<f64> {
     }
 }
 
-/// The search as `cma` stands, after a generation that restarted it for `restart`, if any.
-pub fn search(cma: &Cma, restart: Option<Restart>) -> SearchSummary {
-    SearchSummary {
-        sigma: cma.sigma(),
-        lambda: u32::try_from(cma.lambda()).unwrap_or(u32::MAX),
-        restarts: cma.restarts(),
-        restart: restart.map(|r| r.name().to_owned()),
-    }
+/// The search as `cma` stands, after a generation that restarted it for `restart`, if any: its
+/// step size `sigma`, its candidates per generation `lambda`, its `restarts` so far and, in the
+/// generation that restarted it, the criterion that did (`restart`).
+pub fn search(cma: &Cma, restart: Option<Restart>) -> Figures {
+    Figures::new()
+        .with("sigma", cma.sigma())
+        .with("lambda", u32::try_from(cma.lambda()).unwrap_or(u32::MAX))
+        .with("restarts", cma.restarts())
+        .with_some("restart", restart.map(Restart::name))
+}
+
+/// `run.log`'s line about a generation that restarted the search for `restart`, which `cma`
+/// starts again with.
+fn restarted(cma: &Cma, restart: Restart) -> String {
+    format!(
+        "the search stalled ({}) and restarts from its mean with sigma {} and {} candidates per generation \
+         (restart {})",
+        restart.name(),
+        cma.sigma(),
+        cma.lambda(),
+        cma.restarts()
+    )
 }
 
 /// The network of free parameters `x`, within the chromosome files' bound.
@@ -236,10 +250,11 @@ impl Scheme for CmaEs {
         let restart = cma.tell_at(&asked, &fitness, self.settings.mean_learning_rate).map_err(SelectionError::Cma)?;
         let chromosome = Chromosome::new(topology, network(self.tying().as_ref(), cma.mean()))?;
         let mean = Individual { serial: next_serial, chromosome: Arc::new(chromosome) };
-        let summary = FitnessSummary { search: Some(search(&cma, restart)), ..scores.summary() };
+        let figures = scores.summary().figures(Figures::new().with("search", search(&cma, restart)));
+        let notes = restart.map(|r| restarted(&cma, r)).into_iter().collect();
         self.state.cma = Some(cma);
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, fitness: Some(summary) })
+        Ok(Selected { next: vec![mean], tournaments: Vec::new(), survivors_kept: 0, figures: Some(figures), notes })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -249,6 +264,11 @@ impl Scheme for CmaEs {
     /// The mean, which is what the run stands for (epoch 0: the first network, the first mean).
     fn validated<'s>(&self, survivors: &'s [Individual], _: &EpochReport) -> Option<&'s Individual> {
         survivors.first()
+    }
+
+    /// The search distribution, once the first selection has made one.
+    fn state_figures(&self) -> Figures {
+        self.state.cma.as_ref().map_or_else(Figures::new, |cma| Figures::new().with("search", search(cma, None)))
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {

@@ -18,7 +18,7 @@ use crate::population::{Individual, SerialCounter};
 use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, MAX_ABS_WEIGHT, Topology};
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_records::EpochReport;
+use loa_records::{EpochReport, Figures};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -288,8 +288,8 @@ impl Scheme for EvolutionStrategies {
         let centre = Individual { serial: plan.next_serial, chromosome: Arc::new(chromosome) };
         self.state.adam = adam;
         self.state.judged.promote(&self.settings.judging, &scores);
-        let fitness = Some(scores.summary());
-        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, fitness })
+        let figures = Some(scores.summary().figures(Figures::new()));
+        Ok(Selected { next: vec![centre], tournaments: Vec::new(), survivors_kept: 0, figures, notes: Vec::new() })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {

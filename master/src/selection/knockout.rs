@@ -86,7 +86,7 @@ impl Scheme for Knockout {
                 matches: [semi1, semi2, last].map(match_summary),
             });
         }
-        Ok(Selected { next, tournaments, survivors_kept, fitness: None })
+        Ok(Selected { next, tournaments, survivors_kept, figures: None, notes: Vec::new() })
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {

@@ -22,7 +22,7 @@ use crate::config::{ConfigError, ExperimentConfig, MutationOperator};
 pub use crate::generation::Breeding;
 use crate::population::{Individual, SerialCounter};
 use loa_engine::tasks::{MatchTask, MatchTaskOutcome, Task, TaskOutcome};
-use loa_records::{EpochReport, FitnessSummary, TournamentRecord};
+use loa_records::{EpochReport, Figures, TournamentRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::any::Any;
@@ -157,6 +157,12 @@ pub trait Scheme {
         survivors.iter().find(|s| s.serial == best.serial)
     }
 
+    /// What its state says now, in its own figures (`master show` prints them): e.g. a
+    /// search's distribution. None by default.
+    fn state_figures(&self) -> Figures {
+        Figures::new()
+    }
+
     /// Its state as bytes, versioned by the scheme (see [`SchemeState`]).
     fn save(&self) -> Result<Vec<u8>, CodecError>;
 
@@ -174,8 +180,12 @@ pub struct Selected {
     pub tournaments: Vec<TournamentRecord>,
     /// Survivors of the previous generation that stayed.
     pub survivors_kept: u32,
-    /// How the candidates scored, for schemes that score them.
-    pub fitness: Option<FitnessSummary>,
+    /// What the scheme reports about the generation in its own figures (how its candidates
+    /// scored, say), for `generations.jsonl`; `None` if nothing.
+    pub figures: Option<Figures>,
+    /// Lines the scheme has for `run.log` about the generation (e.g. that its search restarted),
+    /// each a sentence without the generation, which the log puts first.
+    pub notes: Vec<String>,
 }
 
 /// An epoch's champion that joined a scheme's hall of fame.

@@ -14,7 +14,7 @@ use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::breeding::operators::gaussian;
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_records::EpochReport;
+use loa_records::{EpochReport, Figures};
 use serde::{Deserialize, Serialize};
 
 /// The scheme's name in the configuration.
@@ -162,11 +162,11 @@ impl Scheme for MuPlusLambda {
         let steps: Vec<(u64, f64)> =
             order.iter().filter_map(|&c| plan.steps.get(c).map(|&s| (candidates[c].serial, s))).collect();
         let next = order.into_iter().map(|c| candidates[c].clone()).collect();
-        let mut summary = scores.summary();
-        summary.mean_step = (!steps.is_empty()).then(|| steps.iter().map(|s| s.1).sum::<f64>() / steps.len() as f64);
+        let mean_step = (!steps.is_empty()).then(|| steps.iter().map(|s| s.1).sum::<f64>() / steps.len() as f64);
+        let figures = scores.summary().figures(Figures::new().with_some("mean_step", mean_step));
         self.state.steps = steps;
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, fitness: Some(summary) })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept, figures: Some(figures), notes: Vec::new() })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {

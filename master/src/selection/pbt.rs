@@ -7,7 +7,7 @@
 //! The stored population is the learners' measured networks; the one validated is the best of
 //! the last ranking. docs/config.md describes every setting.
 
-use super::learning::{Learner, SavedLearner};
+use super::learning::{Batch, Learner, SavedLearner};
 use super::td::TdConfig;
 use super::{Breeding, Plan, Scheme, SchemeState, Selected, SelectionError, StateError};
 use super::{own_plan, parse_settings, settings_table};
@@ -20,7 +20,7 @@ use loa_engine::random::derive_seed;
 use loa_engine::tasks::{
     FixedPlayer, MAX_MATCHES, MatchEntrant, MatchFormat, Pairing, SelfPlayTask, Task, TaskOutcome,
 };
-use loa_records::EpochReport;
+use loa_records::{EpochReport, Figures};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -198,20 +198,25 @@ impl Pbt {
         Ok(scores.iter().zip(&matches).map(|(s, &n)| s / f64::from(n.max(1))).collect())
     }
 
-    /// The worst learners take the weights of the best, then move their α and λ.
-    fn exploit(&mut self, scores: &[f64], ranking: &Ranking) {
+    /// The worst learners take the weights of the best, then move their α and λ: each change
+    /// as (the learner, whose weights it took).
+    fn exploit(&mut self, scores: &[f64], ranking: &Ranking) -> Vec<(usize, usize)> {
         let mut order: Vec<usize> = (0..scores.len()).collect();
         // Best first; a tie to the lower index.
         order.sort_by(|&i, &j| scores[j].total_cmp(&scores[i]).then(i.cmp(&j)));
         let n = self.exploiting();
         let (best, worst) = (&order[..n], &order[order.len() - n..]);
         let perturb = self.settings.perturb;
+        let mut taken = Vec::new();
         for (&loser, &(choice, faster, longer)) in worst.iter().rev().zip(&ranking.choices) {
-            let (learner, rate, lambda) = self.learners[best[choice % n]].clone();
+            let winner = best[choice % n];
+            let (learner, rate, lambda) = self.learners[winner].clone();
             let rate = if faster { rate * perturb } else { rate / perturb };
             let lambda = (if longer { lambda * perturb } else { lambda / perturb }).clamp(0.0, 1.0);
             self.learners[loser] = (learner, rate.min(1.0), lambda);
+            taken.push((loser, winner));
         }
+        taken
     }
 
     /// The index of the learner a run validates: the best of the last ranking, else the first.
@@ -333,26 +338,48 @@ impl Scheme for Pbt {
             return Err(SelectionError::OutcomeCount { found: outcomes.len(), tasks: expected });
         }
         let mut learners = self.members()?.to_vec();
-        let mut first = 0;
+        let (mut first, mut batch) = (0, Batch::default());
         for ((learner, rate, lambda), tasks) in learners.iter_mut().zip(&plan.games) {
             let td = &self.settings.td;
             let decayed = TdConfig { learning_rate: *rate, ..td.clone() }.learning_rate_at(learner.games);
-            learner.learn(tasks, &outcomes[first..first + tasks.len()], first, &td.step(decayed, *lambda))?;
+            let step = td.step(decayed, *lambda);
+            batch.add(learner.learn(tasks, &outcomes[first..first + tasks.len()], first, &step)?);
             first += tasks.len();
         }
         self.learners = learners;
+        let mut notes = Vec::new();
+        let mut figures = Figures::new()
+            .with("games", self.learners.iter().map(|(l, ..)| l.games).sum::<u64>())
+            .with("td_error", batch.td_error());
         if let Some(ranking) = &plan.ranking {
             let scores = self.scores(&outcomes[played..], played)?;
-            self.exploit(&scores, ranking);
+            let taken = self.exploit(&scores, ranking);
             (self.scores, self.rankings) = (scores, self.rankings + 1);
+            let listed: Vec<String> = self.scores.iter().map(|s| format!("{s:.3}")).collect();
+            let mut note = format!("ranking {}: points a match {}", self.rankings, listed.join(" "));
+            for (loser, winner) in taken {
+                let (_, rate, lambda) = &self.learners[loser];
+                note += &format!("; learner {loser} takes learner {winner}'s weights, α {rate:.4}, λ {lambda:.3}");
+            }
+            notes.push(note);
+            let best = self.scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mean = self.scores.iter().sum::<f64>() / self.scores.len().max(1) as f64;
+            figures.set("ranking", Figures::new().with("best", best).with("mean", mean));
         }
+        let (rates, lambdas): (Vec<f64>, Vec<f64>) = self.learners.iter().map(|(_, r, l)| (*r, *l)).unzip();
+        let range = |v: &[f64]| {
+            let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            Figures::new().with("min", lo).with("max", hi)
+        };
+        figures.set("learning_rate", range(&rates));
+        figures.set("lambda", range(&lambdas));
         let next = self
             .learners
             .iter()
             .zip(&plan.serials)
             .map(|((learner, ..), &serial)| Pbt::individual(learner, serial))
             .collect::<Result<_, _>>()?;
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, fitness: None })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, figures: Some(figures), notes })
     }
 
     /// The best learner of the last ranking.

@@ -19,6 +19,7 @@ use crate::population::{Individual, SerialCounter};
 use loa_engine::openings::max_opening_plies;
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::{MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES, SelfPlayTask, Task, TaskOutcome};
+use loa_records::Figures;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -241,11 +242,18 @@ impl Scheme for Td {
         }
         let s = &self.settings;
         let mut learner = self.learner()?.clone();
-        let step = s.step(s.learning_rate_at(learner.games), s.lambda);
-        learner.learn(&plan.tasks, outcomes, 0, &step)?;
+        let rate = s.learning_rate_at(learner.games);
+        let batch = learner.learn(&plan.tasks, outcomes, 0, &s.step(rate, s.lambda))?;
+        let figures = Figures::new()
+            .with("games", learner.games)
+            .with("learning_rate", rate)
+            .with("td_error", batch.td_error())
+            .with("black_wins", batch.black_wins)
+            .with("white_wins", batch.white_wins)
+            .with("draws", batch.draws);
         self.learner = Some(learner);
         let next = vec![self.individual(plan.serial)?];
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, fitness: None })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, figures: Some(figures), notes: Vec::new() })
     }
 
     fn save(&self) -> Result<Vec<u8>, CodecError> {

@@ -14,7 +14,7 @@ use crate::generation::{Breeding, child};
 use crate::population::Individual;
 use crate::rng::GaRng;
 use loa_engine::tasks::{Task, TaskOutcome};
-use loa_records::EpochReport;
+use loa_records::{EpochReport, Figures};
 use serde::{Deserialize, Serialize};
 
 /// The scheme's name in the configuration.
@@ -146,9 +146,9 @@ impl Scheme for Tournament {
         let plan: TournamentPlan = own_plan(plan)?;
         let scores = plan.judged.scores(self.settings.judging.fitness, outcomes)?;
         self.state.fitness = plan.judged.fitness(&scores);
-        let (next, fitness) = (plan.judged.candidates, Some(scores.summary()));
+        let (next, figures) = (plan.judged.candidates, Some(scores.summary().figures(Figures::new())));
         self.state.judged.promote(&self.settings.judging, &scores);
-        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, fitness })
+        Ok(Selected { next, tournaments: Vec::new(), survivors_kept: plan.kept as u32, figures, notes: Vec::new() })
     }
 
     fn end_epoch(&mut self, survivors: &[Individual], report: &EpochReport) -> Option<Champion> {
@@ -369,8 +369,11 @@ mod tests {
         // Scores: serial 4 wins both games, 1 and 3 one each, the others none.
         let selected = scheme.select(plan, &outcomes(&[0, 1, 0, 1, 2, 0])).unwrap();
         assert_eq!((selected.next.clone(), selected.survivors_kept), (first.clone(), 6));
-        let summary = selected.fitness.unwrap();
-        assert_eq!((summary.unit.as_str(), summary.best, summary.mean), ("points", 1.0, 4.0 / 12.0));
+        let figures = selected.figures.unwrap();
+        assert_eq!(
+            (figures.text("unit"), figures.number("best"), figures.number("mean")),
+            (Some("points"), Some(1.0), Some(4.0 / 12.0))
+        );
         assert_eq!(scheme.state.fitness, vec![(0, 0.0), (1, 1.0), (2, 0.0), (3, 1.0), (4, 2.0), (5, 0.0)]);
         // Generation 2 breeds: elites 4, then 1 (older than 3), unchanged; four children.
         let (plan, tasks) = scheme

@@ -1,5 +1,5 @@
 use super::*;
-use crate::MAX_TASKS_PER_MESSAGE;
+use crate::limits::{MAX_FAILURE_BYTES, MAX_TASKS_PER_MESSAGE};
 use prost::Message;
 
 /// The largest game summary: the largest enum values and ply count.

@@ -3,8 +3,9 @@
 
 use super::ChromosomeCache;
 use crate::convert::{chromosome_from_proto, id_from_proto, origin_from_proto, sources_from_proto};
+use crate::limits::MAX_TASKS_PER_MESSAGE;
 use crate::peers::Peers;
-use crate::{MAX_TASKS_PER_MESSAGE, ProtoError, each, pb};
+use crate::{ProtoError, each, pb};
 use loa_engine::breeding::Origin;
 use loa_engine::network::{Chromosome, ChromosomeId, Topology};
 use loa_engine::tasks::MAX_ENTRANTS;

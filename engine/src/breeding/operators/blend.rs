@@ -2,7 +2,7 @@
 //! and a little beyond, so children explore around their parents rather than only recombine
 //! the values they already hold.
 
-use crate::breeding::{BreedingRng, Operator, Parameter};
+use crate::breeding::{BreedingRng, Operator, Parameter, any_shape};
 use crate::network::MAX_ABS_WEIGHT;
 
 /// Two parents: each allele uniform on `[lo − α·d, hi + α·d]`, where `lo` and `hi` are the
@@ -18,6 +18,7 @@ pub const OPERATOR: Operator = Operator {
         default: Some(0.5),
     }],
     apply: |values, _, [survivor, partner], rng| blend(survivor, partner, values[0], rng),
+    fits: any_shape,
 };
 
 /// Each allele uniform on the parents' interval widened by `alpha` of its width on each side.

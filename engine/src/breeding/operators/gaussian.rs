@@ -1,6 +1,6 @@
 //! Gaussian noise: a small step in weight space.
 
-use crate::breeding::{BreedingRng, Operator, PROBABILITY, Parameter, Variation};
+use crate::breeding::{BreedingRng, Operator, PROBABILITY, Parameter, Variation, any_shape};
 use crate::network::MAX_ABS_WEIGHT;
 
 /// One parent: each allele, with `probability`, gets Gaussian noise of standard deviation
@@ -18,6 +18,7 @@ pub const OPERATOR: Operator = Operator {
         PROBABILITY,
     ],
     apply: |values, _, [parent, _], rng| perturb(parent, values[0], values[1], rng),
+    fits: any_shape,
 };
 
 /// The operator with its step and probability.

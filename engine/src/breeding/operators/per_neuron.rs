@@ -6,7 +6,8 @@ use crate::network::{HIDDEN, INPUTS, Topology};
 /// Two parents: each hidden unit (its input weights, bias and output weight) from either with
 /// probability ½; the output bias from the first. A unit's job survives crossover, which a cut
 /// through the row-major weight order (the thesis's diagnosis) does not guarantee. Only for the
-/// default topology's layout (docs/spec.md §3): other lengths are the first parent's alleles.
+/// default topology's layout (docs/spec.md §3): it fits the thesis's network only, and other
+/// lengths are the first parent's alleles.
 pub const OPERATOR: Operator = Operator {
     name: "per-neuron",
     parents: 2,
@@ -28,6 +29,12 @@ pub const OPERATOR: Operator = Operator {
             }
         }
         child
+    },
+    fits: |topology| match topology.is_thesis_layout() {
+        true => Ok(()),
+        false => Err(format!(
+            "crosses the hidden units of the thesis's network, not of {topology}: use single-point or uniform"
+        )),
     },
 };
 
@@ -53,5 +60,13 @@ mod tests {
         assert_eq!(c[2040], 1.0, "the output bias is the survivor's");
         let short = vec![2.0f32; 10];
         assert_eq!(OPERATOR.with(&[]).unwrap().apply(0, &[&a[..10], &short], &mut rng), a[..10], "other layouts");
+    }
+
+    #[test]
+    fn it_fits_the_thesis_network_alone_and_says_why() {
+        assert_eq!((OPERATOR.fits)(Topology::THESIS), Ok(()));
+        let small: Topology = "5x5-board-25-12-1".parse().unwrap();
+        let why = (OPERATOR.fits)(small).unwrap_err();
+        assert!(why.contains("thesis's network, not of 5x5-board-25-12-1"), "{why}");
     }
 }

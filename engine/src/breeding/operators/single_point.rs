@@ -1,6 +1,6 @@
 //! Single-point crossover: the thesis's (docs/spec.md §5).
 
-use crate::breeding::Operator;
+use crate::breeding::{Operator, any_shape};
 
 /// Two parents: alleles before a cut from the first, from the cut on from the second; the cut
 /// is uniform in `1..len−1`, so both contribute. The child is as long as the shorter parent.
@@ -13,6 +13,7 @@ pub const OPERATOR: Operator = Operator {
         let cut = if len >= 2 { 1 + rng.below(len - 1) } else { len };
         survivor[..cut].iter().chain(&partner[cut..len]).copied().collect()
     },
+    fits: any_shape,
 };
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Uniform crossover.
 
-use crate::breeding::Operator;
+use crate::breeding::{Operator, any_shape};
 
 /// Two parents: each allele from either with probability ½. The child is as long as the
 /// shorter parent.
@@ -11,6 +11,7 @@ pub const OPERATOR: Operator = Operator {
     apply: |_, _, [survivor, partner], rng| {
         survivor.iter().zip(partner).map(|(&s, &p)| if rng.below(2) == 0 { s } else { p }).collect()
     },
+    fits: any_shape,
 };
 
 #[cfg(test)]

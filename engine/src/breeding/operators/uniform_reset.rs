@@ -1,6 +1,6 @@
 //! Uniform reset: the thesis's mutation.
 
-use crate::breeding::{BreedingRng, Operator, PROBABILITY, Variation};
+use crate::breeding::{BreedingRng, Operator, PROBABILITY, Variation, any_shape};
 
 /// One parent: each allele replaced, with `probability`, by a fresh uniform value in [-1, 1).
 pub const OPERATOR: Operator = Operator {
@@ -8,6 +8,7 @@ pub const OPERATOR: Operator = Operator {
     parents: 1,
     parameters: &[PROBABILITY],
     apply: |values, _, [parent, _], rng| reset_uniformly(parent, values[0], rng),
+    fits: any_shape,
 };
 
 /// The operator with its probability.

@@ -1,20 +1,22 @@
 //! Checkpoints of formats 1 to 6 (the bincode of the run state with the configuration's types of
 //! their day inside), read with frozen copies of the old types (`types.rs`, never today's) into
-//! format 7's contents: the configuration as TOML text, the scheme's memory as today's state.
-//! Settings a format lacks take the defaults that do what its builds did. The formats are listed
-//! in `docs/checkpoints.md`.
+//! format 7's contents: the configuration as TOML text, the scheme's memory as version 1 of
+//! its state, written from frozen copies of those layouts (`state.rs`, never the live schemes'
+//! types, which may move on). Settings a format lacks take the defaults that do what its builds
+//! did. The formats are listed in `docs/checkpoints.md`.
 
+mod state;
+#[cfg(test)]
+mod tests;
 mod types;
 
 use super::Stored;
 use crate::codec::{self, CodecError};
 use crate::config::{Named, SelectionConfig};
 use crate::population::{Individual, StoredIndividual};
-use crate::selection::adam::AdamState;
-use crate::selection::judging::JudgingState;
-use crate::selection::{SchemeState, evolution_strategies, knockout, mu_plus_lambda};
 use loa_engine::network::ChromosomeError;
 use serde::de::DeserializeOwned;
+use state::names;
 use types::*;
 
 /// Why an old checkpoint cannot be read.
@@ -80,11 +82,11 @@ pub fn read(format: u32, payload: &[u8]) -> Result<(String, Stored), LegacyError
         (KNOCKOUT, 1) => None,
         (MU_PLUS_LAMBDA | EVOLUTION_STRATEGIES, 1) => return Err(LegacyError::OldScheme),
         (MU_PLUS_LAMBDA, 2) => {
-            Some((mu_plus_lambda::NAME, table(&r.read::<MuPlusLambda>("the (mu + lambda) settings")?)?))
+            Some((names::MU_PLUS_LAMBDA, table(&r.read::<MuPlusLambda>("the (mu + lambda) settings")?)?))
         }
-        (EVOLUTION_STRATEGIES, 2..=6) => Some((evolution_strategies::NAME, es_settings(&mut r, format)?)),
-        (KNOCKOUT, _) => return Err(LegacyError::Mismatch { format, scheme: knockout::NAME }),
-        (MU_PLUS_LAMBDA, _) => return Err(LegacyError::Mismatch { format, scheme: mu_plus_lambda::NAME }),
+        (EVOLUTION_STRATEGIES, 2..=6) => Some((names::EVOLUTION_STRATEGIES, es_settings(&mut r, format)?)),
+        (KNOCKOUT, _) => return Err(LegacyError::Mismatch { format, scheme: names::KNOCKOUT }),
+        (MU_PLUS_LAMBDA, _) => return Err(LegacyError::Mismatch { format, scheme: names::MU_PLUS_LAMBDA }),
         (other, _) => return Err(LegacyError::UnknownScheme(other)),
     };
     let benchmark: Benchmark = r.read("the configuration")?;
@@ -95,15 +97,15 @@ pub fn read(format: u32, payload: &[u8]) -> Result<(String, Stored), LegacyError
         Some(name) => {
             let memory: Memory = r.read("the scheme memory (hall of fame, ladder)")?;
             let judged = judged(memory)?;
-            let saved = if name == mu_plus_lambda::NAME {
+            let saved = if name == names::MU_PLUS_LAMBDA {
                 let steps = if r.bytes.is_empty() { Vec::new() } else { r.read("the mutation steps")? };
-                mu_plus_lambda::State { judged, steps }.save()
+                state::save(&state::MuPlusLambda { judged, steps })
             } else {
                 let adam = match scheme.as_ref().and_then(|(_, t)| t.get("optimizer")).and_then(|o| o.as_str()) {
                     Some("adam") => adam(r.read("Adam's moments")?),
-                    _ => AdamState::default(),
+                    _ => state::Adam::default(),
                 };
-                evolution_strategies::State { judged, adam }.save()
+                state::save(&state::EvolutionStrategies { judged, adam })
             };
             saved.map_err(LegacyError::State)?
         }
@@ -112,7 +114,7 @@ pub fn read(format: u32, payload: &[u8]) -> Result<(String, Stored), LegacyError
         return Err(LegacyError::Decode { part: "the file", error: CodecError::Trailing(r.bytes.len()) });
     }
     let mut config = table(&head)?;
-    let (name, settings) = scheme.unwrap_or((knockout::NAME, toml::Table::new()));
+    let (name, settings) = scheme.unwrap_or((names::KNOCKOUT, toml::Table::new()));
     let selection = SelectionConfig { scheme: Named::new(name, settings) };
     config.insert("selection".into(), toml::Value::Table(table(&selection)?));
     config.insert("benchmark".into(), toml::Value::Table(table(&benchmark)?));
@@ -151,17 +153,22 @@ fn es_settings(r: &mut Reader<'_>, format: u32) -> Result<toml::Table, LegacyErr
     Ok(settings)
 }
 
-fn adam(Adam { updates, beta_1_power, beta_2_power, first, second }: Adam) -> AdamState {
-    AdamState { updates, beta_1_power, beta_2_power, first, second }
+fn adam(Adam { updates, beta_1_power, beta_2_power, first, second }: Adam) -> state::Adam {
+    state::Adam { updates, beta_1_power, beta_2_power, first, second }
 }
 
 fn stored(i: types::Individual) -> StoredIndividual {
     StoredIndividual { serial: i.serial, topology: i.topology, weights: i.weights }
 }
 
-/// The judging state of an old memory.
-fn judged(memory: Memory) -> Result<JudgingState, LegacyError> {
-    let champion = |i| Individual::try_from(stored(i)).map_err(LegacyError::Champion);
+/// The judging state of an old memory, its champions checked as networks and stored as today's
+/// individuals are (the topology by its name).
+fn judged(memory: Memory) -> Result<state::Judging, LegacyError> {
+    let champion = |i| {
+        let checked = Individual::try_from(stored(i)).map_err(LegacyError::Champion)?;
+        let StoredIndividual { serial, topology, weights } = StoredIndividual::from(checked);
+        Ok(state::Individual { serial, topology, weights })
+    };
     let hall_of_fame = memory.hall_of_fame.into_iter().map(champion).collect::<Result<_, _>>()?;
-    Ok(JudgingState { hall_of_fame, rung: memory.rung })
+    Ok(state::Judging { hall_of_fame, rung: memory.rung })
 }

@@ -6,6 +6,7 @@ use loa_engine::game::{Criterion, MatchSide};
 use crate::selection::{as_matches, outcomes_of};
 use loa_engine::tasks::{GameSummary, MatchSummary, MatchTask, MatchTaskOutcome, TaskOutcome};
 use loa_engine::{Color, Outcome};
+use loa_records::Figure;
 
 /// The configuration of `population` candidates with the scheme's `settings` (TOML lines),
 /// or its error.
@@ -67,7 +68,8 @@ fn bad_settings_are_named_and_say_what_to_do() {
 #[test]
 fn a_small_network_takes_a_full_covariance_untied_and_cannot_be_tied() {
     let small = |settings: &str| {
-        let text = format!("population = 16\nnetwork = \"5x5-board-25-12-1\"\n[selection.scheme.cma-es]\n{FIXED}{settings}");
+        let text =
+            format!("population = 16\nnetwork = \"5x5-board-25-12-1\"\n[selection.scheme.cma-es]\n{FIXED}{settings}");
         let config = ExperimentConfig::from_toml(&text).map_err(|e| e.to_string())?;
         crate::selection::build(&config).map(|_| ()).map_err(|e| e.to_string())
     };
@@ -78,7 +80,10 @@ fn a_small_network_takes_a_full_covariance_untied_and_cannot_be_tied() {
                   symmetry = \"none\"\nopponents = 0\nfixed_opponents = [\"random:1\"]\n";
     let config = ExperimentConfig::from_toml(larger).unwrap();
     let refusal = crate::selection::build(&config).err().unwrap().to_string();
-    assert!(refusal.contains("all 1081 weights of 6x6-board-nonad-52-20-1") && refusal.contains("at most 400"), "{refusal}");
+    assert!(
+        refusal.contains("all 1081 weights of 6x6-board-nonad-52-20-1") && refusal.contains("at most 400"),
+        "{refusal}"
+    );
 }
 
 #[test]
@@ -147,15 +152,30 @@ fn a_restart_is_reported_in_the_generations_search() {
     for generation in 1..=530 {
         // usize::MAX: no candidate wins.
         let selected = scheme.select(Box::new(plan), &outcomes(16, usize::MAX)).unwrap();
-        let search = selected.fitness.and_then(|f| f.search).unwrap();
+        let figures = selected.figures.unwrap();
+        let search = |name: &str| figures.get(&format!("search.{name}")).cloned();
         let survivors = selected.next;
         match generation {
-            530 => assert_eq!(
-                (search.sigma, search.lambda, search.restarts, search.restart.as_deref()),
-                (0.3, 32, 1, Some("TolFun")),
-                "σ₀ again with twice the candidates"
-            ),
-            _ => assert_eq!((search.lambda, search.restarts, search.restart), (16, 0, None), "{generation}"),
+            530 => {
+                assert_eq!(
+                    [search("sigma"), search("lambda"), search("restarts"), search("restart")],
+                    [Some(Figure::Number(0.3)), Some(Figure::Whole(32)), Some(Figure::Whole(1)), Some("TolFun".into())],
+                    "σ₀ again with twice the candidates"
+                );
+                assert_eq!(
+                    selected.notes,
+                    ["the search stalled (TolFun) and restarts from its mean with sigma 0.3 and 32 candidates per \
+                      generation (restart 1)"]
+                );
+            }
+            _ => {
+                assert_eq!(
+                    [search("lambda"), search("restarts"), search("restart")],
+                    [Some(16u32.into()), Some(0u32.into()), None],
+                    "{generation}"
+                );
+                assert!(selected.notes.is_empty(), "{generation}");
+            }
         }
         let mut b = Breeding { config: &config, generation: generation + 1, rng: &mut rng, serials: &mut serials };
         plan = own_plan(scheme.plan(&survivors, &mut b).unwrap().0).unwrap();
@@ -167,7 +187,13 @@ fn a_restart_is_reported_in_the_generations_search() {
 fn the_state_round_trips_and_one_of_another_run_is_refused() {
     let config = config(4, FIXED).unwrap();
     let (mut scheme, _, plan, _) = planned(&config, 4);
+    assert!(scheme.state_figures().is_empty(), "no search before the first selection");
     let next = scheme.select(Box::new(plan), &outcomes(4, 1)).unwrap().next;
+    let cma = scheme.state.cma.clone().unwrap();
+    let shown = scheme.state_figures();
+    assert_eq!(shown.number("search.sigma"), Some(cma.sigma()));
+    assert_eq!((shown.number("search.lambda"), shown.number("search.restarts")), (Some(4.0), Some(0.0)));
+    assert_eq!(shown.get("search.restart"), None, "no generation in hand to have restarted");
     let saved = scheme.save().unwrap();
     let mut restored = CmaEs { settings: scheme.settings.clone(), state: State::default() };
     restored.restore(&saved, &next, &config).unwrap();

@@ -10,11 +10,13 @@
 
 mod config;
 mod scores;
+mod summary;
 #[cfg(test)]
 mod tests;
 
 pub use config::{Fitness, HallOfFameDraw, JudgingConfig};
 pub use scores::Scores;
+pub use summary::FitnessSummary;
 
 use super::Champion;
 use super::error::StateError;

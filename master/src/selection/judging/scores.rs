@@ -1,11 +1,11 @@
 //! Candidates' scores from their tasks' outcomes, and the generation's fitness summary.
 
+use super::FitnessSummary;
 use super::{Fitness, Judged, Seat};
 use crate::selection::error::SelectionError;
 use loa_engine::game::benchmark_score;
 use loa_engine::tasks::MatchTaskOutcome;
 use loa_engine::{Color, Outcome};
-use loa_records::FitnessSummary;
 
 /// Each candidate's total score and games from its tasks' outcomes.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,8 +88,8 @@ impl Scores {
         Some(FitnessNoise { noise, signal })
     }
 
-    /// The generation's line in `generations.jsonl`, per game in the fitness's own unit (points,
-    /// not half-points).
+    /// How the generation's candidates scored, per game in the fitness's own unit (points, not
+    /// half-points).
     pub fn summary(&self) -> FitnessSummary {
         let (unit, scale) = match self.fitness {
             Fitness::Points => ("points", 0.5),
@@ -101,14 +101,12 @@ impl Scores {
         let (fixed_total, fixed_games) = self.vs_fixed;
         let noise = self.noise().filter(|_| self.report_noise);
         FitnessSummary {
-            unit: unit.into(),
+            unit,
             best: if means.is_empty() { 0.0 } else { best * scale },
             mean: mean * scale,
             vs_fixed: (fixed_games > 0).then(|| fixed_total as f64 / fixed_games as f64 * scale),
             rung: self.rung.filter(|_| self.vs_rung.1 > 0).map(|r| r as u32),
             vs_rung: self.points_vs_rung(),
-            mean_step: None,
-            search: None,
             noise_sd: noise.map(|n| n.noise.sqrt() * scale),
             signal_sd: noise.map(|n| n.signal.sqrt() * scale),
             reliability: noise.and_then(|n| n.reliability()),

@@ -41,6 +41,33 @@ pub struct Step {
     pub average_games: Option<u64>,
 }
 
+/// What a batch was: its games' results and how far the predictions were from each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Batch {
+    /// The temporal differences.
+    pub update: UpdateStats,
+    /// Games Black won.
+    pub black_wins: u32,
+    /// Games White won.
+    pub white_wins: u32,
+    /// Draws and ties.
+    pub draws: u32,
+}
+
+impl Batch {
+    /// The mean squared temporal difference.
+    pub fn td_error(&self) -> f64 {
+        self.update.squared_error / self.update.steps.max(1) as f64
+    }
+
+    /// Both batches together.
+    pub fn add(&mut self, other: Batch) {
+        self.update.add(other.update);
+        (self.black_wins, self.white_wins, self.draws) =
+            (self.black_wins + other.black_wins, self.white_wins + other.white_wins, self.draws + other.draws);
+    }
+}
+
 /// A learner's weights in f64, their moving average if it keeps one, and its games.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Learner {
@@ -108,9 +135,9 @@ impl Learner {
         outcomes: &[TaskOutcome],
         first: usize,
         step: &Step,
-    ) -> Result<UpdateStats, SelectionError> {
+    ) -> Result<Batch, SelectionError> {
         let mut change = vec![0.0; self.model.weights.len()];
-        let mut stats = UpdateStats::default();
+        let mut batch = Batch::default();
         let mut played = 0u64;
         for (index, (task, outcome)) in tasks.iter().zip(outcomes).enumerate() {
             let bad = |why: String| SelectionError::Outcome { task: first + index, why };
@@ -121,8 +148,13 @@ impl Learner {
             task.check_outcome(outcome).map_err(|e| bad(e.to_string()))?;
             for (spec, game) in task.games.iter().zip(&outcome.games) {
                 let opening = task.opening(spec).map_err(|e| bad(e.to_string()))?;
+                match game.outcome.winner() {
+                    Some(loa_engine::Color::Black) => batch.black_wins += 1,
+                    Some(loa_engine::Color::White) => batch.white_wins += 1,
+                    None => batch.draws += 1,
+                }
                 let game = Game::new(opening, game, &task.rules, step.leaf);
-                stats.add(add_update(&self.model, &game, step.lambda, step.rate, &mut change));
+                batch.update.add(add_update(&self.model, &game, step.lambda, step.rate, &mut change));
                 played += 1;
             }
         }
@@ -131,7 +163,7 @@ impl Learner {
         if let (Some(average), Some(horizon)) = (&mut self.average, step.average_games) {
             fold_in(average, &self.model, played, self.games, horizon);
         }
-        Ok(stats)
+        Ok(batch)
     }
 
     /// The learner as saved.

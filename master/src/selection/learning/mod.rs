@@ -9,6 +9,6 @@ mod model;
 mod temporal;
 
 pub use average::fold_in;
-pub use learner::{Learner, LearnerError, Play, SavedLearner, Step};
+pub use learner::{Batch, Learner, LearnerError, Play, SavedLearner, Step};
 pub use model::{Model, ModelError};
 pub use temporal::{Game, Prediction, UpdateStats, add_update};
