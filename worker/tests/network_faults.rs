@@ -71,9 +71,9 @@ fn latency_with_jitter_slows_the_run_but_not_its_results() {
 #[test]
 fn a_stalled_worker_is_dropped_and_its_leases_go_elsewhere() {
     let (_tmp, reference, cluster) = dirs();
-    // Depth 2: tasks long enough that the stalled worker holds leases when the stall begins,
+    // Depth 3: tasks long enough that the stalled worker holds leases when the stall begins,
     // and a run that goes on for more than the lease time after it.
-    let config = tiny(5, 2);
+    let config = tiny(8, 3);
     embedded(&config, &reference);
     let m = master(&config, &cluster, Duration::from_secs(1));
     let proxy = proxy(m.addr, 2);
@@ -92,20 +92,20 @@ fn a_stalled_worker_is_dropped_and_its_leases_go_elsewhere() {
     }
     proxy.apply(&Command::Stall(false));
     let summary = m.thread.join().unwrap();
-    assert_eq!((summary.epoch, summary.stopped), (5, false));
+    assert_eq!((summary.epoch, summary.stopped), (8, false));
     drop((stalled.stop(), steady.stop().unwrap()));
     let counts = proxy.counts();
     assert!(counts.held > 0, "the stall held nothing: {counts}");
     let log = String::from_utf8(read(&dir.log())).unwrap();
     assert!(dropped(&log), "the stalled worker was not dropped for silence: {log}");
-    same_run(&reference, &cluster, 5);
+    same_run(&reference, &cluster, 8);
 }
 
 #[test]
 fn connections_reset_at_random_lose_nothing() {
     let (_tmp, reference, cluster) = dirs();
-    // Long enough for several resets at the rate below.
-    let config = tiny(6, 2);
+    // Long enough for several resets at the rate below: two seconds or more.
+    let config = tiny(20, 3);
     embedded(&config, &reference);
     let began = Instant::now();
     let m = master(&config, &cluster, Duration::from_secs(5));
@@ -115,12 +115,12 @@ fn connections_reset_at_random_lose_nothing() {
     let workers: Vec<_> = (0..2).map(|i| worker_at(&url, &format!("w{i}"), TOKEN, None)).collect();
     let summary = m.thread.join().unwrap();
     let took = began.elapsed();
-    assert_eq!((summary.epoch, summary.stopped), (6, false));
+    assert_eq!((summary.epoch, summary.stopped), (20, false));
     let reports: Vec<_> = workers.into_iter().map(|w| w.stop().unwrap()).collect();
     let counts = proxy.counts();
     assert!(counts.resets > 0, "no connection was reset in {took:?}: {counts}");
     // A reset stream makes a worker register again.
     let registrations: u64 = reports.iter().map(|r| r.registrations).sum();
     assert!(registrations > 2, "the resets broke no stream in {took:?}: {reports:?} ({counts})");
-    same_run(&reference, &cluster, 6);
+    same_run(&reference, &cluster, 20);
 }

@@ -387,6 +387,16 @@ impl Scheme for Pbt {
         survivors.get(self.best())
     }
 
+    /// Each learner's games, α and λ, and its points at the last ranking.
+    fn state_figures(&self) -> Figures {
+        let mut figures = Figures::new().with("rankings", self.rankings);
+        for (i, (learner, rate, lambda)) in self.learners.iter().enumerate() {
+            let member = Figures::new().with("games", learner.games).with("learning_rate", *rate).with("lambda", *lambda);
+            figures.set(format!("learner_{i}"), member.with_some("points", self.scores.get(i).copied()));
+        }
+        figures
+    }
+
     fn save(&self) -> Result<Vec<u8>, CodecError> {
         let members = self
             .learners

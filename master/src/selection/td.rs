@@ -256,6 +256,13 @@ impl Scheme for Td {
         Ok(Selected { next, tournaments: Vec::new(), survivors_kept: 0, figures: Some(figures), notes: Vec::new() })
     }
 
+    /// The games learnt from and the step the next batch takes.
+    fn state_figures(&self) -> Figures {
+        self.learner.as_ref().map_or_else(Figures::new, |l| {
+            Figures::new().with("games", l.games).with("learning_rate", self.settings.learning_rate_at(l.games))
+        })
+    }
+
     fn save(&self) -> Result<Vec<u8>, CodecError> {
         self.learner.as_ref().map(Learner::saved).unwrap_or_default().save()
     }
