@@ -3,6 +3,8 @@
 
 use crate::error::{AnalysisError, Result};
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use std::path::{Path, PathBuf};
@@ -65,6 +67,9 @@ pub struct Chart {
     pub y_from_zero: bool,
     /// Whether x values are whole numbers (epochs, generations): ticks are labelled as such.
     pub x_whole: bool,
+    /// Whether the x axis is logarithmic (times that span orders of magnitude); points at x ≤ 0
+    /// are left out.
+    pub x_log: bool,
 }
 
 /// Colour-blind-safe colours (Okabe and Ito), in the order the charts use them.
@@ -82,13 +87,14 @@ pub const PALETTE: [(u8, u8, u8); 8] = [
 /// Pixel size of one chart.
 const SIZE: (u32, u32) = (1100, 650);
 
-fn finite(points: &[(f64, f64)]) -> impl Iterator<Item = (f64, f64)> + Clone + '_ {
-    points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite())
+/// The points of `points` the chart can draw: finite ones, with x > 0 on a logarithmic axis.
+fn drawable(points: &[(f64, f64)], x_log: bool) -> impl Iterator<Item = (f64, f64)> + Clone + '_ {
+    points.iter().copied().filter(move |(x, y)| x.is_finite() && y.is_finite() && (!x_log || *x > 0.0))
 }
 
 /// The ranges to draw: all points, y with room at the top for the legend.
 fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
-    let all: Vec<(f64, f64)> = chart.series.iter().flat_map(|s| finite(&s.points)).collect();
+    let all: Vec<(f64, f64)> = chart.series.iter().flat_map(|s| drawable(&s.points, chart.x_log)).collect();
     let fold = |f: fn(&(f64, f64)) -> f64, init: f64, g: fn(f64, f64) -> f64| all.iter().map(f).fold(init, g);
     let (mut x0, mut x1) = (fold(|p| p.0, f64::INFINITY, f64::min), fold(|p| p.0, f64::NEG_INFINITY, f64::max));
     let (mut y0, mut y1) = (fold(|p| p.1, f64::INFINITY, f64::min), fold(|p| p.1, f64::NEG_INFINITY, f64::max));
@@ -98,7 +104,14 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
     if chart.y_from_zero {
         y0 = y0.min(0.0);
     }
-    if x1 - x0 < 1e-9 {
+    if chart.x_log {
+        if all.is_empty() {
+            (x0, x1) = (1.0, 10.0);
+        }
+        // The same room left and right as a linear axis has, as a factor.
+        let x_pad = (x1 / x0).max(2.0).powf(0.02);
+        (x0, x1) = (x0 / x_pad, x1 * x_pad);
+    } else if x1 - x0 < 1e-9 {
         (x0, x1) = (x0 - 1.0, x1 + 1.0);
     }
     if y1 - y0 < 1e-9 {
@@ -108,7 +121,7 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
     let entries = legend_entries(chart);
     let legend_room = if entries > 1 { 0.1 * entries as f64 + 0.05 } else { 0.08 };
     // A little room left and right so the first and last points are not cut by the frame.
-    let x_pad = 0.02 * (x1 - x0);
+    let x_pad = if chart.x_log { 0.0 } else { 0.02 * (x1 - x0) };
     ((x0 - x_pad, x1 + x_pad), (y0 - pad, y1 + (y1 - y0) * legend_room))
 }
 
@@ -134,6 +147,17 @@ fn tick(x: &f64, whole: bool) -> String {
     }
 }
 
+/// A logarithmic axis's tick label: three significant digits, trailing zeros dropped (0.001,
+/// 0.25, 20).
+fn tick_log(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2.0 - x.log10().floor()).max(0.0) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
 /// Draws `chart` on `area` (any backend).
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -149,22 +173,42 @@ pub fn draw<DB: DrawingBackend>(
     if ![x0, x1, y0, y1, x1 - x0, y1 - y0].iter().all(|v| v.is_finite()) {
         return Err(format!("{}: values too large to plot (x {x0:e} to {x1:e}, y {y0:e} to {y1:e})", chart.title));
     }
-    let mut ctx = ChartBuilder::on(area)
+    let mut builder = ChartBuilder::on(area);
+    builder
         .caption(&chart.title, (FAMILY, px(26.0) as f64, FontStyle::Bold))
         .margin(px(16.0))
         .x_label_area_size(px(56.0))
-        .y_label_area_size(px(80.0))
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
+        .y_label_area_size(px(80.0));
+    if chart.x_log {
+        let mut ctx = builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(err)?;
+        plot(&mut ctx, chart, scale, 10)
+    } else {
+        let mut ctx = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
+        // Whole-number axes get at most one tick per unit.
+        let x_ticks = if chart.x_whole { ((x1 - x0).round() as usize).saturating_add(1).clamp(2, 12) } else { 10 };
+        plot(&mut ctx, chart, scale, x_ticks)
+    }
+}
+
+/// Draws `chart`'s mesh, series and legend on `ctx`, whose x axis is linear or logarithmic.
+fn plot<'a, DB: DrawingBackend + 'a, X>(
+    ctx: &mut ChartContext<'a, DB, Cartesian2d<X, RangedCoordf64>>,
+    chart: &Chart,
+    scale: f64,
+    x_ticks: usize,
+) -> std::result::Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let px = |s: f64| (s * scale).round() as u32;
     let whole = chart.x_whole;
-    // Whole-number axes get at most one tick per unit.
-    let x_ticks = if whole { ((x1 - x0).round() as usize).saturating_add(1).clamp(2, 12) } else { 10 };
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
         .x_labels(x_ticks)
         .y_labels(10)
-        .x_label_formatter(&|x| tick(x, whole))
+        .x_label_formatter(&|x| if chart.x_log { tick_log(*x) } else { tick(x, whole) })
         .y_label_formatter(&|y| tick(y, false))
         .axis_desc_style((FAMILY, px(19.0) as f64))
         .label_style((FAMILY, px(15.0) as f64))
@@ -177,7 +221,7 @@ pub fn draw<DB: DrawingBackend>(
         // Thick strokes are drawn as polygons, which spike at sharp turns: long series get 1 px.
         let width = if s.points.len() > 100 { 1 } else { px(2.0).max(1) };
         let style = color.stroke_width(width);
-        let points: Vec<(f64, f64)> = finite(&s.points).collect();
+        let points: Vec<(f64, f64)> = drawable(&s.points, chart.x_log).collect();
         if s.style == Style::Band {
             ctx.draw_series(std::iter::once(Polygon::new(points, color.mix(0.18).filled()))).map_err(err)?;
             continue;
@@ -274,4 +318,15 @@ pub fn svg_string(chart: &Chart, width: u32, height: u32) -> std::result::Result
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logarithmic_ticks_keep_three_significant_digits() {
+        let got: Vec<String> = [0.001, 0.0025, 0.25, 1.0, 2.5, 20.0, 200.0, 1234.0].map(tick_log).to_vec();
+        assert_eq!(got, ["0.001", "0.0025", "0.25", "1", "2.5", "20", "200", "1234"]);
+    }
 }

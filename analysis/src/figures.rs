@@ -83,6 +83,7 @@ pub fn epoch_chart(run: &Run, stat: EpochStatistic) -> Chart {
         series,
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     }
 }
 
@@ -136,6 +137,7 @@ pub fn smoothed_chart(run: &Run, stat: EpochStatistic) -> Chart {
         series,
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     }
 }
 
@@ -167,6 +169,7 @@ pub fn overview_chart(run: &Run) -> Chart {
         series,
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     }
 }
 
@@ -198,6 +201,7 @@ pub fn tournament_charts(run: &Run) -> Vec<Chart> {
         }],
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     };
     let population = run.config.population.map_or(String::new(), |p| format!(" (of {p})"));
     vec![
@@ -260,6 +264,7 @@ pub fn figure_charts(run: &Run, paths: &[String]) -> Vec<Chart> {
                 }],
                 y_from_zero: true,
                 x_whole: true,
+                x_log: false,
             }
         })
         .collect()
@@ -300,6 +305,7 @@ pub fn compare_chart(runs: &[Run], stat: EpochStatistic, smoothed: bool) -> Char
         series,
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     }
 }
 
@@ -364,5 +370,6 @@ pub fn block_chart(series: &MatchSeries, block: usize, stat: EpochStatistic) -> 
         series: series_out,
         y_from_zero: true,
         x_whole: true,
+        x_log: false,
     }
 }

@@ -84,6 +84,10 @@ enum Command {
         /// (percent), and each method's median over its seeds.
         #[arg(long, value_parser = percent)]
         reach: Option<f64>,
+        /// Draw the time axes on a logarithmic scale: for runs whose compute differs by orders
+        /// of magnitude, which a linear axis squeezes into its first few percent.
+        #[arg(long)]
+        log_time: bool,
         /// Where to write (default: ./validation-analysis; never inside a run).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -181,14 +185,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", md.display());
         }
-        Command::Validation { runs, reach, out } => {
+        Command::Validation { runs, reach, log_time, out } => {
             let loaded = load_all(&runs)?;
             for run in &loaded {
                 note_all(&run.notes);
             }
             let dirs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
             let out = prepare(&out.unwrap_or_else(|| PathBuf::from("validation-analysis")), &dirs)?;
-            let (charts, md) = validation_charts(&loaded, reach, &out)?;
+            let (charts, md) = validation_charts(&loaded, reach, log_time, &out)?;
             for f in charts.into_iter().flat_map(|c| c.files) {
                 println!("{}", f.display());
             }

@@ -89,10 +89,44 @@ fn values_too_large_to_plot_are_refused_not_drawn_forever() {
             series: vec![series],
             y_from_zero: true,
             x_whole: true,
+            x_log: false,
         };
         let err = svg_string(&chart, 400, 300).unwrap_err();
         assert!(err.contains("tournaments") && err.contains("too large to plot"), "{err}");
     }
+}
+
+#[test]
+fn a_logarithmic_axis_spaces_each_factor_of_ten_alike_and_leaves_out_zero() {
+    use loa_analysis::charts::{Chart, Series, Style, svg_string};
+    let centres = |x_log: bool| -> Vec<f64> {
+        let points = vec![(0.0, 5.0), (1.0, 10.0), (10.0, 20.0), (100.0, 30.0)];
+        let series = Series { label: "run".into(), points, color: (0, 0, 0), style: Style::LineAndDots };
+        let chart = Chart {
+            title: "strength".into(),
+            x_label: "CPU time".into(),
+            y_label: "won".into(),
+            series: vec![series],
+            y_from_zero: true,
+            x_whole: false,
+            x_log,
+        };
+        let svg = svg_string(&chart, 800, 500).unwrap();
+        // The dots are the SVG's circles; their centres' x, in drawing order.
+        svg.split("<circle")
+            .skip(1)
+            .map(|c| c.split("cx=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let linear = centres(false);
+    assert_eq!(linear.len(), 4);
+    // Linear: 1 to 10 is a tenth of 10 to 100.
+    let ratio = (linear[3] - linear[2]) / (linear[2] - linear[1]);
+    assert!((ratio - 10.0).abs() < 0.5, "{linear:?}");
+    let log = centres(true);
+    assert_eq!(log.len(), 3, "x = 0 has no place on a logarithmic axis: {log:?}");
+    let ratio = (log[2] - log[1]) / (log[1] - log[0]);
+    assert!((ratio - 1.0).abs() < 0.02 && log[1] - log[0] > 100.0, "{log:?}");
 }
 
 /// A run whose method reports figures: a text, numbers, a null now and then and a nested

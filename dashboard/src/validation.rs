@@ -93,6 +93,7 @@ pub fn chart(records: &[Arc<ValidationRecord>], axis: Axis) -> Chart {
         series,
         y_from_zero: true,
         x_whole: false,
+        x_log: false,
     }
 }
 

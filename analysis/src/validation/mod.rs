@@ -124,8 +124,9 @@ fn unit(seconds: f64) -> (&'static str, f64) {
 
 /// The chart of the win rate against `opponent` over one time axis: each run's band, then its
 /// line, in its method's colour. The legend names a method once: by the run's name when it is
-/// the method's only run, else as `METHOD (N seeds)`.
-pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize) -> Chart {
+/// the method's only run, else as `METHOD (N seeds)`. With `log`, the time axis is logarithmic
+/// (methods whose runs differ in compute by orders of magnitude).
+pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize, log: bool) -> Chart {
     let (name, x_label, seconds) = AXES[axis.min(1)];
     let longest = runs.iter().flat_map(|r| r.against(opponent)).map(seconds).fold(0.0, f64::max);
     let (unit_name, unit_seconds) = unit(longest);
@@ -146,11 +147,12 @@ pub fn strength_chart(runs: &[ValidationRun], opponent: &str, axis: usize) -> Ch
     }
     Chart {
         title: format!("win rate against {opponent} by {name} time (band: 95 % Wilson interval)"),
-        x_label: format!("{x_label} ({unit_name})"),
+        x_label: format!("{x_label} ({unit_name}{})", if log { ", logarithmic scale" } else { "" }),
         y_label: "matches won (%), criterion 4 a tie".into(),
         series,
         y_from_zero: true,
         x_whole: false,
+        x_log: log,
     }
 }
 
@@ -173,12 +175,17 @@ fn run_series<'a>(
 
 /// Writes, for each opponent, `validation-N` (PNG + SVG: the win rate against CPU and against
 /// wall time, side by side; N counts the opponents from 1) and `validation.md` (the tables) into
-/// `out`; with `reach`, the tables time each run's first validation at or above `reach` %.
-/// Returns the charts and the Markdown file.
-pub fn validation_charts(runs: &[ValidationRun], reach: Option<f64>, out: &Path) -> Result<(Vec<ChartFile>, PathBuf)> {
+/// `out`; with `reach`, the tables time each run's first validation at or above `reach` %; with
+/// `log_time`, the charts' time axes are logarithmic. Returns the charts and the Markdown file.
+pub fn validation_charts(
+    runs: &[ValidationRun],
+    reach: Option<f64>,
+    log_time: bool,
+    out: &Path,
+) -> Result<(Vec<ChartFile>, PathBuf)> {
     let mut written = Vec::new();
     for (i, opponent) in opponents(runs).iter().enumerate() {
-        let charts = [strength_chart(runs, opponent, 0), strength_chart(runs, opponent, 1)];
+        let charts = [strength_chart(runs, opponent, 0, log_time), strength_chart(runs, opponent, 1, log_time)];
         let name = format!("validation-{}", i + 1);
         let title = format!("strength against {opponent}");
         written.push(ChartFile {
@@ -223,12 +230,12 @@ mod tests {
             run("b", vec![record(0, "aloa:3", 2, 30.0)]),
         ];
         assert_eq!(opponents(&runs), ["aloa:3", "random:3"]);
-        let wall = strength_chart(&runs, "aloa:3", 1);
+        let wall = strength_chart(&runs, "aloa:3", 1, false);
         assert_eq!(wall.series.len(), 4);
         // Times below 120 s in seconds, below 2 h in minutes, else in hours.
         assert_eq!(wall.series[1].points, [(1.0, 10.0), (2.0, 40.0)]);
         assert_eq!(wall.x_label, "wall-clock time (minutes)");
-        let short = strength_chart(&runs[1..], "aloa:3", 1);
+        let short = strength_chart(&runs[1..], "aloa:3", 1, false);
         assert_eq!(
             (short.series[1].points.as_slice(), short.x_label.as_str()),
             (&[(30.0, 20.0)][..], "wall-clock time (seconds)")
@@ -245,9 +252,13 @@ mod tests {
         for (got, want) in band.points.iter().zip(want) {
             assert!((got.1 - want).abs() < 1e-9, "{:?}", band.points);
         }
-        let cpu = strength_chart(&runs, "aloa:3", 0);
+        let cpu = strength_chart(&runs, "aloa:3", 0, false);
         assert_eq!(cpu.series[1].points, [(2.0, 10.0), (4.0, 40.0)]);
         assert_eq!(cpu.x_label, "CPU time of the run's process (minutes)");
+        assert!(!cpu.x_log);
+        let logged = strength_chart(&runs, "aloa:3", 0, true);
+        assert_eq!((logged.x_log, logged.series[1].points.as_slice()), (true, cpu.series[1].points.as_slice()));
+        assert_eq!(logged.x_label, "CPU time of the run's process (minutes, logarithmic scale)");
         assert_eq!((unit(7199.0), unit(7200.0)), (("minutes", 60.0), ("hours", 3600.0)));
         let table = validation_table(&runs, None);
         assert_eq!(table.rows.len(), 3);
@@ -266,7 +277,7 @@ mod tests {
             run("es-s2", vec![record(0, "aloa:3", 5, 60.0), record(1, "aloa:3", 1, 180.0)]),
             run("es-s3", vec![record(0, "aloa:3", 7, 30.0)]),
         ];
-        let chart = strength_chart(&runs, "aloa:3", 0);
+        let chart = strength_chart(&runs, "aloa:3", 0, false);
         let lines: Vec<&Series> = chart.series.iter().filter(|s| s.style == Style::LineAndDots).collect();
         let labels: Vec<&str> = lines.iter().map(|s| s.label.as_str()).collect();
         // Grouped by method in order of first appearance: es's three seeds, then thesis.
