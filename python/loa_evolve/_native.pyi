@@ -107,3 +107,17 @@ class Network:
 
 def weight_count(shape: str) -> int:
     """The number of weights of the shape ``shape``."""
+
+def play_match(
+    black: str,
+    white: str,
+    *,
+    games: int = 2,
+    seed: int = 0,
+    opening_plies: int = 0,
+    board: Optional[_Board] = None,
+    start: str = "standard",
+    threads: Optional[int] = None,
+    out: Optional[str] = None,
+) -> str:
+    """The match file's text ``loa match --out`` writes for the same arguments."""

@@ -17,3 +17,12 @@ pub(crate) fn board(value: &Bound<'_, PyAny>) -> PyResult<BoardSize> {
 pub(crate) fn start(text: &str) -> PyResult<Start> {
     text.parse::<Start>().map_err(value_error)
 }
+
+/// Worker threads: as given (at least 1), or every core as `loa match` uses without `--threads`.
+pub(crate) fn threads(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(0) => Err(value_error("threads must be at least 1, not 0")),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}

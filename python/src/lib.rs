@@ -7,6 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod args;
+mod matches;
 mod network;
 mod player;
 mod position;
@@ -16,7 +17,7 @@ pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The native half of loa_evolve: the engine and the players.
+/// The native half of loa_evolve: the engine, the players and matches.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::Position>()?;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<player::Best>()?;
     m.add_class::<network::Network>()?;
     m.add_function(wrap_pyfunction!(network::weight_count, m)?)?;
+    m.add_function(wrap_pyfunction!(matches::play_match, m)?)?;
     m.add("START_TEXT", loa_engine::START_TEXT)?;
     m.add("PLAYER_FORMS", loa_engine::spec::Accepts::Playable.forms())?;
     Ok(())

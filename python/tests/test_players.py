@@ -25,6 +25,22 @@ def test_best_matches_the_command(loa, spec):
         assert np.float32(best.value) == value
 
 
+def test_a_game_by_best_moves_is_the_match_games(loa):
+    # Deterministic players from the start position: the first game of a match is theirs move by move.
+    black, white = le.Player("aloa:1", board=6), le.Player("aloa-normal:1", board=6)
+    pos, plies = le.Position("startpos", board=6), 0
+    while pos.game_end(plies) is None:
+        player = black if plies % 2 == 0 else white
+        pos, plies = pos.play(player.best(pos, plies_played=plies).move), plies + 1
+    game = le.play_match("aloa:1", "aloa-normal:1", board=6, threads=1).games[0]
+    end = pos.game_end(plies)
+    assert game["plies"] == plies
+    assert game["reason"] == end.reason
+    assert (game["outcome"] == "draw") == (end.outcome == "draw")
+    if end.winner:
+        assert game["outcome"] == {"win": end.winner}
+
+
 def test_network_evaluates_as_the_command(loa, tmp_path):
     rng = np.random.default_rng(3)
     weights = rng.uniform(-1, 1, le.weight_count(THESIS)).astype(np.float32)
