@@ -121,3 +121,46 @@ def play_match(
     out: Optional[str] = None,
 ) -> str:
     """The match file's text ``loa match --out`` writes for the same arguments."""
+
+@final
+class Evaluator:
+    """An ask/tell fitness: each row of a population judged as the master's schemes judge."""
+
+    def __init__(
+        self,
+        shape: str = "board-nonad-100-20-1",
+        *,
+        opponents: int = 4,
+        fixed_opponents: Sequence[str] = (),
+        fixed_matches: int = 1,
+        opening_plies: int = 0,
+        fitness: str = "points",
+        groups: int = 0,
+        ladder: Sequence[str] = (),
+        promote_at: float = 0.5,
+        seed: int = 1,
+        depth: int = 1,
+        board: Optional[_Board] = None,
+        start: str = "standard",
+        threads: Optional[int] = None,
+        listen: Optional[str] = None,
+        token: Optional[str] = None,
+        verify: str = "0.03",
+    ) -> None: ...
+    def evaluate(self, population: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Fitness per row (higher is fitter). Releases the GIL; Ctrl-C raises KeyboardInterrupt."""
+    @property
+    def calls(self) -> int: ...
+    @property
+    def dimension(self) -> int: ...
+    @property
+    def shape(self) -> str: ...
+    @property
+    def address(self) -> Optional[str]: ...
+    @property
+    def rung(self) -> int: ...
+    @property
+    def workers(self) -> int: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Evaluator": ...
+    def __exit__(self, *args: object) -> None: ...

@@ -7,6 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod args;
+mod evaluator;
 mod matches;
 mod network;
 mod player;
@@ -17,7 +18,7 @@ pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The native half of loa_evolve: the engine, the players and matches.
+/// The native half of loa_evolve: the engine, the players and the fitness evaluator.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::Position>()?;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<player::Player>()?;
     m.add_class::<player::Best>()?;
     m.add_class::<network::Network>()?;
+    m.add_class::<evaluator::Evaluator>()?;
     m.add_function(wrap_pyfunction!(network::weight_count, m)?)?;
     m.add_function(wrap_pyfunction!(matches::play_match, m)?)?;
     m.add("START_TEXT", loa_engine::START_TEXT)?;

@@ -3,7 +3,7 @@
 use crate::position::Position;
 use crate::value_error;
 use loa_engine::network::{Chromosome, ShapedNetwork, Topology};
-use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -16,6 +16,29 @@ pub(crate) fn topology(shape: &str) -> PyResult<Topology> {
 #[pyfunction]
 pub fn weight_count(shape: &str) -> PyResult<usize> {
     Ok(topology(shape)?.weight_count())
+}
+
+/// Rows of weights from a 2-D float32 or float64 NumPy array (`name` says which argument in an
+/// error). float32 rows that are contiguous are read in place; float64 ones are converted.
+pub(crate) fn weight_rows(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f32>>> {
+    let array = value
+        .cast::<PyUntypedArray>()
+        .map_err(|_| value_error(format!("{name}: expected a 2-D NumPy array, got {}", type_name(value))))?;
+    if array.ndim() != 2 {
+        return Err(value_error(format!(
+            "{name}: expected a 2-D array (one row per candidate), got {} dimensions",
+            array.ndim()
+        )));
+    }
+    if let Ok(a) = value.cast::<PyArray2<f32>>() {
+        let a = a.readonly();
+        return Ok(a.as_array().rows().into_iter().map(|r| r.iter().copied().collect()).collect());
+    }
+    if let Ok(a) = value.cast::<PyArray2<f64>>() {
+        let a = a.readonly();
+        return Ok(a.as_array().rows().into_iter().map(|r| r.iter().map(|&w| w as f32).collect()).collect());
+    }
+    Err(value_error(format!("{name}: dtype {} is not float32 or float64", array.dtype())))
 }
 
 /// Weights from a 1-D float32 or float64 NumPy array, or a sequence of numbers.
