@@ -146,17 +146,23 @@ class Evaluator:
         listen: Optional[str] = None,
         token: Optional[str] = None,
         verify: str = "0.03",
+        symmetry: str = "none",
     ) -> None: ...
     def evaluate(self, population: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
         """Fitness per row (higher is fitter). Releases the GIL; Ctrl-C raises KeyboardInterrupt."""
+    def network(self, row: npt.ArrayLike) -> Network:
+        """The network a row stands for (tied weights expanded with ``symmetry``)."""
     @property
-    def calls(self) -> int: ...
+    def calls(self) -> int:
+        """Calls that returned fitness: the next is generation ``calls + 1``."""
     @property
-    def dimension(self) -> int: ...
+    def dimension(self) -> int:
+        """Values per row: the shape's weights, or the tying's free parameters."""
     @property
     def shape(self) -> str: ...
     @property
-    def address(self) -> Optional[str]: ...
+    def address(self) -> Optional[str]:
+        """Where remote workers join (``worker --master http://ADDRESS``), if listening."""
     @property
     def rung(self) -> int: ...
     @property

@@ -1,9 +1,11 @@
 //! `Evaluator`: candidates' fitness by the master's own judging, played as its match tasks on
 //! the master's scheduler (embedded threads, and remote workers when it listens).
 
-use crate::network::{topology, weight_rows};
+use crate::network::Network;
+use crate::network::{topology, weight_rows, weight_vector};
 use crate::value_error;
-use loa_engine::network::Chromosome;
+use loa_engine::network::symmetry::{Tying, WeightTying};
+use loa_engine::network::{Chromosome, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::Task;
 use loa_master::cluster::ClusterOptions;
@@ -40,7 +42,10 @@ struct Calls {
 /// The settings are those of the schemes' judging (docs/config.md): ``opponents`` drawn peers,
 /// ``fixed_opponents`` (player specs such as ``"random:1"``) met in ``fixed_matches`` matches,
 /// ``groups``, a ``ladder`` with ``promote_at``, ``opening_plies``; ``depth`` is the networks'
-/// search depth; the board is the one ``shape`` reads (``board``, if given, must be it).
+/// search depth; the board is the one ``shape`` reads (``board``, if given, must be it). With
+/// ``symmetry="invariant"`` or ``"equivariant"`` (the thesis's shape only) a row holds one value
+/// per class of weights tied by the board's symmetries (``dimension``: 361 or 277), as the
+/// master's evolution strategies and CMA-ES search them.
 ///
 /// The matches are the master's match tasks, played on ``threads`` embedded threads (every core
 /// if None; with ``listen``, none unless given) and, with ``listen`` (``"127.0.0.1:0"``: any
@@ -52,6 +57,7 @@ struct Calls {
 pub struct Evaluator {
     config: ExperimentConfig,
     judging: JudgingConfig,
+    tying: Option<Tying>,
     calls: Mutex<Calls>,
     pool: Mutex<Option<WorkerPool>>,
     address: Option<String>,
@@ -68,7 +74,7 @@ impl Evaluator {
         shape = "board-nonad-100-20-1", *, opponents = 4, fixed_opponents = Vec::new(), fixed_matches = 1,
         opening_plies = 0, fitness = "points", groups = 0, ladder = Vec::new(), promote_at = 0.5, seed = 1,
         depth = 1, board = None, start = "standard", threads = None, listen = None, token = None,
-        verify = "0.03"
+        verify = "0.03", symmetry = "none"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -89,8 +95,20 @@ impl Evaluator {
         listen: Option<&str>,
         token: Option<String>,
         verify: &str,
+        symmetry: &str,
     ) -> PyResult<Evaluator> {
         let network = topology(shape)?;
+        let tying = match symmetry.parse::<WeightTying>().map_err(|e| value_error(format!("symmetry: {e}")))? {
+            WeightTying::None => None,
+            _ if network != Topology::THESIS => {
+                let why = format!(
+                    "symmetry: weights are tied on the thesis's shape {} only, not {network}",
+                    Topology::THESIS
+                );
+                return Err(value_error(why));
+            }
+            kind => Some(Tying::new(kind)),
+        };
         let config = ExperimentConfig {
             seed,
             network_depth: depth,
@@ -140,7 +158,7 @@ impl Evaluator {
         let pool = WorkerPool::start(threads, cluster.as_ref()).map_err(value_error)?;
         let address = pool.server.as_ref().map(|s| s.addr.to_string());
         let calls = Calls { done: 0, judging: JudgingState::default() };
-        Ok(Evaluator { config, judging, calls: Mutex::new(calls), pool: Mutex::new(Some(pool)), address })
+        Ok(Evaluator { config, judging, tying, calls: Mutex::new(calls), pool: Mutex::new(Some(pool)), address })
     }
 
     /// The fitness of each row of ``population`` (a 2-D float32 or float64 array), as a float64
@@ -149,13 +167,11 @@ impl Evaluator {
         let rows = weight_rows("population", population)?;
         let n = rows.len();
         check(&self.config, &self.judging, n)?;
-        let topology = self.config.network;
         let candidates = rows
             .into_iter()
             .enumerate()
-            .map(|(i, weights)| {
-                let chromosome =
-                    Chromosome::new(topology, weights).map_err(|e| value_error(format!("population row {i}: {e}")))?;
+            .map(|(i, row)| {
+                let chromosome = self.chromosome(row).map_err(|e| value_error(format!("population row {i}: {e}")))?;
                 Ok(Individual { serial: i as u64, chromosome: Arc::new(chromosome) })
             })
             .collect::<PyResult<Vec<_>>>()?;
@@ -217,16 +233,23 @@ impl Evaluator {
         Ok(PyArray1::from_vec(py, scores.means()))
     }
 
+    /// The network a row stands for (its tied weights expanded, with ``symmetry``): a 1-D
+    /// float32 or float64 array of ``dimension`` values.
+    fn network(&self, row: &Bound<'_, PyAny>) -> PyResult<Network> {
+        let row = weight_vector("row", row)?;
+        Ok(Network::of(self.chromosome(row).map_err(|e| value_error(format!("row: {e}")))?))
+    }
+
     /// Calls that returned fitness so far: the next call is judged as generation ``calls + 1``.
     #[getter]
     fn calls(&self) -> u64 {
         lock(&self.calls).done
     }
 
-    /// The weights per candidate: ``weight_count(shape)``.
+    /// The values per candidate: ``weight_count(shape)``, or the free parameters of the tying.
     #[getter]
     fn dimension(&self) -> usize {
-        self.config.network.weight_count()
+        self.tying.as_ref().map_or(self.config.network.weight_count(), Tying::count)
     }
 
     /// The network shape's name.
@@ -274,6 +297,20 @@ impl Evaluator {
 
     fn __repr__(&self) -> String {
         format!("Evaluator(shape={:?}, calls={})", self.shape(), self.calls())
+    }
+}
+
+impl Evaluator {
+    /// A candidate's chromosome from its row: the weights, or with a tying its classes' values.
+    fn chromosome(&self, row: Vec<f32>) -> Result<Chromosome, String> {
+        let weights = match &self.tying {
+            None => row,
+            Some(tying) if row.len() != tying.count() => {
+                return Err(format!("{} values, the tied weights have {} free parameters", row.len(), tying.count()));
+            }
+            Some(tying) => tying.classes().iter().map(|&c| row[c as usize]).collect(),
+        };
+        Chromosome::new(self.config.network, weights).map_err(|e| e.to_string())
     }
 }
 

@@ -41,16 +41,17 @@ pub(crate) fn weight_rows(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<
     Err(value_error(format!("{name}: dtype {} is not float32 or float64", array.dtype())))
 }
 
-/// Weights from a 1-D float32 or float64 NumPy array, or a sequence of numbers.
-fn weight_vector(value: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
+/// Weights from a 1-D float32 or float64 NumPy array, or a sequence of numbers (`name` says
+/// which argument in an error).
+pub(crate) fn weight_vector(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
     let Ok(array) = value.cast::<PyUntypedArray>() else {
         let numbers: Vec<f64> = value.extract().map_err(|_| {
-            value_error(format!("weights: expected a 1-D NumPy array or a list of numbers, got {}", type_name(value)))
+            value_error(format!("{name}: expected a 1-D NumPy array or a list of numbers, got {}", type_name(value)))
         })?;
         return Ok(numbers.into_iter().map(|w| w as f32).collect());
     };
     if array.ndim() != 1 {
-        return Err(value_error(format!("weights: expected a 1-D array, got {} dimensions", array.ndim())));
+        return Err(value_error(format!("{name}: expected a 1-D array, got {} dimensions", array.ndim())));
     }
     if let Ok(a) = value.cast::<PyArray1<f32>>() {
         let a = a.readonly();
@@ -63,7 +64,7 @@ fn weight_vector(value: &Bound<'_, PyAny>) -> PyResult<Vec<f32>> {
     if let Ok(a) = value.cast::<PyArray1<f64>>() {
         return Ok(a.readonly().as_array().iter().map(|&w| w as f32).collect());
     }
-    Err(value_error(format!("weights: dtype {} is not float32 or float64", array.dtype())))
+    Err(value_error(format!("{name}: dtype {} is not float32 or float64", array.dtype())))
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
@@ -82,7 +83,8 @@ pub struct Network {
 }
 
 impl Network {
-    fn of(chromosome: Chromosome) -> Network {
+    /// The network of a checked chromosome.
+    pub(crate) fn of(chromosome: Chromosome) -> Network {
         let net = ShapedNetwork::new(&chromosome);
         Network { chromosome: Arc::new(chromosome), net }
     }
@@ -94,7 +96,7 @@ impl Network {
     #[pyo3(signature = (weights, shape = "board-nonad-100-20-1"))]
     fn new(weights: &Bound<'_, PyAny>, shape: &str) -> PyResult<Network> {
         let topology = topology(shape)?;
-        let chromosome = Chromosome::new(topology, weight_vector(weights)?).map_err(value_error)?;
+        let chromosome = Chromosome::new(topology, weight_vector("weights", weights)?).map_err(value_error)?;
         Ok(Network::of(chromosome))
     }
 

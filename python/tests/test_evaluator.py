@@ -76,6 +76,23 @@ def test_a_remote_worker_gives_the_same_fitness(worker_bin):
         assert np.array_equal(a, b)
 
 
+def test_tied_weights_are_the_networks_they_expand_to():
+    kw = dict(opponents=0, fixed_opponents=["random:1"], fixed_matches=2, opening_plies=4, threads=1)
+    with le.Evaluator(symmetry="equivariant", **kw) as tied, le.Evaluator(**kw) as full:
+        assert tied.dimension == 277 and full.dimension == 2041
+        x = np.random.default_rng(2).uniform(-1, 1, (3, tied.dimension))
+        nets = [tied.network(row) for row in x]
+        # Every value lands on its class's weights, and nowhere else.
+        assert all(set(net.weights.tolist()) == set(row.astype(np.float32).tolist()) for net, row in zip(nets, x))
+        assert np.array_equal(tied.evaluate(x), full.evaluate(np.stack([n.weights for n in nets])))
+        with pytest.raises(ValueError, match="population row 0: 2041 values, the tied weights have 277 free"):
+            tied.evaluate(np.zeros((3, 2041)))
+    with pytest.raises(ValueError, match="unknown weight tying `mirror`"):
+        le.Evaluator(symmetry="mirror")
+    with pytest.raises(ValueError, match="tied on the thesis's shape"):
+        le.Evaluator(SMALL, symmetry="invariant")
+
+
 def test_the_call_index_and_properties():
     with le.Evaluator(SMALL, threads=1, **settings()) as ev:
         assert ev.calls == 0 and ev.dimension == le.weight_count(SMALL) and ev.shape == SMALL
