@@ -10,10 +10,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def binary(name: str) -> pathlib.Path:
-    """A binary of the workspace: from LOA_BIN_DIR (scripts/test.sh sets it), else target/release."""
-    path = pathlib.Path(os.environ.get("LOA_BIN_DIR", ROOT / "target" / "release")) / name
+    """A binary of the workspace: from LOA_BIN_DIR (scripts/test.sh sets it, and then a missing
+    binary is a failure), else target/release (missing: the tests that need it are skipped)."""
+    given = os.environ.get("LOA_BIN_DIR")
+    path = pathlib.Path(given or ROOT / "target" / "release") / name
     if not path.is_file():
-        pytest.skip(f"{path} is not built (cargo build --release)")
+        message = f"{path} is not built (cargo build --release)"
+        if given:
+            pytest.fail(message)
+        pytest.skip(message)
     return path
 
 
