@@ -36,8 +36,8 @@ struct Calls {
 
 /// A fitness function with an ask/tell shape: ``evaluate(population)`` judges each row of a 2-D
 /// array of weights (one candidate a row, ``weight_count(shape)`` columns) as a master's scheme
-/// judges its candidates, and returns their fitness: the mean score per game (half-points, win 2
-/// draw 1, with ``fitness="points"``; benchmark points with ``"benchmark-score"``).
+/// judges its candidates, and returns their fitness: the mean score per game (points, win 1 draw
+/// ½, with ``fitness="points"``; the benchmark score with ``"benchmark-score"``).
 ///
 /// The settings are those of the schemes' judging (docs/config.md): ``opponents`` drawn peers,
 /// ``fixed_opponents`` (player specs such as ``"random:1"``) met in ``fixed_matches`` matches,
@@ -230,7 +230,13 @@ impl Evaluator {
             judged.scores(self.judging.fitness, &outcomes).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         calls.judging.promote(&self.judging, &scores);
         calls.done = generation;
-        Ok(PyArray1::from_vec(py, scores.means()))
+        // In the fitness's own unit, as the run's records report it: points, not the half-points
+        // judging counts in (halving is exact, so the order is the master's).
+        let scale = match self.judging.fitness {
+            Fitness::Points => 0.5,
+            Fitness::BenchmarkScore => 1.0,
+        };
+        Ok(PyArray1::from_vec(py, scores.means().into_iter().map(|m| m * scale).collect()))
     }
 
     /// The network a row stands for (its tied weights expanded, with ``symmetry``): a 1-D

@@ -48,7 +48,8 @@ def test_fitness_is_the_games_points(loa, tmp_path):
         path = tmp_path / "net.json"
         le.Network(row).write(path)
         side = le.play_match(f"net:1:{path}", "aloa:1", games=2).summary["sides"][0]
-        assert f == (2 * side["wins"] + side["draws"]) / 2
+        # Points per game: win 1, draw 1/2.
+        assert f == (side["wins"] + side["draws"] / 2) / 2
     with le.Evaluator(THESIS, opponents=0, fixed_opponents=["aloa:1"], fitness="benchmark-score") as ev:
         scores = ev.evaluate(weights)
     for row, s in zip(weights, scores):
