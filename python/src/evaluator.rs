@@ -21,7 +21,8 @@ use numpy::PyArray1;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 /// Keeps the Evaluator's draws of opponents apart from a run's with the same seed.
 const EVALUATOR_TAG: u64 = 0xE7A1_0A7E;
@@ -59,6 +60,9 @@ pub struct Evaluator {
     judging: JudgingConfig,
     tying: Option<Tying>,
     calls: Mutex<Calls>,
+    /// `calls`' count and rung, for the getters, which must not wait for a running call.
+    done: AtomicU64,
+    rung: AtomicU32,
     pool: Mutex<Option<WorkerPool>>,
     address: Option<String>,
 }
@@ -158,7 +162,16 @@ impl Evaluator {
         let pool = WorkerPool::start(threads, cluster.as_ref()).map_err(value_error)?;
         let address = pool.server.as_ref().map(|s| s.addr.to_string());
         let calls = Calls { done: 0, judging: JudgingState::default() };
-        Ok(Evaluator { config, judging, tying, calls: Mutex::new(calls), pool: Mutex::new(Some(pool)), address })
+        Ok(Evaluator {
+            config,
+            judging,
+            tying,
+            calls: Mutex::new(calls),
+            done: AtomicU64::new(0),
+            rung: AtomicU32::new(0),
+            pool: Mutex::new(Some(pool)),
+            address,
+        })
     }
 
     /// The fitness of each row of ``population`` (a 2-D float32 or float64 array), as a float64
@@ -180,8 +193,15 @@ impl Evaluator {
             let pool = pool.as_ref().ok_or_else(|| value_error("the evaluator is closed"))?;
             Arc::clone(&pool.scheduler)
         };
-        // One call at a time: the call's index is its generation.
-        let mut calls = lock(&self.calls);
+        // One call at a time: the call's index is its generation. Not waited for: a thread
+        // waiting here would hold the GIL the running call takes back to check for signals.
+        let mut calls = match self.calls.try_lock() {
+            Ok(calls) => calls,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                return Err(PyRuntimeError::new_err("Evaluator.evaluate is already running in another thread"));
+            }
+        };
         let generation = calls.done + 1;
         let mut rng = GaRng::from_seed(derive_seed(self.config.seed ^ EVALUATOR_TAG, generation));
         let mut serials = SerialCounter::starting_at(n as u64);
@@ -230,6 +250,8 @@ impl Evaluator {
             judged.scores(self.judging.fitness, &outcomes).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         calls.judging.promote(&self.judging, &scores);
         calls.done = generation;
+        self.done.store(generation, Ordering::Release);
+        self.rung.store(calls.judging.rung, Ordering::Release);
         // In the fitness's own unit, as the run's records report it: points, not the half-points
         // judging counts in (halving is exact, so the order is the master's).
         let scale = match self.judging.fitness {
@@ -249,7 +271,7 @@ impl Evaluator {
     /// Calls that returned fitness so far: the next call is judged as generation ``calls + 1``.
     #[getter]
     fn calls(&self) -> u64 {
-        lock(&self.calls).done
+        self.done.load(Ordering::Acquire)
     }
 
     /// The values per candidate: ``weight_count(shape)``, or the free parameters of the tying.
@@ -273,7 +295,7 @@ impl Evaluator {
     /// The ladder's current rung (index into ``ladder``).
     #[getter]
     fn rung(&self) -> u32 {
-        lock(&self.calls).judging.rung
+        self.rung.load(Ordering::Acquire)
     }
 
     /// Workers registered now (embedded threads and remote workers).

@@ -155,3 +155,21 @@ def test_bad_populations_name_the_fault():
         assert ev.calls == 0
     with pytest.raises(ValueError, match="shape"):
         le.Evaluator("nonsense")
+
+
+def test_a_second_thread_is_refused_while_a_call_runs():
+    import threading
+
+    # Long games (random networks against the random heuristic), so the first call is still
+    # running when the second comes; the getters answer meanwhile.
+    with le.Evaluator(opponents=0, fixed_opponents=["random:3"], depth=2, threads=1) as ev:
+        pop = population(THESIS, 12, 5)
+        result = {}
+        worker = threading.Thread(target=lambda: result.setdefault("fitness", ev.evaluate(pop)))
+        worker.start()
+        time.sleep(0.3)
+        assert ev.calls == 0 and ev.rung == 0
+        with pytest.raises(RuntimeError, match="already running"):
+            ev.evaluate(pop)
+        worker.join(timeout=120)
+        assert not worker.is_alive() and result["fitness"].shape == (12,) and ev.calls == 1
