@@ -63,6 +63,8 @@ pub struct Evaluator {
     /// `calls`' count and rung, for the getters, which must not wait for a running call.
     done: AtomicU64,
     rung: AtomicU32,
+    /// The last call's games (high half) and plies (low half).
+    last: AtomicU64,
     pool: Mutex<Option<WorkerPool>>,
     address: Option<String>,
 }
@@ -169,6 +171,7 @@ impl Evaluator {
             calls: Mutex::new(calls),
             done: AtomicU64::new(0),
             rung: AtomicU32::new(0),
+            last: AtomicU64::new(0),
             pool: Mutex::new(Some(pool)),
             address,
         })
@@ -238,8 +241,10 @@ impl Evaluator {
             );
         };
         let mut outcomes = Vec::with_capacity(results.len());
+        let (mut games, mut plies) = (0u64, 0u64);
         for result in results {
             let outcome = result.map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            (games, plies) = (games + u64::from(outcome.game_count()), plies + u64::from(outcome.plies()));
             outcomes.push(
                 outcome
                     .into_match()
@@ -252,6 +257,7 @@ impl Evaluator {
         calls.done = generation;
         self.done.store(generation, Ordering::Release);
         self.rung.store(calls.judging.rung, Ordering::Release);
+        self.last.store(games << 32 | plies.min(u64::from(u32::MAX)), Ordering::Release);
         // In the fitness's own unit, as the run's records report it: points, not the half-points
         // judging counts in (halving is exact, so the order is the master's).
         let scale = match self.judging.fitness {
@@ -290,6 +296,18 @@ impl Evaluator {
     #[getter]
     fn address(&self) -> Option<String> {
         self.address.clone()
+    }
+
+    /// The games the last call played (0 before the first).
+    #[getter]
+    fn last_games(&self) -> u64 {
+        self.last.load(Ordering::Acquire) >> 32
+    }
+
+    /// The plies of the last call's games, all told (for speed figures: plies per second).
+    #[getter]
+    fn last_plies(&self) -> u64 {
+        self.last.load(Ordering::Acquire) & u64::from(u32::MAX)
     }
 
     /// The ladder's current rung (index into ``ladder``).

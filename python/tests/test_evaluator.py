@@ -44,12 +44,16 @@ def test_fitness_is_the_games_points(loa, tmp_path):
     weights = population(THESIS, 3, 1).astype(np.float32)
     with le.Evaluator(THESIS, opponents=0, fixed_opponents=["aloa:1"], threads=1) as ev:
         fitness = ev.evaluate(weights)
+    plies = 0
     for row, f in zip(weights, fitness):
         path = tmp_path / "net.json"
         le.Network(row).write(path)
-        side = le.play_match(f"net:1:{path}", "aloa:1", games=2).summary["sides"][0]
+        match = le.play_match(f"net:1:{path}", "aloa:1", games=2)
+        side = match.summary["sides"][0]
+        plies += sum(g["plies"] for g in match.games)
         # Points per game: win 1, draw 1/2.
         assert f == (side["wins"] + side["draws"] / 2) / 2
+    assert (ev.last_games, ev.last_plies) == (6, plies)
     with le.Evaluator(THESIS, opponents=0, fixed_opponents=["aloa:1"], fitness="benchmark-score") as ev:
         scores = ev.evaluate(weights)
     for row, s in zip(weights, scores):
