@@ -4,6 +4,7 @@
 - ``Player``: the project's players from player specs (``aloa:3``, ``random:2``, ``net:3:FILE``).
 - ``Network``: a network from a NumPy array of weights and a shape, evaluated on positions.
 - ``play_match``: a series of games, with the records ``loa match --out`` writes.
+- ``read_run``: a run directory's generations, epochs and validation lines as DataFrames.
 - ``Evaluator``: an ask/tell fitness that judges a population as the master's schemes do, on
   threads or remote ``worker`` processes, for pycma, Nevergrad, EvoTorch and the like.
 
@@ -29,6 +30,7 @@ from ._native import (
     weight_count,
 )
 from . import _native
+from .runs import Run, read_run
 
 __all__ = [
     "PLAYER_FORMS",
@@ -40,7 +42,9 @@ __all__ = [
     "Network",
     "Player",
     "Position",
+    "Run",
     "play_match",
+    "read_run",
     "weight_count",
 ]
 
