@@ -1,0 +1,47 @@
+"""Ctrl-C stops a long call cleanly: KeyboardInterrupt, and the evaluator works on."""
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+SCRIPT = textwrap.dedent(
+    """
+    import time
+    import numpy as np
+    import loa_evolve as le
+
+    pop = np.random.default_rng(0).uniform(-1, 1, (100, le.weight_count("board-nonad-100-20-1")))
+    # Random networks against the random heuristic play long games: about 0.3 s a candidate.
+    settings = dict(opponents=0, fixed_opponents=["random:4"], depth=3, threads=1)
+    with le.Evaluator(**settings) as ev:
+        print("ready", flush=True)
+        began = time.monotonic()
+        try:
+            ev.evaluate(pop)
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", round(time.monotonic() - began, 1), ev.calls, flush=True)
+        # It goes on, and its next call is still the first generation: a fresh one's.
+        after = ev.evaluate(pop[:2])
+    with le.Evaluator(**settings) as fresh:
+        assert (fresh.evaluate(pop[:2]) == after).all()
+    print("same", flush=True)
+    """
+)
+
+
+def test_ctrl_c_raises_keyboard_interrupt():
+    child = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=120)
+    lines = out.split("\n")
+    assert lines[0].startswith("interrupted"), (out, err)
+    seconds, calls = float(lines[0].split()[1]), int(lines[0].split()[2])
+    # The task in hand is finished, not the call (100 candidates: half a minute and more).
+    assert seconds < 30 and calls == 0
+    assert lines[1] == "same", (out, err)
+    assert child.returncode == 0, err
