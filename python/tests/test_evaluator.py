@@ -164,10 +164,12 @@ def test_bad_populations_name_the_fault():
 def test_a_second_thread_is_refused_while_a_call_runs():
     import threading
 
-    # Long games (random networks against the random heuristic), so the first call is still
-    # running when the second comes; the getters answer meanwhile.
-    with le.Evaluator(opponents=0, fixed_opponents=["random:3"], depth=2, threads=1) as ev:
-        pop = population(THESIS, 12, 5)
+    # Long games (random networks against the random heuristic, about 4 s on one idle core: ten
+    # times the wait below), so the first call is still running when the second comes; the
+    # getters answer meanwhile.
+    judging = dict(fixed_opponents=["random:3"], fixed_matches=8, opening_plies=4, depth=2)
+    with le.Evaluator(opponents=0, threads=1, **judging) as ev:
+        pop = population(THESIS, 24, 5)
         result = {}
         worker = threading.Thread(target=lambda: result.setdefault("fitness", ev.evaluate(pop)))
         worker.start()
@@ -176,4 +178,4 @@ def test_a_second_thread_is_refused_while_a_call_runs():
         with pytest.raises(RuntimeError, match="already running"):
             ev.evaluate(pop)
         worker.join(timeout=120)
-        assert not worker.is_alive() and result["fitness"].shape == (12,) and ev.calls == 1
+        assert not worker.is_alive() and result["fitness"].shape == (24,) and ev.calls == 1
