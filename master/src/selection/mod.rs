@@ -123,6 +123,12 @@ pub trait Scheme {
         false
     }
 
+    /// Whether a generation keeps survivors of the last, so that their count means something
+    /// (a scheme that moves one centre or trains one learner keeps none).
+    fn keeps_survivors(&self) -> bool {
+        true
+    }
+
     /// The first population its settings give, if any (otherwise the run draws a random one),
     /// with its state set up for the run `config` (a learner's initial weights, say). Issues
     /// serials from `serials` and draws nothing from the run's generator.
