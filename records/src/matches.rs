@@ -50,8 +50,8 @@ pub struct MatchGameRecord {
     /// The moves from `start`, in order, in move text (`c8-c6`, `d1xa4`; `pass` where a side
     /// had none), so the game can be replayed (`loa replay`, `loa apply`). Empty in files
     /// written before games carried their moves, and in `master experiment`'s, whose workers
-    /// report results only.
-    #[serde(default)]
+    /// report results only (and left out of their lines, which stay as they were).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<String>,
 }
 
@@ -167,6 +167,8 @@ mod tests {
         let back: MatchLine = serde_json::from_value(old).unwrap();
         assert_eq!(back, MatchLine::Game(MatchGameRecord { moves: Vec::new(), ..game() }));
         assert!(jsonl::line(&MatchLine::Game(game())).unwrap().contains(r#""moves":["b1-b3","a2xc4"]"#));
+        let none = MatchLine::Game(MatchGameRecord { moves: Vec::new(), ..game() });
+        assert!(!jsonl::line(&none).unwrap().contains("moves"), "a line without moves is as it was");
     }
 
     #[test]
