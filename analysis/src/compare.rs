@@ -114,6 +114,14 @@ pub fn compare_markdown(runs: &[Run], charts: &[ChartFile]) -> String {
             s.push_str(&format!("\n## Welch's t-test: {} against {}\n\n", first.name, other.name));
             s.push_str(&key(&[&first.name, &other.name]));
             s.push('\n');
+            let (ra, rb) = (first.config.reference_name(), other.config.reference_name());
+            if ra != rb {
+                s.push_str(&format!(
+                    "**Caveat:** {} was judged against {ra} and {} against {rb}: the scores are on different \
+                     scales, so this test compares the references as much as the runs.\n\n",
+                    first.name, other.name
+                ));
+            }
             s.push_str(&welch_table(&a, &ScoreSets::of_epochs(evolved(other))).markdown());
         }
     }

@@ -11,6 +11,8 @@ pub enum AnalysisError {
     Records(RecordError),
     /// A run directory that does not exist or is not a directory.
     NoRun(PathBuf),
+    /// A match series file that does not exist.
+    NoMatchFile(PathBuf),
     /// A file with no complete record.
     Empty {
         /// The file.
@@ -70,6 +72,12 @@ impl std::fmt::Display for AnalysisError {
         match self {
             AnalysisError::Records(e) => write!(f, "{e}"),
             AnalysisError::NoRun(p) => write!(f, "{}: no such run directory", p.display()),
+            AnalysisError::NoMatchFile(p) => write!(
+                f,
+                "{path}: no such file: a match series is the file `loa match --out` writes, e.g. `loa match --black \
+                 random:3 --white aloa:3 --games 200 --opening-plies 4 --out {path}`",
+                path = p.display()
+            ),
             AnalysisError::Empty { path, torn: None } => write!(f, "{}: empty: no records", path.display()),
             AnalysisError::Empty { path, torn: Some(line) } => {
                 write!(f, "{}:{line}: no complete record (only a cut-off line)", path.display())

@@ -57,7 +57,7 @@ fn title(stat: EpochStatistic) -> &'static str {
     match stat {
         EpochStatistic::Best => "Highest-scoring network of each epoch",
         EpochStatistic::Mean => "Mean performance of each epoch",
-        EpochStatistic::Median => "Median-scoring network of each epoch",
+        EpochStatistic::Median => "Median of each epoch's scores, curve by curve",
     }
 }
 

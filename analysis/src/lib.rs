@@ -18,6 +18,7 @@
 //!   figures as charts; [`tables`]: the thesis's tables as Markdown.
 //! - [`plot`], [`report`], [`compare`], [`validation`], [`noise`]: what the `analysis` subcommands write;
 //!   [`output`]: where (never inside a run directory).
+//! - [`export`]: a run's metrics as flat CSV files (`analysis export`).
 //! - [`error`]: every failure as one line naming the file and line ([`AnalysisError`]).
 
 #![warn(missing_docs)]
@@ -26,6 +27,7 @@ pub mod charts;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod figures;
 pub mod matches;
 pub mod noise;

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use loa_analysis::compare::{check_comparable, compare_runs};
+use loa_analysis::export::export_csv;
 use loa_analysis::noise::{NOISE_KEY, noise_table, reliability_by_block};
 use loa_analysis::output::{default_for_run, prepare, write_text};
 use loa_analysis::plot::{chosen_figures, plot_run};
@@ -105,6 +106,18 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         blocks: Option<u32>,
     },
+    /// A run's metrics as flat CSV files, one per record kind (generations, epochs, each
+    /// epoch's benchmark, validation), with stable column names, for spreadsheets and pandas.
+    Export {
+        /// The run directory.
+        run: PathBuf,
+        /// Write CSV (the one format for now; the flag keeps room for others).
+        #[arg(long, required = true)]
+        csv: bool,
+        /// Where to write (default: RUN-analysis beside the run; never inside it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// The table of `loa match --out` series side by side, with intervals and t-tests.
     Matches {
         /// One or more match files.
@@ -205,6 +218,13 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(block) = blocks {
                 println!("\nMean reliability per {block} generations:\n");
                 print!("{}", reliability_by_block(&loaded, block as usize).markdown());
+            }
+        }
+        Command::Export { run, csv: _, out } => {
+            let loaded = load_run(&run)?;
+            let out = prepare(&out.unwrap_or_else(|| default_for_run(&run)), &[&run])?;
+            for file in export_csv(&loaded, &out)? {
+                println!("{}", file.display());
             }
         }
         Command::Matches { files, out, charts, block } => {

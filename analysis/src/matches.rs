@@ -28,6 +28,9 @@ pub struct MatchSeries {
 impl MatchSeries {
     /// Reads the series at `path`: at least one game; every game between the same two players.
     pub fn load(path: &Path) -> Result<MatchSeries> {
+        if !path.exists() {
+            return Err(AnalysisError::NoMatchFile(path.to_path_buf()));
+        }
         let mut notes = Vec::new();
         let lines: Vec<MatchLine> = read_records(path, &mut notes)?;
         let mut games = Vec::new();

@@ -52,7 +52,10 @@ pub fn plot_run(run: &Run, out: &Path, figures: Option<&[String]>) -> Result<Vec
         };
         let name = stat.name().to_string();
         written.push(ChartFile {
-            caption: format!("{} benchmark score of each epoch, by colour (thesis {figure})", stat.name()),
+            caption: match stat {
+                EpochStatistic::Best => format!("the best network's benchmark scores of each epoch (thesis {figure})"),
+                _ => format!("{} benchmark score of each epoch, by colour (thesis {figure})", stat.name()),
+            },
             files: render(&out.join(&name), None, &[epoch_chart(run, stat)], 1)?,
             name,
         });

@@ -46,7 +46,8 @@ impl ScoreKind {
 /// A statistic of one epoch's population.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EpochStatistic {
-    /// The highest score (Figure 15).
+    /// The epoch's best network (Figure 15): the highest combined score, ties to the lower
+    /// serial, as [`EpochReport::champion`] says; its own games as Black and as White.
     Best,
     /// The mean (Figure 16).
     Mean,
@@ -67,14 +68,15 @@ impl EpochStatistic {
         }
     }
 
-    /// This statistic of `kind` over the epoch's survivors (NaN for an empty epoch).
+    /// This statistic of `kind` over the epoch's survivors (NaN for an empty epoch). The best
+    /// is one network's: the highest score as Black is often another network's, which
+    /// would draw a best network that does not exist.
     pub fn of(self, report: &EpochReport, kind: ScoreKind) -> f64 {
-        let values: Vec<f64> = report.entries.iter().map(|e| kind.of(e)).collect();
-        let s = Summary::of(&values);
+        let values = || -> Vec<f64> { report.entries.iter().map(|e| kind.of(e)).collect() };
         match self {
-            EpochStatistic::Best => s.max,
-            EpochStatistic::Mean => s.mean,
-            EpochStatistic::Median => s.median,
+            EpochStatistic::Best => report.champion().map_or(f64::NAN, |e| kind.of(e)),
+            EpochStatistic::Mean => Summary::of(&values()).mean,
+            EpochStatistic::Median => Summary::of(&values()).median,
         }
     }
 }
@@ -248,6 +250,19 @@ mod tests {
         let o = Outcomes::of_epochs([&r]);
         assert_eq!((o.black.losses, o.white.ties, o.matches.losses), (3, 3, 3));
         assert_eq!(o.all_games().total(), 6);
+    }
+
+    #[test]
+    fn the_best_is_one_networks_games() {
+        // The best network (67) scored 24 as Black; another scored 40 as Black, a third 43 as White.
+        let e = |serial, s: [u32; 2]| BenchmarkEntry::new(serial, s, [g(Outcome::Draw, 100), g(Outcome::Draw, 100)]);
+        let r = EpochReport::new(3, 30, vec![e(1, [40, 20]), e(2, [24, 43]), e(3, [10, 43])]);
+        let best = |kind| EpochStatistic::Best.of(&r, kind);
+        assert_eq!(
+            [best(ScoreKind::Black), best(ScoreKind::White), best(ScoreKind::Combined), best(ScoreKind::Average)],
+            [24.0, 43.0, 67.0, 33.5]
+        );
+        assert!(EpochStatistic::Best.of(&EpochReport::new(0, 0, vec![]), ScoreKind::Black).is_nan());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::figures::{SMOOTHING_HALF_WIDTH, combined_trend, fixed};
 use crate::run::Run;
 use crate::scores::{Column, EpochStatistic, Outcomes, ScoreKind, ScoreSets};
-use crate::stats::{Summary, WinLossTie, smooth_centred, welch};
+use crate::stats::{Summary, Trend, WinLossTie, smooth_centred, welch};
 
 /// A table: a header row and rows of cells.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -192,6 +192,25 @@ pub fn welch_table(a: &ScoreSets, b: &ScoreSets) -> Table {
     Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
 }
 
+/// The fewest epochs a trend's verdict is drawn from: a line through three points can fit them
+/// exactly, an interval of width 0 that is no evidence.
+pub const MIN_TREND_EPOCHS: usize = 5;
+
+/// What a trend shows: rising or falling where its 95 % interval excludes 0, and nothing from
+/// fewer than [`MIN_TREND_EPOCHS`] epochs.
+pub fn verdict(t: &Trend) -> String {
+    let (lo, hi) = t.slope_ci95;
+    if t.n < MIN_TREND_EPOCHS || lo.is_nan() {
+        format!("too few epochs ({} of the {MIN_TREND_EPOCHS} a verdict needs)", t.n)
+    } else if lo > 0.0 {
+        "rising".into()
+    } else if hi < 0.0 {
+        "falling".into()
+    } else {
+        "no trend shown".into()
+    }
+}
+
 /// The least-squares trend of the best, mean and median combined score per epoch: slope per
 /// epoch and its 95 % interval (fitted to the raw epoch values).
 pub fn trend_table(runs: &[&Run]) -> Table {
@@ -202,18 +221,9 @@ pub fn trend_table(runs: &[&Run]) -> Table {
             let row = match combined_trend(run, stat) {
                 Some(t) => {
                     let (lo, hi) = t.slope_ci95;
-                    let verdict = if lo.is_nan() {
-                        "too few epochs"
-                    } else if lo > 0.0 {
-                        "rising"
-                    } else if hi < 0.0 {
-                        "falling"
-                    } else {
-                        "no trend shown"
-                    };
                     let scale = if hi.is_nan() { t.slope } else { hi - lo };
                     let f = |x: f64| fixed(x, scale);
-                    vec![t.n.to_string(), f(t.slope), format!("{} – {}", f(lo), f(hi)), verdict.into()]
+                    vec![t.n.to_string(), f(t.slope), format!("{} – {}", f(lo), f(hi)), verdict(&t)]
                 }
                 None => vec![run.epochs.len().to_string(), "–".into(), "–".into(), "too few epochs".into()],
             };
@@ -239,6 +249,19 @@ mod tests {
             ("+0.00023".into(), "-1.25".into(), "+12.0".into())
         );
         assert_eq!((p_value(0.5), p_value(2e-7), p_value(0.0)), ("0.5000".into(), "2.00e-7".into(), "< 1e-300".into()));
+    }
+
+    #[test]
+    fn a_trend_of_few_epochs_has_no_verdict() {
+        use crate::stats::least_squares;
+        // Three points on a line: a slope of 4 with an interval of width 0.
+        let three = least_squares(&[1.0, 2.0, 3.0], &[10.0, 14.0, 18.0]).unwrap();
+        assert_eq!(three.slope_ci95, (4.0, 4.0));
+        assert_eq!(verdict(&three), "too few epochs (3 of the 5 a verdict needs)");
+        let five = least_squares(&[1.0, 2.0, 3.0, 4.0, 5.0], &[10.0, 14.0, 18.0, 22.0, 27.0]).unwrap();
+        assert_eq!(verdict(&five), "rising");
+        let flat = least_squares(&[1.0, 2.0, 3.0, 4.0, 5.0], &[10.0, 14.0, 9.0, 13.0, 10.0]).unwrap();
+        assert_eq!(verdict(&flat), "no trend shown");
     }
 
     #[test]

@@ -164,6 +164,9 @@ fn compare_refuses_one_run_and_mixed_references_unless_told() {
     check_svg(&out.join("compare-raw.svg"), "b vs aloa:3");
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(md.contains("| a | aloa:5 | 3 |") && md.contains("| b | aloa:3 | 3 |"), "{md}");
+    assert!(md.contains("**Caveat:** a was judged against aloa:5 and b against aloa:3"), "{md}");
+    // Three epochs (four with epoch 0) give no verdict.
+    assert!(md.contains("too few epochs (4 of the 5 a verdict needs)") && !md.contains("rising"), "{md}");
 }
 
 #[test]
@@ -225,4 +228,67 @@ fn validation_charts_each_opponent_for_any_set_of_runs_and_refuses_a_run_without
     let es = "| es | aloa:3 | 3 | 20 | 60.0 | 38.7-78.1 | 30.0 | 21.1-40.8 | 60.00 | 30.00 | 60.0 | 3 | 40.0 |";
     assert!(md.contains(es), "{md}");
     assert!(md.contains("| ga | aloa:3 | 3 | 20 | 15.0 |") && md.contains("| not reached |"), "{md}");
+}
+
+#[test]
+fn a_missing_baseline_says_which_command_writes_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    write_run(&run, 3);
+    let (missing, out) = (dir.path().join("rh-aloa.jsonl"), dir.path().join("rep"));
+    let o = analysis(&[
+        "report",
+        run.to_str().unwrap(),
+        "--baseline",
+        missing.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = one_error_line(&o);
+    assert!(err.contains(&format!("{}: no such file", missing.display())), "{err}");
+    assert!(err.contains(&format!("--out {}`", missing.display())) && err.contains("loa match"), "{err}");
+}
+
+#[test]
+fn export_writes_one_flat_csv_per_record_kind() {
+    use loa_records::{EpochReport, Figures, GenerationRecord, jsonl};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    write_run(&run, 3);
+    // A generation line with figures, one of them in a group, and a text with a comma.
+    let generations = jsonl::read::<GenerationRecord>(&run.join("generations.jsonl")).unwrap().records;
+    let figures =
+        Figures::new().with("best", 0.5).with("group", Figures::new().with("step", 0.25)).with("note", "a, b");
+    let extra = GenerationRecord { generation: 7, figures: Some(figures), ..generations[5].clone() };
+    jsonl::append_line(&run.join("generations.jsonl"), &extra).unwrap();
+    let out = dir.path().join("csv");
+    let o = analysis(&["export", run.to_str().unwrap(), "--csv", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    let lines = |name: &str| read(name).lines().map(str::to_owned).collect::<Vec<_>>();
+    let g = lines("generations.csv");
+    assert_eq!(
+        g[0],
+        "generation,epoch,games,mean_plies,seconds,games_per_second,workers,survivors_kept,tournaments,figures.best,\
+         figures.group.step,figures.note"
+    );
+    assert_eq!(g.len(), 1 + 7);
+    assert!(g[1].starts_with("1,1,36,71,1.5,25,2,1,6,,,"), "{}", g[1]);
+    assert!(g[7].ends_with(",0.5,0.25,\"a, b\""), "{}", g[7]);
+    // Epochs: the best and its network's own games, as epochs.jsonl has them.
+    let reports = jsonl::read::<EpochReport>(&run.join("epochs.jsonl")).unwrap().records;
+    let e = lines("epochs.csv");
+    assert_eq!(e[0], "epoch,generation,networks,best,mean,median,best_serial,best_black,best_white");
+    assert_eq!(e.len(), 1 + reports.len());
+    for (row, r) in e[1..].iter().zip(&reports) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let best = r.entries.iter().max_by_key(|b| (b.combined, std::cmp::Reverse(b.serial))).unwrap();
+        assert_eq!(cells[3], r.entries.iter().map(|b| b.combined).max().unwrap().to_string());
+        assert_eq!(cells[6..], [best.serial.to_string(), best.scores[0].to_string(), best.scores[1].to_string()]);
+    }
+    let b = lines("benchmark.csv");
+    assert_eq!((b[0].as_str(), b.len()), ("epoch,serial,black,white,combined", 1 + 4 * 6));
+    assert!(!out.join("validation.csv").exists(), "the run has no validation.jsonl");
+    let o = analysis(&["export", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("--csv"), "{}", stderr(&o));
 }

@@ -19,9 +19,10 @@ pub fn play_interactive(
     mut out: impl Write,
 ) -> io::Result<Position> {
     let mut pos = start;
-    let mut plies = 0u32;
+    let mut moves = Vec::new();
     writeln!(out, "You play {human}. Type moves like c8-c6 or d1xa4; `moves` lists them, `quit` stops.")?;
     loop {
+        let plies = moves.len() as u32;
         write!(out, "\n{}", diagram(&pos))?;
         if let Some(end) = pos.game_end(rules) {
             writeln!(out, "Game over after {plies} plies: {end}.")?;
@@ -40,13 +41,14 @@ pub fn play_interactive(
                 }
             }
         } else {
-            let result = opponent.choose(&pos, rules, plies, seed);
+            // The game from its start: an external engine counts the plies from its moves.
+            let result = opponent.choose_in_game(&start, &moves, &pos, rules, seed);
             let mv = result.best.unwrap_or(Move::PASS);
             writeln!(out, "{} plays {mv} (value {:.4}, {} nodes)", pos.side_to_move(), result.value, result.nodes)?;
             mv
         };
         pos = pos.play(mv);
-        plies += 1;
+        moves.push(mv);
     }
 }
 

@@ -7,6 +7,7 @@
 //! - [`matches`](mod@matches): `loa match`'s flags, progress and printed totals.
 //! - [`series`]: a series of games in parallel, as `loa match` plays them.
 //! - [`match_file`]: the JSON-lines file `loa match --out` writes (one line per game).
+//! - [`replay`]: a game of a match file played again, each move checked (`loa replay`).
 //! - [`interactive`]: a person against a player (`loa play`).
 //! - [`describe`]: the text `loa show` prints.
 //! - [`imitate`]: `loa imitate`, the network fitted to ALoA's evaluation by supervised learning.
@@ -22,4 +23,5 @@ pub mod imitate;
 pub mod interactive;
 pub mod match_file;
 pub mod matches;
+pub mod replay;
 pub mod series;

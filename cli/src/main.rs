@@ -7,10 +7,11 @@ use loa_cli::describe::describe;
 use loa_cli::engine::PlayerChoiceError;
 use loa_cli::imitate::{ImitateConfig, ImitateError, PositionConfig, TrainConfig, imitate};
 use loa_cli::matches::MatchError;
+use loa_cli::replay::{ReplayError, replay, replay_text};
 use loa_cli::series::SeriesConfig;
 use loa_engine::network::symmetry::WeightTying;
 use loa_engine::network::{Chromosome, ChromosomeError, ShapedNetwork};
-use loa_engine::players::NetworkBoardError;
+use loa_engine::players::{EngineFailure, NetworkBoardError};
 use loa_engine::spec::{Accepts, PlayerSpec, PreparedPlayer, SpecError};
 use loa_engine::{BoardSize, Color, GameEnd, Position, PositionError, Rules, Start, StartError, perft};
 use std::io;
@@ -78,6 +79,12 @@ enum CliError {
     /// `loa bench --baseline`.
     #[error(transparent)]
     Bench(#[from] CompareError),
+    /// `loa replay`.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// An external engine failed (it named, with the position and what it said).
+    #[error("{flag}: {failure}")]
+    Engine { flag: &'static str, failure: EngineFailure },
 }
 
 #[derive(Parser)]
@@ -119,20 +126,20 @@ enum Command {
     },
     /// List the legal moves in canonical order, one per line.
     Moves {
-        /// Position text.
+        /// Position text, or `startpos`.
         position: String,
     },
     /// Print the position after the moves, each checked: legal where it is played and written
     /// as the board has it (`c8-c6` to an empty square, `d1xa4` onto an enemy piece).
     Apply {
-        /// Position text.
+        /// Position text, or `startpos`.
         position: String,
         /// The moves, in order, e.g. `b1-b3 h2-f2`.
         moves: Vec<String>,
     },
     /// Show a board diagram, groups, quad counts, Euler numbers and whether the game is over.
     Show {
-        /// Position text.
+        /// Position text, or `startpos`.
         position: String,
     },
     /// Print the network's output for the side to move (the last line).
@@ -140,7 +147,7 @@ enum Command {
         /// Chromosome JSON file.
         #[arg(long)]
         weights: PathBuf,
-        /// Position text.
+        /// Position text, or `startpos`.
         position: String,
     },
     /// The move a player chooses, its value and the nodes searched.
@@ -148,7 +155,7 @@ enum Command {
         // Given as `help`, not a doc comment, so that it is the engine's list of forms.
         #[arg(long, help = format!("Player spec: {}", Accepts::Playable.forms()))]
         player: String,
-        /// Position text.
+        /// Position text, or `startpos`.
         position: String,
         /// Plies already played in the game (for the ply cap).
         #[arg(long, default_value_t = 0)]
@@ -184,6 +191,16 @@ enum Command {
         /// `analysis matches` reads it.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Replay game N of a `loa match --out` file: each move checked, with the position after it.
+    Replay {
+        /// The match file.
+        file: PathBuf,
+        /// The game, from 1, in the file's order (game 2P+G+1 is game G of pair P).
+        n: usize,
+        /// Instead, show the position after this many plies (0: the start) as `loa show` does.
+        #[arg(long)]
+        ply: Option<usize>,
     },
     /// Play against a player in the terminal.
     Play {
@@ -281,7 +298,11 @@ enum Command {
     },
 }
 
+/// Position text, or `startpos` for the standard 8x8 start (as `loa engine`'s `position` takes it).
 fn parse_position(text: &str) -> Result<Position, CliError> {
+    if text == "startpos" {
+        return Ok(Position::start());
+    }
     text.parse().map_err(|source| CliError::Position { text: text.to_owned(), source })
 }
 
@@ -289,6 +310,17 @@ fn parse_position(text: &str) -> Result<Position, CliError> {
 fn prepare_player(flag: &'static str, text: &str, size: BoardSize) -> Result<PreparedPlayer, CliError> {
     let prepared = PlayerSpec::parse_in(text, Accepts::Playable).and_then(|spec| spec.prepare_on(size));
     prepared.map_err(|source| CliError::Player { flag, source })
+}
+
+/// Whether the command plays an external engine (`engine:` specs).
+fn talks_to_an_engine(cli: &Cli) -> bool {
+    let specs: Vec<&str> = match &cli.command {
+        Command::Match { black, white, .. } => vec![black, white],
+        Command::Best { player, .. } => vec![player],
+        Command::Play { opponent, .. } => vec![opponent],
+        _ => Vec::new(),
+    };
+    specs.iter().any(|s| s.starts_with("engine:"))
 }
 
 fn game_over_check(pos: &Position) -> Result<(), CliError> {
@@ -332,6 +364,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             game_over_check(&pos)?;
             let prepared = prepare_player("--player", &player, pos.size())?;
             let result = prepared.for_match(seed).choose(&pos, &Rules::default(), plies_played, seed);
+            if let Some(failure) = prepared.failure() {
+                return Err(CliError::Engine { flag: "--player", failure });
+            }
             let mv = result.best.map_or("none (no legal move)".to_string(), |m| m.to_string());
             println!("move: {mv}\nvalue: {}\nnodes: {}", result.value, result.nodes);
         }
@@ -371,8 +406,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 std::io::stdout(),
             )
             .map_err(CliError::Terminal)?;
+            if let Some(failure) = prepared.failure() {
+                return Err(CliError::Engine { flag: "--opponent", failure });
+            }
         }
         Command::Td { .. } => return Err(CliError::TdMoved),
+        Command::Replay { file, n, ply } => {
+            let (game, positions) = replay(&file, n)?;
+            match ply {
+                None => print!("{}", replay_text(&game, &positions)),
+                Some(ply) => {
+                    let pos = positions.get(ply).ok_or(ReplayError::Ply { ply, n, plies: positions.len() - 1 })?;
+                    println!("{pos}");
+                    print!("{}", describe(pos, &Rules::default()));
+                }
+            }
+        }
         Command::Imitate { positions, validation, epochs, batch, learning_rate, scale, seed, symmetry, out } => {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
                 && !dir.is_dir()
@@ -424,8 +473,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn main() -> ExitCode {
-    loa_engine::restore_sigpipe();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    // A closed output pipe ends `loa` quietly; but an external engine that dies must be an
+    // error to report, not a signal that ends `loa` while it writes to the engine.
+    if !talks_to_an_engine(&cli) {
+        loa_engine::restore_sigpipe();
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // The one place errors are printed.
         Err(error) => {

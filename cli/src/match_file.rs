@@ -55,6 +55,7 @@ pub fn match_lines(report: &SeriesReport, first: &str, second: &str, config: &Se
                 white_score: benchmark_score(game.outcome, game.plies, Color::White),
                 seed: derive_seed(match_seed, g as u64),
                 start: pair.start.to_string(),
+                moves: game.moves.iter().map(ToString::to_string).collect(),
             }));
         }
     }

@@ -7,6 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use loa_engine::BoardSize;
 use loa_engine::game::{MatchSide, Player};
 use loa_engine::openings::max_opening_plies;
+use loa_engine::players::EngineFailure;
 use loa_engine::spec::SpecError;
 use loa_engine::spec::{Accepts, PlayerSpec};
 use std::path::{Path, PathBuf};
@@ -54,6 +55,14 @@ pub enum MatchError {
         #[source]
         source: SpecError,
     },
+    /// An external engine failed: the games after its failure measure nothing, so no totals.
+    #[error("{flag}: {failure}")]
+    Engine {
+        /// `--black` or `--white`.
+        flag: &'static str,
+        /// The engine, where and why.
+        failure: EngineFailure,
+    },
     /// The progress bar's template was refused.
     #[error("progress bar: {0}")]
     Progress(#[from] indicatif::style::TemplateError),
@@ -96,6 +105,20 @@ pub fn check_flags(games: u32, opening_plies: u32, size: BoardSize, out: Option<
     Ok(())
 }
 
+/// The warning for a series whose pairs would all be the same two games: both players play the
+/// same move in the same position whatever the seed, and every pair starts from the start
+/// position. `None` when the games can differ.
+pub fn repeated_games_warning(a: &PlayerSpec, b: &PlayerSpec, games: u32, opening_plies: u32) -> Option<String> {
+    (games > 2 && opening_plies == 0 && !a.uses_seed() && !b.uses_seed()).then(|| {
+        format!(
+            "warning: {a} and {b} do not depend on the seed and every pair starts from the start position, so \
+             all {pairs} pairs are the same two games; give --opening-plies (e.g. --opening-plies 4) for \
+             seeded random openings",
+            pairs = games / 2
+        )
+    })
+}
+
 /// Plays the series between the players `black` and `white` name (the first has Black in the
 /// first game of every pair), prints the totals and writes the match file if asked.
 pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&Path>) -> Result<(), MatchError> {
@@ -105,6 +128,9 @@ pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&P
         prepared.map_err(|source| MatchError::Player { flag, source })
     };
     let ((pa, a), (pb, b)) = (player("--black", black)?, player("--white", white)?);
+    if let Some(warning) = repeated_games_warning(&a, &b, config.games, config.opening_plies) {
+        eprintln!("{warning}");
+    }
     let bar = ProgressBar::new(u64::from(config.games));
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  ETA {eta}")?);
     let players = |seed: u64| -> PairPlayers {
@@ -113,6 +139,11 @@ pub fn run_match(black: &str, white: &str, config: &SeriesConfig, out: Option<&P
     };
     let report = play_series(config, &players, &|_| bar.inc(1));
     bar.finish_and_clear();
+    for (flag, prepared) in [("--black", &pa), ("--white", &pb)] {
+        if let Some(failure) = prepared.failure() {
+            return Err(MatchError::Engine { flag, failure });
+        }
+    }
     println!(
         "{} games ({} two-game matches), mean {:.1} plies",
         report.games().count(),
@@ -155,5 +186,19 @@ mod tests {
         assert!(err(4, 7, five).contains("at most 6 on the 5x5 board, not 7"));
         let missing = check_flags(4, 0, five, Some(Path::new("/no/such/dir/x.jsonl"))).unwrap_err();
         assert!(matches!(&missing, MatchError::NoOutDir(dir) if dir == Path::new("/no/such/dir")), "{missing}");
+    }
+
+    #[test]
+    fn a_series_of_identical_pairs_is_warned_of_naming_the_flag() {
+        let spec = |text: &str| PlayerSpec::parse_in(text, Accepts::Playable).unwrap();
+        let (aloa, net, random) = (spec("aloa:3"), spec("net:3:x.json"), spec("random:3"));
+        let warning = repeated_games_warning(&net, &aloa, 20, 0).unwrap();
+        assert!(warning.contains("all 10 pairs are the same two games"), "{warning}");
+        assert!(warning.contains("--opening-plies"), "{warning}");
+        assert!(repeated_games_warning(&net, &aloa, 20, 4).is_none());
+        assert!(repeated_games_warning(&net, &aloa, 2, 0).is_none(), "one pair repeats nothing");
+        assert!(repeated_games_warning(&random, &aloa, 20, 0).is_none());
+        assert!(repeated_games_warning(&aloa, &spec("randomann:3"), 20, 0).is_none());
+        assert!(repeated_games_warning(&aloa, &spec("randomann:3:7"), 20, 0).is_some());
     }
 }

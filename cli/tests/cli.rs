@@ -140,7 +140,7 @@ fn best_reports_move_value_and_nodes() {
     let err = stderr(&loa(&["best", "--player", "chess:3", START]));
     assert!(err.starts_with("loa: error: --player: bad player `chess:3`: unknown player kind `chess`"), "{err}");
     // The forms listed are the ones `loa` plays: not a run's survivors, which it refuses.
-    assert!(err.trim_end().ends_with("randomann-printed:D[:SEED] or net:D:FILE)"), "{err}");
+    assert!(err.trim_end().ends_with("net:D:FILE or engine:CMD)"), "{err}");
     let err = stderr(&loa(&["best", "--player", "run:3:runs/x:epochs=1", START]));
     assert!(err.contains("--player: bad player `run:3:runs/x:epochs=1`: a run's survivors"), "{err}");
 }
@@ -413,4 +413,95 @@ fn loa_td_says_which_master_command_replaces_it() {
         assert!(err.contains("master run --config FILE --out DIR") && err.contains("docs/td.md"), "{err}");
         assert!(!dir.exists(), "nothing written");
     }
+}
+
+/// The games of a match file, in order.
+fn match_games(path: &std::path::Path) -> Vec<loa_records::matches::MatchGameRecord> {
+    use loa_records::{MatchLine, jsonl};
+    let lines = jsonl::read::<MatchLine>(path).unwrap().records;
+    lines.into_iter().filter_map(|l| if let MatchLine::Game(g) = l { Some(g) } else { None }).collect()
+}
+
+#[test]
+fn a_series_of_deterministic_players_from_one_start_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.jsonl");
+    let args = ["match", "--black", "aloa:1", "--white", "aloa:2", "--games", "6", "--out", out.to_str().unwrap()];
+    let o = loa(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("all 3 pairs are the same two games"), "{err}");
+    assert!(err.contains("--opening-plies"), "{err}");
+    // The warning is true: every pair replays pair 0, move for move.
+    let games = match_games(&out);
+    assert!(!games[0].moves.is_empty());
+    for g in &games[2..] {
+        assert_eq!(g.moves, games[g.game as usize].moves);
+    }
+    let o = loa(&[&args[..], &["--opening-plies", "4"]].concat());
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let games = match_games(&out);
+    assert_ne!(games[0].start, games[2].start, "seeded openings differ");
+    // A player that depends on the seed plays varied games: no warning.
+    let o = loa(&["match", "--black", "aloa:1", "--white", "random:1", "--games", "4"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_match_files_game_replays_to_its_recorded_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.jsonl");
+    let path = out.to_str().unwrap();
+    let o = loa(&[
+        "match",
+        "--black",
+        "random:1",
+        "--white",
+        "aloa:1",
+        "--games",
+        "4",
+        "--opening-plies",
+        "2",
+        "--out",
+        path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let games = match_games(&out);
+    for (i, game) in games.iter().enumerate() {
+        assert_eq!(game.moves.len() as u32, game.plies);
+        let n = (i + 1).to_string();
+        let text = stdout(&loa(&["replay", path, &n]));
+        let plies: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().split_once(". ").is_some_and(|(n, _)| n.parse::<usize>().is_ok()))
+            .collect();
+        assert_eq!(plies.len(), game.moves.len(), "{text}");
+        // The last position, after the recorded moves, is the end `loa show` finds.
+        let last = stdout(&loa(&["replay", path, &n, "--ply", &game.plies.to_string()]));
+        let expected = match game.outcome.winner() {
+            Some(loa_records::Color::Black) => "black wins",
+            Some(loa_records::Color::White) => "white wins",
+            None => "draw",
+        };
+        if game.reason != loa_records::EndReason::PlyCap {
+            assert!(last.contains(&format!("game over: {expected}")), "game {n}: {last}");
+        }
+        // `loa apply` plays the same moves to the same position.
+        let applied =
+            loa(&[&["apply", game.start.as_str()][..], &game.moves.iter().map(String::as_str).collect::<Vec<_>>()]
+                .concat());
+        assert_eq!(stdout(&applied).trim(), last.lines().next().unwrap(), "game {n}");
+    }
+    let err = stderr(&loa(&["replay", path, "9"]));
+    assert_eq!(err.trim_end(), format!("loa: error: {path}: no game 9: the file holds games 1 to 4"));
+    let err = stderr(&loa(&["replay", path, "1", "--ply", "999"]));
+    assert!(err.starts_with("loa: error: --ply 999: game 1 has "), "{err}");
+    let err = stderr(&loa(&["replay", "/no/such.jsonl", "1"]));
+    assert!(err.starts_with("loa: error: ") && err.contains("/no/such.jsonl"), "{err}");
+}
+
+#[test]
+fn startpos_is_the_standard_start_wherever_a_position_is_read() {
+    assert_eq!(stdout(&loa(&["show", "startpos"])), stdout(&loa(&["show", START])));
+    assert_eq!(stdout(&loa(&["perft", "startpos", "2"])), stdout(&loa(&["perft", START, "2"])));
 }

@@ -10,6 +10,21 @@ pub trait Player: Sync {
     /// The move to play in `pos` (not a finished game), `plies_played` plies into a game with
     /// seed `game_seed` (the only randomness a player may use, so games replay exactly).
     fn choose(&self, pos: &Position, rules: &Rules, plies_played: u32, game_seed: u64) -> SearchResult;
+
+    /// [`Player::choose`] in a game told from its start: `moves` played from `start` lead to
+    /// `pos`. [`play_game`] asks this; a player in another process, which counts the plies from
+    /// the moves it is sent, needs the game so. The others choose from the position alone.
+    fn choose_in_game(
+        &self,
+        start: &Position,
+        moves: &[Move],
+        pos: &Position,
+        rules: &Rules,
+        game_seed: u64,
+    ) -> SearchResult {
+        let _ = start;
+        self.choose(pos, rules, moves.len() as u32, game_seed)
+    }
 }
 
 /// A finished game.
@@ -39,7 +54,7 @@ pub fn play_game(black: &dyn Player, white: &dyn Player, rules: &Rules, start: P
         let player = if pos.side_to_move() == Color::Black { black } else { white };
         // `game_end` found a legal move, or the rules let the side pass: a search always
         // returns a move here; PASS covers the passing case.
-        let mv = player.choose(&pos, rules, plies, seed).best.unwrap_or(Move::PASS);
+        let mv = player.choose_in_game(&start, &moves, &pos, rules, seed).best.unwrap_or(Move::PASS);
         pos = pos.play(mv);
         moves.push(mv);
     }

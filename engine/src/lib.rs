@@ -13,7 +13,8 @@
 //! - [`perft`]: move-tree leaf counts.
 //! - [`search`]: alpha-beta and minimax over any [`search::Evaluator`].
 //! - [`random`]: the random heuristic and portable seed derivation.
-//! - [`network`]: the 2041-weight network evaluator and chromosome files.
+//! - [`network`]: the network evaluator, of any configured shape (the thesis's has 2041
+//!   weights), and chromosome files.
 //! - [`breeding`]: the variation operators and the generator they draw from, and a chromosome's
 //!   [`breeding::Origin`], from which anyone holding its parents makes it again.
 //! - [`aloa`]: the ALoA reference evaluator (quad and normal).

@@ -2,7 +2,8 @@
 //! heuristic. Tasks and the `loa` command play networks as [`RememberingPlayer`]s and ALoA as an
 //! [`AloaPlayer`], which remember the results of positions they have searched (games that cycle
 //! and the benchmark's openings repeat them); [`SearchPlayer`] searches every position afresh,
-//! which `loa bench` times. The text that names a player (`aloa:5`, `net:3:FILE`) is
+//! which `loa bench` times. An [`ExternalEngine`] is a program in another process that speaks
+//! `loa engine`'s protocol. The text that names a player (`aloa:5`, `net:3:FILE`) is
 //! [`crate::spec`]'s.
 
 use crate::game::Player;
@@ -131,6 +132,8 @@ impl Player for ShapedPlayer {
     }
 }
 
+mod external;
 mod remembered;
 
+pub use external::{EngineFailure, ExternalEngine, FailureSlot, MOVE_TIMEOUT};
 pub use remembered::{AloaPlayer, RememberingPlayer};

@@ -51,15 +51,19 @@ EOF
 export SLURM_CONF=$OUT/slurm.conf
 
 started=()
+munged_pid_file=
 stop() {
   for pid in "${started[@]}"; do kill "$pid" 2> /dev/null || true; done
+  if [ -n "$munged_pid_file" ] && [ -s "$munged_pid_file" ]; then kill "$(cat "$munged_pid_file")" 2> /dev/null || true; fi
 }
 trap stop EXIT
 
-# munged runs as its own user; a munged already running (an earlier call) is reused.
+# munged runs as its own user; a munged already running (an earlier call) is reused, and left
+# running. One started here daemonizes, so it is stopped by the pid file it writes.
 if ! pgrep -x munged > /dev/null; then
   mkdir -p /run/munge && chown munge:munge /run/munge
-  runuser -u munge -- /usr/sbin/munged
+  runuser -u munge -- /usr/sbin/munged --pid-file=/run/munge/munged.pid
+  munged_pid_file=/run/munge/munged.pid
 fi
 /usr/sbin/slurmctld -D -f "$SLURM_CONF" > "$OUT/log/slurmctld.out" 2>&1 &
 started+=($!)

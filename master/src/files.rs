@@ -53,7 +53,7 @@ mod tests {
             ExperimentConfig::read(&neither).map(drop).unwrap_err(),
             MatchExperiment::read(&neither).map(drop).unwrap_err(),
         ] {
-            assert!(matches!(err, ConfigError::Parse(Some(ref p), _) if *p == neither), "{err}");
+            assert!(matches!(err, ConfigError::Parse(Some(ref p), ..) if *p == neither), "{err}");
             assert!(err.to_string().contains("colour"), "{err}");
         }
         // A file of the right kind with a bad value is that value's error, not another kind's.

@@ -7,7 +7,9 @@ use loa_master::experiment::{self, MatchExperiment};
 use loa_master::run::clock::Budget;
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
-use loa_master::run::{Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, resume, show, start};
+use loa_master::run::{
+    Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, last_epoch, resume, show, start,
+};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -244,9 +246,9 @@ enum Command {
     Export {
         /// The run directory.
         dir: PathBuf,
-        /// The epoch.
-        #[arg(long)]
-        epoch: u32,
+        /// The epoch: a number, or `latest` (the default), the last one with a checkpoint.
+        #[arg(long, default_value = "latest")]
+        epoch: EpochChoice,
         /// The individual's index in the population (0-based; `master show` lists each epoch's best).
         #[arg(long)]
         individual: Option<usize>,
@@ -345,6 +347,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             say(&experiment::run(&config, &out, &work(&flags)?)?.to_string());
         }
         Command::Export { dir, epoch, individual, best, out } => {
+            let epoch = match epoch {
+                EpochChoice::Latest => last_epoch(&dir)?,
+                EpochChoice::Number(epoch) => epoch,
+            };
             let exported = export(&dir, epoch, individual.map_or(Pick::Best, Pick::Index))?;
             if best {
                 eprintln!("master: epoch {epoch}'s best: individual {} (serial {})", exported.index, exported.serial);
@@ -366,6 +372,29 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// `master export --epoch`: an epoch, or the last one with a checkpoint.
+#[derive(Clone, Copy, Debug)]
+enum EpochChoice {
+    /// `latest`.
+    Latest,
+    /// A number.
+    Number(u32),
+}
+
+impl std::str::FromStr for EpochChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<EpochChoice, String> {
+        match text {
+            "latest" => Ok(EpochChoice::Latest),
+            _ => text
+                .parse()
+                .map(EpochChoice::Number)
+                .map_err(|_| format!("`{text}` is not an epoch number or `latest`")),
+        }
+    }
 }
 
 fn main() -> ExitCode {

@@ -60,13 +60,16 @@ impl Keys {
         }
     }
 
-    /// The fields of the table at `path` and below, as serde names them when `parse` refuses an
-    /// unknown key there: "unknown field `x`, expected one of `a`, `b`".
+    /// The fields of the table at `path` and below, as the error names them when `parse` refuses
+    /// an unknown key there: "unknown key `x` (the keys here: `a`, `b`)", or as serde names them
+    /// where the error is serde's: "unknown field `x`, expected one of `a`, `b`".
     fn probe(&mut self, path: &str, parse: &dyn Fn(&str) -> Option<String>) {
         let unknown = "zz_not_a_key";
         let text = if path.is_empty() { format!("{unknown} = 1\n") } else { format!("[{path}]\n{unknown} = 1\n") };
         let Some(error) = parse(&text) else { panic!("`{text}` parsed") };
-        let Some((_, expected)) = error.split_once(&format!("unknown field `{unknown}`, expected ")) else {
+        let listed = error.contains(&format!("unknown key `{unknown}`")).then(|| error.split_once("(the keys here: "));
+        let serde = || error.split_once(&format!("unknown field `{unknown}`, expected "));
+        let Some((_, expected)) = listed.flatten().or_else(serde) else {
             return; // Not a table of fields (a name, a number, ...).
         };
         let line = expected.lines().next().unwrap_or("");
@@ -277,4 +280,16 @@ fn a_missing_or_stale_entry_is_named() {
     assert!(message.contains("no heading naming `[selection.scheme.no-such-scheme]`"), "{message}");
     assert!(message.contains("`seed` under \"### Top-level keys of a run configuration\" is not a key"), "{message}");
     assert!(!message.contains("`population`"), "{message}");
+}
+
+#[test]
+fn the_quick_configuration_shown_is_the_file() {
+    let file = include_str!("../../experiments/quick.toml");
+    let keys: Vec<&str> = file.lines().filter(|l| !l.starts_with('#')).collect();
+    let shown = DOC.split("`experiments/quick.toml` (its comments left out)").nth(1).expect("the quick.toml block");
+    let block = shown.split("```toml\n").nth(1).and_then(|b| b.split("```").next()).expect("a toml block");
+    assert_eq!(
+        block.trim_end().lines().collect::<Vec<_>>(),
+        keys[..].join("\n").trim_end().lines().collect::<Vec<_>>()
+    );
 }

@@ -127,3 +127,27 @@ fn a_master_serving_workers_ignores_sigpipe() {
     master.wait().unwrap();
     assert!(ignored, "the serving master takes SIGPIPE's default action: a vanished worker can kill it");
 }
+
+#[test]
+fn a_master_without_workers_says_it_waits_for_them() {
+    let (mut child, _port, dir) = serving_master(|_| {});
+    let log = dir.path().join("run").join("run.log");
+    let started = Instant::now();
+    let said = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains("waiting for workers")) {
+            break line.to_owned();
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("no word of waiting in 30 s: {text}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said.contains("waiting for workers: 0 connected, ") && said.ends_with("tasks of this step to play"),
+        "{said}"
+    );
+}

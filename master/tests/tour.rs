@@ -211,7 +211,8 @@ fn a_resume_from_an_earlier_epoch_sets_the_later_ones_aside() {
     let o = master(&["resume", &out, "--from-epoch", "1", "--epochs", "1", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let said = stderr(&o);
-    assert!(said.contains("resuming from epoch 1: dropping epochs 2..3"), "{said}");
+    assert!(said.contains("resuming from epoch 1: dropping epochs 2..3 (2 epochs)"), "{said}");
+    assert!(said.contains("The run now goes to epoch 2"), "{said}");
     assert!(std::fs::read_to_string(dir.log()).unwrap().contains("resuming from epoch 1: dropping epochs 2..3"));
     // Everything as it was is kept aside; the run's own files go no further than epoch 2.
     let aside: Vec<_> =
@@ -235,6 +236,7 @@ fn a_resume_from_an_earlier_epoch_sets_the_later_ones_aside() {
     // From the last epoch, with nothing after it: nothing to set aside.
     let o = master(&["resume", &out, "--from-epoch", "2", "--epochs", "1", "--quiet"]);
     assert!(o.status.success() && !stderr(&o).contains("dropping"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming from epoch 2, the last one recorded: the run now goes to epoch 3"));
     // A latest.ckpt past the epoch, without a later epoch checkpoint: it is set aside, in a
     // directory of its own.
     std::fs::remove_file(dir.epoch_checkpoint(3)).unwrap();
@@ -244,6 +246,21 @@ fn a_resume_from_an_earlier_epoch_sets_the_later_ones_aside() {
     let dirs: Vec<_> = std::fs::read_dir(dir.checkpoints()).unwrap().flatten().filter(|e| e.path().is_dir()).collect();
     assert_eq!(dirs.len(), 2);
     assert!(dirs.iter().any(|d| std::fs::read(d.path().join("latest.ckpt")).is_ok_and(|b| b == latest)));
+}
+
+#[test]
+fn a_config_toml_the_tool_wrote_is_not_called_edited() {
+    // The README's two commands in a row: `--epochs 2` writes `epochs = 5` to config.toml itself.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), "run", 3);
+    let o = master(&["resume", &out, "--epochs", "2", "--quiet"]);
+    assert!(o.status.success() && !stderr(&o).contains("config.toml"), "{}", stderr(&o));
+    let o = master(&["resume", &out, "--from-epoch", "1", "--quiet"]);
+    let said = stderr(&o);
+    assert!(o.status.success(), "{said}");
+    assert!(!said.contains("config.toml") && !RunDir::new(&out).root().join("config.toml.ignored").exists(), "{said}");
+    assert!(said.contains("dropping epochs 2..5 (4 epochs)") && said.contains("now goes to epoch 3"), "{said}");
+    assert!(stdout(&o).contains("finished at epoch 3"), "{}", stdout(&o));
 }
 
 #[test]
@@ -267,6 +284,44 @@ fn broken_checkpoints_are_called_truncated_and_intact_epochs_are_offered() {
     assert!(stderr(&master(&["resume", &out, "--quiet"])).contains("not a loa-evolve checkpoint"));
     let o = master(&["resume", &out, "--from-epoch", "2", "--epochs", "1", "--quiet"]);
     assert!(o.status.success() && stdout(&o).contains("finished at epoch 3"), "{}", stderr(&o));
+}
+
+#[test]
+fn show_reads_what_it_can_when_every_checkpoint_is_damaged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), "run", 2);
+    let dir = RunDir::new(&out);
+    let intact = stdout(&master(&["show", &out]));
+    for entry in std::fs::read_dir(dir.checkpoints()).unwrap().flatten() {
+        std::fs::write(entry.path(), b"LOAE").unwrap();
+    }
+    let o = master(&["show", &out]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(text.contains("truncated") && text.contains("shown from config.toml and epochs.jsonl"), "{text}");
+    assert!(text.contains("cannot be resumed or exported"), "{text}");
+    // Each epoch's line is the one the checkpoint gave.
+    let lines =
+        |t: &str| t.lines().skip_while(|l| !l.starts_with(" epoch")).take(4).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(lines(&text), lines(&intact), "{text}");
+}
+
+#[test]
+fn export_takes_the_last_epoch_unless_told_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), "run", 2);
+    let of = |args: &[&str]| {
+        let o = master(&[&["export", &out, "--best"][..], args].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    let (two, one) = (of(&["--epoch", "2"]), of(&["--epoch", "1"]));
+    assert_eq!(of(&[]), two);
+    assert_eq!(of(&["--epoch", "latest"]), two);
+    assert!(two.1.contains("epoch 2's best"), "{}", two.1);
+    assert_ne!(one.1, two.1, "epoch 1 is another epoch: {}", one.1);
+    let o = master(&["export", &out, "--epoch", "last"]);
+    assert!(!o.status.success() && stderr(&o).contains("`last` is not an epoch number or `latest`"), "{}", stderr(&o));
 }
 
 #[test]

@@ -24,6 +24,10 @@ pub use error::ProtoError;
 use error::each;
 pub use limits::{MAX_MESSAGE_BYTES, MAX_TASKS_PER_MESSAGE, MAX_WANTED};
 
+/// The message of the UNAVAILABLE status that ends a worker's stream once the run is over: the
+/// worker leaves instead of waiting for the master to come back.
+pub const RUN_OVER: &str = "the run is over";
+
 /// Code generated from `loa.proto` (package `loa.v2`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod pb {

@@ -47,6 +47,12 @@ pub struct MatchGameRecord {
     pub seed: u64,
     /// The position the game started from (position text).
     pub start: String,
+    /// The moves from `start`, in order, in move text (`c8-c6`, `d1xa4`; `pass` where a side
+    /// had none), so the game can be replayed (`loa replay`, `loa apply`). Empty in files
+    /// written before games carried their moves, and in `master experiment`'s, whose workers
+    /// report results only (and left out of their lines, which stay as they were).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<String>,
 }
 
 impl MatchGameRecord {
@@ -121,6 +127,7 @@ mod tests {
             white_score: 41,
             seed: 99,
             start: ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b".into(),
+            moves: vec!["b1-b3".into(), "a2xc4".into()],
         }
     }
 
@@ -151,6 +158,17 @@ mod tests {
         let file = format!("{text}\n{}\n", jsonl::line(&s).unwrap());
         let back = jsonl::parse::<MatchLine>(file.as_bytes(), Path::new("m.jsonl")).unwrap();
         assert_eq!(back.records, [g, s]);
+    }
+
+    #[test]
+    fn a_game_written_before_moves_were_kept_reads_with_none() {
+        let mut old = serde_json::to_value(MatchLine::Game(game())).unwrap();
+        old.as_object_mut().unwrap().remove("moves");
+        let back: MatchLine = serde_json::from_value(old).unwrap();
+        assert_eq!(back, MatchLine::Game(MatchGameRecord { moves: Vec::new(), ..game() }));
+        assert!(jsonl::line(&MatchLine::Game(game())).unwrap().contains(r#""moves":["b1-b3","a2xc4"]"#));
+        let none = MatchLine::Game(MatchGameRecord { moves: Vec::new(), ..game() });
+        assert!(!jsonl::line(&none).unwrap().contains("moves"), "a line without moves is as it was");
     }
 
     #[test]

@@ -115,6 +115,10 @@ impl Session {
         if let Some(why) = crate::client::certificate_refused(status) {
             return Err(Ended::Failed(WorkerError::Untrusted(why)));
         }
+        if status.code() == Code::Unavailable && status.message() == loa_proto::RUN_OVER {
+            eprintln!("worker: the master at {} says the run is over: leaving", self.options.master);
+            return Err(Ended::Stopped);
+        }
         if status.code() == Code::NotFound {
             // The master forgot us (silent too long, or restarted): register again at once.
             self.contact();

@@ -17,22 +17,25 @@ fn stderr(o: &Output) -> String {
 }
 
 #[test]
-fn a_worker_says_when_it_registers_and_loses_the_master_and_then_that_it_is_gone() {
+fn a_worker_says_when_it_registers_and_leaves_when_told_the_run_is_over() {
     let (_tmp, _, out) = dirs();
     // No embedded workers: the run needs this worker to finish, and ends while it waits.
     let m = master(&tiny(1, 1), &out, Duration::from_secs(5));
     let url = format!("http://{}", m.addr);
-    let o = worker(&["--master", &url, "--token", TOKEN, "--slots", "1", "--give-up-after", "2"]);
+    let started = Instant::now();
+    let o = worker(&["--master", &url, "--token", TOKEN, "--slots", "1", "--give-up-after", "60"]);
     m.thread.join().unwrap();
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     let at = |needle: &str| err.find(needle).unwrap_or_else(|| panic!("no `{needle}` in\n{err}"));
     let registered = at(&format!("worker: registered with {url} as worker "));
     assert!(err[registered..].lines().next().unwrap().ends_with(", 1 slot"), "{err}");
-    let lost = at(&format!("worker: lost the master at {url}: "));
-    let gone = at("worker: the master is gone: ");
-    assert!(registered < lost && lost < gone, "{err}");
-    assert!(!err.contains("worker: the master is gone: 0 tasks played"), "it played the run's tasks: {err}");
+    let over = at(&format!("worker: the master at {url} says the run is over: leaving"));
+    let stopped = at("worker: stopped: ");
+    assert!(registered < over && over < stopped, "{err}");
+    assert!(!err.contains("retrying"), "told the run is over, it does not wait for the master: {err}");
+    assert!(!err.contains("worker: stopped: 0 tasks played"), "it played the run's tasks: {err}");
+    assert!(started.elapsed() < Duration::from_secs(40), "it left without waiting out --give-up-after");
 }
 
 #[test]

@@ -95,6 +95,7 @@ pub fn write_matches(path: &Path, first: &str, second: &str, pairs: u64, wins: &
                 white_score: summary.score(Color::White),
                 seed: i,
                 start: "start".into(),
+                moves: Vec::new(),
             }));
         }
     }

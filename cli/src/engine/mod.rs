@@ -87,6 +87,11 @@ pub enum PlayerChoiceError {
         /// The spec as written.
         spec: String,
     },
+    /// An external engine: the engine would only pass its lines on.
+    External {
+        /// The spec as written.
+        spec: String,
+    },
 }
 
 impl fmt::Display for PlayerChoiceError {
@@ -97,6 +102,10 @@ impl fmt::Display for PlayerChoiceError {
                 f,
                 "`{spec}` draws a new network for every match, and an engine plays no matches: give the network's \
                  seed, e.g. {spec}:1"
+            ),
+            PlayerChoiceError::External { spec } => write!(
+                f,
+                "`{spec}` is another engine: run that program itself, or give `loa engine` a player of its own"
             ),
         }
     }
@@ -293,6 +302,7 @@ fn prepare(spec: &PlayerSpec) -> Result<Arc<dyn PlayerDebug>, PlayerChoiceError>
     match spec.prepare().map_err(PlayerChoiceError::Spec)? {
         PreparedPlayer::Fixed(p) => Ok(p),
         PreparedPlayer::FreshRandomAnn { .. } => Err(PlayerChoiceError::FreshNetwork { spec: spec.to_string() }),
+        PreparedPlayer::Engine { .. } => Err(PlayerChoiceError::External { spec: spec.to_string() }),
     }
 }
 

@@ -1,10 +1,12 @@
 //! The players a spec makes: built once where they are the same in every match, and per match
-//! where they are not (a RandomANN without a seed).
+//! where they are not (a RandomANN without a seed, an external engine's process).
 
 use super::{PlayerSpec, SpecError, SpecProblem};
 use crate::BoardSize;
 use crate::network::Topology;
-use crate::players::{PlayerDebug, ShapedPlayer, network_plays_on};
+use crate::players::{
+    EngineFailure, ExternalEngine, FailureSlot, MOVE_TIMEOUT, PlayerDebug, ShapedPlayer, network_plays_on,
+};
 use crate::random::derive_seed;
 use crate::tasks::FixedPlayer;
 use std::sync::Arc;
@@ -26,6 +28,14 @@ pub enum PreparedPlayer {
         /// Whether it reads the board with the thesis's printed encoding.
         printed: bool,
     },
+    /// An external engine: a process started for every match, so that matches played at once
+    /// do not share one.
+    Engine {
+        /// The command line.
+        command: String,
+        /// The first failure of any of its processes ([`PreparedPlayer::failure`]).
+        failure: FailureSlot,
+    },
 }
 
 impl PlayerSpec {
@@ -38,7 +48,7 @@ impl PlayerSpec {
             PlayerSpec::FreshRandomAnn { depth, printed } => {
                 Some(random_ann(depth, printed, derive_seed(match_seed, label)))
             }
-            PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => None,
+            PlayerSpec::Net { .. } | PlayerSpec::Run { .. } | PlayerSpec::Engine { .. } => None,
         }
     }
 
@@ -76,6 +86,9 @@ impl PlayerSpec {
                 on_board(chromosome.topology())?;
                 PreparedPlayer::Fixed(Arc::new(ShapedPlayer::new(&chromosome, *depth)))
             }
+            PlayerSpec::Engine { command } => {
+                PreparedPlayer::Engine { command: command.clone(), failure: FailureSlot::default() }
+            }
             PlayerSpec::Run { .. } => return Err(self.error(SpecProblem::RunOutsideExperiment)),
         })
     }
@@ -95,6 +108,18 @@ impl PreparedPlayer {
             PreparedPlayer::FreshRandomAnn { depth, printed } => {
                 Arc::from(random_ann(depth, printed, derive_seed(match_seed, FRESH_ANN_LABEL)).player())
             }
+            PreparedPlayer::Engine { ref command, ref failure } => {
+                Arc::new(ExternalEngine::start(command, MOVE_TIMEOUT, Arc::clone(failure)))
+            }
+        }
+    }
+
+    /// Why an external engine failed, if it did: its first failure in any match (the games after
+    /// it were played out with first legal moves, so they measure nothing).
+    pub fn failure(&self) -> Option<EngineFailure> {
+        match self {
+            PreparedPlayer::Engine { failure, .. } => failure.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            _ => None,
         }
     }
 }

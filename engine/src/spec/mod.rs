@@ -35,34 +35,41 @@ pub struct Form {
     pub fixed: Option<&'static str>,
     /// Whether `loa` plays it: only `master experiment` expands a run's survivors.
     pub playable: bool,
+    /// Whether a match experiment plays it: an external engine runs on the machine of `loa`,
+    /// not on a worker.
+    pub in_experiments: bool,
     /// The player it names.
     pub player: &'static str,
 }
 
 /// Every form of player spec.
-pub const FORMS: [Form; 7] = [
+pub const FORMS: [Form; 8] = [
     Form {
         text: "aloa:D",
         fixed: Some("aloa:D"),
         playable: true,
+        in_experiments: true,
         player: "ALoA, the reference player (Winands' evaluator with the quad term)",
     },
     Form {
         text: "aloa-normal:D",
         fixed: Some("aloa-normal:D"),
         playable: true,
+        in_experiments: true,
         player: "ALoA with Winands' normal evaluator",
     },
     Form {
         text: "random:D[:SALT]",
         fixed: Some("random:D[:SALT]"),
         playable: true,
+        in_experiments: true,
         player: "the random heuristic, keyed by the game's seed and SALT (default 0)",
     },
     Form {
         text: "randomann:D[:SEED]",
         fixed: Some("randomann:D:SEED"),
         playable: true,
+        in_experiments: true,
         player: "a network with weights uniform in [-1, 1) drawn from SEED; without one, a fresh network for \
                  every match, drawn from the match's seed",
     },
@@ -70,22 +77,38 @@ pub const FORMS: [Form; 7] = [
         text: "randomann-printed:D[:SEED]",
         fixed: Some("randomann-printed:D:SEED"),
         playable: true,
+        in_experiments: true,
         player: "the same, reading the board with the thesis's printed encoding (docs/spec.md §3)",
     },
-    Form { text: "net:D:FILE", fixed: None, playable: true, player: "the network in a chromosome JSON file" },
+    Form {
+        text: "net:D:FILE",
+        fixed: None,
+        playable: true,
+        in_experiments: true,
+        player: "the network in a chromosome JSON file",
+    },
     Form {
         text: "run:D:DIR:epochs=LIST",
         fixed: None,
         playable: false,
+        in_experiments: true,
         player: "every survivor of each listed epoch of the run in DIR, from its epoch checkpoints (`master \
                  experiment` only); LIST is epochs or ranges FIRST-LAST[/STEP] separated by commas",
+    },
+    Form {
+        text: "engine:CMD",
+        fixed: None,
+        playable: true,
+        in_experiments: false,
+        player: "a program that speaks `loa engine`'s protocol (docs/engine-protocol.md), CMD its command line \
+                 with its arguments, e.g. `engine:target/release/loa engine --player aloa:1` (`loa` only)",
     },
 ];
 
 /// Which specs a place takes: the forms its errors list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accepts {
-    /// Every form (match experiments).
+    /// Every form a match experiment plays (all but `engine:`).
     Every,
     /// Every form `loa` plays: all but `run:`.
     Playable,
@@ -99,7 +122,7 @@ impl Accepts {
         let taken: Vec<&str> = FORMS
             .iter()
             .filter_map(|form| match self {
-                Accepts::Every => Some(form.text),
+                Accepts::Every => form.in_experiments.then_some(form.text),
                 Accepts::Playable => form.playable.then_some(form.text),
                 Accepts::Fixed => form.fixed,
             })
@@ -134,6 +157,12 @@ pub enum PlayerSpec {
         /// The chromosome file.
         path: PathBuf,
     },
+    /// `engine:CMD`: a program in another process that speaks `loa engine`'s protocol, `CMD`
+    /// its command line (a program and its arguments, separated by spaces).
+    Engine {
+        /// The command line, as given.
+        command: String,
+    },
     /// `run:D:DIR:epochs=LIST`: every survivor of each listed epoch of the run in `DIR`, which
     /// the master expands from the run's epoch checkpoints.
     Run {
@@ -150,18 +179,27 @@ impl PlayerSpec {
     /// Parses `text` for a place that takes `accepts`: a form it does not take is refused like a
     /// bad spec, and every error lists the forms it takes.
     pub fn parse_in(text: &str, accepts: Accepts) -> Result<PlayerSpec, SpecError> {
-        let err = |problem| SpecError { spec: text.to_owned(), accepts, problem };
-        let spec = parse(text).map_err(err)?;
-        match (&spec, accepts) {
-            (PlayerSpec::Run { .. }, Accepts::Playable) => Err(err(SpecProblem::RunOutsideExperiment)),
-            (PlayerSpec::Fixed(_), Accepts::Fixed) | (_, Accepts::Every | Accepts::Playable) => Ok(spec),
-            (_, Accepts::Fixed) => Err(err(SpecProblem::NotFixed)),
-        }
+        let spec = parse(text).map_err(|problem| SpecError { spec: text.to_owned(), accepts, problem })?;
+        spec.taken_in(accepts).map_err(|e| SpecError { spec: text.to_owned(), ..e })?;
+        Ok(spec)
     }
 
-    /// The search depth the spec names.
+    /// Whether a place that takes `accepts` takes this spec: an error naming the place's
+    /// forms if not.
+    pub fn taken_in(&self, accepts: Accepts) -> Result<(), SpecError> {
+        let problem = match (self, accepts) {
+            (PlayerSpec::Run { .. }, Accepts::Playable) => SpecProblem::RunOutsideExperiment,
+            (PlayerSpec::Engine { .. }, Accepts::Every) => SpecProblem::EngineOutsideLoa,
+            (PlayerSpec::Fixed(_), Accepts::Fixed) | (_, Accepts::Every | Accepts::Playable) => return Ok(()),
+            (_, Accepts::Fixed) => SpecProblem::NotFixed,
+        };
+        Err(SpecError { spec: self.to_string(), accepts, problem })
+    }
+
+    /// The search depth the spec names (0 for an external engine, whose program chooses).
     pub fn depth(&self) -> u32 {
         match self {
+            PlayerSpec::Engine { .. } => 0,
             PlayerSpec::Fixed(player) => player.depth(),
             PlayerSpec::FreshRandomAnn { depth, .. }
             | PlayerSpec::Net { depth, .. }
@@ -169,7 +207,7 @@ impl PlayerSpec {
         }
     }
 
-    /// The same player searching `depth` plies.
+    /// The same player searching `depth` plies (an external engine as it is).
     pub fn with_depth(&self, depth: u32) -> PlayerSpec {
         let mut spec = self.clone();
         match &mut spec {
@@ -182,6 +220,7 @@ impl PlayerSpec {
             | PlayerSpec::FreshRandomAnn { depth: d, .. }
             | PlayerSpec::Net { depth: d, .. }
             | PlayerSpec::Run { depth: d, .. } => *d = depth,
+            PlayerSpec::Engine { .. } => {}
         }
         spec
     }
@@ -191,8 +230,22 @@ impl PlayerSpec {
     pub fn network_depth(&self) -> Option<u32> {
         match self {
             PlayerSpec::Net { depth, .. } | PlayerSpec::Run { depth, .. } => Some(*depth),
-            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } => None,
+            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } | PlayerSpec::Engine { .. } => None,
         }
+    }
+
+    /// Whether the player's moves depend on the game's or the match's seed: the random
+    /// heuristic's values and a fresh RandomANN's weights do. ALoA, a network file and a seeded
+    /// RandomANN play the same move in the same position every time, so two of them replay
+    /// the same game from the same start.
+    pub fn uses_seed(&self) -> bool {
+        // An external engine is told the seed and may use it.
+        matches!(
+            self,
+            PlayerSpec::Fixed(FixedPlayer::Random { .. })
+                | PlayerSpec::FreshRandomAnn { .. }
+                | PlayerSpec::Engine { .. }
+        )
     }
 
     /// The fixed player the spec names, if it is one (the same in every match).
@@ -205,10 +258,11 @@ impl PlayerSpec {
 
     /// Whether the player can play on the `size` board: ALoA and the random heuristic play every
     /// board, a network only the board its shape reads (a RandomANN has the thesis's, 8×8; a
-    /// file's network is read to know). A `run:` spec is refused: its networks are the master's
-    /// to read.
+    /// file's network is read to know; an external engine's program answers for itself). A
+    /// `run:` spec is refused: its networks are the master's to read.
     pub fn plays_on(&self, size: BoardSize) -> Result<(), SpecError> {
         let shape = match self {
+            PlayerSpec::Engine { .. } => return Ok(()),
             PlayerSpec::Fixed(player) => return player.plays_on(size).map_err(|e| self.error(SpecProblem::Board(e))),
             PlayerSpec::FreshRandomAnn { .. } => Topology::THESIS,
             PlayerSpec::Net { .. } => self.read_chromosome()?.topology(),
@@ -266,6 +320,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::FreshRandomAnn { depth, printed: false } => write!(f, "randomann:{depth}"),
             PlayerSpec::FreshRandomAnn { depth, printed: true } => write!(f, "randomann-printed:{depth}"),
             PlayerSpec::Net { depth, path } => write!(f, "net:{depth}:{}", path.display()),
+            PlayerSpec::Engine { command } => write!(f, "engine:{command}"),
             PlayerSpec::Run { depth, dir, epochs } => {
                 write!(f, "run:{depth}:{}:epochs={}", dir.display(), epochs::write_epochs(epochs))
             }
@@ -277,6 +332,13 @@ impl fmt::Display for PlayerSpec {
 fn parse(text: &str) -> Result<PlayerSpec, SpecProblem> {
     if text.is_empty() {
         return Err(SpecProblem::Empty);
+    }
+    // The command line is the rest, colons and spaces included: it has no depth.
+    if let Some(command) = text.strip_prefix("engine:") {
+        if command.trim().is_empty() {
+            return Err(SpecProblem::MissingCommand);
+        }
+        return Ok(PlayerSpec::Engine { command: command.to_owned() });
     }
     let mut parts = text.splitn(3, ':');
     let kind = parts.next().unwrap_or_default();

@@ -103,7 +103,7 @@ fn messages_name_the_spec_and_the_forms_the_place_takes() {
     let playable = PlayerSpec::parse_in("run:3:r:epochs=1", Accepts::Playable).unwrap_err();
     assert!(matches!(playable.problem, SpecProblem::RunOutsideExperiment));
     let text = playable.to_string();
-    assert!(text.starts_with("bad player `run:3:r:epochs=1`: a run's survivors") && text.ends_with("or net:D:FILE)"));
+    assert!(text.starts_with("bad player `run:3:r:epochs=1`: a run's survivors") && text.ends_with("or engine:CMD)"));
     let fixed = "net:3:x.json".parse::<FixedPlayer>().unwrap_err();
     assert_eq!(
         fixed.to_string(),
@@ -177,7 +177,7 @@ fn networks_play_the_board_their_shape_reads() {
     let run = spec("run:3:r:epochs=1");
     let refused = run.prepare().map(|_| ()).unwrap_err();
     assert!(matches!(refused.problem, SpecProblem::RunOutsideExperiment));
-    assert!(refused.to_string().ends_with("or net:D:FILE)"), "{refused}");
+    assert!(refused.to_string().ends_with("or engine:CMD)"), "{refused}");
     assert!(matches!(run.plays_on(BoardSize::STANDARD).unwrap_err().problem, SpecProblem::RunOutsideExperiment));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -245,7 +245,24 @@ fn a_fresh_random_ann_is_drawn_from_each_match_seed() {
 fn the_forms_list_reads_as_a_sentence() {
     assert_eq!(
         Accepts::Playable.forms(),
-        "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], randomann-printed:D[:SEED] or net:D:FILE"
+        "aloa:D, aloa-normal:D, random:D[:SALT], randomann:D[:SEED], randomann-printed:D[:SEED], net:D:FILE or \
+         engine:CMD"
     );
     assert_eq!(FORMS.iter().filter(|f| f.fixed.is_some()).count(), 5);
+}
+
+#[test]
+fn an_external_engine_is_its_command_line_and_plays_in_loa_only() {
+    let text = "engine:target/release/loa engine --player net:3:a:b.json";
+    let spec = PlayerSpec::parse_in(text, Accepts::Playable).unwrap();
+    assert_eq!(spec, PlayerSpec::Engine { command: "target/release/loa engine --player net:3:a:b.json".into() });
+    assert_eq!(PlayerSpec::parse_in(&spec.to_string(), Accepts::Playable).unwrap(), spec);
+    assert!(spec.uses_seed() && spec.fixed().is_none() && spec.plays_on(BoardSize::MIN).is_ok());
+    let every = text.parse::<PlayerSpec>().unwrap_err();
+    assert!(matches!(every.problem, SpecProblem::EngineOutsideLoa));
+    assert!(every.to_string().contains("plays in `loa match`, `loa best` and `loa play` only"), "{every}");
+    assert!(!Accepts::Every.forms().contains("engine:") && !Accepts::Fixed.forms().contains("engine:"));
+    assert!(matches!(text.parse::<FixedPlayer>().unwrap_err().problem, SpecProblem::NotFixed));
+    let empty = PlayerSpec::parse_in("engine: ", Accepts::Playable).unwrap_err();
+    assert!(matches!(empty.problem, SpecProblem::MissingCommand), "{empty}");
 }

@@ -11,6 +11,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod explain;
+pub(crate) use explain::{nearest, plain_value};
 mod mutation;
 mod operators;
 mod scheme;
@@ -134,10 +136,10 @@ pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read {0}: {1}")]
     Io(PathBuf, #[source] std::io::Error),
-    /// Not valid TOML, or an unknown key or wrong type (the message names it), in the file
-    /// named if any.
-    #[error("{file}{1}", file = .0.as_ref().map_or(String::new(), |p| format!("{}: ", p.display())))]
-    Parse(Option<PathBuf>, #[source] Box<toml::de::Error>),
+    /// Not valid TOML, or an unknown key or wrong type, in the file named if any; the text
+    /// (`explain::explain`'s) names the key and what it takes.
+    #[error("{file}{2}", file = .0.as_ref().map_or(String::new(), |p| format!("{}: ", p.display())))]
+    Parse(Option<PathBuf>, #[source] Box<toml::de::Error>, String),
     /// The file is a configuration of another kind: what it is, and the command that takes it.
     #[error("{path} is {1}, which this command does not take: use `master {2} --config {path} --out {3}`", path = .0.display())]
     OtherKind(PathBuf, &'static str, &'static str, &'static str),
@@ -194,7 +196,10 @@ impl<'de> Deserialize<'de> for Named {
 
 /// The value of type `T` a TOML text holds (serde's errors name the key).
 pub(crate) fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|e| ConfigError::Parse(None, Box::new(e)))
+    toml::from_str(text).map_err(|e| {
+        let explained = explain::explain(text, &e);
+        ConfigError::Parse(None, Box::new(e), explained)
+    })
 }
 
 /// A kind of configuration file the master reads: what a file of it is, the command that takes
@@ -224,9 +229,9 @@ pub(crate) fn read_toml<T>(
         loa_engine::files::read_text_at_most(path, 16 << 20).map_err(|e| ConfigError::Io(path.to_path_buf(), e))?;
     parse(&text).map_err(|e| match e {
         // It did not read as the kind asked for, so a kind it reads as is another.
-        ConfigError::Parse(None, e) => match kinds.iter().find(|kind| (kind.reads)(&text)) {
+        ConfigError::Parse(None, e, explained) => match kinds.iter().find(|kind| (kind.reads)(&text)) {
             Some(kind) => ConfigError::OtherKind(path.to_path_buf(), kind.what, kind.command, kind.out),
-            None => ConfigError::Parse(Some(path.to_path_buf()), e),
+            None => ConfigError::Parse(Some(path.to_path_buf()), e, explained),
         },
         other => other,
     })
@@ -338,6 +343,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_bad_value_or_key_is_said_in_the_files_terms() {
+        let err = |text: &str| ExperimentConfig::from_toml(text).unwrap_err().to_string();
+        let e = err("population = -5\n");
+        assert!(e.contains("`population` must be a whole number from 0 to") && e.ends_with("not -5\n"), "{e}");
+        assert!(!e.contains("usize"), "{e}");
+        let e = err("seed = 1\n[benchmark]\ndepth = \"five\"\n");
+        assert!(e.contains("`benchmark.depth` must be a whole number from 0 to"), "{e}");
+        let e = err("popluation = 4\n");
+        assert!(e.contains("unknown key `popluation`; did you mean `population`?"), "{e}");
+        // A scheme's own settings are read as it is built.
+        let scheme = |text: &str| {
+            let config = ExperimentConfig::from_toml(text).unwrap();
+            crate::selection::build(&config).err().unwrap().to_string()
+        };
+        let e = scheme("population = 24\n[selection.scheme.evolution-strategies]\nsigmaa = 0.3\n");
+        assert!(
+            e.contains("`selection.scheme.evolution-strategies.sigmaa`: no such setting; did you mean `sigma`?"),
+            "{e}"
+        );
+        let e = scheme("population = 1\n[selection.scheme.td]\nbatch = -3\n");
+        assert!(e.contains("`selection.scheme.td.batch`: must be a whole number from 0 to"), "{e}");
+        let e = err("[benchmark]\nreferance = \"aloa\"\n");
+        assert!(e.contains("unknown key `referance` in [benchmark]; did you mean `reference`?"), "{e}");
+    }
+
+    #[test]
     fn empty_file_is_the_thesis() {
         let c = ExperimentConfig::from_toml("").unwrap();
         assert_eq!(c, ExperimentConfig::default());
@@ -415,7 +446,7 @@ mod tests {
              5x5-board-25-12-1: use single-point or uniform"
         );
         assert!(err("start = \"sideways\"").contains("sideways"));
-        assert!(err("[network]\nhiden = [12]").contains("unknown field `hiden`"));
+        assert!(err("[network]\nhiden = [12]").contains("unknown key `hiden` in [network]; did you mean `hidden`?"));
         assert!(err("[network]\nhidden = [12, 0]").contains("hidden: layer 2 has 0 units"));
         assert!(err("network = \"board-nonad-99-20-1\"").contains("write 100"));
         let thesis = ExperimentConfig::from_toml("[network]\nhidden = [20]").unwrap();

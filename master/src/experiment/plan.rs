@@ -210,6 +210,8 @@ pub fn series_lines(
                 white_score,
                 seed: derive_seed(m.seed, g as u64),
                 start: start_of.1.clone(),
+                // A worker reports a game's result, not its moves.
+                moves: Vec::new(),
             }));
         }
         let winner = usize::from((s.winner == MatchSide::A) == m.swapped);

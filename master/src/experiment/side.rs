@@ -30,6 +30,9 @@ pub enum SideError {
     /// A player of the side cannot play the board (the side's key names it).
     #[error("{0}")]
     Board(#[from] NetworkBoardError),
+    /// An external engine, which plays on no worker.
+    #[error("an external engine (`engine:`) plays in `loa match` only, not in an experiment")]
+    Engine,
 }
 
 /// One network of a `net:` or `run:` spec.
@@ -55,6 +58,8 @@ impl Side {
     pub fn prepare(spec: &PlayerSpec) -> Result<Side, SideError> {
         let nets = match spec {
             PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } => Vec::new(),
+            // Refused by an experiment's configuration already: it plays on no worker.
+            PlayerSpec::Engine { .. } => return Err(SideError::Engine),
             PlayerSpec::Net { .. } => {
                 vec![PreparedNet { epoch: None, chromosome: Arc::new(spec.read_chromosome()?) }]
             }
@@ -84,6 +89,7 @@ impl Side {
         match &self.spec {
             PlayerSpec::Fixed(player) => player.plays_on(board)?,
             PlayerSpec::FreshRandomAnn { .. } => network_plays_on(Topology::THESIS, board)?,
+            PlayerSpec::Engine { .. } => return Err(SideError::Engine),
             PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
                 self.nets.iter().try_for_each(|n| network_plays_on(n.chromosome.topology(), board))?
             }

@@ -273,7 +273,7 @@ impl Subscriber for DashboardState {
                     Some(_) => {}
                 }
             }
-            RunEvent::GenerationDone(record) => {
+            RunEvent::GenerationDone { record, .. } => {
                 live.generation = record.generation;
                 live.figures = record.figures.clone();
                 push_bounded(&mut live.games, GenerationRate::from(*record));

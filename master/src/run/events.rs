@@ -44,8 +44,21 @@ pub enum RunEvent<'a> {
         /// The scheduler's counters.
         stats: &'a SchedulerStats,
     },
+    /// Tasks wait and no worker is there to play them (a master with `--threads 0`): said after
+    /// a few seconds, then now and again, so that a silent master is not taken for a stuck one.
+    WaitingForWorkers {
+        /// Workers registered now.
+        connected: usize,
+        /// Tasks of the step not yet played.
+        left: usize,
+    },
     /// A generation finished; its checkpoint follows.
-    GenerationDone(&'a GenerationRecord),
+    GenerationDone {
+        /// Its line of `generations.jsonl`.
+        record: &'a GenerationRecord,
+        /// Whether the scheme keeps survivors, so that the record's count of them means something.
+        keeps_survivors: bool,
+    },
     /// What each remote worker did in a generation (cluster mode): its record's `worker_detail`,
     /// once the generation is checkpointed.
     Workers(&'a GenerationRecord),
@@ -90,7 +103,9 @@ pub struct MetricsFiles(pub RunDir);
 impl Subscriber for MetricsFiles {
     fn notify(&self, event: &RunEvent<'_>) -> Result<(), RunError> {
         let (path, result) = match event {
-            RunEvent::GenerationDone(record) => (self.0.generations(), append_line(&self.0.generations(), record)),
+            RunEvent::GenerationDone { record, .. } => {
+                (self.0.generations(), append_line(&self.0.generations(), record))
+            }
             RunEvent::EpochDone(report) => (self.0.epochs(), append_line(&self.0.epochs(), report)),
             RunEvent::Validated(record) => (self.0.validation(), append_line(&self.0.validation(), record)),
             _ => return Ok(()),
@@ -139,11 +154,12 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         RunEvent::Started(s) => {
             format!("run at generation {} epoch {}, target {} epochs", s.generation, s.epoch, s.config.epochs)
         }
-        RunEvent::GenerationDone(r) => {
+        RunEvent::GenerationDone { record: r, keeps_survivors } => {
             let figures = r.figures.as_ref().filter(|f| !f.is_empty()).map_or(String::new(), |f| format!("; {f}"));
+            let kept = if *keeps_survivors { format!(", {} survivors kept", r.survivors_kept) } else { String::new() };
             format!(
-                "generation {}: {} games, {:.1} plies/game, {:.1} games/s, {} survivors kept{figures}",
-                r.generation, r.games, r.mean_plies, r.games_per_second, r.survivors_kept
+                "generation {}: {} games, {:.1} plies/game, {:.1} games/s{kept}{figures}",
+                r.generation, r.games, r.mean_plies, r.games_per_second
             )
         }
         RunEvent::Workers(r) => worker_line(r.generation, &r.worker_detail),
@@ -152,7 +168,7 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         }
         RunEvent::Validated(r) => format!(
             "validation, epoch {}: #{} vs {} won {:.1} % ({:.1}-{:.1}) of {} matches ({} won, {} lost, {} tied), \
-             {:.0} CPU s, {:.0} s",
+             {} CPU s, {} s",
             r.epoch,
             r.serial,
             r.opponent,
@@ -163,10 +179,13 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
             r.wins,
             r.losses,
             r.ties,
-            r.cpu_seconds,
-            r.wall_seconds
+            seconds(r.cpu_seconds),
+            seconds(r.wall_seconds)
         ),
         RunEvent::WorkerJoined(name) => format!("worker {name} registered"),
+        RunEvent::WaitingForWorkers { connected, left } => {
+            format!("waiting for workers: {connected} connected, {left} tasks of this step to play")
+        }
         RunEvent::WorkerDropped(d) => format!("worker {} dropped: {}", d.name, d.reason),
         RunEvent::Champion(epoch, c) => {
             format!("hall of fame: #{}, epoch {epoch}'s best, joins ({} champions)", c.serial, c.members)
@@ -183,6 +202,14 @@ pub fn message(event: &RunEvent<'_>) -> Option<String> {
         ),
         RunEvent::StepStarted { .. } | RunEvent::Progress { .. } => return None,
     })
+}
+
+/// `secs` with three significant digits up to 100 (`0.0412`, `3.27`, `41.3`), whole above: a
+/// short validation is not `0 s`.
+fn seconds(secs: f64) -> String {
+    let digits =
+        if secs <= 0.0 || !secs.is_finite() { 0 } else { (2.0 - secs.log10().floor()).clamp(0.0, 4.0) as usize };
+    format!("{secs:.digits$}")
 }
 
 /// The time now in UTC, ISO 8601 to the second: `2026-11-27T12:00:00Z`.
@@ -233,6 +260,15 @@ mod tests {
     }
 
     #[test]
+    fn short_times_keep_their_digits() {
+        let s = super::seconds;
+        assert_eq!(
+            [s(0.04123), s(0.4), s(3.271), s(41.26), s(412.6), s(0.0)],
+            ["0.0412", "0.400", "3.27", "41.3", "413", "0"]
+        );
+    }
+
+    #[test]
     fn a_generation_line_shows_the_schemes_figures_and_a_note_has_its_own_line() {
         use super::{RunEvent, message};
         use loa_records::{Figures, GenerationRecord};
@@ -251,14 +287,17 @@ mod tests {
             worker_detail: Vec::new(),
             figures: Some(figures.with("group", group)),
         };
-        let line = message(&RunEvent::GenerationDone(&record)).unwrap();
+        let line = message(&RunEvent::GenerationDone { record: &record, keeps_survivors: true }).unwrap();
         assert_eq!(
             line,
             "generation 530: 64 games, 41.3 plies/game, 32.0 games/s, 0 survivors kept; unit points, best 0.75, \
              vs_fixed –, group.step 0.2474, group.size 32, group.count 1"
         );
         let bare = GenerationRecord { figures: None, ..record };
-        assert!(message(&RunEvent::GenerationDone(&bare)).unwrap().ends_with("0 survivors kept"));
+        let done = |keeps_survivors| message(&RunEvent::GenerationDone { record: &bare, keeps_survivors }).unwrap();
+        assert!(done(true).ends_with("32.0 games/s, 0 survivors kept"), "{}", done(true));
+        // A scheme that keeps none (ES, CMA-ES, TD, PBT) says nothing of survivors.
+        assert!(done(false).ends_with("32.0 games/s"), "{}", done(false));
         let note = "the scheme has something to say";
         assert_eq!(message(&RunEvent::Noted(530, note)).unwrap(), format!("generation 530: {note}"));
     }

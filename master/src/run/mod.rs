@@ -278,6 +278,14 @@ pub fn export(dir: &Path, epoch: u32, pick: Pick) -> Result<Exported, RunError> 
     Ok(Exported { index, serial: stored.serial, json })
 }
 
+/// The last epoch of the run in `dir` that has an epoch checkpoint (what `master export`
+/// exports unless told an epoch).
+pub fn last_epoch(dir: &Path) -> Result<u32, RunError> {
+    let run = resume::run_dir(dir)?;
+    let last = resume::epoch_checkpoints(&run).last().map(|(epoch, _)| *epoch);
+    last.ok_or_else(|| RunError::NoCheckpoint(run.epoch_checkpoint(0)))
+}
+
 /// The checkpoint at `path`, which must exist.
 fn load(path: PathBuf) -> Result<RunState, RunError> {
     if !path.exists() {

@@ -85,7 +85,7 @@ impl Subscriber for Progress {
                     stats.workers, stats.stragglers, stats.in_flight, stats.re_leased, stats.duplicates, stats.unknown
                 ));
             }
-            RunEvent::GenerationDone(record) => {
+            RunEvent::GenerationDone { record, .. } => {
                 self.epoch.set_position(record.generation);
                 self.epoch.set_message(format!(
                     "epoch {} | {:.0} games/s, {:.0} plies/game",
@@ -98,7 +98,7 @@ impl Subscriber for Progress {
                     report.epoch, report.generation, report.best, report.mean, report.median
                 ));
             }
-            RunEvent::Validated(_) => {
+            RunEvent::Validated(_) | RunEvent::WaitingForWorkers { .. } => {
                 if let Some(line) = message(event) {
                     self.say(&line);
                 }

@@ -42,10 +42,13 @@ pub fn resume(
     }
     let too_many = |more| bad(format!("{more} more after epoch {} is too many", state.epoch));
     let target = more_epochs.map(|more| state.epoch.checked_add(more).ok_or_else(|| too_many(more))).transpose()?;
-    check_config(&dir, &state.config, &say)?;
+    // What this tool last wrote to config.toml is the latest checkpoint's configuration, its
+    // target included: from an earlier epoch, a file that matches it was not edited.
+    let written = from_epoch.and_then(|_| load(dir.latest_checkpoint()).ok()).map(|latest| latest.config);
+    check_config(&dir, &state.config, written.as_ref(), &say)?;
     state.config.epochs = target.unwrap_or(state.config.epochs);
     if let Some(epoch) = from_epoch {
-        set_aside(&dir, epoch, &say)?;
+        set_aside(&dir, epoch, state.config.epochs, &say)?;
     }
     truncate_after(&dir.generations(), state.generation).map_err(io(&dir.generations()))?;
     // The checkpoint holds every epoch report so far: the file is exactly those.
@@ -86,17 +89,24 @@ pub fn newest_usable_epoch(dir: &RunDir) -> Option<u32> {
 /// Before a resume from the end of `epoch`: moves what the run recorded after it (the later
 /// epoch checkpoints and `latest.ckpt`) and copies the metrics files as they were into
 /// `checkpoints/abandoned-TIME/`, so nothing is lost and nothing later is read as the run's.
-/// `latest.ckpt` becomes the epoch's checkpoint.
-fn set_aside(dir: &RunDir, epoch: u32, say: &dyn Fn(&str)) -> Result<(), RunError> {
+/// `latest.ckpt` becomes the epoch's checkpoint. Says what went where, and the epoch the run
+/// now goes to (`target`).
+fn set_aside(dir: &RunDir, epoch: u32, target: u32, say: &dyn Fn(&str)) -> Result<(), RunError> {
     let ours = dir.epoch_checkpoint(epoch);
     let bytes = std::fs::read(&ours).map_err(io(&ours))?;
+    let said = std::cell::Cell::new(false);
     set_aside_after(dir, Some(epoch), &bytes, &|what, aside| {
+        said.set(true);
         say(&format!(
             "resuming from epoch {epoch}: dropping {what}; their checkpoints and the metrics files as they were \
-             are kept in {}",
+             are kept in {}. The run now goes to epoch {target}",
             aside.display()
         ))
-    })
+    })?;
+    if !said.get() {
+        say(&format!("resuming from epoch {epoch}, the last one recorded: the run now goes to epoch {target}"));
+    }
+    Ok(())
 }
 
 /// [`set_aside`] for a run that goes on from the checkpoint `bytes`, at the end of `epoch`
@@ -135,7 +145,7 @@ pub(super) fn set_aside_after(
         ([], Some(epoch)) => format!("the generations after epoch {epoch}"),
         ([], None) => "the generations so far".to_owned(),
         ([(only, _)], _) => format!("epoch {only}"),
-        ([(first, _), .., (last, _)], _) => format!("epochs {first}..{last}"),
+        ([(first, _), .., (last, _)], _) => format!("epochs {first}..{last} ({} epochs)", later.len()),
     };
     say(&what, &aside);
     Ok(())
@@ -144,8 +154,14 @@ pub(super) fn set_aside_after(
 /// Checks the run directory's `config.toml` against the configuration `checkpoint` holds, which
 /// a resume always uses: a run keeps its configuration, or its results could not be reproduced.
 /// A file that differs or does not read is set aside as `config.toml.ignored`; the caller then
-/// writes the checkpoint's (also when the file is missing). Each case is said.
-fn check_config(dir: &RunDir, checkpoint: &ExperimentConfig, say: &dyn Fn(&str)) -> Result<(), RunError> {
+/// writes the checkpoint's (also when the file is missing). Each case is said. A file equal to
+/// `written`, what this tool last wrote there, was not edited: it is replaced without a word.
+fn check_config(
+    dir: &RunDir,
+    checkpoint: &ExperimentConfig,
+    written: Option<&ExperimentConfig>,
+    say: &dyn Fn(&str),
+) -> Result<(), RunError> {
     let path = dir.config();
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -156,7 +172,11 @@ fn check_config(dir: &RunDir, checkpoint: &ExperimentConfig, say: &dyn Fn(&str))
         Err(e) => return Err(RunError::Io(path, e)),
     };
     let (why, detail) = match ExperimentConfig::from_toml(&text).and_then(|c| normalized(&c)) {
-        Ok(c) if normalized(checkpoint).is_ok_and(|ours| ours == c) => return Ok(()),
+        Ok(c)
+            if [Some(checkpoint), written].into_iter().flatten().any(|ours| normalized(ours).is_ok_and(|o| o == c)) =>
+        {
+            return Ok(());
+        }
         Ok(_) => {
             (format!("differs from the checkpoint's configuration in {}", differing_keys(&text, checkpoint)), None)
         }

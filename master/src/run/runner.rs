@@ -26,6 +26,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// How long a step waits with no worker before the master says so, and how often it says it
+/// again.
+const WAITING_SAID_AFTER: Duration = Duration::from_secs(5);
+/// See [`WAITING_SAID_AFTER`].
+const WAITING_SAID_EVERY: Duration = Duration::from_secs(60);
+
 /// The id of task `index` of generation `generation` (benchmarks are told apart by a bit), so a
 /// restarted master gives the same task the same id.
 pub fn task_id(generation: u64, benchmark: bool, index: usize) -> TaskId {
@@ -175,10 +181,21 @@ impl Runner<'_> {
         self.scheduler.submit(tasks);
         let halt_here = self.options.halt.is_some_and(|h| h.point == halfway);
         let (halted, failed) = (Cell::new(false), std::cell::RefCell::new(None));
+        let (begun, waiting_said) = (Instant::now(), Cell::new(None::<Instant>));
         let tick = |done: usize| {
             let stats = self.scheduler.stats();
             if let Err(e) = self.emit(RunEvent::Progress { done, stats: &stats }).and_then(|()| self.announce_drops()) {
                 *failed.borrow_mut() = Some(e);
+            }
+            let alone = self.options.work.threads == 0 && stats.workers == 0 && done < total;
+            let due =
+                waiting_said.get().map_or(begun.elapsed() >= WAITING_SAID_AFTER, |t| t.elapsed() >= WAITING_SAID_EVERY);
+            if alone && due {
+                waiting_said.set(Some(Instant::now()));
+                if let Err(e) = self.emit(RunEvent::WaitingForWorkers { connected: stats.workers, left: total - done })
+                {
+                    *failed.borrow_mut() = Some(e);
+                }
             }
             seen();
             if halt_here && 2 * done >= total {
@@ -263,7 +280,7 @@ impl Runner<'_> {
         state.rng = rng;
         state.serials = serials;
         state.generation = generation;
-        self.emit(RunEvent::GenerationDone(&record))?;
+        self.emit(RunEvent::GenerationDone { record: &record, keeps_survivors: scheme.keeps_survivors() })?;
         for note in &notes {
             self.emit(RunEvent::Noted(generation, note))?;
         }

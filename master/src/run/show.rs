@@ -3,7 +3,8 @@
 use super::resume::{epoch_checkpoints, newest_usable_epoch, run_dir};
 use super::{RunError, load};
 use crate::checkpoint::RunState;
-use loa_records::{Figures, RunDir, ValidationRecord};
+use crate::config::ExperimentConfig;
+use loa_records::{EpochReport, Figures, RunDir, ValidationRecord, jsonl};
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -79,10 +80,38 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         Ok(state) => (run.latest_checkpoint(), None, state),
         Err(error) => match newest_usable_epoch(&run) {
             Some(epoch) => (run.epoch_checkpoint(epoch), Some(error.to_string()), load(run.epoch_checkpoint(epoch))?),
-            None => return Err(error),
+            None => return without_checkpoint(&run, error),
         },
     };
-    let epochs = state.epochs.iter().map(|r| {
+    overview(&run, source, note, &state.config, &state.epochs, (state.generation, state.epoch), state_figures(&state))
+}
+
+/// The summary of a run no checkpoint of which loads, from what can be read: `config.toml`
+/// and `epochs.jsonl`. `error` (why no checkpoint loads) is returned if they cannot be read.
+fn without_checkpoint(run: &RunDir, error: RunError) -> Result<RunOverview, RunError> {
+    let config = std::fs::read_to_string(run.config()).ok().and_then(|t| ExperimentConfig::from_toml(&t).ok());
+    let epochs = jsonl::read::<EpochReport>(&run.epochs()).map(|lines| lines.records);
+    let (Some(config), Ok(epochs)) = (config, epochs) else { return Err(error) };
+    let at = epochs.last().map_or((0, 0), |e| (e.generation, e.epoch));
+    let note = format!(
+        "{error}; shown from config.toml and epochs.jsonl, which read: the checkpoints' populations cannot be, so \
+         the run cannot be resumed or exported"
+    );
+    overview(run, run.epochs(), Some(note), &config, &epochs, at, Figures::new())
+}
+
+/// The summary of the run in `run` from its configuration and epoch reports, read from `source`,
+/// at `(generation, epoch)`.
+fn overview(
+    run: &RunDir,
+    source: PathBuf,
+    note: Option<String>,
+    config: &ExperimentConfig,
+    reports: &[EpochReport],
+    (generation, epoch): (u64, u32),
+    figures: Figures,
+) -> Result<RunOverview, RunError> {
+    let epochs = reports.iter().map(|r| {
         let champion = r.champion();
         EpochLine {
             epoch: r.epoch,
@@ -101,14 +130,13 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         .filter(|name| name.starts_with("abandoned-"))
         .collect();
     abandoned.sort();
-    let finished = state.epochs.last().map(|r| r.epoch);
-    let (validation, validation_note) = match latest_validation(&run, finished) {
+    let finished = reports.last().map(|r| r.epoch);
+    let (validation, validation_note) = match latest_validation(run, finished) {
         Ok(lines) => (lines, None),
         Err(e) => (Vec::new(), Some(e)),
     };
-    let config = &state.config;
     Ok(RunOverview {
-        dir: dir.to_path_buf(),
+        dir: run.root().to_path_buf(),
         source,
         note,
         seed: config.seed,
@@ -117,12 +145,12 @@ pub fn show(dir: &Path) -> Result<RunOverview, RunError> {
         target_epochs: config.epochs,
         generations_per_epoch: config.generations_per_epoch,
         reference: config.reference()?.to_string(),
-        generation: state.generation,
-        epoch: state.epoch,
+        generation,
+        epoch,
         epochs: epochs.collect(),
-        checkpoints: epoch_checkpoints(&run).into_iter().map(|(epoch, _)| epoch).collect(),
+        checkpoints: epoch_checkpoints(run).into_iter().map(|(epoch, _)| epoch).collect(),
         abandoned,
-        figures: state_figures(&state),
+        figures,
         validating: config.validation.is_some(),
         validation,
         validation_note,

@@ -162,6 +162,10 @@ fn network(tying: Option<&Tying>, x: &[f64]) -> Vec<f32> {
 }
 
 impl Scheme for CmaEs {
+    fn keeps_survivors(&self) -> bool {
+        false
+    }
+
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }

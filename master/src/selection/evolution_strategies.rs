@@ -160,6 +160,10 @@ pub fn centred_ranks(scores: &[f64]) -> Vec<f64> {
 }
 
 impl Scheme for EvolutionStrategies {
+    fn keeps_survivors(&self) -> bool {
+        false
+    }
+
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }

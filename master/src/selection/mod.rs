@@ -123,6 +123,12 @@ pub trait Scheme {
         false
     }
 
+    /// Whether a generation keeps survivors of the last, so that their count means something
+    /// (a scheme that moves one centre or trains one learner keeps none).
+    fn keeps_survivors(&self) -> bool {
+        true
+    }
+
     /// The first population its settings give, if any (otherwise the run draws a random one),
     /// with its state set up for the run `config` (a learner's initial weights, say). Issues
     /// serials from `serials` and draws nothing from the run's generator.
@@ -207,12 +213,17 @@ pub fn parse_settings<T: Serialize + DeserializeOwned>(name: &str, settings: &to
             toml::Table::from_iter([((*key).clone(), (*value).clone())]).try_into::<T>().is_err()
         };
         let key = settings.iter().find(alone).map_or(String::new(), |(key, _)| format!(".{key}"));
-        invalid(&key, e.message().trim_end().to_owned())
+        invalid(&key, crate::config::plain_value(e.message().trim_end()))
     })?;
     // serde cannot deny unknown keys beside a flattened table: they are those not written back.
     let known = settings_table(&parsed);
     match settings.keys().find(|key| !known.contains_key(*key)) {
-        Some(key) => Err(invalid(&format!(".{key}"), "no such setting".into())),
+        Some(key) => {
+            let names: Vec<&str> = known.keys().map(String::as_str).collect();
+            let hint = crate::config::nearest(key, &names).map_or(String::new(), |k| format!("; did you mean `{k}`?"));
+            let list = names.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            Err(invalid(&format!(".{key}"), format!("no such setting{hint} (the settings: {list})")))
+        }
         None => Ok(parsed),
     }
 }

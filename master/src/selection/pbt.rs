@@ -236,6 +236,10 @@ impl Pbt {
 }
 
 impl Scheme for Pbt {
+    fn keeps_survivors(&self) -> bool {
+        false
+    }
+
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }

@@ -196,6 +196,10 @@ impl Td {
 }
 
 impl Scheme for Td {
+    fn keeps_survivors(&self) -> bool {
+        false
+    }
+
     fn settings(&self) -> toml::Table {
         settings_table(&self.settings)
     }

@@ -25,7 +25,7 @@ pub enum LegacyError {
     /// Format 1 of a scheme whose settings format 2 changed.
     #[error(
         "format version 1 of a (mu + lambda) or evolution-strategies run, whose settings format 2 changed; continue \
-         it with the build that wrote it (commit 9e96a2e or earlier)"
+         it with a build that still writes format 1 (docs/checkpoints.md names the last one)"
     )]
     OldScheme,
     /// A scheme that the format was never written for.

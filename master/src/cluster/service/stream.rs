@@ -70,7 +70,7 @@ impl WorkerStream {
                 }
             }
             if self.service.scheduler.is_closed() {
-                return self.end(Status::unavailable("the run is over"), None).await;
+                return self.end(Status::unavailable(loa_proto::RUN_OVER), None).await;
             }
             let waiting = self.wanted > 0;
             tokio::select! {
