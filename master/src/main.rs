@@ -72,9 +72,10 @@ struct ClusterFlags {
 impl ClusterFlags {
     /// The token: `--token`, else LOA_TOKEN. Read only with `--listen`, so a LOA_TOKEN set for
     /// the workers on the same machine does not stop a run without `--listen`.
+    /// An empty LOA_TOKEN counts as given, so that it is refused rather than taken for none.
     fn token(&self) -> Option<String> {
         self.listen?;
-        self.token.clone().or_else(|| std::env::var("LOA_TOKEN").ok().filter(|t| !t.is_empty()))
+        self.token.clone().or_else(|| std::env::var("LOA_TOKEN").ok())
     }
 
     fn options(&self) -> Result<Option<ClusterOptions>, String> {
@@ -82,6 +83,10 @@ impl ClusterFlags {
         let token = self.token();
         if token.is_some() && self.insecure_no_token {
             return Err("--insecure-no-token contradicts a token (--token or LOA_TOKEN)".into());
+        }
+        if let Some(token) = &token {
+            let from = if self.token.is_some() { "--token" } else { "LOA_TOKEN" };
+            loa_proto::check_token(token, !listen.ip().is_loopback()).map_err(|e| format!("{from} {e}"))?;
         }
         if token.is_none() && !listen.ip().is_loopback() && !self.insecure_no_token {
             return Err(format!(
@@ -139,8 +144,9 @@ impl DashboardFlags {
     fn apply(&self, options: RunOptions, cluster_token: Option<&str>) -> Result<RunOptions, String> {
         let Some(listen) = self.dashboard else { return Ok(options) };
         let token = self.dashboard_token.clone().or_else(|| cluster_token.map(str::to_owned));
-        if token.as_deref().is_some_and(str::is_empty) {
-            return Err("--dashboard-token must not be empty".into());
+        if let Some(token) = &token {
+            let from = if self.dashboard_token.is_some() { "--dashboard-token" } else { "--token" };
+            loa_proto::check_token(token, !listen.ip().is_loopback()).map_err(|e| format!("{from} {e}"))?;
         }
         if token.is_none() && !listen.ip().is_loopback() && !self.insecure_dashboard {
             return Err(format!(

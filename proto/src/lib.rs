@@ -9,6 +9,7 @@
 //!   chromosomes. [`accept`]: accepting connections by the thousand. [`bounds`]: the largest
 //!   request, and repeated fields counted on the wire before prost builds them.
 //! - [`limits`]: how much one message may carry (the most used are re-exported here).
+//! - [`check_token`]: what a usable token is (never empty).
 
 #![warn(missing_docs)]
 pub mod accept;
@@ -19,10 +20,12 @@ pub mod convert;
 mod error;
 pub mod limits;
 pub mod peers;
+mod token;
 
 pub use error::ProtoError;
 use error::each;
 pub use limits::{MAX_MESSAGE_BYTES, MAX_TASKS_PER_MESSAGE, MAX_WANTED};
+pub use token::{MIN_PUBLIC_TOKEN, TokenError, check_token};
 
 /// Code generated from `loa.proto` (package `loa.v2`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

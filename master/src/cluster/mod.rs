@@ -191,9 +191,13 @@ const SHUTDOWN_DROP: Duration = Duration::from_secs(1);
 /// The longest [`Server`]'s drop waits for the server thread before leaving it behind.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
 
-/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound
-/// or the TLS certificate and key are not usable.
+/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound,
+/// the token is blank, or the TLS certificate and key are not usable.
 pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::Result<Server> {
+    // Whatever the caller checked: an empty token would let every call in.
+    if let Some(problem) = options.token.as_deref().and_then(|t| loa_proto::check_token(t, false).err()) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("the cluster token {problem}")));
+    }
     // Checked before binding, so a bad certificate is reported before anything listens.
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = &options.tls {
