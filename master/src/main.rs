@@ -67,6 +67,21 @@ struct ClusterFlags {
     /// quarantined and what it delivered since its last verified outcome is played again.
     #[arg(long, default_value = "0.03", requires = "listen", value_name = "RATE")]
     verify: loa_master::scheduler::VerifyRate,
+    /// Seconds a connection may take to make its first authenticated call before it is closed.
+    #[arg(long, default_value_t = 10, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    handshake_seconds: u64,
+    /// Seconds without a frame from a worker after which the master sends an HTTP/2 PING (0: never).
+    #[arg(long, default_value_t = 20, requires = "listen", value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    keepalive_seconds: u64,
+    /// Seconds a worker has to answer a PING before its connection is closed.
+    #[arg(long, default_value_t = 20, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    keepalive_timeout_seconds: u64,
+    /// Most connections open at once from one IP address (workers behind one NAT share one).
+    #[arg(long, default_value_t = 256, requires = "listen", value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections_per_address: u64,
+    /// Most connections open at once in all.
+    #[arg(long, default_value_t = 16_384, requires = "listen", value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections: u64,
 }
 
 impl ClusterFlags {
@@ -97,6 +112,14 @@ impl ClusterFlags {
         let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         options.verify = self.verify;
+        let seconds = std::time::Duration::from_secs;
+        options.connections = loa_proto::admit::ConnectionLimits {
+            handshake: seconds(self.handshake_seconds),
+            keepalive: (self.keepalive_seconds > 0).then(|| seconds(self.keepalive_seconds)),
+            keepalive_timeout: seconds(self.keepalive_timeout_seconds),
+            per_address: usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX),
+            total: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
+        };
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             options.tls = Some(TlsIdentity::read(cert, key).map_err(|e| e.to_string())?);
         }

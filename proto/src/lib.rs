@@ -6,13 +6,15 @@
 //! - [`convert`]: messages to and from the engine's task types, validating what comes in.
 //! - [`cache`]: the worker's chromosome cache, the master's mirror of it, and resolving networks.
 //! - [`codec`]: prost's codec through contiguous slices. [`peers`]: workers serving each other
-//!   chromosomes. [`accept`]: accepting connections by the thousand. [`bounds`]: the largest
+//!   chromosomes. [`accept`]: accepting connections by the thousand; [`admit`]: how many, and
+//!   for how long idle. [`bounds`]: the largest
 //!   request, and repeated fields counted on the wire before prost builds them.
 //! - [`limits`]: how much one message may carry (the most used are re-exported here).
 //! - [`check_token`]: what a usable token is (never empty).
 
 #![warn(missing_docs)]
 pub mod accept;
+pub mod admit;
 pub mod bounds;
 pub mod cache;
 pub mod codec;

@@ -81,7 +81,7 @@ impl WorkerStream {
                         // A message that does not decode (or is over the size limit) is the
                         // worker's fault; anything else is the connection's.
                         let reason = match status.code() {
-                            Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted | Code::Internal => {
+                            Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted => {
                                 self.service.counters.invalid.fetch_add(1, Ordering::Relaxed);
                                 DropReason::MalformedOutcome
                             }
