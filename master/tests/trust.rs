@@ -1,10 +1,12 @@
 //! What the master's service refuses before trusting anyone: a blank token, undecodable
-//! requests (INVALID_ARGUMENT, counted), and connections past the caps or idle past the
-//! handshake time or keep-alive. The connections are the test's own, down to raw TCP sockets.
+//! requests (INVALID_ARGUMENT, counted), calls without a worker's own credential, and
+//! connections past the caps or idle past the handshake time or keep-alive. The connections are
+//! the test's own, down to raw TCP sockets.
 
 use loa_master::cluster::{self, ClusterOptions, Server};
 use loa_master::scheduler::Scheduler;
 use loa_proto::admit::ConnectionLimits;
+use loa_proto::pb::{self, master_client::MasterClient};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
@@ -99,6 +101,51 @@ fn undecodable_requests_are_invalid_arguments_and_counted() {
     assert_eq!(server.counters.invalid.load(Relaxed), 2, "both counted as malformed");
     let line = cluster::summary(&scheduler.stats(), &server.counters);
     assert!(line.contains(" 2 malformed requests"), "{line}");
+    scheduler.close();
+}
+
+#[test]
+fn calls_after_registration_need_the_workers_own_credential() {
+    let (scheduler, server) = serving(limits());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = MasterClient::with_interceptor(channel, |mut request: tonic::Request<()>| {
+            request.metadata_mut().insert("authorization", loa_proto::bearer(TOKEN).parse().unwrap());
+            Ok(request)
+        });
+        let registration = pb::RegisterRequest {
+            protocol: loa_proto::PROTOCOL_VERSION,
+            name: "w".into(),
+            slots: 1,
+            ..Default::default()
+        };
+        let reply = client.register(registration).await.unwrap().into_inner();
+        assert_eq!(reply.credential.len(), 48, "{reply:?}");
+        let fetch = || pb::FetchChromosomesRequest::default();
+        // The shared token alone: refused.
+        let status = client.fetch_chromosomes(fetch()).await.unwrap_err();
+        assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
+        // Its own id with another secret, or another's id: refused, and counted.
+        let before = server.counters.refused.load(Relaxed);
+        let mut forged = reply.credential.clone();
+        forged.replace_range(20..21, if &forged[20..21] == "0" { "1" } else { "0" });
+        let status = client.fetch_chromosomes(loa_proto::with_credential(fetch(), &forged)).await.unwrap_err();
+        assert_eq!((status.code(), status.message()), (Code::Unauthenticated, "wrong worker credential"));
+        assert_eq!(server.counters.refused.load(Relaxed), before + 1);
+        let (outbound, stream) = tokio::sync::mpsc::channel(1);
+        outbound.send(pb::WorkerMessage { worker_id: reply.worker_id, ..Default::default() }).await.unwrap();
+        let stream = tokio_stream::wrappers::ReceiverStream::new(stream);
+        let status = client.work(stream).await.unwrap_err();
+        assert_eq!(status.code(), Code::Unauthenticated, "a stream without it: {status:?}");
+        // With it: served.
+        let credited = loa_proto::with_credential(fetch(), &reply.credential);
+        assert!(client.fetch_chromosomes(credited).await.is_ok());
+    });
     scheduler.close();
 }
 

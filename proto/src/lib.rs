@@ -1,4 +1,4 @@
-//! The gRPC protocol between the master and its workers (version 4, `loa.proto`, told in
+//! The gRPC protocol between the master and its workers (version 5, `loa.proto`, told in
 //! `docs/protocol.md`). prost types stay at this boundary: a malformed message is refused with a
 //! [`ProtoError`] naming the field before it reaches the scheduler or a game.
 //!
@@ -42,10 +42,24 @@ pub mod v1 {
 }
 
 /// The protocol version this crate speaks (`RegisterRequest.protocol`).
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The metadata key of the shared token (`authorization: Bearer <token>`).
 pub const TOKEN_HEADER: &str = "authorization";
+
+/// The metadata key of a worker's own credential (`RegisterReply.credential`), which every call
+/// after its registration carries.
+pub const CREDENTIAL_HEADER: &str = "loa-credential";
+
+/// `message` as a request carrying `credential` (none if it cannot be a header value, which the
+/// master then refuses).
+pub fn with_credential<T>(message: T, credential: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Ok(value) = credential.parse() {
+        request.metadata_mut().insert(CREDENTIAL_HEADER, value);
+    }
+    request
+}
 
 /// The metadata value carrying `token`.
 pub fn bearer(token: &str) -> String {
