@@ -67,6 +67,10 @@ struct ClusterFlags {
     /// quarantined and what it delivered since its last verified outcome is played again.
     #[arg(long, default_value = "0.03", requires = "listen", value_name = "RATE")]
     verify: loa_master::scheduler::VerifyRate,
+    /// Share of the verifications the master plays itself instead of leasing a copy to another
+    /// worker, so workers that lie alike are caught: 0 to 1 (or a percentage), `all`, or 0.
+    #[arg(long, default_value = "0.1", requires = "listen", value_name = "SHARE")]
+    verify_by_master: loa_master::scheduler::VerifyRate,
     /// Seconds a connection may take to make its first authenticated call before it is closed.
     #[arg(long, default_value_t = 10, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=3_600))]
     handshake_seconds: u64,
@@ -112,6 +116,7 @@ impl ClusterFlags {
         let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         options.verify = self.verify;
+        options.verify_by_master = self.verify_by_master;
         let seconds = std::time::Duration::from_secs;
         options.connections = loa_proto::admit::ConnectionLimits {
             handshake: seconds(self.handshake_seconds),

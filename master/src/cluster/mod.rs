@@ -40,6 +40,9 @@ pub struct ClusterOptions {
     pub bound: Arc<OnceLock<SocketAddr>>,
     /// The share of remote workers' outcomes verified by replay.
     pub verify: crate::scheduler::VerifyRate,
+    /// The share of verifications the master plays itself rather than lease a copy to
+    /// another worker (default 10 %), which catches workers that lie alike.
+    pub verify_by_master: crate::scheduler::VerifyRate,
     /// The key that picks which outcomes are verified, for tests that must know it
     /// ([`crate::scheduler::sampled`]); `None`, always on a cluster: random, the master's own.
     pub verify_key: Option<u64>,
@@ -89,6 +92,7 @@ impl ClusterOptions {
             tls: None,
             verify: Default::default(),
             verify_key: None,
+            verify_by_master: crate::scheduler::VerifyRate::DEFAULT_BY_MASTER,
             connections: Default::default(),
         }
     }

@@ -232,7 +232,7 @@ impl pb::master_server::Master for MasterService {
         // UNAUTHENTICATED: a worker stops at it and prints why, rather than retry for ever.
         let worker = self
             .scheduler
-            .register_remote(name.clone(), &r.name, r.slots as usize)
+            .register_remote_at(name.clone(), &r.name, r.slots as usize, address.map(|a| a.ip()))
             .map_err(|refused| Status::unauthenticated(refused.to_string()))?;
         if worker > 0xffff_ffff {
             self.scheduler.unregister(worker);
