@@ -172,10 +172,11 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
         // The one refusal a worker of version 1 does not retry.
         assert_eq!(status.code(), Code::Unauthenticated);
         assert!(status.message().contains("protocol v5") && status.message().contains("worker v1"), "{status:?}");
-        // Versions this master does not speak on the call versions 2 to 4 share: version 2, whose
-        // tasks had no board, version 3, whose tasks had no self-play, and a later one.
+        // Versions this master does not speak on the call versions 2 to 5 share: version 2, whose
+        // tasks had no board, version 3, whose tasks had no self-play, version 4, whose workers
+        // had no credential, and a later one.
         let mut client = raw(server.addr, None).await;
-        for other in [2, 3, 5] {
+        for other in [2, 3, 4, 6] {
             let request = pb::RegisterRequest { protocol: other, ..registration("other", 0) };
             let status = client.register(request).await.unwrap_err();
             assert_eq!(status.code(), Code::FailedPrecondition);
