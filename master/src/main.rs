@@ -7,7 +7,9 @@ use loa_master::experiment::{self, MatchExperiment};
 use loa_master::run::clock::Budget;
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
-use loa_master::run::{Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, resume, show, start};
+use loa_master::run::{
+    Halt, HaltPoint, Pick, RunError, RunOptions, RunSummary, WorkOptions, export, resume, show, start,
+};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -236,6 +238,10 @@ enum Command {
         /// before its first checkpoint). A usable run is never replaced.
         #[arg(long)]
         force: bool,
+        /// Keep only the N newest epoch checkpoints, deleting older ones as the run goes
+        /// (default: keep every one; `master show` lists those kept).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_checkpoints: Option<u32>,
         #[command(flatten)]
         budget: BudgetFlags,
         #[command(flatten)]
@@ -254,6 +260,10 @@ enum Command {
         /// Run this many more epochs (default: up to the configuration's `epochs`).
         #[arg(long)]
         epochs: Option<u32>,
+        /// Keep only the N newest epoch checkpoints, deleting older ones as the run goes
+        /// (default: keep every one).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_checkpoints: Option<u32>,
         #[command(flatten)]
         budget: BudgetFlags,
         #[command(flatten)]
@@ -365,14 +375,34 @@ fn report(summary: RunSummary, dir: &std::path::Path) {
     }
 }
 
+/// `result`, with a run stopped by a full disk (or a file-size limit) said as such: the run's
+/// files are written so that the last checkpoint survives a failed write.
+fn stopped_by_disk(result: Result<RunSummary, RunError>, dir: &std::path::Path) -> Result<RunSummary, String> {
+    result.map_err(|error| {
+        let full = std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .filter_map(|e| e.downcast_ref::<std::io::Error>())
+            .any(|e| matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT)));
+        match full {
+            true => format!(
+                "{error}\nthe disk is full (or a file-size or quota limit was reached): the run stopped with its last \
+                 checkpoint intact; free space (`--keep-checkpoints N` keeps fewer) and continue with `master resume {}`",
+                dir.display()
+            ),
+            false => error.to_string(),
+        }
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Run { config, out, force, budget, work, dashboard } => {
+        Command::Run { config, out, force, keep_checkpoints, budget, work, dashboard } => {
             let config = ExperimentConfig::read(&config)?;
-            report(start(config, &out, &RunOptions { force, ..options(&work, &budget, &dashboard)? })?, &out);
+            let options = RunOptions { force, keep_checkpoints, ..options(&work, &budget, &dashboard)? };
+            report(stopped_by_disk(start(config, &out, &options), &out)?, &out);
         }
-        Command::Resume { dir, from_epoch, epochs, budget, work, dashboard } => {
-            report(resume(&dir, from_epoch, epochs, &options(&work, &budget, &dashboard)?)?, &dir)
+        Command::Resume { dir, from_epoch, epochs, keep_checkpoints, budget, work, dashboard } => {
+            let options = RunOptions { keep_checkpoints, ..options(&work, &budget, &dashboard)? };
+            report(stopped_by_disk(resume(&dir, from_epoch, epochs, &options), &dir)?, &dir)
         }
         Command::Experiment { config, out, work: flags } => {
             let config = MatchExperiment::read(&config)?;
@@ -404,6 +434,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    // A write past a file-size limit (`ulimit -f`) then fails with EFBIG, which the run reports
+    // and stops on cleanly, instead of killing the process mid-write.
+    // SAFETY: sets a signal's disposition to ignore, before any other thread runs.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = Cli::parse();
     // Only for a command that just prints: a master serving workers or a dashboard must get
     // EPIPE from a socket whose peer went away, not be killed by SIGPIPE.
