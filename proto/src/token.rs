@@ -12,7 +12,8 @@ pub const MIN_PUBLIC_TOKEN: usize = 16;
 pub enum TokenError {
     /// Empty, or only whitespace.
     Empty,
-    /// A character that is not printable ASCII (spaces included): it cannot travel in a header.
+    /// A character that is not printable ASCII, or a space at either end: it cannot travel in a
+    /// header as it is (servers trim the ends).
     NotPrintable,
     /// Shorter than [`MIN_PUBLIC_TOKEN`] on an address reachable from other hosts.
     TooShort(usize),
@@ -22,7 +23,7 @@ impl fmt::Display for TokenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TokenError::Empty => f.write_str("is empty: an empty token would let anyone in (is a variable unset?)"),
-            TokenError::NotPrintable => f.write_str("must be printable ASCII without spaces"),
+            TokenError::NotPrintable => f.write_str("must be printable ASCII, without spaces at either end"),
             TokenError::TooShort(n) => write!(
                 f,
                 "has {n} characters: a port reachable from other hosts needs at least {MIN_PUBLIC_TOKEN} \
@@ -34,13 +35,15 @@ impl fmt::Display for TokenError {
 
 impl std::error::Error for TokenError {}
 
-/// Refuses a token that is empty or whitespace, holds anything but printable ASCII, or, when
-/// `public` (served beyond loopback), is shorter than [`MIN_PUBLIC_TOKEN`].
+/// Refuses a token that is empty or whitespace, holds anything but printable ASCII (or a space
+/// at either end), or, when `public` (served beyond loopback), is shorter than
+/// [`MIN_PUBLIC_TOKEN`].
 pub fn check_token(token: &str, public: bool) -> Result<(), TokenError> {
     if token.trim().is_empty() {
         return Err(TokenError::Empty);
     }
-    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+    let printable = token.bytes().all(|b| b == b' ' || b.is_ascii_graphic());
+    if !printable || token.trim() != token {
         return Err(TokenError::NotPrintable);
     }
     if public && token.len() < MIN_PUBLIC_TOKEN {
@@ -58,7 +61,9 @@ mod tests {
         for blank in ["", " ", "\t\n", "   "] {
             assert_eq!(check_token(blank, false), Err(TokenError::Empty), "{blank:?}");
         }
-        assert_eq!(check_token("a b", false), Err(TokenError::NotPrintable));
+        assert_eq!(check_token(" a", false), Err(TokenError::NotPrintable));
+        assert_eq!(check_token("a\tb", false), Err(TokenError::NotPrintable));
+        assert_eq!(check_token("a b", false), Ok(()), "a space inside travels");
         assert_eq!(check_token("é", false), Err(TokenError::NotPrintable));
         assert_eq!(check_token("short", true), Err(TokenError::TooShort(5)));
         assert_eq!(check_token("short", false), Ok(()), "loopback takes any non-empty token");
