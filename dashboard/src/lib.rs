@@ -64,9 +64,44 @@ pub fn run_name(dir: &Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
+/// The fewest characters a token may have on an address reachable from other hosts.
+pub const MIN_PUBLIC_TOKEN: usize = 16;
+
+/// Refuses a token that is empty or whitespace (it would let anyone in: the slip `--token
+/// "$UNSET"`), holds anything but printable ASCII (or a space at either end), or, when `public`
+/// (served beyond loopback), is shorter than [`MIN_PUBLIC_TOKEN`]. The rule of
+/// `loa_proto::check_token`, which this crate does not depend on; says what is wrong, for the
+/// flag's name to go before it.
+pub fn check_token(token: &str, public: bool) -> Result<(), String> {
+    if token.trim().is_empty() {
+        return Err("is empty: an empty token would let anyone in (is a variable unset?)".into());
+    }
+    if !token.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) || token.trim() != token {
+        return Err("must be printable ASCII, without spaces at either end".into());
+    }
+    if public && token.len() < MIN_PUBLIC_TOKEN {
+        return Err(format!(
+            "has {} characters: a port reachable from other hosts needs at least {MIN_PUBLIC_TOKEN}",
+            token.len()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::slots_from_name;
+    use super::{check_token, slots_from_name};
+
+    #[test]
+    fn blank_and_short_public_tokens_are_refused() {
+        for bad in ["", " ", "\t", " a", "a\tb"] {
+            assert!(check_token(bad, false).is_err(), "{bad:?}");
+        }
+        assert!(check_token("short", true).is_err());
+        assert!(check_token("short", false).is_ok());
+        assert!(check_token("s3cret token", false).is_ok(), "a space inside");
+        assert!(check_token("0123456789abcdef", true).is_ok());
+    }
 
     #[test]
     fn slots_are_read_from_names() {

@@ -28,6 +28,9 @@ struct Cli {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if let Some(token) = &cli.token {
+        loa_dashboard::check_token(token, !cli.listen.ip().is_loopback()).map_err(|e| format!("--token {e}"))?;
+    }
     if cli.token.is_none() && !cli.listen.ip().is_loopback() && !cli.insecure {
         return Err(format!(
             "--listen {} is reachable from other hosts: set --token (or LOA_DASHBOARD_TOKEN), or pass --insecure",

@@ -242,8 +242,13 @@ pub struct Server {
 }
 
 /// Serves the dashboard over `provider` on `listen` (port 0: any free port, see
-/// [`Server::addr`]) from a background thread. Fails at once if the address cannot be bound.
+/// [`Server::addr`]) from a background thread. Fails at once if the address cannot be bound
+/// or the token is blank.
 pub fn serve(provider: Arc<dyn Provider>, listen: SocketAddr, token: Option<String>) -> std::io::Result<Server> {
+    // Whatever the caller checked: an empty token would let every request in.
+    if let Some(problem) = token.as_deref().and_then(|t| crate::check_token(t, false).err()) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("the dashboard's token {problem}")));
+    }
     let listener = std::net::TcpListener::bind(listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;

@@ -8,7 +8,7 @@ use loa_master::run::clock::Budget;
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{
-    Halt, HaltPoint, Pick, RunOptions, RunSummary, WorkOptions, export, last_epoch, resume, show, start,
+    Halt, HaltPoint, Pick, RunError, RunOptions, RunSummary, WorkOptions, export, last_epoch, resume, show, start,
 };
 use std::io::Write;
 use std::net::SocketAddr;
@@ -69,14 +69,34 @@ struct ClusterFlags {
     /// quarantined and what it delivered since its last verified outcome is played again.
     #[arg(long, default_value = "0.03", requires = "listen", value_name = "RATE")]
     verify: loa_master::scheduler::VerifyRate,
+    /// Share of the verifications the master plays itself instead of leasing a copy to another
+    /// worker, so workers that lie alike are caught: 0 to 1 (or a percentage), `all`, or 0.
+    #[arg(long, default_value = "0.1", requires = "listen", value_name = "SHARE")]
+    verify_by_master: loa_master::scheduler::VerifyRate,
+    /// Seconds a connection may take to make its first authenticated call before it is closed.
+    #[arg(long, default_value_t = 10, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    handshake_seconds: u64,
+    /// Seconds without a frame from a worker after which the master sends an HTTP/2 PING (0: never).
+    #[arg(long, default_value_t = 20, requires = "listen", value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    keepalive_seconds: u64,
+    /// Seconds a worker has to answer a PING before its connection is closed.
+    #[arg(long, default_value_t = 20, requires = "listen", value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    keepalive_timeout_seconds: u64,
+    /// Most connections open at once from one IP address (workers behind one NAT share one).
+    #[arg(long, default_value_t = 256, requires = "listen", value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections_per_address: u64,
+    /// Most connections open at once in all.
+    #[arg(long, default_value_t = 16_384, requires = "listen", value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections: u64,
 }
 
 impl ClusterFlags {
     /// The token: `--token`, else LOA_TOKEN. Read only with `--listen`, so a LOA_TOKEN set for
     /// the workers on the same machine does not stop a run without `--listen`.
+    /// An empty LOA_TOKEN counts as given, so that it is refused rather than taken for none.
     fn token(&self) -> Option<String> {
         self.listen?;
-        self.token.clone().or_else(|| std::env::var("LOA_TOKEN").ok().filter(|t| !t.is_empty()))
+        self.token.clone().or_else(|| std::env::var("LOA_TOKEN").ok())
     }
 
     fn options(&self) -> Result<Option<ClusterOptions>, String> {
@@ -84,6 +104,10 @@ impl ClusterFlags {
         let token = self.token();
         if token.is_some() && self.insecure_no_token {
             return Err("--insecure-no-token contradicts a token (--token or LOA_TOKEN)".into());
+        }
+        if let Some(token) = &token {
+            let from = if self.token.is_some() { "--token" } else { "LOA_TOKEN" };
+            loa_proto::check_token(token, !listen.ip().is_loopback()).map_err(|e| format!("{from} {e}"))?;
         }
         if token.is_none() && !listen.ip().is_loopback() && !self.insecure_no_token {
             return Err(format!(
@@ -94,6 +118,15 @@ impl ClusterFlags {
         let mut options = ClusterOptions::new(listen, token);
         options.lease_time = std::time::Duration::from_secs(self.lease_seconds);
         options.verify = self.verify;
+        options.verify_by_master = self.verify_by_master;
+        let seconds = std::time::Duration::from_secs;
+        options.connections = loa_proto::admit::ConnectionLimits {
+            handshake: seconds(self.handshake_seconds),
+            keepalive: (self.keepalive_seconds > 0).then(|| seconds(self.keepalive_seconds)),
+            keepalive_timeout: seconds(self.keepalive_timeout_seconds),
+            per_address: usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX),
+            total: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
+        };
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             options.tls = Some(TlsIdentity::read(cert, key).map_err(|e| e.to_string())?);
         }
@@ -141,8 +174,9 @@ impl DashboardFlags {
     fn apply(&self, options: RunOptions, cluster_token: Option<&str>) -> Result<RunOptions, String> {
         let Some(listen) = self.dashboard else { return Ok(options) };
         let token = self.dashboard_token.clone().or_else(|| cluster_token.map(str::to_owned));
-        if token.as_deref().is_some_and(str::is_empty) {
-            return Err("--dashboard-token must not be empty".into());
+        if let Some(token) = &token {
+            let from = if self.dashboard_token.is_some() { "--dashboard-token" } else { "--token" };
+            loa_proto::check_token(token, !listen.ip().is_loopback()).map_err(|e| format!("{from} {e}"))?;
         }
         if token.is_none() && !listen.ip().is_loopback() && !self.insecure_dashboard {
             return Err(format!(
@@ -204,6 +238,10 @@ enum Command {
         /// before its first checkpoint). A usable run is never replaced.
         #[arg(long)]
         force: bool,
+        /// Keep only the N newest epoch checkpoints, deleting older ones as the run goes
+        /// (default: keep every one; `master show` lists those kept).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_checkpoints: Option<u32>,
         #[command(flatten)]
         budget: BudgetFlags,
         #[command(flatten)]
@@ -222,6 +260,10 @@ enum Command {
         /// Run this many more epochs (default: up to the configuration's `epochs`).
         #[arg(long)]
         epochs: Option<u32>,
+        /// Keep only the N newest epoch checkpoints, deleting older ones as the run goes
+        /// (default: keep every one).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_checkpoints: Option<u32>,
         #[command(flatten)]
         budget: BudgetFlags,
         #[command(flatten)]
@@ -333,14 +375,34 @@ fn report(summary: RunSummary, dir: &std::path::Path) {
     }
 }
 
+/// `result`, with a run stopped by a full disk (or a file-size limit) said as such: the run's
+/// files are written so that the last checkpoint survives a failed write.
+fn stopped_by_disk(result: Result<RunSummary, RunError>, dir: &std::path::Path) -> Result<RunSummary, String> {
+    result.map_err(|error| {
+        let full = std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .filter_map(|e| e.downcast_ref::<std::io::Error>())
+            .any(|e| matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT)));
+        match full {
+            true => format!(
+                "{error}\nthe disk is full (or a file-size or quota limit was reached): the run stopped with its last \
+                 checkpoint intact; free space (`--keep-checkpoints N` keeps fewer) and continue with `master resume {}`",
+                dir.display()
+            ),
+            false => error.to_string(),
+        }
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Run { config, out, force, budget, work, dashboard } => {
+        Command::Run { config, out, force, keep_checkpoints, budget, work, dashboard } => {
             let config = ExperimentConfig::read(&config)?;
-            report(start(config, &out, &RunOptions { force, ..options(&work, &budget, &dashboard)? })?, &out);
+            let options = RunOptions { force, keep_checkpoints, ..options(&work, &budget, &dashboard)? };
+            report(stopped_by_disk(start(config, &out, &options), &out)?, &out);
         }
-        Command::Resume { dir, from_epoch, epochs, budget, work, dashboard } => {
-            report(resume(&dir, from_epoch, epochs, &options(&work, &budget, &dashboard)?)?, &dir)
+        Command::Resume { dir, from_epoch, epochs, keep_checkpoints, budget, work, dashboard } => {
+            let options = RunOptions { keep_checkpoints, ..options(&work, &budget, &dashboard)? };
+            report(stopped_by_disk(resume(&dir, from_epoch, epochs, &options), &dir)?, &dir)
         }
         Command::Experiment { config, out, work: flags } => {
             let config = MatchExperiment::read(&config)?;
@@ -399,6 +461,12 @@ impl std::str::FromStr for EpochChoice {
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    // A write past a file-size limit (`ulimit -f`) then fails with EFBIG, which the run reports
+    // and stops on cleanly, instead of killing the process mid-write.
+    // SAFETY: sets a signal's disposition to ignore, before any other thread runs.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = Cli::parse();
     // Only for a command that just prints: a master serving workers or a dashboard must get
     // EPIPE from a socket whose peer went away, not be killed by SIGPIPE.

@@ -38,6 +38,9 @@ impl WorkerPool {
             Some((rate, None)) => scheduler.verify(rate),
             None => {}
         }
+        if let Some(c) = cluster {
+            scheduler.verify_by_master(c.verify_by_master);
+        }
         let server = cluster.map(|c| crate::cluster::serve(&scheduler, c).map_err(|e| PoolError::Serve(c.listen, e)));
         let server = server.transpose()?;
         let workers = match threads {

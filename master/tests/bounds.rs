@@ -42,11 +42,13 @@ fn requests_over_the_bounds_are_refused_by_name_and_the_master_serves_on() {
         assert!(status.message().starts_with("task_ids: more than 64 elements"), "{status:?}");
 
         // A worker's stream delivering 65 outcomes at once: refused unread, the stream ends.
-        let worker_id = client.register(registration("flooder")).await.unwrap().into_inner().worker_id;
+        let flooder = client.register(registration("flooder")).await.unwrap().into_inner();
+        let worker_id = flooder.worker_id;
         let (send, outbound) = tokio::sync::mpsc::channel(4);
         send.send(pb::WorkerMessage { worker_id, outcomes: vec![], want: 0 }).await.unwrap();
+        let outbound = tokio_stream::wrappers::ReceiverStream::new(outbound);
         let mut inbound =
-            client.work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await.unwrap().into_inner();
+            client.work(loa_proto::with_credential(outbound, &flooder.credential)).await.unwrap().into_inner();
         send.send(pb::WorkerMessage { worker_id: 0, outcomes: (0..65).map(failure).collect(), want: 0 }).await.unwrap();
         let status = loop {
             match tokio::time::timeout(Duration::from_secs(20), inbound.message()).await.expect("an answer") {
@@ -62,6 +64,7 @@ fn requests_over_the_bounds_are_refused_by_name_and_the_master_serves_on() {
         let again = client.register(registration("honest")).await.unwrap().into_inner();
         assert_ne!(again.worker_id, worker_id);
         let fine = pb::FetchChromosomesRequest { task_ids: vec![1], ids: vec![] };
+        let fine = loa_proto::with_credential(fine, &again.credential);
         assert_eq!(client.fetch_chromosomes(fine).await.unwrap().into_inner().chromosomes, vec![]);
     });
     scheduler.close();

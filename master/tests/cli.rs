@@ -203,3 +203,42 @@ fn a_loa_token_in_the_environment_does_not_stop_a_run_without_listen() {
         .unwrap();
     assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_blank_or_short_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    let run = |listen: &str, flags: &[&str], env: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_master"));
+        command.args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        command.args(["--listen", listen]).args(flags).env_remove("LOA_TOKEN").env_remove("LOA_DASHBOARD_TOKEN");
+        if let Some(value) = env {
+            command.env("LOA_TOKEN", value);
+        }
+        command.output().unwrap()
+    };
+    // The slip `--token "$UNSET"`, on any address, and an empty LOA_TOKEN with --listen.
+    for (listen, flags, env, named) in [
+        ("0.0.0.0:0", &["--token", ""][..], None, "--token"),
+        ("127.0.0.1:0", &["--token", "  "][..], None, "--token"),
+        ("0.0.0.0:0", &[][..], Some(""), "LOA_TOKEN"),
+        ("127.0.0.1:0", &[][..], Some(""), "LOA_TOKEN"),
+        (
+            "127.0.0.1:0",
+            &["--token", "long-enough", "--dashboard", "127.0.0.1:0", "--dashboard-token", ""][..],
+            None,
+            "--dashboard-token",
+        ),
+    ] {
+        let o = run(listen, flags, env);
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.contains(&format!("{named} is empty")), "{flags:?} {env:?}: {err}");
+        assert!(!out.exists());
+    }
+    // Beyond loopback a token must not be guessable; on loopback a short one will do.
+    let o = run("0.0.0.0:0", &["--token", "short"], None);
+    assert!(!o.status.success() && stderr(&o).contains("at least 16"), "{}", stderr(&o));
+    assert!(!out.exists());
+}

@@ -87,7 +87,7 @@ fn encode_into(item: &impl Message, len: usize, buf: &mut impl BufMut) -> Result
 /// exactly as a peer's message reaches it.
 pub fn decode_from<U: Message + Default + WireBounds>(buf: &mut impl Buf) -> Result<U, Status> {
     let len = buf.remaining();
-    let refuse = |e: crate::ProtoError| Status::invalid_argument(e.to_string());
+    let refuse = |e: crate::ProtoError| malformed(e.to_string());
     let decoded = if buf.chunk().len() == len {
         U::check_wire(buf.chunk()).map_err(refuse)?;
         let decoded = U::decode(buf.chunk());
@@ -98,8 +98,19 @@ pub fn decode_from<U: Message + Default + WireBounds>(buf: &mut impl Buf) -> Res
         U::check_wire(&whole).map_err(refuse)?;
         U::decode(whole)
     };
-    // As tonic's prost codec: a message that does not parse is INTERNAL.
-    decoded.map_err(|e| Status::internal(e.to_string()))
+    // The sender's fault, not the server's: INVALID_ARGUMENT, where tonic's prost codec says INTERNAL.
+    decoded.map_err(|e| malformed(format!("the message does not decode: {e}")))
+}
+
+/// The metadata key the codec puts on its refusals, so a server can count them as malformed
+/// requests: they are answered before any handler sees the call.
+pub const MALFORMED_KEY: &str = "loa-malformed";
+
+/// A refusal of a message that does not decode or is over its bounds, marked with [`MALFORMED_KEY`].
+fn malformed(message: String) -> Status {
+    let mut status = Status::invalid_argument(message);
+    status.metadata_mut().insert(MALFORMED_KEY, tonic::metadata::MetadataValue::from_static("1"));
+    status
 }
 
 /// Decodes a message with prost from the contiguous slice it arrives in, whole (through tonic's
@@ -160,10 +171,12 @@ mod tests {
     }
 
     #[test]
-    fn a_message_that_does_not_parse_is_refused_as_internal() {
+    fn a_message_that_does_not_parse_is_refused_as_invalid_and_marked() {
         // Field 1 of MasterMessage (a task) claiming 16 bytes where 1 follows.
         let mut whole = Bytes::from_static(&[0x0a, 0x10, 0x01]);
-        let refused = decode_from::<pb::MasterMessage>(&mut whole).err().map(|s| s.code());
-        assert_eq!(refused, Some(tonic::Code::Internal));
+        let refused = decode_from::<pb::MasterMessage>(&mut whole).expect_err("truncated");
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("does not decode"), "{refused:?}");
+        assert!(refused.metadata().get(MALFORMED_KEY).is_some(), "{refused:?}");
     }
 }

@@ -218,7 +218,12 @@ fn version_one_registration_as_the_master_reads_it() {
 
 #[test]
 fn registration_reply_as_the_worker_reads_it() {
-    let reply = pb::RegisterReply { worker_id: (3 << 32) | 9, lease_seconds: 30, peer_token: "f00d".repeat(8) };
+    let reply = pb::RegisterReply {
+        worker_id: (3 << 32) | 9,
+        lease_seconds: 30,
+        peer_token: "f00d".repeat(8),
+        credential: format!("{:016x}{}", (3u64 << 32) | 9, "c0de".repeat(8)),
+    };
     Decoder::new("proto: RegisterReply (worker)")
         .check(inputs(vec![reply.encode_to_vec()], ANY), |bytes| decode::<pb::RegisterReply>(bytes).map(drop));
 }

@@ -56,10 +56,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp"));
-    {
-        let mut file = File::create(&tmp)?;
+    let written = File::create(&tmp).and_then(|mut file| {
         file.write_all(bytes)?;
-        file.sync_all()?;
+        file.sync_all()
+    });
+    if let Err(e) = written {
+        // A full disk keeps no half-written copy: the space goes back, the file is as it was.
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
     fs::rename(&tmp, path)?;
     // Make the rename itself durable.

@@ -71,6 +71,9 @@ impl WorkerOptions {
                 return Err(WorkerError::Options(format!("{flag} must be in 1..={most}, got {value}")));
             }
         }
+        if let Some(token) = &self.token {
+            loa_proto::check_token(token, false).map_err(|e| WorkerError::Options(format!("--token {e}")))?;
+        }
         if let Some(host) = &self.peer_host {
             // Checked as the master will, so a typo stops the worker at once, saying why.
             loa_proto::convert::check_peer_address("--peer-host", &format!("{host}:1"))
@@ -161,6 +164,16 @@ mod tests {
         );
         assert_eq!((o.give_up_after, o.chromosome_cache, o.batch), (Some(Duration::from_secs(7)), 0, 64));
         assert_eq!((o.peer_listen, o.peer_host.as_deref()), (Some("0.0.0.0:0".parse().unwrap()), Some("h")));
+    }
+
+    #[test]
+    fn blank_tokens_are_refused() {
+        for blank in ["", " ", "\t"] {
+            let o = parse(&["--master", "http://m:1", "--token", blank]).unwrap();
+            let e = o.check().unwrap_err().to_string();
+            assert!(e.contains("--token") && e.contains("empty"), "{blank:?}: {e}");
+        }
+        assert!(parse(&["--master", "http://m:1", "--token", "t"]).unwrap().check().is_ok());
     }
 
     #[test]

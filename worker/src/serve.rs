@@ -53,6 +53,7 @@ async fn serve(options: WorkerOptions, control: Control) -> Result<WorkerReport,
         peer_token,
         peer_port,
         flush_deadline: Mutex::new(None),
+        credential: Mutex::default(),
     };
     let ended = session.run(rx).await;
     players_done.store(true, Ordering::Release);

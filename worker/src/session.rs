@@ -56,6 +56,8 @@ pub struct Session {
     pub peer_port: u16,
     /// Once stopping: when the worker gives up delivering what it finished.
     pub flush_deadline: Mutex<Option<Instant>>,
+    /// The credential of the last registration, which every later call carries.
+    pub credential: Mutex<String>,
 }
 
 /// Why the session ended.
@@ -98,6 +100,11 @@ impl Session {
             Instant::now() >= *deadline.get_or_insert_with(|| Instant::now() + FLUSH_LIMIT)
         };
         self.control.killed() || (self.control.stopping() && flushed_long_enough())
+    }
+
+    /// The credential of the last registration.
+    fn credential(&self) -> String {
+        self.credential.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Resolves once [`Session::gave_up`]: what a call that may never be answered races.
@@ -188,6 +195,7 @@ impl Session {
                 Ok(reply) => {
                     let reply = reply.into_inner();
                     self.peer_token.set(&reply.peer_token);
+                    *self.credential.lock().unwrap_or_else(|p| p.into_inner()) = reply.credential.clone();
                     self.contact();
                     self.record(|r| r.registrations += 1);
                     *self.told_unreachable.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -266,8 +274,9 @@ impl Session {
         let want = if self.control.stopping() { 0 } else { target.saturating_sub(self.local.held()) };
         // The first message names the worker.
         let _ = out.try_send(pb::WorkerMessage { worker_id: worker, outcomes: Vec::new(), want: want as u32 });
-        let mut inbound =
-            self.client.clone().work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
+        let request =
+            loa_proto::with_credential(tokio_stream::wrappers::ReceiverStream::new(outbound), &self.credential());
+        let mut inbound = self.client.clone().work(request).await?.into_inner();
         self.contact();
         // What a broken stream left unacknowledged goes first, asking for nothing more.
         let mut left: Vec<Finished> = unacknowledged.drain(..).flatten().collect();
@@ -410,7 +419,12 @@ impl Session {
             if self.control.stopping() {
                 return Some("stopping before the chromosomes came".to_owned());
             }
-            match self.client.clone().fetch_chromosomes(request.clone()).await {
+            match self
+                .client
+                .clone()
+                .fetch_chromosomes(loa_proto::with_credential(request.clone(), &self.credential()))
+                .await
+            {
                 Ok(reply) => {
                     self.contact();
                     let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());

@@ -59,13 +59,31 @@ struct Forgetful {
     outcome: Arc<std::sync::Mutex<Option<pb::Outcome>>>,
 }
 
+/// The credential [`Forgetful`] gives, which the worker's stream and fetches must carry.
+const FORGETFUL_CREDENTIAL: &str = "00000000000000015ec7e7";
+
+/// Refuses a call without [`FORGETFUL_CREDENTIAL`], as a master does.
+fn credited<T>(request: &tonic::Request<T>) -> Result<(), tonic::Status> {
+    let given = request.metadata().get(loa_proto::CREDENTIAL_HEADER).map(|v| v.as_bytes());
+    match given == Some(FORGETFUL_CREDENTIAL.as_bytes()) {
+        true => Ok(()),
+        false => Err(tonic::Status::unauthenticated(format!("wrong worker credential: {given:?}"))),
+    }
+}
+
 #[tonic::async_trait]
 impl pb::master_server::Master for Forgetful {
     async fn register(
         &self,
         _: tonic::Request<pb::RegisterRequest>,
     ) -> Result<tonic::Response<pb::RegisterReply>, tonic::Status> {
-        Ok(tonic::Response::new(pb::RegisterReply { worker_id: 1, lease_seconds: 30, peer_token: String::new() }))
+        let credential = FORGETFUL_CREDENTIAL.into();
+        Ok(tonic::Response::new(pb::RegisterReply {
+            worker_id: 1,
+            lease_seconds: 30,
+            peer_token: String::new(),
+            credential,
+        }))
     }
 
     type WorkStream = tokio_stream::wrappers::ReceiverStream<Result<pb::MasterMessage, tonic::Status>>;
@@ -74,6 +92,7 @@ impl pb::master_server::Master for Forgetful {
         &self,
         request: tonic::Request<tonic::Streaming<pb::WorkerMessage>>,
     ) -> Result<tonic::Response<Self::WorkStream>, tonic::Status> {
+        credited(&request)?;
         let mut inbound = request.into_inner();
         let task = loa_proto::convert::task_to_proto(0, &self.task, &mut |_| loa_proto::convert::Sending::Id);
         let (out, messages) = tokio::sync::mpsc::channel(4);
@@ -95,6 +114,7 @@ impl pb::master_server::Master for Forgetful {
         &self,
         request: tonic::Request<pb::FetchChromosomesRequest>,
     ) -> Result<tonic::Response<pb::FetchChromosomesReply>, tonic::Status> {
+        credited(&request)?;
         self.fetches.lock().unwrap().push(request.get_ref().clone());
         let asked = request.into_inner().ids.iter().map(id_from_proto).collect::<Vec<_>>();
         let chromosomes = asked
@@ -201,7 +221,9 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
             ids: ids.iter().map(|c| id_to_proto(c.id())).collect(),
         };
         let (one, two, eight) = (random_uniform(1), random_uniform(2), random_uniform(8));
-        let reply = client.fetch_chromosomes(fetch(vec![0, 2], vec![&one, &eight, &two])).await.unwrap().into_inner();
+        let credited = |request| loa_proto::with_credential(request, &plain.credential);
+        let reply =
+            client.fetch_chromosomes(credited(fetch(vec![0, 2], vec![&one, &eight, &two]))).await.unwrap().into_inner();
         let got: Vec<_> = reply
             .chromosomes
             .into_iter()
@@ -214,15 +236,15 @@ fn the_master_sends_ids_for_what_a_cache_holds_and_serves_fetches_from_open_task
         for c in [&one, &two, &eight] {
             assert!(got.contains(&(c.weights().to_vec(), Some(c.id()))), "{} missing", c.id());
         }
-        let reply = client.fetch_chromosomes(fetch(vec![1], vec![&eight])).await.unwrap().into_inner();
+        let reply = client.fetch_chromosomes(credited(fetch(vec![1], vec![&eight]))).await.unwrap().into_inner();
         assert!(reply.chromosomes.is_empty());
         let outcome = knockout([1, 2, 3, 4]).run().unwrap();
         let receipt = cached.deliver(vec![loa_proto::convert::outcome_to_proto(0, &Ok(outcome), 0)], 0).await.unwrap();
         assert_eq!(receipt.accepted, 1);
-        let reply = client.fetch_chromosomes(fetch(vec![0], vec![&one, &two])).await.unwrap().into_inner();
+        let reply = client.fetch_chromosomes(credited(fetch(vec![0], vec![&one, &two]))).await.unwrap().into_inner();
         assert!(reply.chromosomes.is_empty(), "task 0 is done");
         // Too many tasks for one call: refused.
-        let err = client.fetch_chromosomes(fetch((0..65).collect(), vec![&one])).await.unwrap_err();
+        let err = client.fetch_chromosomes(credited(fetch((0..65).collect(), vec![&one]))).await.unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     });
     let counters = &server.counters;

@@ -91,3 +91,18 @@ fn completions_are_printed_for_each_shell() {
     let o = worker(&["completions", "cmd.exe"]);
     assert!(!o.status.success() && stderr(&o).contains("bash"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_blank_token_is_refused_before_anything_else() {
+    for (flags, env) in [(&["--token", ""][..], None), (&["--token", " "][..], None), (&[][..], Some(""))] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_worker"));
+        command.args(["--master", "http://127.0.0.1:1", "--give-up-after", "1"]).args(flags).env_remove("LOA_TOKEN");
+        if let Some(value) = env {
+            command.env("LOA_TOKEN", value);
+        }
+        let o = command.output().unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.contains("--token is empty"), "{flags:?} {env:?}: {err}");
+        assert!(!err.contains("cannot reach"), "refused before any call: {err}");
+    }
+}

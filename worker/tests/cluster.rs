@@ -132,11 +132,12 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let mut c = raw(m.addr, Some(TOKEN)).await;
         let status = c.register(pb::RegisterRequest { slots: 0, ..registration("x", 0) }).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
-        let id = c.register(registration("raw", 0)).await.unwrap().into_inner().worker_id;
-        let status = RawStream::open(&mut c, id ^ 1, 0).await.err().unwrap();
+        let reply = c.register(registration("raw", 0)).await.unwrap().into_inner();
+        let (id, credential) = (reply.worker_id, reply.credential);
+        let status = RawStream::open(&mut c, id ^ 1, &credential, 0).await.err().unwrap();
         assert_eq!((status.code(), status.message()), (Code::NotFound, "unknown worker: re-register"));
 
-        let mut stream = RawStream::open(&mut c, id, 1).await.unwrap();
+        let mut stream = RawStream::open(&mut c, id, &credential, 1).await.unwrap();
         let task = stream.tasks(1).await.remove(0);
         let (task_id, engine_task) = loa_proto::convert::task_from_proto(task, &|_| None).unwrap();
         let outcome = Ok(engine_task.run().unwrap());
@@ -150,7 +151,7 @@ fn wrong_tokens_and_malformed_messages_are_refused_and_the_run_goes_on() {
         let status = stream.deliver(vec![bad], 0).await.unwrap_err();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().contains("outcomes[0].match.matches[0].games"), "{}", status.message());
-        let status = RawStream::open(&mut c, id, 0).await.err().unwrap();
+        let status = RawStream::open(&mut c, id, &credential, 0).await.err().unwrap();
         assert_eq!(status.code(), Code::NotFound, "the garbage sender was dropped");
 
         // Registered again: a valid outcome for a task id the master never issued is counted as

@@ -145,9 +145,9 @@ fn messages_beyond_the_bounds_end_the_stream_naming_the_field() {
         assert!(status.message().starts_with("worker_id: "), "{status:?}");
 
         // One stream a worker.
-        let id = client.register(registration("twice", 0)).await.unwrap().into_inner().worker_id;
-        let _first = RawStream::open(&mut client, id, 0).await.unwrap();
-        let status = RawStream::open(&mut client, id, 0).await.err().unwrap();
+        let reply = client.register(registration("twice", 0)).await.unwrap().into_inner();
+        let _first = RawStream::open(&mut client, reply.worker_id, &reply.credential, 0).await.unwrap();
+        let status = RawStream::open(&mut client, reply.worker_id, &reply.credential, 0).await.err().unwrap();
         assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
     });
     // The refused workers were dropped, and their tasks are open again.
@@ -171,29 +171,30 @@ fn workers_and_masters_of_another_protocol_version_are_refused_naming_both() {
         let status = v1.register(loa_proto::v1::RegisterRequest { name: "old".into(), slots: 1 }).await.unwrap_err();
         // The one refusal a worker of version 1 does not retry.
         assert_eq!(status.code(), Code::Unauthenticated);
-        assert!(status.message().contains("protocol v4") && status.message().contains("worker v1"), "{status:?}");
-        // Versions this master does not speak on the call versions 2 to 4 share: version 2, whose
-        // tasks had no board, version 3, whose tasks had no self-play, and a later one.
+        assert!(status.message().contains("protocol v5") && status.message().contains("worker v1"), "{status:?}");
+        // Versions this master does not speak on the call versions 2 to 5 share: version 2, whose
+        // tasks had no board, version 3, whose tasks had no self-play, version 4, whose workers
+        // had no credential, and a later one.
         let mut client = raw(server.addr, None).await;
-        for other in [2, 3, 5] {
+        for other in [2, 3, 4, 6] {
             let request = pb::RegisterRequest { protocol: other, ..registration("other", 0) };
             let status = client.register(request).await.unwrap_err();
             assert_eq!(status.code(), Code::FailedPrecondition);
             let message = status.message();
-            assert!(message.contains("protocol v4") && message.contains(&format!("worker v{other}")), "{status:?}");
+            assert!(message.contains("protocol v5") && message.contains(&format!("worker v{other}")), "{status:?}");
         }
     });
     assert_eq!(scheduler.workers().len(), 0);
     drop(server);
 
-    // A master of version 1 serves only version 1's service: a worker of version 4 stops at once.
+    // A master of version 1 serves only version 1's service: a worker of version 5 stops at once.
     let old_master = version_one_master();
     let mut options = WorkerOptions::new(format!("http://{old_master}")).unwrap();
     options.slots = 1;
     let err = spawn(options).unwrap().join().unwrap_err();
     assert!(matches!(err, WorkerError::Version(_)), "{err}");
     let message = err.to_string();
-    assert!(message.contains("protocol v4") && message.contains("protocol v1"), "{message}");
+    assert!(message.contains("protocol v5") && message.contains("protocol v1"), "{message}");
 }
 
 /// A master that speaks only protocol version 1's registration, serving in the background.

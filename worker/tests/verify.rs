@@ -23,6 +23,9 @@ struct Liar {
     flipped: usize,
     /// How its stream or registration ended.
     ended: tonic::Status,
+    /// Its worker id and credential.
+    id: u64,
+    credential: String,
 }
 
 /// Whether the liar flips the outcome of task `id`: a share `share` of the ids, by a hash.
@@ -33,9 +36,27 @@ fn flips(id: u64, share: f64) -> bool {
 /// A worker named "liar" that plays every task it leases honestly, flips the winner of a share
 /// `share` of its outcomes, and goes on until the master ends its stream or refuses it.
 async fn lie(addr: std::net::SocketAddr, share: f64) -> Liar {
-    let mut c = raw(addr, Some(TOKEN)).await;
+    lie_as(addr, share, "liar", "127.0.0.1".parse().unwrap(), Duration::ZERO, None).await
+}
+
+/// [`lie`] as `name`, connecting from `from`, taking `pause` more over each task, saying on
+/// `registered` once it is registered.
+async fn lie_as(
+    addr: std::net::SocketAddr,
+    share: f64,
+    name: &str,
+    from: std::net::IpAddr,
+    pause: Duration,
+    registered: Option<std::sync::mpsc::Sender<()>>,
+) -> Liar {
+    let mut c = raw_from(addr, Some(TOKEN), from).await;
     // No chromosome cache: every network comes with its weights.
-    let mut stream = RawStream::register(&mut c, registration("liar", 0), 1).await;
+    let mut stream = RawStream::register(&mut c, registration(name, 0), 1).await;
+    if let Some(registered) = registered {
+        let _ = registered.send(());
+    }
+    let (id, credential) = (stream.id, stream.credential.clone());
+    let liar = |sent, flipped, ended| Liar { sent, flipped, ended, id, credential: credential.clone() };
     let (mut sent, mut flipped) = (0, 0);
     loop {
         // Tasks that came with a receipt first; else wait, with a heartbeat every second.
@@ -50,8 +71,8 @@ async fn lie(addr: std::net::SocketAddr, share: f64) -> Liar {
                     stream.tasks.extend(message.tasks);
                     continue;
                 }
-                Ok(Ok(None)) => return Liar { sent, flipped, ended: tonic::Status::ok("the stream ended") },
-                Ok(Err(ended)) => return Liar { sent, flipped, ended },
+                Ok(Ok(None)) => return liar(sent, flipped, tonic::Status::ok("the stream ended")),
+                Ok(Err(ended)) => return liar(sent, flipped, ended),
             },
         };
         let (id, task) = task_from_proto(task, &|_| None).expect("a task with weights");
@@ -67,8 +88,9 @@ async fn lie(addr: std::net::SocketAddr, share: f64) -> Liar {
             flipped += 1;
         }
         sent += 1;
+        tokio::time::sleep(pause).await;
         if let Err(ended) = stream.deliver(vec![outcome_to_proto(id, &Ok(outcome), 0)], 1).await {
-            return Liar { sent, flipped, ended };
+            return liar(sent, flipped, ended);
         }
     }
 }
@@ -78,16 +100,28 @@ fn spawn_liar(addr: std::net::SocketAddr, share: f64) -> std::thread::JoinHandle
     std::thread::spawn(move || tokio::runtime::Runtime::new().unwrap().block_on(lie(addr, share)))
 }
 
-/// A master verifying `rate` of the remote outcomes under `key` (random if `None`).
+/// A master verifying `rate` of the remote outcomes under `key` (random if `None`), the master
+/// playing none of the verifications itself unless a worker's copy cannot settle it.
 fn verifying(
     config: &loa_master::config::ExperimentConfig,
     out: &std::path::Path,
     rate: VerifyRate,
     key: Option<u64>,
 ) -> Master {
+    verifying_by(config, out, rate, key, VerifyRate::OFF)
+}
+
+/// [`verifying`], the master playing `by_master` of the verifications itself.
+fn verifying_by(
+    config: &loa_master::config::ExperimentConfig,
+    out: &std::path::Path,
+    rate: VerifyRate,
+    key: Option<u64>,
+    by_master: VerifyRate,
+) -> Master {
     let mut cluster = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
     cluster.lease_time = Duration::from_secs(10);
-    (cluster.verify, cluster.verify_key) = (rate, key);
+    (cluster.verify, cluster.verify_key, cluster.verify_by_master) = (rate, key, by_master);
     let (config, out) = (config.clone(), out.to_path_buf());
     master_with(cluster, move |options| start(config, &out, &options).unwrap())
 }
@@ -161,6 +195,17 @@ fn a_lie_the_run_already_took_is_undone_by_a_rollback() {
     });
     assert_eq!(refused.code(), Code::Unauthenticated);
     assert!(refused.message().contains("\"liar\" is quarantined"), "{}", refused.message());
+    // Its credential is revoked: no stream, no fetch.
+    let (stream, fetch) = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let mut c = raw(master.addr, Some(TOKEN)).await;
+        let stream = RawStream::open(&mut c, liar.id, &liar.credential, 1).await.err().expect("refused");
+        let request = loa_proto::with_credential(pb::FetchChromosomesRequest::default(), &liar.credential);
+        (stream, c.fetch_chromosomes(request).await.unwrap_err())
+    });
+    for status in [stream, fetch] {
+        assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
+        assert!(status.message().starts_with("quarantined"), "{status:?}");
+    }
     let honest = worker(master.addr, "honest", TOKEN);
     let started = Instant::now();
     while !master.thread.is_finished() {
@@ -182,4 +227,55 @@ fn a_lie_the_run_already_took_is_undone_by_a_rollback() {
         quarantine.contains(&format!("task {}", 1u64 << 23)) || quarantine.contains("generation 0"),
         "{quarantine}"
     );
+}
+
+/// Two liars that flip the same winners, beside an honest worker, all verified: each liar's
+/// held outcome must be checked by someone other than its accomplice.
+fn colluders_are_caught(by_master: VerifyRate, honest_from: &str) {
+    let (_tmp, reference, cluster) = dirs();
+    let config = tiny(3, 1);
+    let expected = embedded(&config, &reference);
+    let master = verifying_by(&config, &cluster, VerifyRate::ALL, None, by_master);
+    let addr = master.addr;
+    let spawn = move |share: f64, name: &'static str, from: std::net::IpAddr, pause: Duration| {
+        let (registered, is_registered) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let lying = lie_as(addr, share, name, from, pause, Some(registered));
+            tokio::runtime::Runtime::new().unwrap().block_on(lying)
+        });
+        is_registered.recv_timeout(Duration::from_secs(60)).expect("registered");
+        thread
+    };
+    // The honest one first, so the liars' copies have somewhere else to go from the start;
+    // slow, so that an idle accomplice is always there first to take a copy it may.
+    let honest = spawn(0.0, "honest", honest_from.parse().unwrap(), Duration::from_millis(300));
+    let localhost = "127.0.0.1".parse().unwrap();
+    let liars = [spawn(1.0, "liar-a", localhost, Duration::ZERO), spawn(1.0, "liar-b", localhost, Duration::ZERO)];
+    let summary = master.thread.join().unwrap();
+    let liars = liars.map(|l| l.join().unwrap());
+    let _ = honest.join();
+    assert_eq!(summary, expected);
+    same_run(&reference, &cluster, 3);
+    assert_eq!(generation_lines(&RunDir::new(&reference)), generation_lines(&RunDir::new(&cluster)));
+    let line = summary_line(&cluster);
+    for liar in &liars {
+        // A liar that never delivered was never a danger; one that did was caught.
+        if liar.sent > 0 {
+            assert_quarantined(liar);
+        }
+    }
+    assert!(liars.iter().any(|l| l.sent > 0), "{liars:?}");
+    assert!(count(&line, "liars quarantined") >= 1, "{line}");
+}
+
+#[test]
+fn liars_that_agree_are_caught_when_the_master_keeps_the_checks() {
+    // All three on one address: only the master's own plays tell the liars apart.
+    colluders_are_caught(VerifyRate::ALL, "127.0.0.1");
+}
+
+#[test]
+fn liars_that_agree_are_caught_when_copies_go_to_another_address() {
+    // The honest worker alone on 127.0.0.2: every liar's copy goes to it.
+    colluders_are_caught(VerifyRate::OFF, "127.0.0.2");
 }

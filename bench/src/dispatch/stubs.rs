@@ -133,6 +133,8 @@ struct Stub {
     cache: Arc<Mutex<ChromosomeCache>>,
     peers: Peers,
     counts: StubCounts,
+    /// Its credential from the master, for every call after registering.
+    credential: String,
 }
 
 /// Stub `c`: registers, then answers the tasks of its stream until the work is over.
@@ -164,8 +166,9 @@ async fn stub(
     let (out, outbound) = mpsc::channel(4);
     let first = pb::WorkerMessage { worker_id: registered.worker_id, outcomes: Vec::new(), want: batch };
     let _ = out.try_send(first);
+    let credential = registered.credential.clone();
     let mut inbound = client
-        .work(tokio_stream::wrappers::ReceiverStream::new(outbound))
+        .work(loa_proto::with_credential(tokio_stream::wrappers::ReceiverStream::new(outbound), &credential))
         .await
         .map_err(BenchError::rpc("opening its stream"))?
         .into_inner();
@@ -175,6 +178,7 @@ async fn stub(
         cache: chromosomes,
         peers: Peers::new(token),
         counts: StubCounts { messages_out: 1, ..StubCounts::default() },
+        credential,
     };
     let mut done = shared.done.clone();
     loop {
@@ -255,7 +259,7 @@ impl Stub {
             self.counts.fetch_calls += 1;
             let reply = self
                 .client
-                .fetch_chromosomes(request)
+                .fetch_chromosomes(loa_proto::with_credential(request, &self.credential))
                 .await
                 .map_err(BenchError::rpc("fetching chromosomes"))?
                 .into_inner();

@@ -6,13 +6,18 @@
 //!   version 1's, refused by name.
 //! - `directory`: which workers serve which chromosomes to their peers.
 //! - `token`: the shared-token check in front of every call.
+//! - `malformed`: counting the requests refused before any handler sees them.
 
 mod directory;
+mod malformed;
 mod service;
 mod token;
 
+use loa_proto::admit::{Admission, Admitting, MarkCalled};
+use malformed::CountMalformed;
 use service::{MasterService, RefuseVersionOne};
 use token::TokenCheck;
+use tonic::service::interceptor::InterceptedService;
 
 use crate::scheduler::Scheduler;
 use loa_proto::pb::master_server::MasterServer;
@@ -35,11 +40,16 @@ pub struct ClusterOptions {
     pub bound: Arc<OnceLock<SocketAddr>>,
     /// The share of remote workers' outcomes verified by replay.
     pub verify: crate::scheduler::VerifyRate,
+    /// The share of verifications the master plays itself rather than lease a copy to
+    /// another worker (default 10 %), which catches workers that lie alike.
+    pub verify_by_master: crate::scheduler::VerifyRate,
     /// The key that picks which outcomes are verified, for tests that must know it
     /// ([`crate::scheduler::sampled`]); `None`, always on a cluster: random, the master's own.
     pub verify_key: Option<u64>,
     /// Serve over TLS with this certificate and key (workers then use `https://` URLs).
     pub tls: Option<TlsIdentity>,
+    /// How many connections the master holds, and for how long an idle one.
+    pub connections: loa_proto::admit::ConnectionLimits,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -82,6 +92,8 @@ impl ClusterOptions {
             tls: None,
             verify: Default::default(),
             verify_key: None,
+            verify_by_master: crate::scheduler::VerifyRate::DEFAULT_BY_MASTER,
+            connections: Default::default(),
         }
     }
 }
@@ -140,6 +152,8 @@ pub struct Counters {
     pub accept_failures: Arc<AtomicU64>,
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
+    /// The account of the server's connections, once it serves.
+    pub admission: OnceLock<Arc<Admission>>,
     /// Failures workers reported that the master checked by playing the task itself.
     pub replayed: AtomicU64,
     /// Of those, the failures the master reproduced (each ends the run).
@@ -191,15 +205,24 @@ const SHUTDOWN_DROP: Duration = Duration::from_secs(1);
 /// The longest [`Server`]'s drop waits for the server thread before leaving it behind.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
 
-/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound
-/// or the TLS certificate and key are not usable.
+/// Starts serving `scheduler` on `options.listen`. Fails at once if the address cannot be bound,
+/// the token is blank, or the TLS certificate and key are not usable.
 pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::Result<Server> {
+    // Whatever the caller checked: an empty token would let every call in.
+    if let Some(problem) = options.token.as_deref().and_then(|t| loa_proto::check_token(t, false).err()) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("the cluster token {problem}")));
+    }
     // Checked before binding, so a bad certificate is reported before anything listens.
-    let mut builder = tonic::transport::Server::builder();
+    let limits = options.connections;
+    let mut builder = tonic::transport::Server::builder()
+        .http2_keepalive_interval(limits.keepalive)
+        .http2_keepalive_timeout(Some(limits.keepalive_timeout));
     if let Some(tls) = &options.tls {
         let identity = tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem);
+        // The TLS handshake within the handshake time too (the first call's deadline covers it).
+        let tls = tonic::transport::ServerTlsConfig::new().identity(identity).timeout(limits.handshake);
         builder = builder
-            .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+            .tls_config(tls)
             .map_err(|e| std::io::Error::other(format!("TLS certificate or key: {}", error_chain(&e))))?;
     }
     let listener = std::net::TcpListener::bind(options.listen)?;
@@ -214,11 +237,14 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters))?;
     let reaper = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
+    let admission = Admission::new(limits, "master");
+    counters.admission.set(Arc::clone(&admission)).ok();
     let grpc = MasterServer::new(service)
         .max_decoding_message_size(loa_proto::bounds::MAX_REQUEST_BYTES)
         .max_encoding_message_size(loa_proto::MAX_MESSAGE_BYTES);
     let check = TokenCheck::new(options.token.as_deref(), Arc::clone(&counters));
     let version_one = V1MasterServer::new(RefuseVersionOne { counters: Arc::clone(&counters) });
+    let counted = Arc::clone(&counters);
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (ending, ended) = std::sync::mpsc::channel::<()>();
     let listener = {
@@ -230,11 +256,18 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
         let _ending = ending;
         runtime.block_on(async move {
             let reaping = tokio::spawn(async move { reaper.reap_forever().await });
-            let incoming = loa_proto::accept::Accepting::new(listener, accepting, "master");
+            let accepted = loa_proto::accept::Accepting::new(listener, accepting, "master");
+            let incoming = Admitting::new(accepted, Arc::clone(&admission));
             let mut signal = stopped.clone();
             let server = builder
-                .add_service(tonic::service::interceptor::InterceptedService::new(grpc, check.clone()))
-                .add_service(tonic::service::interceptor::InterceptedService::new(version_one, check))
+                .add_service(CountMalformed::new(
+                    InterceptedService::new(MarkCalled::new(grpc, Arc::clone(&admission)), check.clone()),
+                    Arc::clone(&counted),
+                ))
+                .add_service(CountMalformed::new(
+                    InterceptedService::new(MarkCalled::new(version_one, Arc::clone(&admission)), check),
+                    counted,
+                ))
                 .serve_with_incoming_shutdown(incoming, async move {
                     let _ = signal.wait_for(|s| *s).await;
                 });
@@ -297,13 +330,17 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         named.push(format!("{} more", drops.len() - DROPS_NAMED));
     }
     let named = if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) };
+    let admitted = |count: fn(&Admission) -> &std::sync::atomic::AtomicU64| {
+        counters.admission.get().map_or(0, |a| count(a).load(Relaxed))
+    };
     format!(
         "cluster: {} outcomes accepted, {} re-leased, {} backup copies, {} duplicates, {} unknown, \
          {} not leased to their sender, {} failed, {} reported failures played by the master ({} \
          reproduced); verification: {} verified, {} mismatches, {} liars quarantined, {} outcomes played \
          again, {} rollbacks; networks sent {} by id, {} by origin, {} from \
          peers and {} with weights, {} fetched; tasks sent in {} KiB; {} calls refused (token), {} \
-         malformed requests, {} connections not accepted (out of file descriptors), {} workers dropped{named}",
+         malformed requests, {} connections not accepted (out of file descriptors), {} connections closed over \
+         the caps, {} closed without a call in the handshake time, {} workers dropped{named}",
         stats.completed,
         stats.re_leased,
         stats.backups,
@@ -327,6 +364,8 @@ pub fn summary(stats: &crate::scheduler::SchedulerStats, counters: &Counters) ->
         counters.refused.load(Relaxed),
         counters.invalid.load(Relaxed),
         counters.accept_failures.load(Relaxed),
+        admitted(|a| &a.over_cap),
+        admitted(|a| &a.no_call),
         drops.len()
     )
 }

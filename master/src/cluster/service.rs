@@ -41,6 +41,8 @@ struct Remote {
     gone: Arc<Notify>,
     /// Whether a stream is attached.
     streaming: bool,
+    /// The secret half of its credential (hex), which every call after registration carries.
+    secret: String,
 }
 
 /// The master's side of the service.
@@ -84,6 +86,9 @@ fn version_refused(worker: u32) -> String {
 fn unknown_worker() -> Status {
     Status::not_found("unknown worker: re-register")
 }
+
+/// Hex digits of a credential's worker id, which come before its secret.
+const CREDENTIAL_ID_DIGITS: usize = 16;
 
 impl MasterService {
     /// A service over `scheduler`; remote workers silent for `lease_time` are dropped.
@@ -133,6 +138,34 @@ impl MasterService {
             let name = info.map_or_else(|| format!("worker {worker}"), |w| w.name);
             lock(&self.counters.drops).push(Dropped { name, reason });
         }
+    }
+
+    /// The worker whose credential `request` carries, if the master issued it and has not
+    /// revoked it: a quarantined worker's is refused as such, a dropped worker's is unknown (it
+    /// registers again), and a wrong one is refused and counted.
+    fn authenticate<T>(&self, request: &Request<T>) -> Result<WorkerId, Status> {
+        let given = request.metadata().get(loa_proto::CREDENTIAL_HEADER).map(|v| v.as_bytes());
+        let given = given.ok_or_else(|| Status::unauthenticated("no worker credential: register first"))?;
+        let refused = || {
+            self.counters.refused.fetch_add(1, Ordering::Relaxed);
+            Status::unauthenticated("wrong worker credential")
+        };
+        let (id, secret) = given.split_at_checked(CREDENTIAL_ID_DIGITS).ok_or_else(refused)?;
+        let id = std::str::from_utf8(id).ok().and_then(|id| u64::from_str_radix(id, 16).ok()).ok_or_else(refused)?;
+        let worker = id & 0xffff_ffff;
+        if id >> 32 != self.session {
+            return Err(unknown_worker());
+        }
+        if self.scheduler.is_quarantined(worker) {
+            return Err(stream::quarantined());
+        }
+        let remote = self.remote();
+        let r = remote.get(&worker).ok_or_else(unknown_worker)?;
+        if !loa_proto::same_token(secret, r.secret.as_bytes()) {
+            drop(remote);
+            return Err(refused());
+        }
+        Ok(worker)
     }
 
     fn invalid(&self, message: String) -> Status {
@@ -199,7 +232,7 @@ impl pb::master_server::Master for MasterService {
         // UNAUTHENTICATED: a worker stops at it and prints why, rather than retry for ever.
         let worker = self
             .scheduler
-            .register_remote(name.clone(), &r.name, r.slots as usize)
+            .register_remote_at(name.clone(), &r.name, r.slots as usize, address.map(|a| a.ip()))
             .map_err(|refused| Status::unauthenticated(refused.to_string()))?;
         if worker > 0xffff_ffff {
             self.scheduler.unregister(worker);
@@ -208,7 +241,11 @@ impl pb::master_server::Master for MasterService {
         lock(&self.counters.joins).push(name);
         let capacity = (r.chromosome_cache as usize).min(MAX_MIRROR);
         let mirror = (capacity > 0).then(|| Arc::new(Mutex::new(Mirror::new(capacity))));
-        let remote = Remote { heard: Instant::now(), mirror, gone: Arc::default(), streaming: false };
+        let secret: String =
+            random::<16>().map_err(|e| Status::internal(e.to_string()))?.iter().map(|b| format!("{b:02x}")).collect();
+        let wire_id = (self.session << 32) | worker;
+        let credential = format!("{wire_id:0width$x}{secret}", width = CREDENTIAL_ID_DIGITS);
+        let remote = Remote { heard: Instant::now(), mirror, gone: Arc::default(), streaming: false, secret };
         self.remote().insert(worker, remote);
         if let Some(serving) = serving
             && capacity > 0
@@ -216,9 +253,10 @@ impl pb::master_server::Master for MasterService {
             lock(&self.directory).serve(worker, serving.into());
         }
         Ok(Response::new(pb::RegisterReply {
-            worker_id: (self.session << 32) | worker,
+            worker_id: wire_id,
             lease_seconds: self.lease_time.as_secs().clamp(1, u64::from(u32::MAX)) as u32,
             peer_token: self.peer_token.to_string(),
+            credential,
         }))
     }
 
@@ -228,10 +266,19 @@ impl pb::master_server::Master for MasterService {
         &self,
         request: Request<tonic::Streaming<pb::WorkerMessage>>,
     ) -> Result<Response<Self::WorkStream>, Status> {
+        let worker = self.authenticate(&request)?;
         let mut inbound = request.into_inner();
         let first =
             inbound.message().await?.ok_or_else(|| self.invalid("the stream ended before its first message".into()))?;
-        let worker = self.resolve(first.worker_id).ok_or_else(unknown_worker)?;
+        match self.resolve(first.worker_id) {
+            None => return Err(unknown_worker()),
+            Some(named) if named != worker => {
+                return Err(
+                    self.invalid(format!("worker_id: {} is not the worker of this credential", first.worker_id))
+                );
+            }
+            Some(_) => {}
+        }
         let gone = {
             let mut remote = self.remote();
             let r = remote.get_mut(&worker).ok_or_else(unknown_worker)?;
@@ -253,6 +300,7 @@ impl pb::master_server::Master for MasterService {
         &self,
         request: Request<pb::FetchChromosomesRequest>,
     ) -> Result<Response<pb::FetchChromosomesReply>, Status> {
+        self.authenticate(&request)?;
         let r = request.into_inner();
         let max_ids = MAX_TASKS_PER_MESSAGE * loa_engine::tasks::MAX_ENTRANTS;
         if r.task_ids.len() > MAX_TASKS_PER_MESSAGE || r.ids.len() > max_ids {

@@ -35,6 +35,20 @@ pub enum RunError {
         /// Why each checkpoint found could not be used (none: no checkpoint was written).
         problems: Vec<CheckpointError>,
     },
+    /// `--from-epoch` names an epoch whose checkpoint the run directory does not hold.
+    #[error(
+        "epoch {epoch} has no checkpoint (never reached, or deleted by --keep-checkpoints); {}",
+        match kept.as_slice() {
+            [] => "the run holds no epoch checkpoint".to_owned(),
+            kept => format!("epochs with checkpoints: {}", kept.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+        }
+    )]
+    EpochNotKept {
+        /// The epoch asked for.
+        epoch: u32,
+        /// The epochs whose checkpoints the run holds, in order.
+        kept: Vec<u32>,
+    },
     /// The run directory has no such checkpoint.
     #[error("no checkpoint {0}")]
     NoCheckpoint(PathBuf),

@@ -79,6 +79,10 @@ pub struct RunOptions {
     pub halt: Option<Halt>,
     /// Stop at the first epoch boundary at which the run's clock reaches this budget.
     pub budget: clock::Budget,
+    /// Keep only this many of the newest epoch checkpoints, deleting older ones as new ones
+    /// are written (`None`: keep every one). Not part of the configuration, so a checkpoint's
+    /// bytes do not depend on it.
+    pub keep_checkpoints: Option<u32>,
     /// Also serve the live dashboard (a read-only web page).
     #[cfg(feature = "dashboard")]
     pub dashboard: Option<dashboard::DashboardOptions>,

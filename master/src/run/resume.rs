@@ -23,6 +23,10 @@ pub fn resume(
 ) -> Result<RunSummary, RunError> {
     let dir = run_dir(dir)?;
     let mut state = match from_epoch {
+        Some(epoch) if !dir.epoch_checkpoint(epoch).exists() => {
+            let kept = epoch_checkpoints(&dir).into_iter().map(|(e, _)| e).collect();
+            return Err(RunError::EpochNotKept { epoch, kept });
+        }
         Some(epoch) => load(dir.epoch_checkpoint(epoch))?,
         None => load(dir.latest_checkpoint()).map_err(|error| match newest_usable_epoch(&dir) {
             Some(epoch) => RunError::LatestUnusable { error: Box::new(error), dir: dir.root().into(), epoch },
@@ -79,6 +83,18 @@ pub fn epoch_checkpoints(dir: &RunDir) -> Vec<(u32, PathBuf)> {
         .collect();
     found.sort();
     found
+}
+
+/// Deletes all but the `keep` newest epoch checkpoints (at least one is kept); a file that
+/// cannot be deleted is said through `say` and left, as it costs only space.
+pub fn prune(dir: &RunDir, keep: usize, say: &dyn Fn(&str)) {
+    let found = epoch_checkpoints(dir);
+    let surplus = found.len().saturating_sub(keep.max(1));
+    for (epoch, path) in &found[..surplus] {
+        if let Err(e) = std::fs::remove_file(path) {
+            say(&format!("cannot delete epoch {epoch}'s checkpoint for --keep-checkpoints: {}: {e}", path.display()));
+        }
+    }
 }
 
 /// The newest epoch whose checkpoint loads.

@@ -352,6 +352,9 @@ impl Runner<'_> {
         state.save(&self.dir.epoch_checkpoint(epoch))?;
         self.halt(HaltPoint::AfterEpochCheckpoint(epoch))?;
         state.save(&self.dir.latest_checkpoint())?;
+        if let Some(keep) = self.options.keep_checkpoints {
+            super::resume::prune(self.dir, keep as usize, &|message| eprintln!("master: {message}"));
+        }
         Ok(Some(()))
     }
 

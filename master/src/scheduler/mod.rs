@@ -193,6 +193,9 @@ struct Worker {
     key: Option<String>,
     /// Its outcomes since its last verified one.
     trail: verify::Trail,
+    /// The address a remote worker connected from: a second copy of a held task goes to a
+    /// worker from elsewhere when there is one.
+    address: Option<std::net::IpAddr>,
 }
 
 #[derive(Default)]
@@ -218,6 +221,8 @@ struct State {
     awaited: awaited::Awaited,
     /// Verification by replay of remote workers' outcomes.
     verifier: verify::Verifier,
+    /// How many registered workers connected from each address.
+    addresses: HashMap<std::net::IpAddr, usize>,
 }
 
 /// Lets a table its removals emptied take the next step's entries in the memory it has: the
@@ -335,7 +340,16 @@ impl Scheduler {
     /// holds a copy). Returns what was known of it, if it was registered.
     pub fn unregister(&self, worker: WorkerId) -> Option<WorkerInfo> {
         let mut s = self.lock();
-        let info = s.workers.remove(&worker).map(|w| w.info);
+        let removed = s.workers.remove(&worker);
+        if let Some(address) = removed.as_ref().and_then(|w| w.address)
+            && let Some(n) = s.addresses.get_mut(&address)
+        {
+            *n -= 1;
+            if *n == 0 {
+                s.addresses.remove(&address);
+            }
+        }
+        let info = removed.map(|w| w.info);
         let mut returned = Vec::new();
         for (&id, entry) in s.open.iter_mut() {
             let before = entry.leases.len();

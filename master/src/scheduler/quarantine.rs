@@ -103,6 +103,18 @@ impl Scheduler {
     /// Registers a remote worker (untrusted: its outcomes are verified at the scheduler's rate)
     /// shown as `name`, under `key`, the name it gave, which a quarantine bans.
     pub fn register_remote(&self, name: String, key: &str, slots: usize) -> Result<WorkerId, Quarantined> {
+        self.register_remote_at(name, key, slots, None)
+    }
+
+    /// [`Scheduler::register_remote`] of a worker connected from `address`: the second copy of
+    /// a task held for verification goes to a worker from another address when one is registered.
+    pub fn register_remote_at(
+        &self,
+        name: String,
+        key: &str,
+        slots: usize,
+        address: Option<std::net::IpAddr>,
+    ) -> Result<WorkerId, Quarantined> {
         let mut s = self.lock();
         if s.verifier.banned_names.contains(key) {
             return Err(Quarantined(key.to_owned()));
@@ -111,6 +123,10 @@ impl Scheduler {
         let w = s.workers.get_mut(&id).expect("just registered");
         w.trusted = false;
         w.key = Some(key.to_owned());
+        w.address = address;
+        if let Some(address) = address {
+            *s.addresses.entry(address).or_default() += 1;
+        }
         Ok(id)
     }
 

@@ -25,6 +25,7 @@ impl State {
             trusted: true,
             key: None,
             trail: Default::default(),
+            address: None,
         };
         self.workers.insert(id, worker);
         id
@@ -32,7 +33,8 @@ impl State {
 
     /// Leases up to `max` queued tasks to `worker`, or with the queue empty backup copies.
     pub(super) fn lease(&mut self, worker: WorkerId, max: usize, now: Instant) -> Vec<Leased> {
-        let State { queue, open, workers, stats, .. } = self;
+        let State { queue, open, workers, stats, addresses, .. } = self;
+        let apart = Apart::of(worker, workers, addresses);
         let Some(w) = workers.get_mut(&worker) else { return Vec::new() };
         let mut out = Vec::with_capacity(max.min(queue.len()).max(1));
         // Tasks this worker reported failed: left in the queue for the others.
@@ -44,7 +46,7 @@ impl State {
                 if entry.check.as_ref().is_some_and(|c| c.referred) {
                     continue; // the master plays it
                 }
-                if entry.bars(worker) {
+                if entry.bars(worker) || apart.bars(entry) {
                     skipped.push(id);
                     continue;
                 }
@@ -84,7 +86,8 @@ impl State {
             candidates.sort_unstable();
             self.backup_candidates = candidates.into_iter().map(|(_, id)| id).collect();
         }
-        let State { open, workers, backup_candidates, stats, .. } = self;
+        let State { open, workers, backup_candidates, stats, addresses, .. } = self;
+        let apart = Apart::of(worker, workers, addresses);
         let Some(w) = workers.get_mut(&worker) else { return };
         let (limit, mut i) = (out.len() + max, 0);
         while out.len() < limit && i < backup_candidates.len() {
@@ -95,7 +98,7 @@ impl State {
             };
             // Never a second lease to the same worker, nor one to a worker that reported it
             // failed; the task stays a candidate.
-            if entry.leases.iter().any(|l| l.worker == worker) || entry.bars(worker) {
+            if entry.leases.iter().any(|l| l.worker == worker) || entry.bars(worker) || apart.bars(entry) {
                 i += 1;
                 continue;
             }
@@ -194,5 +197,33 @@ pub(super) fn end_leases(workers: &mut HashMap<WorkerId, Worker, IdHash>, leases
         if let Some(w) = workers.get_mut(&lease.worker) {
             w.log.end(lease.seq);
         }
+    }
+}
+
+/// Keeping replicas apart: the second copy of a held outcome's task goes to a worker from
+/// another address than the first when one is registered, so two workers on one host (or
+/// behind one NAT) cannot confirm each other's lies.
+#[derive(Clone, Copy)]
+struct Apart {
+    /// The leasing worker's address, if it is a remote worker and some registered worker
+    /// connected from elsewhere.
+    mine: Option<std::net::IpAddr>,
+}
+
+impl Apart {
+    fn of(
+        worker: WorkerId,
+        workers: &HashMap<WorkerId, Worker, IdHash>,
+        addresses: &HashMap<std::net::IpAddr, usize>,
+    ) -> Apart {
+        let address = workers.get(&worker).and_then(|w| w.address);
+        let elsewhere = address.is_some_and(|a| addresses.get(&a).copied().unwrap_or(0) < workers.len());
+        Apart { mine: address.filter(|_| elsewhere) }
+    }
+
+    /// Whether the leasing worker must leave `entry` to a worker from elsewhere: its held
+    /// outcome came from the leasing worker's address.
+    fn bars(self, entry: &Entry) -> bool {
+        self.mine.is_some() && entry.check.as_ref().is_some_and(|c| c.first_address == self.mine)
     }
 }

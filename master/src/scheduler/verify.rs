@@ -51,6 +51,10 @@ impl VerifyRate {
     pub const OFF: VerifyRate = VerifyRate(0.0);
     /// Every remote outcome verified.
     pub const ALL: VerifyRate = VerifyRate(1.0);
+    /// The share of verifications the master keeps for itself by default (`--verify-by-master`):
+    /// a ring of liars that confirm each other is caught at this share of the verify rate, at
+    /// a cost to the master's CPU of that share of the verified tasks.
+    pub const DEFAULT_BY_MASTER: VerifyRate = VerifyRate(0.1);
 
     /// The share `share`, if it is one (0 to 1).
     pub fn new(share: f64) -> Option<VerifyRate> {
@@ -150,11 +154,15 @@ pub(super) struct Opinion {
 /// A held outcome waiting for a second opinion, and the second one when it differs.
 pub(super) struct Check {
     pub(super) first: Opinion,
+    /// The address the first outcome's worker connected from, if remote.
+    pub(super) first_address: Option<std::net::IpAddr>,
     /// A remote worker's different outcome: the master plays the task to settle it.
     pub(super) second: Option<Opinion>,
-    /// Whether the master plays it (no other worker could, the copy straggled, or the two
-    /// differ).
+    /// Whether the master plays it (no other worker could, the copy straggled, the two
+    /// differ, or the master keeps this check for itself).
     pub(super) referred: bool,
+    /// Whether the master keeps this check for itself: no worker's copy settles it.
+    pub(super) by_master: bool,
     /// When the first outcome was held.
     pub(super) since: Instant,
 }
@@ -165,6 +173,9 @@ pub(super) struct Check {
 pub(super) struct Verifier {
     pub(super) rate: Option<VerifyRate>,
     pub(super) key: u64,
+    /// The share of held outcomes the master plays itself rather than lease to another worker,
+    /// so that workers who lie alike are caught at least at this rate.
+    pub(super) by_master: Option<VerifyRate>,
     /// Open tasks with a [`Check`].
     pub(super) held: HashSet<TaskId, IdHash>,
     /// Tasks the master plays itself, in order.
@@ -189,6 +200,12 @@ impl Verifier {
     /// Whether the outcome of `id` from an untrusted worker is held for a second opinion.
     fn samples(&self, id: TaskId) -> bool {
         self.rate.is_some_and(|rate| sampled(self.key, rate, id))
+    }
+
+    /// Whether the master keeps the check of the held outcome of `id` for itself: a second
+    /// keyed hash, under a key derived from the first, so which checks it keeps is as hidden.
+    fn keeps(&self, id: TaskId) -> bool {
+        self.by_master.is_some_and(|share| sampled(self.key.rotate_left(29) ^ 0x6d61_7374_6572, share, id))
     }
 }
 
@@ -232,6 +249,8 @@ impl State {
         let w = self.workers.get_mut(&worker).expect("untrusted: registered");
         w.info.completed += 1;
         let segment = w.trail.sampled(id);
+        let first_address = w.address;
+        let by_master = self.verifier.keeps(id);
         let entry = self.open.get_mut(&id).expect("open");
         if let Some(i) = entry.leases.iter().position(|l| l.worker == worker) {
             let lease = entry.leases.remove(i);
@@ -239,17 +258,24 @@ impl State {
             end_leases(&mut self.workers, std::slice::from_ref(&lease));
             if entry.leases.is_empty() {
                 self.stats.in_flight -= 1;
-                self.queue.push_front(id);
-                self.verifier.queued += 1;
+                if !by_master {
+                    self.queue.push_front(id);
+                    self.verifier.queued += 1;
+                }
             }
         }
         entry.check = Some(Box::new(Check {
             first: Opinion { worker, outcome, segment },
+            first_address,
             second: None,
-            referred: false,
+            referred: by_master,
+            by_master,
             since: now,
         }));
         self.verifier.held.insert(id);
+        if by_master {
+            self.verifier.referred.push_back(id);
+        }
     }
 
     /// `worker`'s outcome of the held task `id`.
@@ -259,7 +285,9 @@ impl State {
         let entry = open.get_mut(&id).expect("open");
         let check = entry.check.as_mut().expect("held");
         let again = check.first.worker == worker || check.second.as_ref().is_some_and(|s| s.worker == worker);
-        if again || (check.second.is_some() && outcome != check.first.outcome) {
+        // A check the master keeps is settled by its play alone (a backup copy out when the
+        // outcome was held counts for nothing), so that no worker's copy can confirm a lie.
+        if again || check.by_master || (check.second.is_some() && outcome != check.first.outcome) {
             // Its own second outcome, or a third while the master plays it (the master's settles
             // the task): dropped.
             stats.duplicates += 1;
@@ -368,6 +396,12 @@ impl Scheduler {
         let mut s = self.lock();
         s.verifier.rate = (rate.threshold().is_some()).then_some(rate);
         s.verifier.key = key;
+    }
+
+    /// Has the master play `share` of the verifications itself instead of leasing a copy to
+    /// another worker (none by default), which catches workers that lie alike.
+    pub fn verify_by_master(&self, share: VerifyRate) {
+        self.lock().verifier.by_master = (share.threshold().is_some()).then_some(share);
     }
 
     /// The run log's lines about verification since the last call (quarantines).

@@ -260,3 +260,42 @@ fn a_trail_forgets_what_a_verified_sample_covers() {
     assert_eq!(t.first_unverified(), Some(20));
     assert_eq!(t.segments_len(), 1, "only the open segment is kept");
 }
+
+#[test]
+fn a_copy_goes_to_a_worker_from_another_address_when_there_is_one() {
+    let s = Scheduler::new(Duration::from_secs(60));
+    s.verify(VerifyRate::ALL);
+    let (here, there) = (Some("10.0.0.1".parse().unwrap()), Some("10.0.0.2".parse().unwrap()));
+    let a = s.register_remote_at("a".into(), "a", 1, here).unwrap();
+    let accomplice = s.register_remote_at("accomplice".into(), "accomplice", 1, here).unwrap();
+    s.submit(vec![(5, task(5))]);
+    assert_eq!(leased(&s, a), [5]);
+    assert_eq!(deliver(&s, a, 5, lie(5)), Completion::Accepted);
+    // Nobody from elsewhere yet: a worker from the same address may check it.
+    let elsewhere = s.register_remote_at("b".into(), "b", 1, there).unwrap();
+    assert!(leased(&s, accomplice).is_empty(), "not the copy of a worker from its own address");
+    assert_eq!(leased(&s, elsewhere), [5]);
+    s.unregister(elsewhere);
+    s.submit(vec![(6, task(6))]);
+    assert_eq!(leased(&s, a), [6]);
+    assert_eq!(deliver(&s, a, 6, truth(6)), Completion::Accepted);
+    let mut copies = leased(&s, accomplice);
+    copies.sort_unstable();
+    assert_eq!(copies, [5, 6], "with nobody from elsewhere, the copies go to it");
+}
+
+#[test]
+fn the_master_keeps_its_share_of_the_checks_whoever_holds_a_copy() {
+    let s = Arc::new(Scheduler::new(Duration::from_secs(60)));
+    s.verify(VerifyRate::ALL);
+    s.verify_by_master(VerifyRate::ALL);
+    let liar = s.register_remote("liar".into(), "liar", 1).unwrap();
+    let accomplice = s.register_remote("accomplice".into(), "accomplice", 1).unwrap();
+    s.submit(vec![(5, task(5))]);
+    assert_eq!(leased(&s, liar), [5]);
+    assert_eq!(deliver(&s, liar, 5, lie(5)), Completion::Accepted);
+    assert!(leased(&s, accomplice).is_empty(), "no copy for a worker: the master plays it");
+    // The master's play settles it: the liar is caught, the truth is the task's outcome.
+    assert_eq!(s.collect(&[5], || false, |_| {}), Some(vec![truth(5)]));
+    assert!(s.is_quarantined(liar) && !s.is_quarantined(accomplice));
+}

@@ -134,7 +134,13 @@ pub type Raw = MasterClient<
 >;
 
 pub async fn raw(addr: SocketAddr, token: Option<&'static str>) -> Raw {
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+    raw_from(addr, token, "127.0.0.1".parse().unwrap()).await
+}
+
+/// [`raw`], connecting from the local address `from` (any of 127.0.0.0/8 on loopback).
+pub async fn raw_from(addr: SocketAddr, token: Option<&'static str>, from: std::net::IpAddr) -> Raw {
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap();
+    let channel = endpoint.local_address(Some(from)).connect().await.unwrap();
     MasterClient::with_interceptor(
         channel,
         Box::new(move |mut request: tonic::Request<()>| {
@@ -188,6 +194,8 @@ pub fn registration(name: &str, chromosome_cache: u32) -> pb::RegisterRequest {
 pub struct RawStream {
     /// The worker id the stream names.
     pub id: u64,
+    /// The credential it was opened with.
+    pub credential: String,
     out: tokio::sync::mpsc::Sender<pb::WorkerMessage>,
     inbound: tonic::Streaming<pb::MasterMessage>,
     /// Tasks that came with receipts, not yet taken by [`RawStream::tasks`].
@@ -195,18 +203,20 @@ pub struct RawStream {
 }
 
 impl RawStream {
-    /// Opens the stream of worker `id` with a first message asking for `want` tasks.
-    pub async fn open(c: &mut Raw, id: u64, want: u32) -> Result<RawStream, tonic::Status> {
+    /// Opens the stream of worker `id` with `credential` and a first message asking for `want`
+    /// tasks.
+    pub async fn open(c: &mut Raw, id: u64, credential: &str, want: u32) -> Result<RawStream, tonic::Status> {
         let (out, outbound) = tokio::sync::mpsc::channel(16);
         out.send(pb::WorkerMessage { worker_id: id, outcomes: vec![], want }).await.unwrap();
-        let inbound = c.work(tokio_stream::wrappers::ReceiverStream::new(outbound)).await?.into_inner();
-        Ok(RawStream { id, out, inbound, tasks: Vec::new() })
+        let request = loa_proto::with_credential(tokio_stream::wrappers::ReceiverStream::new(outbound), credential);
+        let inbound = c.work(request).await?.into_inner();
+        Ok(RawStream { id, credential: credential.to_owned(), out, inbound, tasks: Vec::new() })
     }
 
     /// Registers `request` and opens its stream asking for `want` tasks.
     pub async fn register(c: &mut Raw, request: pb::RegisterRequest, want: u32) -> RawStream {
-        let id = c.register(request).await.unwrap().into_inner().worker_id;
-        RawStream::open(c, id, want).await.unwrap()
+        let reply = c.register(request).await.unwrap().into_inner();
+        RawStream::open(c, reply.worker_id, &reply.credential, want).await.unwrap()
     }
 
     /// Sends a message.

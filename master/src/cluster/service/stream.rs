@@ -81,7 +81,7 @@ impl WorkerStream {
                         // A message that does not decode (or is over the size limit) is the
                         // worker's fault; anything else is the connection's.
                         let reason = match status.code() {
-                            Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted | Code::Internal => {
+                            Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted => {
                                 self.service.counters.invalid.fetch_add(1, Ordering::Relaxed);
                                 DropReason::MalformedOutcome
                             }
@@ -174,7 +174,7 @@ impl WorkerStream {
 }
 
 /// How a quarantined worker's stream ends: UNAUTHENTICATED, at which a worker stops and says why.
-fn quarantined() -> Status {
+pub(super) fn quarantined() -> Status {
     Status::unauthenticated(
         "quarantined: an outcome this worker sent differs from the master's own play of the task; this master \
          refuses it and its name until it exits. Check the worker's build and machine",
