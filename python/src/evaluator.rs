@@ -147,7 +147,17 @@ impl Evaluator {
         let cluster = match listen {
             None => None,
             Some(listen) => {
-                let addr = listen.parse().map_err(|e| value_error(format!("listen: `{listen}`: {e}")))?;
+                let addr: std::net::SocketAddr =
+                    listen.parse().map_err(|e| value_error(format!("listen: `{listen}`: {e}")))?;
+                // The master's rules for its --token: a port other hosts reach needs a real one.
+                let public = !addr.ip().is_loopback();
+                match token.as_deref() {
+                    Some(t) => loa_proto::check_token(t, public).map_err(|e| value_error(format!("token {e}")))?,
+                    None if public => {
+                        return Err(value_error(format!("token: required to listen on {addr}, which is not loopback")));
+                    }
+                    None => {}
+                }
                 let mut options = ClusterOptions::new(addr, token);
                 options.verify = verify.parse::<VerifyRate>().map_err(|e| value_error(format!("verify: {e}")))?;
                 Some(options)

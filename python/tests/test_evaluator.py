@@ -130,6 +130,9 @@ def test_a_ladder_climbs():
         (dict(threads=0), "threads must be at least 1"),
         (dict(listen="nowhere"), "listen: `nowhere`"),
         (dict(listen="127.0.0.1:0", verify="lots"), "verify"),
+        (dict(listen="127.0.0.1:0", token="  "), "token is empty"),
+        (dict(listen="0.0.0.0:0"), "token: required to listen on 0.0.0.0:0"),
+        (dict(listen="0.0.0.0:0", token="short"), "token has 5 characters"),
         (dict(start="sideways"), "sideways"),
     ],
 )
