@@ -29,8 +29,9 @@ use error::each;
 pub use limits::{MAX_MESSAGE_BYTES, MAX_TASKS_PER_MESSAGE, MAX_WANTED};
 pub use token::{MIN_PUBLIC_TOKEN, TokenError, check_token};
 
-/// The message of the UNAVAILABLE status that ends a worker's stream once the run is over: the
-/// worker leaves instead of waiting for the master to come back.
+/// The message of the UNAVAILABLE status that ends a worker's stream once the run is over (it
+/// finished; a master stopped to be resumed says otherwise): the worker leaves instead of
+/// waiting for the master to come back.
 pub const RUN_OVER: &str = "the run is over";
 
 /// Code generated from `loa.proto` (package `loa.v2`).

@@ -204,6 +204,9 @@ pub fn run(
     if options.progress {
         eprintln!();
     }
+    if collected.is_some() {
+        pool.scheduler.close_for_good();
+    }
     let cluster = pool.finish();
     let outcomes = collected.ok_or(ExperimentError::Stopped)?;
 

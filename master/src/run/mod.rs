@@ -238,6 +238,9 @@ fn execute(dir: &RunDir, state: RunState, options: &RunOptions) -> Result<RunSum
     if let Some(dashboard) = dashboard {
         dashboard.finish(&options.work.stop);
     }
+    if matches!(&result, Ok(summary) if !summary.stopped) {
+        pool.scheduler.close_for_good();
+    }
     if let Some(summary) = pool.finish() {
         log.line(&summary);
     }

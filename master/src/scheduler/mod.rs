@@ -265,6 +265,9 @@ pub struct Scheduler {
     outcomes: Condvar,
     lease_time: Duration,
     closed: AtomicBool,
+    /// Whether the run is over for good, not stopped to be resumed: what tells remote workers
+    /// to leave rather than wait for the master to come back.
+    over: AtomicBool,
     /// Where it reads the time: the real clock, or a controlled one in tests.
     clock: Box<dyn Fn() -> Instant + Send + Sync>,
     /// How the master plays a task itself, to settle a verification.
@@ -290,6 +293,7 @@ impl Scheduler {
             outcomes: Condvar::new(),
             lease_time,
             closed: AtomicBool::new(false),
+            over: AtomicBool::new(false),
             clock: Box::new(clock),
             referee: |t| t.run().map_err(TaskFailure::Invalid),
             rollback: AtomicBool::new(false),
@@ -612,6 +616,18 @@ impl Scheduler {
     /// Whether [`Scheduler::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// Marks the work as over for good (the run finished, not stopped to be resumed), then
+    /// closes: remote workers are told to leave instead of waiting for a master to come back.
+    pub fn close_for_good(&self) {
+        self.over.store(true, Ordering::Release);
+        self.close();
+    }
+
+    /// Whether [`Scheduler::close_for_good`] was called.
+    pub fn is_over(&self) -> bool {
+        self.over.load(Ordering::Acquire)
     }
 }
 

@@ -70,7 +70,9 @@ impl WorkerStream {
                 }
             }
             if self.service.scheduler.is_closed() {
-                return self.end(Status::unavailable(loa_proto::RUN_OVER), None).await;
+                // A stopped run may be resumed on this port: its workers wait for it.
+                let why = if self.service.scheduler.is_over() { loa_proto::RUN_OVER } else { "the master is stopping" };
+                return self.end(Status::unavailable(why), None).await;
             }
             let waiting = self.wanted > 0;
             tokio::select! {
