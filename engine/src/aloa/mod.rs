@@ -387,10 +387,10 @@ impl Evaluator for Aloa {
 
     /// The mover's totals measured together, 8 moves at a time
     /// (`Aloa::moved_totals`), not looked up: at a leaf's parent, where the search asks for
-    /// them, 43 % of them were missing from the totals cache (each miss measured a set on its
-    /// own, about 260 instructions), and the lookups' unpredictable branch and loads cost time
-    /// even when they hit; a batch, branch-free and mostly vector instructions, made ALoA(5)
-    /// moves 1.15x faster. Victims of captures still go through the cache, with one borrow of
+    /// them, many were missing from the totals cache (each miss measured a set on its own, a
+    /// few hundred instructions), and the lookups' unpredictable branch and loads cost time
+    /// even when they hit; a batch, branch-free and mostly vector instructions, made ALoA's
+    /// moves faster. Victims of captures still go through the cache, with one borrow of
     /// it for all the moves (reaching a thread-local cost about as many instructions as a
     /// lookup itself).
     #[inline]
@@ -402,8 +402,8 @@ impl Evaluator for Aloa {
             for (moves, states) in moves.chunks(LANES).zip(states.chunks_mut(LANES)) {
                 // A pass's lane measures the pieces unmoved (from = to = a1) and is dropped. The
                 // squares are packed a byte a lane into registers: stored a byte at a time, the
-                // arrays were read back as a whole before the stores could forward (perf put 7 %
-                // of this function on that load).
+                // arrays were read back as a whole before the stores could forward (perf put a
+                // good share of this function on that load).
                 let (mut from, mut to) = (0u64, 0u64);
                 for (l, &mv) in moves.iter().enumerate() {
                     if !mv.is_pass() {

@@ -3,7 +3,7 @@
 use super::{Aloa, AloaKind, AloaWeights};
 use crate::{Bitboard, BoardSize};
 
-/// Entries of the per-thread cache of side totals (256 KB; 128 KB took 6 % more instructions
+/// Entries of the per-thread cache of side totals (256 KB; half as many took more instructions
 /// per ALoA search when every leaf looked its mover up).
 const CACHE_BITS: u32 = 15;
 

@@ -5,7 +5,7 @@
 //!   deterministic players that falls into a cycle (the same positions, the same player to
 //!   move) repeats every move of the cycle until the ply cap ends it, and random networks' games
 //!   do so often: throwaway counters over a 5-epoch thesis run found a quarter of the networks'
-//!   search time (26 %) spent on positions the same network had searched before, mostly from ply
+//!   search time spent on positions the same network had searched before, mostly from ply
 //!   40 on (at ply 60, 5 341 of 6 228 searches), and half of the searches of the start position
 //!   (a player's memory lasts for its task, so it catches the finalists', who search it again
 //!   in the final, but not a survivor's of earlier generations).

@@ -160,7 +160,7 @@ impl<E: Evaluator> Tree<'_, E> {
     /// that answers this window (see [`transpositions`] for why that changes no result), and
     /// records its own result there. Not at those last-iteration nodes either: a transposition
     /// there saves only one node's leaves, and probing them all cost more in cache misses than
-    /// it saved (ALoA(5) visits 1.6 % more nodes without, and runs faster).
+    /// it saved (ALoA(5) visits a few more nodes without, and runs faster).
     ///
     /// The root's children (ply 1) never use the value table: its key holds the ply and the
     /// depth, and each root child is searched once an iteration, so no entry there is ever read.
@@ -633,10 +633,10 @@ pub fn alpha_beta_for<E: Evaluator>(
     let mut result = (moves[0], f32::NEG_INFINITY);
     // Iterative deepening over the depths of the final depth's parity (1, 3, 5 or 2, 4): a
     // search orders moves best after one that ended with the same side to move at its leaves
-    // (the odd-even effect), and the skipped iterations cost more than they saved. On the
-    // bench's positions ALoA(5) visits 7.6 % fewer nodes than with every depth, ALoA(4) 9 %,
-    // a 3-ply network 3.4 %. A 2-ply search keeps its 1-ply iteration, which orders its root
-    // for a few nodes (without it, a third more nodes).
+    // (the odd-even effect), and the skipped iterations cost more than they saved: on the
+    // bench's positions ALoA and 3-ply networks visit fewer nodes than with every depth. A
+    // 2-ply search keeps its 1-ply iteration, which orders its root for a few nodes (without
+    // it, far more).
     let last = limits.depth.max(1);
     for depth in (1..=last).filter(|&d| (last - d).is_multiple_of(2) || last == 2) {
         tree.iteration = depth;
@@ -661,8 +661,8 @@ pub fn alpha_beta_for<E: Evaluator>(
                     // After the first move, with a path-independent evaluator, a null window
                     // first (does the move beat `lower`?) and the full one only if it does
                     // (principal variation search at the root): the value table keeps what the
-                    // first search learnt, and ALoA(5) moves 1.06x faster. Without the table
-                    // (the network) the second search starts over, and matches were 5 % slower.
+                    // first search learnt, and ALoA moves faster. Without the table (the
+                    // network) the second search starts over, and matches were slower.
                     Err(child_state) if best.is_none() || !E::PATH_INDEPENDENT => {
                         -tree.alpha_beta(&child, &child_state, depth - 1, 1, f32::NEG_INFINITY, -lower)
                     }

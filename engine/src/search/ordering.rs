@@ -16,7 +16,7 @@ pub(super) struct Ordering {
     history: Vec<[u32; 64]>,
     /// The history entries made non-zero in this search (`from · 64 + to`), to clear them for
     /// the next search on this thread: most stay zero, and zeroing and allocating all 16 KB
-    /// took 2 % of a 3-ply network game.
+    /// for every search showed in a 3-ply network game's profile.
     touched: Vec<u16>,
 }
 

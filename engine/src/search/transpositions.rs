@@ -18,7 +18,7 @@ use std::cell::RefCell;
 
 /// Entries (24 bytes each, 96 KB): more than the nodes of a depth-5 ALoA search that use the
 /// table (those two or more plies above the leaves, and those of earlier iterations). A table
-/// eight times larger found 0.7 % more transpositions but missed the processor's caches more.
+/// eight times larger found few more transpositions and missed the processor's caches more.
 const TABLE_BITS: u32 = 12;
 
 /// What an entry's value is known to be.

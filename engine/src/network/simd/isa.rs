@@ -16,7 +16,7 @@ pub(in crate::network) trait Isa: Copy {
     /// vector is 8 lanes: there the compiler vectorised the packed estimate across every eighth
     /// lane (a gather per vector) instead of within vectors. Packed with AVX-512, whose 16-lane
     /// vectors a unit-major layout fills by half: a build with this `true` for [`Avx512`] bounds
-    /// at 0.94x the speed (`loa bench --baseline` against this build, bounds figure, on a Zen 4).
+    /// more slowly (`loa bench --baseline` against this build, its bounds figure).
     const UNIT_MAJOR_BOUNDS: bool;
 
     /// `a·b + c` where the product `a·b` is exact: one fused multiply-add on the paths that have
