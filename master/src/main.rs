@@ -8,7 +8,7 @@ use loa_master::run::clock::Budget;
 #[cfg(feature = "dashboard")]
 use loa_master::run::dashboard::DashboardOptions;
 use loa_master::run::{
-    Halt, HaltPoint, Pick, RunError, RunOptions, RunSummary, WorkOptions, export, last_epoch, resume, show, start,
+    Halt, Pick, RunError, RunOptions, RunSummary, WorkOptions, export, last_epoch, resume, show, start,
 };
 use std::io::Write;
 use std::net::SocketAddr;
@@ -349,11 +349,19 @@ fn options(work_flags: &WorkFlags, budget: &BudgetFlags, dashboard: &DashboardFl
 }
 
 /// Fault injection for the crash tests: `LOA_HALT_AT=after-generation-line:3` makes the process
-/// abort at that phase boundary, as a crash there would (see `loa_master::run::halt`).
+/// abort at that phase boundary, as a crash there would (see `loa_master::run::halt`). Only
+/// test builds (feature `crash-tests`) read it.
+#[cfg(feature = "crash-tests")]
 fn halt_from_env() -> Result<Option<Halt>, String> {
     let Ok(text) = std::env::var("LOA_HALT_AT") else { return Ok(None) };
-    let point = text.parse::<HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?;
+    let point = text.parse::<loa_master::run::HaltPoint>().map_err(|e| format!("LOA_HALT_AT: {e}"))?;
     Ok(Some(Halt { point, abort: true }))
+}
+
+/// A release build has no halt points.
+#[cfg(not(feature = "crash-tests"))]
+fn halt_from_env() -> Result<Option<Halt>, String> {
+    Ok(None)
 }
 
 /// Prints `text` on standard output; a closed output (`| head`) is no error once the work is done.
