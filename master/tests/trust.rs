@@ -76,16 +76,17 @@ impl tonic::codec::Decoder for Bytes {
     }
 }
 
+/// A plain gRPC channel to the master at `addr`.
+async fn channel(addr: SocketAddr) -> tonic::transport::Channel {
+    tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap()
+}
+
 #[test]
 fn undecodable_requests_are_invalid_arguments_and_counted() {
     let (scheduler, server) = serving(limits());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
+        let channel = channel(server.addr).await;
         let mut grpc = tonic::client::Grpc::new(channel);
         // Field 1 length-delimited, claiming 16 bytes where 1 follows.
         for method in ["/loa.v2.Master/Register", "/loa.v2.Master/FetchChromosomes"] {
@@ -109,11 +110,7 @@ fn calls_after_registration_need_the_workers_own_credential() {
     let (scheduler, server) = serving(limits());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
+        let channel = channel(server.addr).await;
         let mut client = MasterClient::with_interceptor(channel, |mut request: tonic::Request<()>| {
             request.metadata_mut().insert("authorization", loa_proto::bearer(TOKEN).parse().unwrap());
             Ok(request)
