@@ -215,7 +215,13 @@ pub fn bench_dispatch(bench: &DispatchBench, stub_program: &Path) -> Result<Disp
     let child = Mutex::new(child);
     let exited = || child.lock().unwrap_or_else(|p| p.into_inner()).try_wait().ok().flatten().is_some();
     let started = Instant::now();
-    while scheduler.workers().len() < stubs.clients && !exited() && started.elapsed() < REGISTRATION_PATIENCE {
+    // Registered and streaming: a stub that has not opened its stream yet would leave the first
+    // step's tasks to the others, and a loaded machine can hold it back for a whole step.
+    let streaming = || server.counters.streams.load(Ordering::Relaxed) as usize >= stubs.clients;
+    while (scheduler.workers().len() < stubs.clients || !streaming())
+        && !exited()
+        && started.elapsed() < REGISTRATION_PATIENCE
+    {
         std::thread::sleep(Duration::from_millis(2));
     }
     // The service names each worker "NAME (N slots, PEER ADDRESS)".

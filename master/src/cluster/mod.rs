@@ -152,6 +152,8 @@ pub struct Counters {
     pub accept_failures: Arc<AtomicU64>,
     /// Chromosomes workers fetched from the master.
     pub fetched: AtomicU64,
+    /// Task streams workers opened: a registered worker asks for tasks only once it has one.
+    pub streams: AtomicU64,
     /// The account of the server's connections, once it serves.
     pub admission: OnceLock<Arc<Admission>>,
     /// Failures workers reported that the master checked by playing the task itself.

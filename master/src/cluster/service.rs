@@ -286,6 +286,7 @@ impl pb::master_server::Master for MasterService {
                 return Err(Status::failed_precondition("this worker already has a stream: register again"));
             }
             r.streaming = true;
+            self.counters.streams.fetch_add(1, Ordering::Relaxed);
             Arc::clone(&r.gone)
         };
         // Two messages ahead: the stream's loop leases again as soon as one is on its way.
