@@ -9,7 +9,7 @@ use loa_engine::game::{GameRecord, MatchSide, Player, benchmark_score, color_in_
 use loa_engine::openings::random_opening_from;
 use loa_engine::random::derive_seed;
 use loa_engine::{Color, Outcome, Position, Rules};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How to play a series.
@@ -56,11 +56,37 @@ pub fn play_series(
     players: &(dyn Fn(u64) -> PairPlayers + Sync),
     on_game: &(dyn Fn(&GameRecord) + Sync),
 ) -> SeriesReport {
+    play(config, players, on_game, None).unwrap_or(SeriesReport { pairs: Vec::new() })
+}
+
+/// How often [`play_series_until`] asks whether to stop.
+pub const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// [`play_series`] that asks `stop`, on the calling thread, about every [`STOP_POLL`] (and once
+/// before the first game): when it says yes, no further game begins, the games in hand are
+/// finished, and the series returns `None`. For a caller whose stop request can only be read on
+/// its own thread, as Python's Ctrl-C is.
+pub fn play_series_until(
+    config: &SeriesConfig,
+    players: &(dyn Fn(u64) -> PairPlayers + Sync),
+    on_game: &(dyn Fn(&GameRecord) + Sync),
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<SeriesReport> {
+    play(config, players, on_game, Some(stop))
+}
+
+fn play(
+    config: &SeriesConfig,
+    players: &(dyn Fn(u64) -> PairPlayers + Sync),
+    on_game: &(dyn Fn(&GameRecord) + Sync),
+    mut stop: Option<&mut dyn FnMut() -> bool>,
+) -> Option<SeriesReport> {
     let pair_count = config.games.div_ceil(2) as usize;
     let slots: Mutex<Vec<Option<PairRecord>>> = Mutex::new(vec![None; pair_count]);
     let next = AtomicUsize::new(0);
+    let stopping = AtomicBool::new(stop.as_mut().is_some_and(|stop| stop()));
     let worker = || {
-        loop {
+        while !stopping.load(Ordering::Relaxed) {
             let p = next.fetch_add(1, Ordering::Relaxed);
             if p >= pair_count {
                 break;
@@ -72,6 +98,9 @@ pub fn play_series(
             let game_count = (config.games as usize - 2 * p).min(2);
             let mut games = Vec::with_capacity(2);
             for g in 0..game_count {
+                if stopping.load(Ordering::Relaxed) {
+                    return;
+                }
                 let (black, white): (&dyn Player, &dyn Player) =
                     if g == 0 { (&*first, &*second) } else { (&*second, &*first) };
                 let record =
@@ -87,19 +116,36 @@ pub fn play_series(
     std::thread::scope(|s| {
         // At most a thread a pair. A thread the system refuses is left out: the threads started
         // (or this one, if none) play its pairs, and the results do not depend on the count.
+        // Each thread holds a sender, so the channel closes when the last one ends.
+        let (ended, threads_left) = std::sync::mpsc::channel::<()>();
         let mut started = 0;
         for _ in 0..config.threads.clamp(1, pair_count.max(1)) {
-            if std::thread::Builder::new().name("series".into()).spawn_scoped(s, worker).is_err() {
+            let (worker, ended) = (&worker, ended.clone());
+            let run = move || {
+                let _ended = ended;
+                worker();
+            };
+            if std::thread::Builder::new().name("series".into()).spawn_scoped(s, run).is_err() {
                 break;
             }
             started += 1;
         }
+        drop(ended);
         if started == 0 {
             worker();
+        } else if let Some(stop) = stop.as_mut() {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = threads_left.recv_timeout(STOP_POLL) {
+                if !stopping.load(Ordering::Relaxed) && stop() {
+                    stopping.store(true, Ordering::Relaxed);
+                }
+            }
         }
     });
+    if stopping.into_inner() {
+        return None;
+    }
     let pairs = slots.into_inner().unwrap_or_default().into_iter().flatten().collect();
-    SeriesReport { pairs }
+    Some(SeriesReport { pairs })
 }
 
 /// Totals for one player over a series.

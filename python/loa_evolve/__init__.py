@@ -91,7 +91,8 @@ def play_match(
     arguments: ``black`` has Black in the first game of every pair, each pair starts from the
     start position or a random opening of ``opening_plies`` plies drawn from ``seed``, on
     ``threads`` threads (every core if None; the games do not depend on it). Writes the match
-    file to ``out`` if given. Releases the GIL while playing.
+    file to ``out`` if given. Releases the GIL while playing; Ctrl-C stops it after the games in
+    hand and raises ``KeyboardInterrupt`` (``out`` is then not written).
     """
     text = _native.play_match(
         black,

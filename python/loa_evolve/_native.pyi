@@ -120,7 +120,8 @@ def play_match(
     threads: Optional[int] = None,
     out: Optional[str] = None,
 ) -> str:
-    """The match file's text ``loa match --out`` writes for the same arguments."""
+    """The match file's text ``loa match --out`` writes for the same arguments; Ctrl-C stops it
+    after the games in hand and raises KeyboardInterrupt."""
 
 @final
 class Evaluator:

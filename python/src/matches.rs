@@ -4,10 +4,11 @@
 use crate::value_error;
 use loa_cli::match_file::{match_lines, write_match_file};
 use loa_cli::matches::{MatchError, check_flags};
-use loa_cli::series::{PairPlayers, SeriesConfig, play_series};
+use loa_cli::series::{PairPlayers, SeriesConfig, play_series_until};
 use loa_engine::Rules;
 use loa_engine::spec::{Accepts, PlayerSpec};
 use loa_records::jsonl;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +18,8 @@ use std::sync::Arc;
 /// random opening of ``opening_plies`` plies seeded by ``seed``, on ``threads`` threads (every
 /// core if None; the games do not depend on it). Returns the JSON lines ``loa match --out``
 /// writes for the same arguments, one per game then the totals; writes them to ``out`` too if
-/// given. Releases the GIL while playing. ``loa_evolve.play_match`` wraps this.
+/// given. Releases the GIL while playing; Ctrl-C stops it (the games in hand are finished) and
+/// raises KeyboardInterrupt. ``loa_evolve.play_match`` wraps this.
 #[pyfunction]
 #[pyo3(signature = (black, white, *, games = 2, seed = 0, opening_plies = 0, board = None, start = "standard", threads = None, out = None))]
 #[allow(clippy::too_many_arguments)]
@@ -50,20 +52,40 @@ pub fn play_match(
             let (x, y) = (pa.for_match(seed), pb.for_match(seed));
             (x as Arc<dyn loa_engine::game::Player + Send>, y as Arc<dyn loa_engine::game::Player + Send>)
         };
-        let report = play_series(&config, &players, &|_| {});
+        // About every 100 ms: Ctrl-C is seen by Python's handler, which only Python code reads.
+        let mut interrupt = None;
+        let mut stop = || match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                interrupt = Some(e);
+                true
+            }
+        };
+        let Some(report) = play_series_until(&config, &players, &|_| {}, &mut stop) else {
+            return Err(Stopped(interrupt));
+        };
         let written = match &out {
             Some(path) => write_match_file(path, &report, &first, &second, &config)
-                .map_err(|source| MatchError::Write { path: path.clone(), source }.to_string()),
+                .map_err(|source| Stopped::error(MatchError::Write { path: path.clone(), source })),
             None => Ok(()),
         };
         written.and_then(|()| {
             let mut text = String::new();
             for line in match_lines(&report, &first, &second, &config) {
-                text.push_str(&jsonl::line(&line).map_err(|e| e.to_string())?);
+                text.push_str(&jsonl::line(&line).map_err(Stopped::error)?);
                 text.push('\n');
             }
             Ok(text)
         })
     });
-    played.map_err(value_error)
+    played.map_err(|Stopped(why)| why.unwrap_or_else(|| PyKeyboardInterrupt::new_err("the match was stopped")))
+}
+
+/// Why a series gave no lines: Ctrl-C (its exception) or an error (as a `ValueError`).
+struct Stopped(Option<PyErr>);
+
+impl Stopped {
+    fn error(e: impl std::fmt::Display) -> Stopped {
+        Stopped(Some(value_error(e)))
+    }
 }

@@ -45,3 +45,41 @@ def test_ctrl_c_raises_keyboard_interrupt():
     assert seconds < 30 and calls == 0
     assert lines[1] == "same", (out, err)
     assert child.returncode == 0, err
+
+
+MATCH_SCRIPT = textwrap.dedent(
+    """
+    import time
+    import loa_evolve as le
+
+    print("ready", flush=True)
+    began = time.monotonic()
+    try:
+        # ALoA(5) against itself: some 25 ms a game, so the whole series takes hours.
+        le.play_match("aloa:5", "aloa:5", games=1_000_000, opening_plies=4, threads=1)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", round(time.monotonic() - began, 1), flush=True)
+    # And the next call plays as a fresh one would.
+    assert le.play_match("random:1", "random:2", games=2, seed=3).games == le.play_match(
+        "random:1", "random:2", games=2, seed=3
+    ).games
+    print("same", flush=True)
+    """
+)
+
+
+def test_ctrl_c_stops_a_match():
+    child = subprocess.Popen(
+        [sys.executable, "-c", MATCH_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=120)
+    lines = out.split("\n")
+    assert lines[0].startswith("interrupted"), (out, err)
+    # The game in hand is finished, not the series.
+    assert float(lines[0].split()[1]) < 30
+    assert lines[1] == "same", (out, err)
+    assert child.returncode == 0, err
