@@ -148,6 +148,8 @@ class Evaluator:
         token: Optional[str] = None,
         verify: str = "0.03",
         symmetry: str = "none",
+        tls_cert: Union[str, "PathLike[str]", None] = None,
+        tls_key: Union[str, "PathLike[str]", None] = None,
     ) -> None: ...
     def evaluate(self, population: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
         """Fitness per row (higher is fitter). Releases the GIL; Ctrl-C raises KeyboardInterrupt."""

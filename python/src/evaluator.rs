@@ -8,7 +8,7 @@ use loa_engine::network::symmetry::{Tying, WeightTying};
 use loa_engine::network::{Chromosome, Topology};
 use loa_engine::random::derive_seed;
 use loa_engine::tasks::Task;
-use loa_master::cluster::ClusterOptions;
+use loa_master::cluster::{ClusterOptions, TlsIdentity};
 use loa_master::config::ExperimentConfig;
 use loa_master::pool::WorkerPool;
 use loa_master::population::{Individual, SerialCounter};
@@ -18,9 +18,10 @@ use loa_master::scheduler::{TaskId, VerifyRate};
 use loa_master::selection::Breeding;
 use loa_master::selection::judging::{self, Fitness, JudgingConfig, JudgingState};
 use numpy::PyArray1;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
@@ -51,7 +52,9 @@ struct Calls {
 /// The matches are the master's match tasks, played on ``threads`` embedded threads (every core
 /// if None; with ``listen``, none unless given) and, with ``listen`` (``"127.0.0.1:0"``: any
 /// free port, see ``address``) and ``token``, on remote ``worker`` processes that join as they
-/// join a master, their outcomes verified by replay at the share ``verify``. Fitness depends on
+/// join a master, their outcomes verified by replay at the share ``verify``; with ``tls_cert``
+/// and ``tls_key`` (PEM files, as the master's ``--tls-cert`` and ``--tls-key``) over TLS, the
+/// workers joining at ``https://`` with ``--tls-ca``. Fitness depends on
 /// the seed, the call's index and the population only, whoever plays. Calls release the GIL;
 /// Ctrl-C stops one and raises KeyboardInterrupt, and the call's index is not used up.
 #[pyclass(frozen, module = "loa_evolve._native")]
@@ -80,7 +83,7 @@ impl Evaluator {
         shape = "board-nonad-100-20-1", *, opponents = 4, fixed_opponents = Vec::new(), fixed_matches = 1,
         opening_plies = 0, fitness = "points", groups = 0, ladder = Vec::new(), promote_at = 0.5, seed = 1,
         depth = 1, board = None, start = "standard", threads = None, listen = None, token = None,
-        verify = "0.03", symmetry = "none"
+        verify = "0.03", symmetry = "none", tls_cert = None, tls_key = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -102,6 +105,8 @@ impl Evaluator {
         token: Option<String>,
         verify: &str,
         symmetry: &str,
+        tls_cert: Option<PathBuf>,
+        tls_key: Option<PathBuf>,
     ) -> PyResult<Evaluator> {
         let network = topology(shape)?;
         let tying = match symmetry.parse::<WeightTying>().map_err(|e| value_error(format!("symmetry: {e}")))? {
@@ -144,6 +149,15 @@ impl Evaluator {
         };
         // The checks a run makes; those that depend on the population are made again per call.
         check(&config, &judging, usize::MAX)?;
+        let tls = match (tls_cert, tls_key, listen) {
+            (None, None, _) => None,
+            (Some(cert), Some(key), Some(_)) => {
+                Some(TlsIdentity::read(&cert, &key).map_err(|e| PyOSError::new_err(e.to_string()))?)
+            }
+            (Some(_), Some(_), None) => return Err(value_error("tls_cert: needs listen (TLS is for remote workers)")),
+            (Some(_), None, _) => return Err(value_error("tls_cert: needs tls_key, its private key")),
+            (None, Some(_), _) => return Err(value_error("tls_key: needs tls_cert, its certificate")),
+        };
         let cluster = match listen {
             None => None,
             Some(listen) => {
@@ -159,6 +173,7 @@ impl Evaluator {
                     None => {}
                 }
                 let mut options = ClusterOptions::new(addr, token);
+                options.tls = tls;
                 options.verify = verify.parse::<VerifyRate>().map_err(|e| value_error(format!("verify: {e}")))?;
                 Some(options)
             }

@@ -2,6 +2,7 @@
 the games say, and its refusals."""
 
 import subprocess
+from pathlib import Path
 import time
 
 import numpy as np
@@ -79,6 +80,48 @@ def test_a_remote_worker_gives_the_same_fitness(worker_bin):
             worker.wait(timeout=30)
     for a, b in zip(expected, got):
         assert np.array_equal(a, b)
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_remote_worker_over_tls_gives_the_same_fitness(worker_bin):
+    expected = run(1)
+    tls = dict(tls_cert=DATA / "loopback.pem", tls_key=DATA / "loopback.key")
+    with le.Evaluator(SMALL, threads=0, listen="127.0.0.1:0", token="secret", **tls, **settings()) as ev:
+        # A worker at https:// that trusts the certificate: it could not join a plain server.
+        worker = subprocess.Popen(
+            [str(worker_bin), "--master", f"https://{ev.address}", "--token", "secret", "--slots", "1"]
+            + ["--tls-ca", str(DATA / "loopback.pem")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            # Joined, before a call that would wait for it forever.
+            deadline = time.monotonic() + 60
+            while ev.workers == 0 and worker.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert ev.workers == 1, worker.stderr.read().decode() if worker.poll() is not None else "not joined"
+            got = [ev.evaluate(population(SMALL, 6, c)) for c in range(2)]
+            assert ev.workers == 1
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    for a, b in zip(expected, got):
+        assert np.array_equal(a, b)
+
+
+def test_tls_needs_both_files_and_a_listen_address(tmp_path):
+    pem, key = DATA / "loopback.pem", DATA / "loopback.key"
+    for kw, words in [
+        (dict(tls_cert=pem), "tls_cert: needs tls_key"),
+        (dict(tls_key=key), "tls_key: needs tls_cert"),
+        (dict(tls_cert=pem, tls_key=key), "tls_cert: needs listen"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            le.Evaluator(SMALL, threads=1, **kw)
+    with pytest.raises(OSError, match="missing.pem"):
+        le.Evaluator(SMALL, threads=0, listen="127.0.0.1:0", tls_cert=tmp_path / "missing.pem", tls_key=key)
 
 
 def test_tied_weights_are_the_networks_they_expand_to():
