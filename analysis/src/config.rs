@@ -21,6 +21,9 @@ pub struct RunConfig {
     pub reference: Option<String>,
     /// The reference player's search depth.
     pub reference_depth: Option<u64>,
+    /// The command line of an external engine that is the reference instead (`[benchmark]
+    /// engine`).
+    pub reference_engine: Option<String>,
     /// The ply cap of the rules.
     pub ply_cap: Option<u64>,
     /// The networks' shape name (absent: the thesis's, which the master does not write out).
@@ -52,6 +55,10 @@ impl RunConfig {
             network_depth: int(top, "network_depth"),
             reference: sub("benchmark").and_then(|t| t.get("reference")).and_then(|v| v.as_str()).map(str::to_string),
             reference_depth: int(sub("benchmark"), "depth"),
+            reference_engine: sub("benchmark")
+                .and_then(|t| t.get("engine"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
             ply_cap: int(sub("rules"), "ply_cap"),
             network: value.get("network").and_then(|v| v.as_str()).map(str::to_string),
             start: value.get("start").and_then(|v| v.as_str()).map(str::to_string),
@@ -78,8 +85,12 @@ impl RunConfig {
         self.start.as_deref().unwrap_or("standard")
     }
 
-    /// The reference player as a spec-like name, e.g. `aloa:5` (`the reference` if unknown).
+    /// The reference player as a spec-like name, e.g. `aloa:5` or `engine:CMD` (`the reference`
+    /// if unknown).
     pub fn reference_name(&self) -> String {
+        if let Some(command) = &self.reference_engine {
+            return format!("engine:{command}");
+        }
         match (&self.reference, self.reference_depth) {
             (Some(r), Some(d)) => format!("{r}:{d}"),
             (Some(r), None) => r.clone(),
@@ -98,6 +109,9 @@ mod tests {
         let c = RunConfig::parse(text, Path::new("r/config.toml")).unwrap();
         assert_eq!((c.population, c.generations_per_epoch, c.ply_cap), (Some(24), Some(5), Some(100)));
         assert_eq!(c.reference_name(), "aloa:5");
+        let engine =
+            RunConfig::parse("[benchmark]\nengine = \"loa engine --player aloa:5\"\n", Path::new("x")).unwrap();
+        assert_eq!(engine.reference_name(), "engine:loa engine --player aloa:5");
         assert_eq!(RunConfig::parse("", Path::new("x")).unwrap(), RunConfig::default());
         assert_eq!((c.network_name(), c.board_name(), c.start_name()), (THESIS_NETWORK, "8x8".into(), "standard"));
         let small = RunConfig::parse("network = \"6x6-board-nonad-52-12-1\"\nseed = 2\n", Path::new("x")).unwrap();

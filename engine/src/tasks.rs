@@ -20,7 +20,7 @@ mod selfplay;
 
 pub use matches::{
     FixedPlayer, MAX_ENTRANTS, MAX_MATCHES, MAX_OPENING_PLIES, MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome,
-    OPENING_SEED_LABEL, OutcomeMismatch, Pairing, play_match_task,
+    OPENING_SEED_LABEL, OutcomeMismatch, Pairing, play_match_task, play_match_task_with,
 };
 pub use selfplay::{
     MAX_SELF_PLAY_GAMES, MAX_SELF_PLAY_MOVES, PlayedGame, SelfPlayGame, SelfPlayOutcome, SelfPlayTask, game_over,

@@ -13,6 +13,7 @@
 //! - [`cluster`]: the gRPC service that lets remote workers use the scheduler.
 //! - [`pool`]: a scheduler with its embedded workers and cluster service, started and finished.
 //! - [`experiment`]: match experiments played as tasks through the scheduler.
+//! - [`local`]: tasks with an external engine, which the master plays itself (never a worker).
 //! - [`files`]: the configuration files read by kind, a file of another kind named as such.
 
 #![warn(missing_docs)]
@@ -23,6 +24,7 @@ pub mod config;
 pub mod experiment;
 pub mod files;
 pub mod generation;
+pub mod local;
 pub mod metrics;
 pub mod pool;
 pub mod population;

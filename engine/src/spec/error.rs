@@ -46,8 +46,6 @@ pub enum SpecProblem {
     NotFixed,
     /// A `run:` spec outside a match experiment.
     RunOutsideExperiment,
-    /// An `engine:` spec in a match experiment.
-    EngineOutsideLoa,
     /// `engine:` without a command.
     MissingCommand,
     /// A chromosome file asked of a spec that names none.
@@ -83,10 +81,6 @@ impl fmt::Display for SpecProblem {
             SpecProblem::RunOutsideExperiment => {
                 f.write_str("a run's survivors are players of `master experiment` only, which reads their checkpoints")
             }
-            SpecProblem::EngineOutsideLoa => f.write_str(
-                "an external engine plays in `loa match`, `loa best` and `loa play` only: it runs on this machine, \
-                 not on a worker",
-            ),
             SpecProblem::MissingCommand => f.write_str("missing the command line after `engine:`"),
             SpecProblem::NotANetFile => f.write_str("names no chromosome file"),
             // The chromosome error names the file already.

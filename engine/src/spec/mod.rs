@@ -35,9 +35,10 @@ pub struct Form {
     pub fixed: Option<&'static str>,
     /// Whether `loa` plays it: only `master experiment` expands a run's survivors.
     pub playable: bool,
-    /// Whether a match experiment plays it: an external engine runs on the machine of `loa`,
-    /// not on a worker.
-    pub in_experiments: bool,
+    /// Whether it is a program in another process (`engine:`): it runs on the machine that
+    /// reads the spec, never on a worker, so the master plays its matches itself. It is taken
+    /// where fixed players are as a held-out opponent ([`Accepts::Opponent`]).
+    pub external: bool,
     /// The player it names.
     pub player: &'static str,
 }
@@ -48,28 +49,28 @@ pub const FORMS: [Form; 8] = [
         text: "aloa:D",
         fixed: Some("aloa:D"),
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "ALoA, the reference player (Winands' evaluator with the quad term)",
     },
     Form {
         text: "aloa-normal:D",
         fixed: Some("aloa-normal:D"),
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "ALoA with Winands' normal evaluator",
     },
     Form {
         text: "random:D[:SALT]",
         fixed: Some("random:D[:SALT]"),
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "the random heuristic, keyed by the game's seed and SALT (default 0)",
     },
     Form {
         text: "randomann:D[:SEED]",
         fixed: Some("randomann:D:SEED"),
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "a network with weights uniform in [-1, 1) drawn from SEED; without one, a fresh network for \
                  every match, drawn from the match's seed",
     },
@@ -77,21 +78,21 @@ pub const FORMS: [Form; 8] = [
         text: "randomann-printed:D[:SEED]",
         fixed: Some("randomann-printed:D:SEED"),
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "the same, reading the board with the thesis's printed encoding (docs/spec.md §3)",
     },
     Form {
         text: "net:D:FILE",
         fixed: None,
         playable: true,
-        in_experiments: true,
+        external: false,
         player: "the network in a chromosome JSON file",
     },
     Form {
         text: "run:D:DIR:epochs=LIST",
         fixed: None,
         playable: false,
-        in_experiments: true,
+        external: false,
         player: "every survivor of each listed epoch of the run in DIR, from its epoch checkpoints (`master \
                  experiment` only); LIST is epochs or ranges FIRST-LAST[/STEP] separated by commas",
     },
@@ -99,20 +100,25 @@ pub const FORMS: [Form; 8] = [
         text: "engine:CMD",
         fixed: None,
         playable: true,
-        in_experiments: false,
+        external: true,
         player: "a program that speaks `loa engine`'s protocol (docs/engine-protocol.md), CMD its command line \
-                 with its arguments, e.g. `engine:target/release/loa engine --player aloa:1` (`loa` only)",
+                 with its arguments, e.g. `engine:target/release/loa engine --player aloa:1`; in a run or an \
+                 experiment the master plays its matches itself, never a worker",
     },
 ];
 
 /// Which specs a place takes: the forms its errors list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accepts {
-    /// Every form a match experiment plays (all but `engine:`).
+    /// Every form: the players of a match experiment.
     Every,
     /// Every form `loa` plays: all but `run:`.
     Playable,
-    /// Fixed players only (validation opponents, judging's opponents and ladder, the benchmark).
+    /// Fixed players and external engines: a run's validation opponents and the benchmark's
+    /// reference, whose matches with an engine the master plays itself.
+    Opponent,
+    /// Fixed players only: judging's opponents and ladder, whose games are training's and go to
+    /// the workers.
     Fixed,
 }
 
@@ -122,8 +128,9 @@ impl Accepts {
         let taken: Vec<&str> = FORMS
             .iter()
             .filter_map(|form| match self {
-                Accepts::Every => form.in_experiments.then_some(form.text),
+                Accepts::Every => Some(form.text),
                 Accepts::Playable => form.playable.then_some(form.text),
+                Accepts::Opponent => form.fixed.or(form.external.then_some(form.text)),
                 Accepts::Fixed => form.fixed,
             })
             .collect();
@@ -189,9 +196,10 @@ impl PlayerSpec {
     pub fn taken_in(&self, accepts: Accepts) -> Result<(), SpecError> {
         let problem = match (self, accepts) {
             (PlayerSpec::Run { .. }, Accepts::Playable) => SpecProblem::RunOutsideExperiment,
-            (PlayerSpec::Engine { .. }, Accepts::Every) => SpecProblem::EngineOutsideLoa,
-            (PlayerSpec::Fixed(_), Accepts::Fixed) | (_, Accepts::Every | Accepts::Playable) => return Ok(()),
-            (_, Accepts::Fixed) => SpecProblem::NotFixed,
+            (PlayerSpec::Fixed(_) | PlayerSpec::Engine { .. }, Accepts::Opponent)
+            | (PlayerSpec::Fixed(_), Accepts::Fixed)
+            | (_, Accepts::Every | Accepts::Playable) => return Ok(()),
+            (_, Accepts::Fixed | Accepts::Opponent) => SpecProblem::NotFixed,
         };
         Err(SpecError { spec: self.to_string(), accepts, problem })
     }

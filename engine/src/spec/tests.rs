@@ -98,7 +98,8 @@ fn messages_name_the_spec_and_the_forms_the_place_takes() {
     assert_eq!(
         every,
         "bad player `chess:3`: unknown player kind `chess` (use aloa:D, aloa-normal:D, random:D[:SALT], \
-         randomann:D[:SEED], randomann-printed:D[:SEED], net:D:FILE or run:D:DIR:epochs=LIST)"
+         randomann:D[:SEED], randomann-printed:D[:SEED], net:D:FILE, run:D:DIR:epochs=LIST or \
+         engine:CMD)"
     );
     let playable = PlayerSpec::parse_in("run:3:r:epochs=1", Accepts::Playable).unwrap_err();
     assert!(matches!(playable.problem, SpecProblem::RunOutsideExperiment));
@@ -252,17 +253,22 @@ fn the_forms_list_reads_as_a_sentence() {
 }
 
 #[test]
-fn an_external_engine_is_its_command_line_and_plays_in_loa_only() {
+fn an_external_engine_is_its_command_line_and_plays_as_an_opponent_but_not_in_judging() {
     let text = "engine:target/release/loa engine --player net:3:a:b.json";
     let spec = PlayerSpec::parse_in(text, Accepts::Playable).unwrap();
     assert_eq!(spec, PlayerSpec::Engine { command: "target/release/loa engine --player net:3:a:b.json".into() });
     assert_eq!(PlayerSpec::parse_in(&spec.to_string(), Accepts::Playable).unwrap(), spec);
     assert!(spec.uses_seed() && spec.fixed().is_none() && spec.plays_on(BoardSize::MIN).is_ok());
-    let every = text.parse::<PlayerSpec>().unwrap_err();
-    assert!(matches!(every.problem, SpecProblem::EngineOutsideLoa));
-    assert!(every.to_string().contains("plays in `loa match`, `loa best` and `loa play` only"), "{every}");
-    assert!(!Accepts::Every.forms().contains("engine:") && !Accepts::Fixed.forms().contains("engine:"));
+    // An experiment and a run's opponents take it: the master plays its matches itself.
+    assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec);
+    assert_eq!(PlayerSpec::parse_in(text, Accepts::Opponent).unwrap(), spec);
+    assert!(Accepts::Every.forms().contains("engine:") && Accepts::Opponent.forms().contains("engine:"));
+    // Judging's fixed players go to the workers with training's tasks: no engine there.
+    assert!(!Accepts::Fixed.forms().contains("engine:"));
+    assert!(matches!(PlayerSpec::parse_in(text, Accepts::Fixed).unwrap_err().problem, SpecProblem::NotFixed));
     assert!(matches!(text.parse::<FixedPlayer>().unwrap_err().problem, SpecProblem::NotFixed));
+    let net = PlayerSpec::parse_in("net:3:x.json", Accepts::Opponent).unwrap_err();
+    assert!(matches!(net.problem, SpecProblem::NotFixed) && net.to_string().contains("or engine:CMD"), "{net}");
     let empty = PlayerSpec::parse_in("engine: ", Accepts::Playable).unwrap_err();
     assert!(matches!(empty.problem, SpecProblem::MissingCommand), "{empty}");
 }

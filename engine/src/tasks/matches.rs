@@ -488,13 +488,27 @@ fn one_match(
 
 /// Plays a match task after [`MatchTask::validate`]: every match, in play order.
 pub fn play_match_task(task: &MatchTask) -> Result<MatchTaskOutcome, TaskError> {
+    play_match_task_with(task, |_| None)
+}
+
+/// [`play_match_task`], but entrant `i` is played by `stand_in(i)` where that gives a player:
+/// how the master plays a task with an external engine itself, the engine's entrant in the task
+/// only holding its place (a task names no program, so none reaches a worker).
+pub fn play_match_task_with(
+    task: &MatchTask,
+    mut stand_in: impl FnMut(usize) -> Option<Box<dyn Player>>,
+) -> Result<MatchTaskOutcome, TaskError> {
     task.validate()?;
     let start = task.start_position()?;
     // One evaluator per entrant for the whole task (a network's weights are laid out once).
     let players: Vec<Box<dyn Player>> = task
         .entrants
         .iter()
-        .map(|e| -> Box<dyn Player> {
+        .enumerate()
+        .map(|(i, e)| -> Box<dyn Player> {
+            if let Some(player) = stand_in(i) {
+                return player;
+            }
             match e {
                 MatchEntrant::Network { chromosome, .. } => Box::new(ShapedPlayer::new(chromosome, task.network_depth)),
                 MatchEntrant::Fixed { player, .. } => player.player() as Box<dyn Player>,

@@ -15,11 +15,13 @@ mod explain;
 pub(crate) use explain::{nearest, plain_value};
 mod mutation;
 mod operators;
+mod opponent;
 mod scheme;
 mod validation;
 
 pub use mutation::{DEFAULT_PROBABILITY, MAX_STEP, MIN_STEP, MutationConfig, MutationOperator, child_step};
 pub use operators::CrossoverConfig;
+pub use opponent::Opponent;
 pub use scheme::{SchemeConfig, SelectionConfig};
 pub use validation::ValidationConfig;
 
@@ -79,6 +81,11 @@ pub struct BenchmarkConfig {
     pub reference: ReferenceKind,
     /// The reference player's search depth.
     pub depth: u32,
+    /// An external engine as the reference instead, by its command line (a program speaking
+    /// `loa engine`'s protocol): the master plays the benchmark's matches itself. `reference`
+    /// and `depth` then name no player.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 /// Reference players for the benchmark.
@@ -126,7 +133,7 @@ impl Default for ExperimentConfig {
 
 impl Default for BenchmarkConfig {
     fn default() -> Self {
-        BenchmarkConfig { reference: ReferenceKind::Aloa, depth: 5 }
+        BenchmarkConfig { reference: ReferenceKind::Aloa, depth: 5, engine: None }
     }
 }
 
@@ -322,9 +329,14 @@ impl ExperimentConfig {
     }
 
     /// The benchmark's reference player: the spec `KIND:DEPTH` of `[benchmark]` (`random:D` has
-    /// the salt 0). An error names `benchmark` if that is no fixed player (a depth out of range).
-    pub fn reference(&self) -> Result<FixedPlayer, ConfigError> {
-        fixed_player("benchmark", &format!("{}:{}", self.benchmark.reference.name(), self.benchmark.depth))
+    /// the salt 0), or its `engine`. An error names `benchmark` if that is no fixed player (a
+    /// depth out of range), or `benchmark.engine` if the command line is blank.
+    pub fn reference(&self) -> Result<Opponent, ConfigError> {
+        match &self.benchmark.engine {
+            Some(command) => Opponent::parse("benchmark.engine", &format!("engine:{command}")),
+            None => fixed_player("benchmark", &format!("{}:{}", self.benchmark.reference.name(), self.benchmark.depth))
+                .map(Opponent::Fixed),
+        }
     }
 }
 
@@ -389,7 +401,7 @@ mod tests {
         ] {
             let text = format!("[benchmark]\nreference = \"{kind}\"\ndepth = 4\n");
             let c = ExperimentConfig::from_toml(&text).unwrap();
-            assert_eq!((c.reference().unwrap(), c.benchmark.reference.name()), (player, kind));
+            assert_eq!((c.reference().unwrap(), c.benchmark.reference.name()), (Opponent::Fixed(player), kind));
             // Written back in the form it was read.
             assert!(c.to_toml().contains(&text), "{}", c.to_toml());
         }
@@ -401,6 +413,17 @@ mod tests {
         assert!(why.starts_with("invalid `benchmark`: bad player `aloa:40`: the depth must be 1..=12"), "{why}");
         let err = ExperimentConfig::from_toml("[benchmark]\nreference = \"aloa:5\"").unwrap_err().to_string();
         assert!(err.contains("aloa:5") && err.contains("aloa-normal"), "{err}");
+    }
+
+    #[test]
+    fn an_engine_may_be_the_reference_and_is_written_only_when_given() {
+        let text = "[benchmark]\nengine = \"target/release/loa engine --player aloa:5\"\n";
+        let c = ExperimentConfig::from_toml(text).unwrap();
+        assert_eq!(c.reference().unwrap(), Opponent::Engine("target/release/loa engine --player aloa:5".into()));
+        assert!(c.to_toml().contains("engine = \"target/release/loa engine --player aloa:5\""), "{}", c.to_toml());
+        assert!(!ExperimentConfig::default().to_toml().contains("engine"), "a run without one writes as before");
+        let blank = ExperimentConfig::from_toml("[benchmark]\nengine = \" \"\n").unwrap_err().to_string();
+        assert!(blank.contains("`benchmark.engine`") && blank.contains("missing the command line"), "{blank}");
     }
 
     #[test]

@@ -1,11 +1,10 @@
 //! The optional `[validation]` section of a run: the run's best network against held-out
 //! opponents every few epochs, from openings of a seed of its own (docs/config.md).
 
-use super::{ConfigError, fixed_players};
+use super::{ConfigError, Opponent};
 use loa_engine::BoardSize;
 use loa_engine::openings::max_opening_plies;
 use loa_engine::players::MAX_DEPTH;
-use loa_engine::tasks::FixedPlayer;
 use serde::{Deserialize, Serialize};
 
 /// Most opponents a validation plays.
@@ -17,7 +16,8 @@ pub const MAX_MATCHES: u32 = 100_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ValidationConfig {
-    /// The opponents' player specs: fixed players ([`loa_engine::spec::Accepts::Fixed`]).
+    /// The opponents' player specs: fixed players and external engines
+    /// ([`loa_engine::spec::Accepts::Opponent`]).
     pub opponents: Vec<String>,
     /// Two-game matches against each opponent per validation; even, so the network is A in half
     /// of them and B in the other half from the same openings.
@@ -92,10 +92,10 @@ impl ValidationConfig {
         Ok(())
     }
 
-    /// The opponents as players, in order; a spec that is not a fixed player is an error naming
-    /// `validation.opponents` and the spec.
-    pub fn players(&self) -> Result<Vec<FixedPlayer>, ConfigError> {
-        fixed_players("validation.opponents", &self.opponents)
+    /// The opponents as players, in order; a spec that is neither a fixed player nor an
+    /// external engine is an error naming `validation.opponents` and the spec.
+    pub fn players(&self) -> Result<Vec<Opponent>, ConfigError> {
+        self.opponents.iter().map(|spec| Opponent::parse("validation.opponents", spec)).collect()
     }
 
     /// Whether the run validates at the end of `epoch`.

@@ -1,5 +1,7 @@
 //! Experiments: two players, many two-game matches played as tasks through the scheduler (on
 //! embedded workers or a cluster of `worker`s), every game written as `analysis matches` reads.
+//! A match with an external engine (`engine:CMD`) is played by the master itself, on
+//! `--threads` threads of its own ([`crate::local`]): no worker runs a program it is named.
 //! The output is a function of the configuration alone: tasks have fixed ids, outcomes are
 //! collected by id and written in match order, so any number of workers writes the same bytes.
 //!
@@ -17,15 +19,16 @@ pub use plan::{MatchTally, PlannedMatch};
 pub use side::{Side, SideError};
 
 use crate::config::ConfigError;
+use crate::local::{LocalTask, Work};
 use crate::pool::{PoolError, WorkerPool};
 use crate::scheduler::TaskId;
 use loa_engine::spec::PlayerSpec;
-use loa_engine::tasks::{MatchSummary, OutcomeMismatch, Task};
+use loa_engine::tasks::{MatchSummary, OutcomeMismatch, Task, TaskOutcome};
 use loa_records::jsonl::write_lines;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to play an experiment: workers, stopping (nothing is written then), display.
@@ -63,6 +66,9 @@ pub enum ExperimentError {
     /// Stopped on request before every task was played.
     #[error("stopped before every match was played; nothing written")]
     Stopped,
+    /// A match with an external engine, which the master plays itself, failed.
+    #[error("{0}")]
+    Local(#[from] crate::local::LocalError),
     /// Writing an output file failed.
     #[error("{0}: {1}")]
     Io(PathBuf, #[source] std::io::Error),
@@ -153,6 +159,50 @@ impl fmt::Display for ExperimentReport {
     }
 }
 
+/// The task of `work` if it is the master's to play.
+fn local_task(work: Work) -> Option<LocalTask> {
+    match work {
+        Work::Master(task) => Some(task),
+        Work::Worker(_) => None,
+    }
+}
+
+/// Plays `tasks` (with their ids) on the workers: their outcomes in order, and the cluster
+/// summary when serving remote workers.
+#[allow(clippy::type_complexity)]
+fn play_on_workers(
+    tasks: &[(&TaskId, &plan::PlannedTask)],
+    options: &ExperimentOptions,
+    started: Instant,
+) -> Result<(Vec<Result<TaskOutcome, String>>, Option<String>), ExperimentError> {
+    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
+    if let Some(server) = &pool.server {
+        eprintln!("serving workers on {}", server.addr);
+    }
+    let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| **id).collect();
+    pool.scheduler.submit(tasks.iter().map(|(id, t)| (**id, Task::Match(t.task.clone()))).collect());
+    let total = tasks.len();
+    let collected = pool.scheduler.collect(
+        &ids,
+        || options.stop.load(Ordering::Acquire),
+        |done| {
+            // Standard error is unbuffered: the line shows at once.
+            if options.progress {
+                let _ = write!(std::io::stderr(), "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
+            }
+        },
+    );
+    if options.progress {
+        eprintln!();
+    }
+    if collected.is_some() {
+        pool.scheduler.close_for_good();
+    }
+    let cluster = pool.finish();
+    let outcomes = collected.ok_or(ExperimentError::Stopped)?;
+    Ok((outcomes.into_iter().map(|o| o.map_err(|e| e.to_string())).collect(), cluster))
+}
+
 /// The per-epoch file beside `out`: `NAME.epoch-NNNNN.jsonl`.
 pub fn epoch_path(out: &Path, epoch: u32) -> PathBuf {
     let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -173,7 +223,9 @@ pub fn run(
     let b = Side::prepare(&spec_b).map_err(|e| ExperimentError::Player("b", e))?;
     a.plays_on(config.board).map_err(|e| ExperimentError::Player("a", e))?;
     b.plays_on(config.board).map_err(|e| ExperimentError::Player("b", e))?;
-    if options.threads == 0 && options.cluster.is_none() {
+    // With an engine in every match the master plays them all itself: no worker is needed.
+    let engine = [&a, &b].iter().any(|side| matches!(side.spec, PlayerSpec::Engine { .. }));
+    if options.threads == 0 && options.cluster.is_none() && !engine {
         return Err(ExperimentError::NoWorkers);
     }
     // Counted before the plan is built, which holds every match.
@@ -184,37 +236,31 @@ pub fn run(
     let planned = plan::plan_matches(config.seed, config.matches, config.swap_colours, &a, &b);
     let tasks = plan::plan_tasks(&planned, &a, &b, config);
     let ids: Vec<TaskId> = (0..tasks.len() as u64).collect();
-
-    let pool = WorkerPool::start(options.threads, options.cluster.as_ref())?;
-    if let Some(server) = &pool.server {
-        eprintln!("serving workers on {}", server.addr);
-    }
-    pool.scheduler.submit(ids.iter().zip(&tasks).map(|(id, t)| (*id, Task::Match(t.task.clone()))).collect());
-    let total = tasks.len();
-    let collected = pool.scheduler.collect(
-        &ids,
-        || options.stop.load(Ordering::Acquire),
-        |done| {
-            // Standard error is unbuffered: the line shows at once.
-            if options.progress {
-                let _ = write!(std::io::stderr(), "\r{done}/{total} tasks, {:.0} s", started.elapsed().as_secs_f64());
-            }
-        },
-    );
-    if options.progress {
-        eprintln!();
-    }
-    if collected.is_some() {
-        pool.scheduler.close_for_good();
-    }
-    let cluster = pool.finish();
-    let outcomes = collected.ok_or(ExperimentError::Stopped)?;
+    let (own, theirs): (Vec<_>, Vec<_>) = ids.iter().zip(&tasks).partition(|(_, t)| !t.engines.is_empty());
+    let stopped = || options.stop.load(Ordering::Acquire);
+    // The master's own first: an engine that fails says so before the workers' share is played.
+    let own_work: Vec<LocalTask> = own.iter().filter_map(|(_, t)| local_task(t.work())).collect();
+    let own_done = AtomicUsize::new(0);
+    let own_refs: Vec<&LocalTask> = own_work.iter().collect();
+    let ours = crate::local::play_all(&own_refs, options.threads, &stopped, &own_done)?;
+    let mut ours = ours.ok_or(ExperimentError::Stopped)?.into_iter().map(|o| Ok(TaskOutcome::Match(o)));
+    let (theirs, cluster) = match theirs.is_empty() {
+        true => (Vec::new(), None),
+        false => play_on_workers(&theirs, options, started)?,
+    };
+    let mut theirs = theirs.into_iter();
+    // Back in task order.
+    let outcomes: Vec<Result<TaskOutcome, String>> = tasks
+        .iter()
+        .map(|t| if t.engines.is_empty() { theirs.next() } else { ours.next() })
+        .collect::<Option<_>>()
+        .ok_or_else(|| ExperimentError::Task(0, "fewer outcomes than tasks".into()))?;
 
     // Tasks hold consecutive matches in order, and a checked outcome has one summary a pairing.
     let mut played: Vec<(PlannedMatch, MatchSummary)> = Vec::with_capacity(planned.len());
     for ((id, planned_task), outcome) in ids.iter().zip(&tasks).zip(outcomes) {
         let bad = |why: String| ExperimentError::Task(*id, why);
-        let outcome = outcome.map_err(|e| bad(e.to_string()))?.into_match();
+        let outcome = outcome.map_err(bad)?.into_match();
         let outcome = outcome.ok_or_else(|| bad(OutcomeMismatch::Kind.to_string()))?;
         planned_task.task.check_outcome(&outcome).map_err(|e| bad(e.to_string()))?;
         played.extend(planned_task.matches.iter().map(|&index| planned[index]).zip(outcome.matches));

@@ -80,6 +80,9 @@ fn key(side: &Side, a: bool, entrant: usize, number: u64) -> Key {
 
 fn entrant(side: &Side, key: Key, serial: u64, match_seed: u64) -> MatchEntrant {
     let label = if key.a { FRESH_ANN_LABEL_A } else { FRESH_ANN_LABEL_B };
+    if let PlayerSpec::Engine { .. } = side.spec {
+        return crate::local::stand_in(serial);
+    }
     match side.spec.fixed_for_match(match_seed, label) {
         Some(player) => MatchEntrant::Fixed { serial, player },
         // A network spec: `plan_matches` numbers a side's entrants below its count of networks.
@@ -94,6 +97,16 @@ pub struct PlannedTask {
     pub task: MatchTask,
     /// For each of its pairings, the index of the match in the planned list.
     pub matches: Vec<usize>,
+    /// The entrants that are external engines, by index, with their command lines: the master
+    /// plays the task itself ([`crate::local`]).
+    pub engines: Vec<(usize, String)>,
+}
+
+impl PlannedTask {
+    /// Who plays it: any worker, or the master if an engine is in it.
+    pub fn work(&self) -> crate::local::Work {
+        crate::local::Work::of(self.task.clone(), self.engines.clone())
+    }
 }
 
 /// Cuts the planned matches into tasks of at most `per_task` consecutive matches and
@@ -101,7 +114,8 @@ pub struct PlannedTask {
 pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchExperiment) -> Vec<PlannedTask> {
     let (per_task, opening_plies, rules) = (config.matches_per_task as usize, config.opening_plies, config.rules);
     let network_depth = a.spec.network_depth().or(b.spec.network_depth()).unwrap_or(1);
-    let task = |entrants, pairs, matches| PlannedTask {
+    let task = |entrants, pairs, matches, engines| PlannedTask {
+        engines,
         task: MatchTask {
             entrants,
             network_depth,
@@ -114,15 +128,19 @@ pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchEx
     };
     let mut tasks = Vec::new();
     let (mut keys, mut entrants, mut pairs, mut indices) = (Vec::<Key>::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut engines = Vec::new();
     for (index, m) in planned.iter().enumerate() {
         let (ka, kb) = (key(a, true, m.a_entrant, m.number), key(b, false, m.b_entrant, m.number));
         let new = [ka, kb].iter().filter(|k| !keys.contains(k)).count();
         if !pairs.is_empty() && (pairs.len() >= per_task || keys.len() + new > MAX_ENTRANTS) {
-            tasks.push(task(take(&mut entrants), take(&mut pairs), take(&mut indices)));
+            tasks.push(task(take(&mut entrants), take(&mut pairs), take(&mut indices), take(&mut engines)));
             keys.clear();
         }
         let mut place = |k: Key, side: &Side| {
             keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                if let PlayerSpec::Engine { command } = &side.spec {
+                    engines.push((keys.len(), command.clone()));
+                }
                 entrants.push(entrant(side, k, keys.len() as u64, m.seed));
                 keys.push(k);
                 keys.len() - 1
@@ -134,7 +152,7 @@ pub fn plan_tasks(planned: &[PlannedMatch], a: &Side, b: &Side, config: &MatchEx
         indices.push(index);
     }
     if !pairs.is_empty() {
-        tasks.push(task(entrants, pairs, indices));
+        tasks.push(task(entrants, pairs, indices, engines));
     }
     tasks
 }

@@ -30,9 +30,6 @@ pub enum SideError {
     /// A player of the side cannot play the board (the side's key names it).
     #[error("{0}")]
     Board(#[from] NetworkBoardError),
-    /// An external engine, which plays on no worker.
-    #[error("an external engine (`engine:`) plays in `loa match` only, not in an experiment")]
-    Engine,
 }
 
 /// One network of a `net:` or `run:` spec.
@@ -57,9 +54,8 @@ impl Side {
     /// Reads the files `spec` names.
     pub fn prepare(spec: &PlayerSpec) -> Result<Side, SideError> {
         let nets = match spec {
-            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } => Vec::new(),
-            // Refused by an experiment's configuration already: it plays on no worker.
-            PlayerSpec::Engine { .. } => return Err(SideError::Engine),
+            // An engine's program runs on the master's machine only (see `crate::local`).
+            PlayerSpec::Fixed(_) | PlayerSpec::FreshRandomAnn { .. } | PlayerSpec::Engine { .. } => Vec::new(),
             PlayerSpec::Net { .. } => {
                 vec![PreparedNet { epoch: None, chromosome: Arc::new(spec.read_chromosome()?) }]
             }
@@ -84,12 +80,13 @@ impl Side {
     }
 
     /// Whether every player of the side plays on `board`: each network's shape reads it (a
-    /// RandomANN has the thesis's shape).
+    /// RandomANN has the thesis's shape; an external engine is not asked).
     pub fn plays_on(&self, board: BoardSize) -> Result<(), SideError> {
         match &self.spec {
             PlayerSpec::Fixed(player) => player.plays_on(board)?,
             PlayerSpec::FreshRandomAnn { .. } => network_plays_on(Topology::THESIS, board)?,
-            PlayerSpec::Engine { .. } => return Err(SideError::Engine),
+            // Its program answers for itself.
+            PlayerSpec::Engine { .. } => {}
             PlayerSpec::Net { .. } | PlayerSpec::Run { .. } => {
                 self.nets.iter().try_for_each(|n| network_plays_on(n.chromosome.topology(), board))?
             }

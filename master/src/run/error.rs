@@ -78,6 +78,10 @@ pub enum RunError {
     /// A worker could not play a task (a bug: tasks made by the master are valid).
     #[error("a worker could not play a task: {0}")]
     Task(#[source] loa_engine::tasks::TaskFailure),
+    /// A task with an external engine, which the master plays itself, failed. Nothing of the
+    /// step is recorded, so a resume plays it again.
+    #[error("{0} (the run stopped before recording the step: once the engine works, `master resume` plays it again)")]
+    Local(#[from] crate::local::LocalError),
     /// A counter of the run reached its largest value (a run from a checkpoint near the bounds
     /// it is checked against on load).
     #[error("the run has reached its last {counter} ({max}) and cannot go on: resume from an earlier checkpoint")]

@@ -9,6 +9,7 @@ use super::halt::{Halt, HaltPoint};
 use super::{RunError, RunOptions, RunSummary};
 use crate::checkpoint::RunState;
 use crate::cluster::Counters;
+use crate::local::{LocalTask, Work};
 use crate::metrics::benchmark_entry;
 use crate::population::StoredIndividual;
 use crate::scheduler::{Scheduler, TaskId, WorkerId, WorkerInfo};
@@ -16,14 +17,12 @@ use crate::selection::{Breeding, Scheme, Selected};
 use loa_engine::Color;
 use loa_engine::game::benchmark_score;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{
-    BenchmarkOutcome, MatchEntrant, MatchFormat, MatchTaskOutcome, OutcomeMismatch, Pairing, Task, TaskOutcome,
-};
+use loa_engine::tasks::{BenchmarkOutcome, MatchFormat, MatchTaskOutcome, OutcomeMismatch, Pairing, Task, TaskOutcome};
 use loa_records::{EpochReport, GenerationRecord, RunDir, ValidationRecord, WorkerRecord};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a step waits with no worker before the master says so, and how often it says it
@@ -168,13 +167,77 @@ impl Runner<'_> {
         Ok(summary(state, true))
     }
 
-    /// Submits tasks and waits for all outcomes, reporting progress; stops early (`None`) on
-    /// Ctrl-C, or at `halfway` once half the outcomes are in.
+    /// Plays a step's work and waits for all outcomes, in order, reporting progress: the tasks
+    /// for workers through the scheduler ([`Runner::collect`]) while the master plays those with
+    /// an external engine itself, on threads of its own ([`crate::local`]). Stops early (`None`)
+    /// as [`Runner::collect`] does; an engine's failure stops the step with an error.
     fn play(
+        &self,
+        work: Vec<(TaskId, Work)>,
+        halfway: HaltPoint,
+        seen: impl FnMut(),
+    ) -> Result<Option<Vec<TaskOutcome>>, RunError> {
+        let (mut tasks, mut own, mut mine) = (Vec::new(), Vec::new(), Vec::with_capacity(work.len()));
+        for (id, w) in work {
+            mine.push(matches!(w, Work::Master(_)));
+            match w {
+                Work::Worker(task) => tasks.push((id, task)),
+                Work::Master(task) => own.push(task),
+            }
+        }
+        let (own_done, own_failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+        if own.is_empty() {
+            return self.collect(tasks, halfway, seen, &own_done, &own_failed);
+        }
+        let own: Vec<&LocalTask> = own.iter().collect();
+        let (stop, threads) = (&*self.options.work.stop, self.options.work.threads);
+        let given_up = AtomicBool::new(false);
+        let (theirs, ours) = std::thread::scope(|scope| {
+            let ours = scope.spawn(|| {
+                let stopped = || stop.load(Ordering::Acquire) || given_up.load(Ordering::Acquire);
+                let played = crate::local::play_all(&own, threads, &stopped, &own_done);
+                own_failed.store(played.is_err(), Ordering::Release);
+                played
+            });
+            let theirs = self.collect(tasks, halfway, seen, &own_done, &own_failed);
+            if !matches!(theirs, Ok(Some(_))) {
+                given_up.store(true, Ordering::Release);
+            }
+            // The master's own plays may still be under way: progress goes on meanwhile.
+            while !ours.is_finished() {
+                std::thread::sleep(Duration::from_millis(50));
+                let stats = self.scheduler.stats();
+                let done = mine.len() - own.len() + own_done.load(Ordering::Acquire);
+                if let Err(e) = self.emit(RunEvent::Progress { done, stats: &stats }) {
+                    given_up.store(true, Ordering::Release);
+                    let _ = ours.join();
+                    return Err(e);
+                }
+            }
+            let ours =
+                ours.join().map_err(|_| RunError::Outcome("a thread of the master's own plays panicked".into()))?;
+            Ok::<_, RunError>((theirs, ours))
+        })?;
+        let (theirs, ours) = match (theirs?, ours?) {
+            (Some(theirs), Some(ours)) => (theirs, ours),
+            _ => return Ok(None),
+        };
+        // Back in the order of the work.
+        let (mut theirs, mut ours) = (theirs.into_iter(), ours.into_iter().map(TaskOutcome::Match));
+        let outcomes = mine.iter().map(|&m| if m { ours.next() } else { theirs.next() }).collect::<Option<Vec<_>>>();
+        outcomes.map(Some).ok_or_else(|| RunError::Outcome("fewer outcomes than tasks".into()))
+    }
+
+    /// Submits tasks and waits for all outcomes, reporting progress (with `own_done` of the
+    /// master's own plays); stops early (`None`) on Ctrl-C, once `own_failed`, or at `halfway`
+    /// once half the outcomes are in.
+    fn collect(
         &self,
         tasks: Vec<(TaskId, Task)>,
         halfway: HaltPoint,
         mut seen: impl FnMut(),
+        own_done: &AtomicUsize,
+        own_failed: &AtomicBool,
     ) -> Result<Option<Vec<TaskOutcome>>, RunError> {
         let ids: Vec<TaskId> = tasks.iter().map(|(id, _)| *id).collect();
         let total = ids.len();
@@ -184,7 +247,10 @@ impl Runner<'_> {
         let (begun, waiting_said) = (Instant::now(), Cell::new(None::<Instant>));
         let tick = |done: usize| {
             let stats = self.scheduler.stats();
-            if let Err(e) = self.emit(RunEvent::Progress { done, stats: &stats }).and_then(|()| self.announce_drops()) {
+            let all = done + own_done.load(Ordering::Acquire);
+            if let Err(e) =
+                self.emit(RunEvent::Progress { done: all, stats: &stats }).and_then(|()| self.announce_drops())
+            {
                 *failed.borrow_mut() = Some(e);
             }
             let alone = self.options.work.threads == 0 && stats.workers == 0 && done < total;
@@ -204,6 +270,7 @@ impl Runner<'_> {
         };
         let stop = || {
             self.options.work.stop.load(Ordering::Acquire)
+                || own_failed.load(Ordering::Acquire)
                 || halted.get()
                 || failed.borrow().is_some()
                 || self.scheduler.rollback_pending()
@@ -240,8 +307,8 @@ impl Runner<'_> {
         }
         let mut breeding = Breeding { config: &state.config, generation, rng: &mut rng, serials: &mut serials };
         let (plan, tasks) = scheme.plan(&survivors, &mut breeding)?;
-        let tasks: Vec<(TaskId, Task)> =
-            tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), t)).collect();
+        let tasks: Vec<(TaskId, Work)> =
+            tasks.into_iter().enumerate().map(|(i, t)| (task_id(generation, false, i), Work::Worker(t))).collect();
         self.emit(RunEvent::StepStarted { step: Step::Generation(generation), tasks: tasks.len() })?;
         let workers_before = self.scheduler.workers();
         // Stragglers are seen while the generation runs: at its end no lease is open any more.
@@ -305,8 +372,10 @@ impl Runner<'_> {
             }
         };
         let survivors = state.individuals()?;
-        let reference = MatchEntrant::Fixed { serial: u64::MAX, player: config.reference()? };
-        let tasks: Vec<(TaskId, Task)> = survivors
+        let reference = config.reference()?;
+        let (reference, engine) = reference.entrant(u64::MAX);
+        let engines: Vec<(usize, String)> = engine.map(|command| (1, command.to_owned())).into_iter().collect();
+        let tasks: Vec<(TaskId, Work)> = survivors
             .iter()
             .enumerate()
             .map(|(i, s)| {
@@ -314,7 +383,7 @@ impl Runner<'_> {
                 let seed = derive_seed(derive_seed(config.seed ^ 0xBE4C, state.generation), i as u64);
                 let pairing = Pairing { a: 0, b: 1, seed, opening_plies: 0 };
                 let task = config.task(vec![s.entrant(), reference.clone()], MatchFormat::Pairs(vec![pairing]));
-                (task_id(state.generation, true, i), Task::Match(task))
+                (task_id(state.generation, true, i), Work::of(task, engines.clone()))
             })
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Benchmark(epoch), tasks: tasks.len() })?;
@@ -372,10 +441,10 @@ impl Runner<'_> {
             return Err(RunError::Outcome(format!("epoch {epoch}: no network to validate")));
         };
         let clock = self.clock.now();
-        let tasks: Vec<(TaskId, Task)> = super::validation::tasks(&state.config, validation, net)
+        let tasks: Vec<(TaskId, Work)> = super::validation::tasks(&state.config, validation, net)
             .into_iter()
             .enumerate()
-            .map(|(i, t)| (task_id(state.generation, true, VALIDATION_TASKS + i), Task::Match(t)))
+            .map(|(i, w)| (task_id(state.generation, true, VALIDATION_TASKS + i), w))
             .collect();
         self.emit(RunEvent::StepStarted { step: Step::Validation(epoch), tasks: tasks.len() })?;
         let Some(outcomes) = self.play(tasks, HaltPoint::MidValidation(epoch), || {})? else {

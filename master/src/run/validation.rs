@@ -6,22 +6,26 @@
 
 use super::RunError;
 use crate::config::{ExperimentConfig, ValidationConfig};
+use crate::local::Work;
 use crate::population::Individual;
 use loa_engine::game::Criterion;
 use loa_engine::random::derive_seed;
-use loa_engine::tasks::{MatchEntrant, MatchFormat, MatchTask, MatchTaskOutcome, Pairing};
+use loa_engine::tasks::{MatchFormat, MatchTaskOutcome, Pairing};
 use loa_records::ValidationRecord;
 
 /// Openings per task (each played with the network as A and as B). Results do not depend on it.
 pub const OPENINGS_PER_TASK: u32 = 2;
 
-/// The tasks of a validation of `net`: for each opponent in order, its openings in order.
-pub fn tasks(config: &ExperimentConfig, validation: &ValidationConfig, net: &Individual) -> Vec<MatchTask> {
+/// The tasks of a validation of `net`: for each opponent in order, its openings in order; those
+/// of an external engine are the master's to play ([`Work::Master`]).
+pub fn tasks(config: &ExperimentConfig, validation: &ValidationConfig, net: &Individual) -> Vec<Work> {
     let players = validation.players().unwrap_or_default();
     let openings = validation.matches / 2;
     let mut tasks = Vec::new();
     for player in players {
-        let entrants = vec![net.entrant(), MatchEntrant::Fixed { serial: u64::MAX, player }];
+        let (opponent, engine) = player.entrant(u64::MAX);
+        let engines: Vec<(usize, String)> = engine.map(|command| (1, command.to_owned())).into_iter().collect();
+        let entrants = vec![net.entrant(), opponent];
         for first in (0..openings).step_by(OPENINGS_PER_TASK as usize) {
             let pairs = (first..openings.min(first + OPENINGS_PER_TASK))
                 .flat_map(|j| {
@@ -32,7 +36,7 @@ pub fn tasks(config: &ExperimentConfig, validation: &ValidationConfig, net: &Ind
                 .collect();
             let mut task = config.task(entrants.clone(), MatchFormat::Pairs(pairs));
             task.network_depth = validation.network_depth.unwrap_or(task.network_depth);
-            tasks.push(task);
+            tasks.push(Work::of(task, engines.clone()));
         }
     }
     tasks
@@ -86,7 +90,8 @@ pub fn records(
 mod tests {
     use super::*;
     use loa_engine::game::MatchSide;
-    use loa_engine::tasks::{GameSummary, MatchSummary};
+    use loa_engine::tasks::{GameSummary, MatchEntrant, MatchSummary, MatchTask, Task};
+    use loa_proto::convert::Sending;
 
     fn validation(matches: u32) -> ValidationConfig {
         let opponents = vec!["aloa:1".into(), "random:1".into()];
@@ -106,10 +111,41 @@ mod tests {
         population[0].clone()
     }
 
+    /// The tasks of a validation, every one a worker's.
+    fn worker_tasks(config: &ExperimentConfig, v: &ValidationConfig) -> Vec<MatchTask> {
+        let to_worker = |w: Work| match w {
+            Work::Worker(Task::Match(t)) => t,
+            other => panic!("not a worker's match task: {other:?}"),
+        };
+        tasks(config, v, &net()).into_iter().map(to_worker).collect()
+    }
+
+    #[test]
+    fn an_engines_tasks_are_the_masters_and_no_task_on_the_wire_names_its_program() {
+        let command = "/opt/engines/secret-engine --player aloa:1";
+        let mut v = validation(8);
+        v.opponents.insert(1, format!("engine:{command}"));
+        let work = tasks(&ExperimentConfig::default(), &v, &net());
+        assert_eq!(work.len(), 6, "2 tasks for each of 3 opponents");
+        for (i, w) in work.iter().enumerate() {
+            match (i / 2, w) {
+                (1, Work::Master(local)) => assert_eq!(local.engines(), [(1, command.to_owned())]),
+                (0 | 2, Work::Worker(task)) => {
+                    // What a remote worker would be sent: no program in it.
+                    let wire = loa_proto::convert::task_to_proto(i as u64, task, &mut |_| Sending::Weights);
+                    let bytes = prost::Message::encode_to_vec(&wire);
+                    assert!(!bytes.windows(13).any(|w| w == b"secret-engine"), "task {i} names the program");
+                    assert!(!format!("{task:?}").contains("secret-engine"), "task {i}");
+                }
+                (_, w) => panic!("task {i} is played by the wrong hands: {w:?}"),
+            }
+        }
+    }
+
     #[test]
     fn every_opening_is_played_with_the_network_as_a_and_as_b_and_the_openings_are_shared() {
         let v = validation(6);
-        let tasks = tasks(&ExperimentConfig::default(), &v, &net());
+        let tasks = worker_tasks(&ExperimentConfig::default(), &v);
         // 3 openings per opponent, 2 a task: tasks of 2 and 1 openings, for each opponent.
         assert_eq!(tasks.len(), 4);
         let pairs = |t: &MatchTask| match &t.format {
@@ -133,7 +169,7 @@ mod tests {
     fn the_network_searches_at_the_validation_depth_when_one_is_given() {
         let config = ExperimentConfig { network_depth: 1, ..ExperimentConfig::default() };
         let depths =
-            |v: &ValidationConfig| tasks(&config, v, &net()).iter().map(|t| t.network_depth).collect::<Vec<_>>();
+            |v: &ValidationConfig| worker_tasks(&config, v).iter().map(|t| t.network_depth).collect::<Vec<_>>();
         assert_eq!(depths(&validation(4)), [1, 1]);
         assert_eq!(depths(&ValidationConfig { network_depth: Some(3), ..validation(4) }), [3, 3]);
     }
