@@ -242,3 +242,29 @@ fn a_blank_or_short_token_is_refused() {
     assert!(!o.status.success() && stderr(&o).contains("at least 16"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+#[test]
+fn a_bad_share_is_named_by_the_flag_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    for flag in ["--verify", "--verify-by-master"] {
+        for value in ["2", "half", "150%"] {
+            let (config, run) = (config.to_str().unwrap(), out.to_str().unwrap());
+            let o = master(&["run", "--config", config, "--out", run, "--listen", "127.0.0.1:0", flag, value]);
+            let err = stderr(&o);
+            // Every flag of the two the message names is the one given.
+            let named: Vec<&str> = err
+                .match_indices("--verify")
+                .map(|(at, _)| {
+                    let rest = &err[at..];
+                    &rest[..rest.find(|c: char| !(c.is_ascii_lowercase() || c == '-')).unwrap_or(rest.len())]
+                })
+                .collect();
+            assert!(!named.is_empty() && named.iter().all(|n| *n == flag), "{flag} {value}: {err}");
+            assert!(!o.status.success() && err.contains(&format!("{value:?}")) && err.contains("from 0 to 1"), "{err}");
+            assert!(!out.exists());
+        }
+    }
+}
