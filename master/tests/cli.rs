@@ -268,3 +268,33 @@ fn a_bad_share_is_named_by_the_flag_it_came_from() {
         }
     }
 }
+
+#[test]
+fn an_allow_list_with_a_blank_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    let (config, run) = (config.to_str().unwrap(), out.to_str().unwrap());
+    for names in ["node1,,node2", ""] {
+        // Accepted, the run would wait for workers for good: a deadline makes that a failure.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_master"))
+            .args(["run", "--config", config, "--out", run, "--listen", "127.0.0.1:0", "--allow-workers", names])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                let _ = child.wait();
+                panic!("{names:?}: accepted, the master serves");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.contains("--allow-workers") && err.contains("blank"), "{names:?}: {err}");
+        assert!(!out.exists());
+    }
+}
