@@ -88,6 +88,10 @@ struct ClusterFlags {
     /// Most connections open at once in all.
     #[arg(long, default_value_t = 16_384, requires = "listen", value_parser = clap::value_parser!(u64).range(1..))]
     max_connections: u64,
+    /// Only workers with these names (their --name) may register, e.g. node1,node2. Names are
+    /// what workers claim: this keeps out strangers by mistake, not a token holder.
+    #[arg(long, requires = "listen", value_delimiter = ',', value_name = "NAME,...")]
+    allow_workers: Option<Vec<String>>,
 }
 
 impl ClusterFlags {
@@ -127,6 +131,16 @@ impl ClusterFlags {
             per_address: usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX),
             total: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
         };
+        if let Some(names) = &self.allow_workers {
+            // A blank entry (`a,,b`, or the slip `--allow-workers "$UNSET"`) is no worker's name.
+            if names.iter().any(|n| n.trim().is_empty()) {
+                return Err(format!(
+                    "--allow-workers {:?}: a blank name; give worker names, comma-separated",
+                    names.join(",")
+                ));
+            }
+            options.allowed_workers = Some(names.iter().cloned().collect());
+        }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             options.tls = Some(TlsIdentity::read(cert, key).map_err(|e| e.to_string())?);
         }

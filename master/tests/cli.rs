@@ -242,3 +242,59 @@ fn a_blank_or_short_token_is_refused() {
     assert!(!o.status.success() && stderr(&o).contains("at least 16"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+#[test]
+fn a_bad_share_is_named_by_the_flag_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    for flag in ["--verify", "--verify-by-master"] {
+        for value in ["2", "half", "150%"] {
+            let (config, run) = (config.to_str().unwrap(), out.to_str().unwrap());
+            let o = master(&["run", "--config", config, "--out", run, "--listen", "127.0.0.1:0", flag, value]);
+            let err = stderr(&o);
+            // Every flag of the two the message names is the one given.
+            let named: Vec<&str> = err
+                .match_indices("--verify")
+                .map(|(at, _)| {
+                    let rest = &err[at..];
+                    &rest[..rest.find(|c: char| !(c.is_ascii_lowercase() || c == '-')).unwrap_or(rest.len())]
+                })
+                .collect();
+            assert!(!named.is_empty() && named.iter().all(|n| *n == flag), "{flag} {value}: {err}");
+            assert!(!o.status.success() && err.contains(&format!("{value:?}")) && err.contains("from 0 to 1"), "{err}");
+            assert!(!out.exists());
+        }
+    }
+}
+
+#[test]
+fn an_allow_list_with_a_blank_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, "population = 4\n").unwrap();
+    let out = dir.path().join("run");
+    let (config, run) = (config.to_str().unwrap(), out.to_str().unwrap());
+    for names in ["node1,,node2", ""] {
+        // Accepted, the run would wait for workers for good: a deadline makes that a failure.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_master"))
+            .args(["run", "--config", config, "--out", run, "--listen", "127.0.0.1:0", "--allow-workers", names])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                let _ = child.wait();
+                panic!("{names:?}: accepted, the master serves");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.contains("--allow-workers") && err.contains("blank"), "{names:?}: {err}");
+        assert!(!out.exists());
+    }
+}

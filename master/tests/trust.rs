@@ -248,3 +248,37 @@ fn connections_over_the_caps_are_closed_at_once_and_the_others_kept() {
     assert_eq!(admission.over_cap.load(Relaxed), 2);
     scheduler.close();
 }
+
+#[test]
+fn with_an_allow_list_only_the_names_on_it_register() {
+    let scheduler = Arc::new(Scheduler::new(Duration::from_secs(30)));
+    let mut options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    options.allowed_workers = Some(["node1".to_owned(), "node2".to_owned()].into());
+    let server = cluster::serve(&scheduler, &options).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let channel = channel(server.addr).await;
+        let mut client = MasterClient::with_interceptor(channel, |mut request: tonic::Request<()>| {
+            request.metadata_mut().insert("authorization", loa_proto::bearer(TOKEN).parse().unwrap());
+            Ok(request)
+        });
+        let registration = |name: &str| pb::RegisterRequest {
+            protocol: loa_proto::PROTOCOL_VERSION,
+            name: name.into(),
+            slots: 1,
+            ..Default::default()
+        };
+        assert!(client.register(registration("node1")).await.is_ok());
+        // Not on the list, a prefix of a name on it, another case: refused, as a worker stops at.
+        for name in ["intruder", "node", "NODE2", ""] {
+            let status = client.register(registration(name)).await.unwrap_err();
+            assert_eq!(status.code(), Code::Unauthenticated, "{name:?}: {status:?}");
+            assert!(status.message().contains(&format!("{name:?}")), "{status:?}");
+            assert!(status.message().contains("--allow-workers"), "{status:?}");
+        }
+        assert!(client.register(registration("node2")).await.is_ok());
+    });
+    let joined: Vec<String> = server.counters.joins().iter().map(|j| j.split(' ').next().unwrap().to_owned()).collect();
+    assert_eq!(joined, ["node1", "node2"]);
+    scheduler.close();
+}

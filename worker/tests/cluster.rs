@@ -312,3 +312,26 @@ fn remote_workers_play_a_5x5_run_with_its_own_network_shape_as_an_embedded_run_d
     let kept = String::from_utf8(read(&RunDir::new(&cluster).config())).unwrap();
     assert!(kept.lines().any(|l| l == "network = \"5x5-board-25-12-1\""), "{kept}");
 }
+
+#[test]
+fn a_worker_whose_name_the_master_does_not_allow_stops_saying_why() {
+    use loa_master::cluster::{self, ClusterOptions};
+    let scheduler = std::sync::Arc::new(loa_master::scheduler::Scheduler::new(Duration::from_secs(30)));
+    let mut options = ClusterOptions::new("127.0.0.1:0".parse().unwrap(), Some(TOKEN.into()));
+    options.allowed_workers = Some(["node1".to_owned()].into());
+    let server = cluster::serve(&scheduler, &options).unwrap();
+    let err = worker(server.addr, "node7", TOKEN).join().unwrap_err();
+    assert!(
+        matches!(&err, WorkerError::Refused(m) if m.contains("\"node7\"") && m.contains("--allow-workers")),
+        "{err}"
+    );
+    let allowed = worker(server.addr, "node1", TOKEN);
+    let started = Instant::now();
+    while server.counters.joins().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(60), "node1 did not register");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(server.counters.joins()[0].starts_with("node1 "), "{:?}", server.counters.joins());
+    let _ = allowed.stop();
+    scheduler.close();
+}

@@ -50,6 +50,10 @@ pub struct ClusterOptions {
     pub tls: Option<TlsIdentity>,
     /// How many connections the master holds, and for how long an idle one.
     pub connections: loa_proto::admit::ConnectionLimits,
+    /// The only worker names that may register (`None`: any name). A name is the worker's own
+    /// claim, not a secret: this keeps out workers started for another run or by mistake, not a
+    /// token holder who gives an allowed name.
+    pub allowed_workers: Option<std::collections::BTreeSet<String>>,
 }
 
 /// The master's TLS certificate chain and private key, both PEM.
@@ -94,6 +98,7 @@ impl ClusterOptions {
             verify_key: None,
             verify_by_master: crate::scheduler::VerifyRate::DEFAULT_BY_MASTER,
             connections: Default::default(),
+            allowed_workers: None,
         }
     }
 }
@@ -236,7 +241,8 @@ pub fn serve(scheduler: &Arc<Scheduler>, options: &ClusterOptions) -> std::io::R
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("loa-rpc").enable_all().build()?;
     let counters = Arc::new(Counters::default());
-    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters))?;
+    let service = MasterService::new(Arc::clone(scheduler), options.lease_time, Arc::clone(&counters))?
+        .allow_workers(options.allowed_workers.clone());
     let reaper = service.clone();
     let accepting = Arc::clone(&counters.accept_failures);
     let admission = Admission::new(limits, "master");

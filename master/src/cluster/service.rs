@@ -60,6 +60,8 @@ pub struct MasterService {
     directory: Arc<Mutex<Directory>>,
     /// The token workers present to each other's `Peer` service: random, this process's own.
     peer_token: Arc<str>,
+    /// The worker names that may register (`None`: any).
+    allowed: Option<Arc<std::collections::BTreeSet<String>>>,
 }
 
 /// `N` random bytes from the operating system.
@@ -104,7 +106,14 @@ impl MasterService {
             session,
             directory: Arc::default(),
             peer_token,
+            allowed: None,
         })
+    }
+
+    /// Refuses the registration of any worker whose name is not in `names` (`None`: none refused).
+    pub fn allow_workers(mut self, names: Option<std::collections::BTreeSet<String>>) -> Self {
+        self.allowed = names.map(Arc::new);
+        self
     }
 
     fn remote(&self) -> MutexGuard<'_, HashMap<WorkerId, Remote>> {
@@ -225,6 +234,17 @@ impl pb::master_server::Master for MasterService {
         }
         if !(1..=MAX_SLOTS).contains(&r.slots) {
             return Err(self.invalid(format!("slots: must be 1 to {MAX_SLOTS}, got {}", r.slots)));
+        }
+        if let Some(allowed) = &self.allowed
+            && !allowed.contains(&r.name)
+        {
+            eprintln!("master: refused worker {:?} from {peer}: not a name --allow-workers lists", r.name);
+            // UNAUTHENTICATED: the worker stops and prints why; another try would be refused too.
+            return Err(Status::unauthenticated(format!(
+                "worker name {:?} is not one the master allows (--allow-workers): start the worker with one of \
+                 those --name values, or add its name to the master's list",
+                r.name
+            )));
         }
         // Checked before anything is registered, so a refused call changes nothing.
         let serving = self.peer_address(&r, address)?;

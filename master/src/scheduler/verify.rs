@@ -25,9 +25,11 @@ impl Default for VerifyRate {
     }
 }
 
-/// A share that is no share: what was given and what to give instead.
+/// A share that is no share: what was given and what to give instead. It names no flag: the
+/// same parse reads `--verify` and `--verify-by-master` (and the Python Evaluator's `verify`),
+/// so the caller names where the value came from (clap does, as "invalid value for '--FLAG'").
 #[derive(Debug, thiserror::Error, PartialEq)]
-#[error("--verify {0:?}: give a share of the outcomes to verify from 0 to 1 (0.03, or 3%), `all` or `0` (off)")]
+#[error("{0:?} is not a share: give one from 0 to 1 (0.03, or 3%), `all`, or `0` for none")]
 pub struct VerifyRateError(pub String);
 
 impl std::str::FromStr for VerifyRate {
