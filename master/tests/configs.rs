@@ -5,11 +5,14 @@ use loa_master::config::ExperimentConfig;
 use loa_records::ValidationRecord;
 use std::path::Path;
 
+/// Where the seeded comparisons keep their runs (a directory each: configuration and curve).
+const KEPT: [&str; 2] = ["evolve/results/seeds", "td/results/seeds"];
+
 #[test]
 fn committed_run_configurations_are_valid() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
     let mut paths = Vec::new();
-    for dir in ["evolve", "evolve/seeds", "evolve/results"] {
+    for dir in ["evolve", "evolve/seeds", "evolve/results", "td"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
@@ -17,13 +20,15 @@ fn committed_run_configurations_are_valid() {
             }
         }
     }
-    // The seeded comparison keeps each run's configuration, to replay it (seeds-eval.sh).
+    // The seeded comparisons keep each run's configuration, to replay it (seeds-eval.sh).
     let mut kept = 0;
-    for entry in std::fs::read_dir(root.join("evolve/results/seeds")).unwrap() {
-        let path = entry.unwrap().path().join("config.toml");
-        if path.exists() {
-            paths.push(path);
-            kept += 1;
+    for dir in KEPT {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path().join("config.toml");
+            if path.exists() {
+                paths.push(path);
+                kept += 1;
+            }
         }
     }
     for path in &paths {
@@ -32,7 +37,7 @@ fn committed_run_configurations_are_valid() {
     }
     loa_master::selection::build(&ExperimentConfig::read(&root.join("thesis.toml")).unwrap()).unwrap();
     assert!(paths.len() >= 11, "only {} configurations found", paths.len());
-    assert!(kept >= 8, "only {kept} kept runs' configurations found");
+    assert!(kept >= 18, "only {kept} kept runs' configurations found");
 }
 
 /// Every kept run has its learning curve, and the curve belongs to the configuration beside it:
@@ -41,9 +46,9 @@ fn committed_run_configurations_are_valid() {
 /// seeded comparison is drawn from these files alone.
 #[test]
 fn kept_learning_curves_match_their_configurations() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/evolve/results/seeds");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
     let mut curves = 0;
-    for entry in std::fs::read_dir(&root).unwrap() {
+    for entry in KEPT.iter().flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap()) {
         let dir = entry.unwrap().path();
         if !dir.is_dir() {
             continue;
@@ -65,8 +70,8 @@ fn kept_learning_curves_match_their_configurations() {
         }
         curves += 1;
     }
-    // Three seeds of each of the four methods.
-    assert!(curves >= 12, "only {curves} kept learning curves found");
+    // Three seeds of each of the four evolution methods and of the two TD networks.
+    assert!(curves >= 18, "only {curves} kept learning curves found");
 }
 
 #[test]
@@ -78,7 +83,13 @@ fn committed_networks_load() {
         if path.extension().is_some_and(|e| e == "json") {
             let net =
                 loa_engine::network::Chromosome::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(net.weights().len(), 2041, "{}", path.display());
+            // The thesis's 2041; any other shape as its layers count: (inputs + 1) · units each.
+            let t = net.topology();
+            let layers: usize = (0..=t.layer_count()).map(|l| t.layer_size(l)).map(|(i, u)| (i + 1) * u).sum();
+            assert_eq!(net.weights().len(), layers, "{}", path.display());
+            if t == loa_engine::network::Topology::THESIS {
+                assert_eq!(layers, 2041, "{}", path.display());
+            }
             loaded += 1;
         }
     }
