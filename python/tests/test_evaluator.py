@@ -63,36 +63,16 @@ def test_fitness_is_the_games_points(loa, tmp_path):
         assert s == side["mean_score"]
 
 
-def test_a_remote_worker_gives_the_same_fitness(worker_bin):
-    expected = run(1)
-    with le.Evaluator(SMALL, threads=0, listen="127.0.0.1:0", token="secret", **settings()) as ev:
-        assert ev.address and ev.address.startswith("127.0.0.1:")
-        worker = subprocess.Popen(
-            [str(worker_bin), "--master", f"http://{ev.address}", "--token", "secret", "--slots", "1"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            got = [ev.evaluate(population(SMALL, 6, c)) for c in range(2)]
-            assert ev.workers == 1
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
-    for a, b in zip(expected, got):
-        assert np.array_equal(a, b)
-
-
 DATA = Path(__file__).parent / "data"
 
 
-def test_a_remote_worker_over_tls_gives_the_same_fitness(worker_bin):
-    expected = run(1)
-    tls = dict(tls_cert=DATA / "loopback.pem", tls_key=DATA / "loopback.key")
-    with le.Evaluator(SMALL, threads=0, listen="127.0.0.1:0", token="secret", **tls, **settings()) as ev:
-        # A worker at https:// that trusts the certificate: it could not join a plain server.
+def remote_fitness(worker_bin, scheme, worker_args=(), **serve):
+    """Two calls' fitness on one remote worker joining at ``scheme://ADDRESS``."""
+    with le.Evaluator(SMALL, threads=0, listen="127.0.0.1:0", token="secret", **serve, **settings()) as ev:
+        assert ev.address and ev.address.startswith("127.0.0.1:")
         worker = subprocess.Popen(
-            [str(worker_bin), "--master", f"https://{ev.address}", "--token", "secret", "--slots", "1"]
-            + ["--tls-ca", str(DATA / "loopback.pem")],
+            [str(worker_bin), "--master", f"{scheme}://{ev.address}", "--token", "secret", "--slots", "1"]
+            + list(worker_args),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -107,7 +87,19 @@ def test_a_remote_worker_over_tls_gives_the_same_fitness(worker_bin):
         finally:
             worker.terminate()
             worker.wait(timeout=30)
-    for a, b in zip(expected, got):
+    return got
+
+
+def test_a_remote_worker_gives_the_same_fitness(worker_bin):
+    for a, b in zip(run(1), remote_fitness(worker_bin, "http")):
+        assert np.array_equal(a, b)
+
+
+def test_a_remote_worker_over_tls_gives_the_same_fitness(worker_bin):
+    # A worker at https:// that trusts the certificate: it could not join a plain server.
+    tls = dict(tls_cert=DATA / "loopback.pem", tls_key=DATA / "loopback.key")
+    got = remote_fitness(worker_bin, "https", ["--tls-ca", str(DATA / "loopback.pem")], **tls)
+    for a, b in zip(run(1), got):
         assert np.array_equal(a, b)
 
 
