@@ -8,6 +8,7 @@ import time
 
 SCRIPT = textwrap.dedent(
     """
+    import signal
     import time
     import numpy as np
     import loa_evolve as le
@@ -15,6 +16,9 @@ SCRIPT = textwrap.dedent(
     pop = np.random.default_rng(0).uniform(-1, 1, (100, le.weight_count("board-nonad-100-20-1")))
     # Random networks against the random heuristic play long games: about 0.3 s a candidate.
     settings = dict(opponents=0, fixed_opponents=["random:4"], depth=3, threads=1)
+    # Python raises KeyboardInterrupt only where SIGINT was not ignored when it started (a
+    # background job's children start with it ignored), so the test says what it wants.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with le.Evaluator(**settings) as ev:
         print("ready", flush=True)
         began = time.monotonic()
@@ -55,9 +59,13 @@ def test_ctrl_c_raises_keyboard_interrupt():
 
 MATCH_SCRIPT = textwrap.dedent(
     """
+    import signal
     import time
     import loa_evolve as le
 
+    # Python raises KeyboardInterrupt only where SIGINT was not ignored when it started (a
+    # background job's children start with it ignored), so the test says what it wants.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     print("ready", flush=True)
     began = time.monotonic()
     try:
