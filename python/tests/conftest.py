@@ -51,3 +51,8 @@ def loa() -> Loa:
 @pytest.fixture(scope="session")
 def worker_bin() -> pathlib.Path:
     return binary("worker")
+
+
+@pytest.fixture(scope="session")
+def master_bin() -> pathlib.Path:
+    return binary("master")
