@@ -31,7 +31,7 @@ import loa_evolve as le
 
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--generations", type=int, default=30)
+    p.add_argument("--generations", type=int, default=None, help="default 30, or no limit with --cpu-minutes")
     p.add_argument("--popsize", type=int, default=16)
     p.add_argument("--sigma", type=float, default=0.5, help="CMA-ES's initial step size")
     p.add_argument("--seed", type=int, default=1)
@@ -76,7 +76,8 @@ def run(argv: Optional[List[str]] = None) -> dict:
             es = cma.CMAEvolutionStrategy(
                 np.zeros(ev.dimension), args.sigma, {"popsize": args.popsize, "seed": args.seed, "verbose": -9}
             )
-            for generation in range(1, args.generations + 1):
+            generations = args.generations if args.generations is not None else 30 if args.cpu_minutes is None else 10**9
+            for generation in range(1, generations + 1):
                 x = np.array(es.ask())
                 fitness = ev.evaluate(x)
                 es.tell(list(x), list(-fitness))  # CMA-ES minimises
