@@ -69,7 +69,11 @@ def measure(argv=None):
     bins = Path(os.environ.get("LOA_BIN_DIR") or Path(__file__).resolve().parents[2] / "target" / "release")
     master = str(bins / "master")
 
-    work = Path(tempfile.mkdtemp(prefix="evaluator-vs-master-"))
+    with tempfile.TemporaryDirectory(prefix="evaluator-vs-master-") as tmp:
+        return args, play(args, master, Path(tmp))
+
+
+def play(args, master, work):
     config = work / "run.toml"
     config.write_text(
         CONFIG.format(
@@ -83,7 +87,7 @@ def measure(argv=None):
             opening_plies=JUDGING["opening_plies"],
         )
     )
-    rows = []  # each round's figures: (side, seconds, games, plies) per generation
+    rows = []  # (side, round, generation, seconds, games, plies) per generation and side
     populations = None
     for r in range(args.rounds):
         run = work / f"run-{r}"
@@ -108,7 +112,7 @@ def measure(argv=None):
                 t = time.perf_counter()
                 ev.evaluate(pop)
                 rows.append(("evaluator", r, e + 1, time.perf_counter() - t, ev.last_games, ev.last_plies))
-    return args, rows
+    return rows
 
 
 def main(argv=None) -> int:
