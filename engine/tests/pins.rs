@@ -7,11 +7,13 @@
 
 use loa_engine::aloa::Aloa;
 use loa_engine::game::{GameRecord, Player, play_game};
-use loa_engine::network::{Network, PlainNetwork, random_uniform, tanh};
-use loa_engine::openings::{random_opening, sample_positions};
+use loa_engine::network::{
+    Chromosome, Network, PlainNetwork, ShapedNetwork, SplitMix64, Topology, random_uniform, tanh,
+};
+use loa_engine::openings::{random_opening, sample_positions, sample_positions_from};
 use loa_engine::players::{RandomPlayer, SearchPlayer};
 use loa_engine::search::{SearchLimits, alpha_beta};
-use loa_engine::{BothConnected, Color, Move, NoMoves, Position, Rules};
+use loa_engine::{BoardSize, BothConnected, Color, Move, NoMoves, Position, Rules, Start};
 use std::sync::Arc;
 
 /// FNV-1a, 64 bits: tiny, fully specified, and enough to detect any change.
@@ -164,6 +166,46 @@ fn network_evaluations_are_pinned() {
         }
     }
     check("network evaluations", &h, 0x456c_d1b4_17ec_59a9);
+}
+
+#[test]
+fn shaped_network_evaluations_and_searches_are_pinned() {
+    // The generic evaluator on shapes with extra features, wide and deep layers and small boards:
+    // its plain pass, the accumulator from scratch and after every legal move, and 3-ply searches
+    // on the feature network. Pinned on the generic path before its later layers and features
+    // were laid out for speed.
+    let mut h = Fnv::new();
+    for (name, seed) in [
+        ("board-nonad-pieces-quads-euler-110-20-1", 1u64),
+        ("6x6-board-printed-nonad-52-40-1", 2),
+        ("7x7-nonad-euler-27-6-5-4-1", 3),
+        ("5x5-board-25-12-1", 4),
+    ] {
+        let t: Topology = name.parse().unwrap();
+        let mut rng = SplitMix64::new(seed);
+        let network = ShapedNetwork::new(&Chromosome::random(t, || rng.next_u64()));
+        let start = Start::Standard.position(BoardSize::new(t.side()).unwrap()).unwrap();
+        for p in &sample_positions_from(&start, 150, seed) {
+            for pov in [Color::Black, Color::White] {
+                h.f32(network.evaluate_plain(p, pov));
+                let acc = network.accumulator(p, pov);
+                h.f32(network.evaluate_accumulator(&acc, p));
+                for &mv in p.legal_moves().iter() {
+                    let child = network.update(&acc, p, mv);
+                    h.f32(network.evaluate_accumulator(&child, &p.play(mv)));
+                }
+            }
+        }
+        if t.side() == 8 {
+            let rules = Rules::default();
+            for p in sample_positions(200, 9).iter().filter(|p| p.game_end(&rules).is_none()).step_by(10) {
+                let r = alpha_beta(p, &rules, SearchLimits { depth: 3, plies_left: u32::MAX }, &network);
+                h.mv(r.best);
+                h.f32(r.value);
+            }
+        }
+    }
+    check("shaped network evaluations and searches", &h, 0x70b2_6f46_a904_0841);
 }
 
 #[test]

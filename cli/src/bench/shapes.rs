@@ -2,8 +2,9 @@
 //!
 //! On the thesis's shape both evaluators run on the same positions, moves and games, rounds of
 //! one alternating with rounds of the other so both see the same load, and the generic figure
-//! prints the ratio fast / generic. Two other shapes measure the generic path alone: the small
-//! board's `5x5-board-25-12-1` and the deeper `board-nonad-100-32-16-1`.
+//! prints the ratio fast / generic. Three other shapes measure the generic path alone: the small
+//! board's `5x5-board-25-12-1`, the deeper `board-nonad-100-32-16-1` and the thesis's inputs
+//! with piece, quad and Euler counts, `board-nonad-pieces-quads-euler-110-20-1`.
 
 use super::{Figure, best_of};
 use loa_engine::game::{GameRecord, play_game};
@@ -23,17 +24,21 @@ const SMALL: &str = "5x5-board-25-12-1";
 /// The thesis's inputs with two hidden layers.
 const DEEP: &str = "board-nonad-100-32-16-1";
 
+/// The thesis's shape with the extra feature inputs (the strongest TD learner's).
+const FEATURES: &str = "board-nonad-pieces-quads-euler-110-20-1";
+
 /// The search depth of the games.
 const DEPTH: u32 = 3;
 
 /// Evaluations per second of an incremental update plus the output (every legal move of
 /// 10 000 playout positions, one leaf at a time), and games per second of `games` 3-ply games
 /// between random networks with players remembering their searches (as tasks play them): the
-/// thesis's shape on both paths, then the generic path on the two other shapes (no game figures
-/// for no games). Each figure is the best of `repeats` runs.
+/// thesis's shape on both paths, then the generic path on the other shapes (games on the small
+/// board and with features; no game figures for no games). Each figure is the best of `repeats`
+/// runs.
 pub fn shape_figures(repeats: u32, games: usize) -> Vec<Figure> {
     let mut figures = thesis_evaluation_figures(repeats);
-    for (name, start) in [(SMALL, small_start()), (DEEP, Position::start())] {
+    for (name, start) in [(SMALL, small_start()), (DEEP, Position::start()), (FEATURES, Position::start())] {
         let (count, time) = generic_evaluations(repeats, &random(shape(name), 1), &start);
         figures.push(evaluation_figure(name, "generic", count, time, String::new()));
     }
@@ -41,9 +46,11 @@ pub fn shape_figures(repeats: u32, games: usize) -> Vec<Figure> {
         return figures;
     }
     figures.extend(thesis_game_figures(repeats, games));
-    let chromosomes = game_chromosomes(shape(SMALL), games);
-    let (records, time) = best_of(repeats, || play_games(&chromosomes, small_start(), ShapedPlayer::new));
-    figures.push(game_figure(SMALL, "generic", &records, time, String::new()));
+    for (name, start) in [(SMALL, small_start()), (FEATURES, Position::start())] {
+        let chromosomes = game_chromosomes(shape(name), games);
+        let (records, time) = best_of(repeats, || play_games(&chromosomes, start, ShapedPlayer::new));
+        figures.push(game_figure(name, "generic", &records, time, String::new()));
+    }
     figures
 }
 

@@ -14,7 +14,8 @@
 //! evaluated.
 
 use super::shape::MAX_UNITS;
-use super::{Chromosome, ShapeError, Topology, tanh};
+use super::simd::Supported;
+use super::{Chromosome, ShapeError, Topology, tanh, tanh_many};
 use crate::search::Evaluator;
 use crate::{Bitboard, Color, Move, Position, Square};
 
@@ -28,11 +29,13 @@ const SCALE: f64 = 4_294_967_296.0;
 const MAX_FEATURES: usize = 10;
 
 /// The first layer's rows: the empty board's, and each square's for an own and an opponent
-/// piece (zero for squares off the shape's board).
+/// piece (zero for squares off the shape's board); and its weights from the extra features, one
+/// column per feature, so a leaf adds a feature's term to every unit in one vector loop.
 struct Rows {
     base: Fixed,
     own: [Fixed; 64],
     opponent: [Fixed; 64],
+    feature_columns: Vec<[f32; MAX_UNITS]>,
 }
 
 /// The first hidden layer's linear part for one position and point of view, in fixed point;
@@ -158,14 +161,16 @@ impl ShapedNetwork {
             // Exact but for the one rounding to f32 (the division is by a power of two).
             *p = (*s as f64 / SCALE) as f32;
         }
-        let count = t.feature_input_count();
-        if count > 0 {
+        let columns = &self.rows.feature_columns;
+        if !columns.is_empty() {
             let mut features = [0.0f32; MAX_FEATURES];
-            t.features(pos.pieces(acc.pov), pos.pieces(acc.pov.opponent()), &mut features[..count]);
-            let first = t.first_feature_input();
-            for (h, p) in pre.iter_mut().enumerate().take(width) {
-                for (j, f) in features[..count].iter().enumerate() {
-                    *p += self.weights[t.input_weight_index(h, first + j)] * f;
+            let features = &mut features[..columns.len()];
+            t.features(pos.pieces(acc.pov), pos.pieces(acc.pov.opponent()), features);
+            // Feature by feature across the units: each unit still adds its terms in input
+            // order, so the sums are those of the plain pass's order, and the loop vectorises.
+            for (column, f) in columns.iter().zip(features.iter()) {
+                for (p, w) in pre[..width].iter_mut().zip(&column[..width]) {
+                    *p += w * f;
                 }
             }
         }
@@ -186,18 +191,21 @@ impl ShapedNetwork {
     /// further layer `tanh(b + Σ_i W[u][i]·a_i)` summed in input order, the output last.
     fn value_after_first_layer(&self, pre: [f32; MAX_UNITS]) -> f32 {
         let t = &self.topology;
-        // Only the layer's units: the rest of the lanes stay 0 and are never read.
+        // Whole vectors of 16 lanes on the widest path: the lanes past the layer's units hold 0,
+        // whose tanh is 0, and are never read.
         let mut activations = [0.0f32; MAX_UNITS];
-        for (a, p) in activations.iter_mut().zip(pre).take(t.hidden_count()) {
-            *a = tanh(p);
-        }
+        let lanes = t.hidden_count().next_multiple_of(16).min(MAX_UNITS);
+        tanh_many(Supported::detected(), &pre[..lanes], &mut activations[..lanes]);
         for layer in 1..=t.layer_count() {
             let (inputs, units) = t.layer_size(layer);
+            // The layer's block: its weights unit-major, then its biases.
+            let start = t.layer_start(layer);
+            let (rows, biases) = self.weights[start..start + (inputs + 1) * units].split_at(inputs * units);
             let mut next = [0.0f32; MAX_UNITS];
-            for (u, out) in next.iter_mut().enumerate().take(units) {
-                let mut sum = self.weights[t.layer_bias_index(layer, u)];
-                for (i, a) in activations.iter().enumerate().take(inputs) {
-                    sum += self.weights[t.layer_weight_index(layer, u, i)] * a;
+            for ((out, row), bias) in next.iter_mut().zip(rows.chunks_exact(inputs)).zip(biases) {
+                let mut sum = *bias;
+                for (w, a) in row.iter().zip(&activations[..inputs]) {
+                    sum += w * a;
                 }
                 *out = tanh(sum);
             }
@@ -262,7 +270,17 @@ fn build_rows(t: &Topology, weights: &[f32]) -> Rows {
         own[sq.index()] = row(&encode(alone, Bitboard::EMPTY));
         opponent[sq.index()] = row(&encode(Bitboard::EMPTY, alone));
     }
-    Rows { base, own, opponent }
+    let first = t.first_feature_input();
+    let feature_columns = (0..t.feature_input_count())
+        .map(|j| {
+            let mut column = [0.0f32; MAX_UNITS];
+            for (h, w) in column.iter_mut().enumerate().take(t.hidden_count()) {
+                *w = weights[t.input_weight_index(h, first + j)];
+            }
+            column
+        })
+        .collect();
+    Rows { base, own, opponent, feature_columns }
 }
 
 /// The search's evaluator for any shape: accumulators carried down the tree, updated per move.
