@@ -1,6 +1,7 @@
 #!/bin/bash
 # The seeded comparison's final networks, measured: for each run directory, its last epoch's
-# network (ES and CMA-ES: the centre or mean; the knockout: the best by benchmark) is exported to
+# network, the one its validation played (`master export --validated`: ES and CMA-ES the centre
+# or mean, PBT the best learner of its last ranking, the knockout the best by benchmark), goes to
 # RUN/final.json and plays 4 000 matches against ALoA(3) (1 000 openings each of seeds 12 and
 # 14, the net as A and as B) and 800 against ALoA(5) (200 each), at 3 ply, through eval.sh.
 # The run's learning curve (validation.jsonl) and its configuration with `epochs` set to the epoch
@@ -15,8 +16,7 @@ mkdir -p "$out"
 for run in "$@"; do
   name=$(basename "$run")
   last=$(($(wc -l < "$run/epochs.jsonl") - 1))
-  # ES and CMA-ES store the centre alone, so the best by benchmark is the centre.
-  target/release/master export "$run" --epoch "$last" --best --out "$run/final.json"
+  target/release/master export "$run" --epoch "$last" --validated --out "$run/final.json"
   echo "$name: epoch $last"
   mkdir -p "$out/$name"
   cp "$run/validation.jsonl" "$out/$name/validation.jsonl"

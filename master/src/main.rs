@@ -298,7 +298,7 @@ enum Command {
     },
     /// Print an individual of a saved epoch as chromosome JSON; play it with
     /// `loa play --opponent net:3:FILE` or `loa match --black net:3:FILE --white aloa:3`.
-    #[command(group = clap::ArgGroup::new("pick").required(true).args(["individual", "best"]))]
+    #[command(group = clap::ArgGroup::new("pick").required(true).args(["individual", "best", "validated"]))]
     Export {
         /// The run directory.
         dir: PathBuf,
@@ -312,6 +312,10 @@ enum Command {
         /// lower serial).
         #[arg(long)]
         best: bool,
+        /// The network the run validates at that epoch: the best by benchmark, ES's and
+        /// CMA-ES's centre, PBT's best learner of its last ranking (docs/config.md, `[validation]`).
+        #[arg(long)]
+        validated: bool,
         /// Write to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -430,14 +434,23 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let config = MatchExperiment::read(&config)?;
             say(&experiment::run(&config, &out, &work(&flags)?)?.to_string());
         }
-        Command::Export { dir, epoch, individual, best, out } => {
+        Command::Export { dir, epoch, individual, best, validated, out } => {
             let epoch = match epoch {
                 EpochChoice::Latest => last_epoch(&dir)?,
                 EpochChoice::Number(epoch) => epoch,
             };
-            let exported = export(&dir, epoch, individual.map_or(Pick::Best, Pick::Index))?;
-            if best {
-                eprintln!("master: epoch {epoch}'s best: individual {} (serial {})", exported.index, exported.serial);
+            let pick = match individual {
+                Some(index) => Pick::Index(index),
+                None if validated => Pick::Validated,
+                None => Pick::Best,
+            };
+            let exported = export(&dir, epoch, pick)?;
+            if best || validated {
+                let which = if best { "best" } else { "validated network" };
+                eprintln!(
+                    "master: epoch {epoch}'s {which}: individual {} (serial {})",
+                    exported.index, exported.serial
+                );
             }
             match out {
                 Some(path) => std::fs::write(&path, exported.json).map_err(|e| format!("{}: {e}", path.display()))?,

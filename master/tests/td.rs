@@ -69,13 +69,7 @@ fn td_runs_are_deterministic_across_threads_and_resume_bit_for_bit() {
 #[test]
 fn pbt_runs_are_deterministic_across_threads_and_resume_bit_for_bit() {
     use loa_master::selection::pbt;
-    let config = |epochs: u32| {
-        let text = config(epochs, "").to_toml().replace("population = 1", "population = 4").replace(
-            "[selection.scheme.td]",
-            "[selection.scheme.pbt]\nready = 2\nrank_matches = 4\nrank_opponents = [\"random:1\"]",
-        );
-        ExperimentConfig::from_toml(&text).unwrap()
-    };
+    let config = |epochs: u32| pbt_config(epochs, "");
     let tmp = tempfile::tempdir().unwrap();
     let (one, two, resumed) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("resumed"));
     start(config(3), &one, &RunOptions::embedded(1)).unwrap();
@@ -93,6 +87,38 @@ fn pbt_runs_are_deterministic_across_threads_and_resume_bit_for_bit() {
     assert!(pbt.members.iter().all(|m| m.learner.games == 24), "6 batches of 4 games each");
     let steps: Vec<(f64, f64)> = pbt.members.iter().map(|m| (m.learning_rate, m.lambda)).collect();
     assert!(steps.iter().any(|&s| s != (0.01, 0.7)), "a ranking moved some steps: {steps:?}");
+}
+
+/// Four learners as [`config`]'s, ranked every two generations against `random:1`.
+fn pbt_config(epochs: u32, extra: &str) -> ExperimentConfig {
+    let text = config(epochs, "").to_toml().replace("population = 1", "population = 4").replace(
+        "[selection.scheme.td]",
+        "[selection.scheme.pbt]\nready = 2\nrank_matches = 4\nrank_opponents = [\"random:1\"]",
+    );
+    ExperimentConfig::from_toml(&(text + extra)).unwrap()
+}
+
+/// A PBT run validates the best learner of its last ranking, not the best by benchmark, and
+/// `export --validated` writes that network.
+#[test]
+fn pbt_exports_the_network_it_validated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    start(pbt_config(3, "[validation]\nopponents = [\"random:1\"]\nmatches = 2\n"), &run, &RunOptions::embedded(2))
+        .unwrap();
+    let validations = std::fs::read_to_string(RunDir::new(&run).validation()).unwrap();
+    let serials: Vec<u64> = validations
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["serial"].as_u64().unwrap())
+        .collect();
+    assert_eq!(serials.len(), 4, "epochs 0 to 3");
+    let mut other = 0;
+    for (epoch, serial) in (0..).zip(serials) {
+        assert_eq!(export(&run, epoch, Pick::Validated).unwrap().serial, serial, "epoch {epoch}");
+        other += usize::from(export(&run, epoch, Pick::Best).unwrap().serial != serial);
+    }
+    // Here the best by benchmark is another learner at some epoch.
+    assert!(other > 0, "--best and --validated agree at every epoch");
 }
 
 #[test]

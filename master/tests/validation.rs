@@ -62,6 +62,7 @@ fn each_validation_scores_the_epochs_best_as_a_match_experiment_of_the_same_open
         // The network is the epoch's best by benchmark, as `export --best` writes it.
         let best = export(&run, epoch, Pick::Best).unwrap();
         assert_eq!(r.serial, best.serial, "{r:?}");
+        assert_eq!(export(&run, epoch, Pick::Validated).unwrap(), best);
         // The same network in a match experiment with swapped colours: the same openings, the
         // network A then B, criterion 4 a tie.
         let net = tmp.path().join(format!("best-{epoch}.json"));
@@ -130,6 +131,7 @@ fn evolution_strategies_validate_their_centre_not_the_best_of_epoch_0() {
         let stored = RunState::load(&RunDir::new(&run).epoch_checkpoint(r.epoch)).unwrap().population;
         let size = if r.epoch == 0 { 4 } else { 1 };
         assert_eq!((stored.len(), stored[0].serial), (size, r.serial), "{r:?}");
+        assert_eq!(export(&run, r.epoch, Pick::Validated).unwrap().serial, r.serial, "{r:?}");
         if r.epoch == 0 {
             // Here the best of epoch 0 by benchmark is another network (which the GAs would play).
             assert_ne!(export(&run, 0, Pick::Best).unwrap().serial, r.serial);

@@ -254,6 +254,9 @@ pub enum Pick {
     Index(usize),
     /// The epoch's best by benchmark ([`EpochReport::champion`]).
     Best,
+    /// The network the run's validation plays at that epoch ([`crate::selection::Scheme::validated`]): the best by
+    /// benchmark unless the scheme keeps a network of its own (ES's centre, PBT's best learner).
+    Validated,
 }
 
 /// An individual written by [`export`].
@@ -276,6 +279,13 @@ pub fn export(dir: &Path, epoch: u32, pick: Pick) -> Result<Exported, RunError> 
         Pick::Best => {
             let best = state.epochs.iter().rfind(|r| r.epoch == epoch).and_then(EpochReport::champion);
             let index = best.and_then(|b| state.population.iter().position(|i| i.serial == b.serial));
+            index.ok_or(RunError::NoBest(epoch))?
+        }
+        Pick::Validated => {
+            let report = state.epochs.iter().rfind(|r| r.epoch == epoch).ok_or(RunError::NoBest(epoch))?;
+            let survivors = state.individuals()?;
+            let validated = state.scheme()?.validated(&survivors, report).ok_or(RunError::NoBest(epoch))?;
+            let index = state.population.iter().position(|i| i.serial == validated.serial);
             index.ok_or(RunError::NoBest(epoch))?
         }
     };
