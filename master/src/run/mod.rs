@@ -254,8 +254,9 @@ pub enum Pick {
     Index(usize),
     /// The epoch's best by benchmark ([`EpochReport::champion`]).
     Best,
-    /// The network the run's validation plays at that epoch ([`crate::selection::Scheme::validated`]): the best by
-    /// benchmark unless the scheme keeps a network of its own (ES's centre, PBT's best learner).
+    /// The network the run's validation plays at that epoch
+    /// ([`crate::selection::Scheme::validated`]): the best by benchmark unless the scheme keeps a
+    /// network of its own (ES's centre, PBT's best learner).
     Validated,
 }
 
