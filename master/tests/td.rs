@@ -9,6 +9,7 @@ use loa_master::run::{Pick, RunDir, RunOptions, export, resume, start};
 use loa_master::selection::SchemeState;
 use loa_master::selection::learning::Model;
 use loa_master::selection::td;
+use loa_records::ValidationRecord;
 use std::path::Path;
 
 fn config(epochs: u32, extra: &str) -> ExperimentConfig {
@@ -106,11 +107,8 @@ fn pbt_exports_the_network_it_validated() {
     let run = tmp.path().join("run");
     start(pbt_config(3, "[validation]\nopponents = [\"random:1\"]\nmatches = 2\n"), &run, &RunOptions::embedded(2))
         .unwrap();
-    let validations = std::fs::read_to_string(RunDir::new(&run).validation()).unwrap();
-    let serials: Vec<u64> = validations
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["serial"].as_u64().unwrap())
-        .collect();
+    let validations = loa_records::jsonl::read::<ValidationRecord>(&RunDir::new(&run).validation()).unwrap();
+    let serials: Vec<u64> = validations.records.iter().map(|r| r.serial).collect();
     assert_eq!(serials.len(), 4, "epochs 0 to 3");
     let mut other = 0;
     for (epoch, serial) in (0..).zip(serials) {

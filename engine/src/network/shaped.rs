@@ -66,6 +66,8 @@ pub struct ShapedNetwork {
     topology: Topology,
     weights: Vec<f32>,
     rows: std::sync::Arc<Rows>,
+    /// The vector path the hidden layer's tanh runs on (the same bits on every path).
+    path: Supported,
 }
 
 impl std::fmt::Debug for ShapedNetwork {
@@ -80,7 +82,7 @@ impl ShapedNetwork {
         let topology = chromosome.topology();
         let weights = chromosome.weights().to_vec();
         let rows = std::sync::Arc::new(build_rows(&topology, &weights));
-        ShapedNetwork { topology, weights, rows }
+        ShapedNetwork { topology, weights, rows, path: Supported::detected() }
     }
 
     /// [`ShapedNetwork::new`], if `chromosome` is of shape `expected`.
@@ -195,7 +197,7 @@ impl ShapedNetwork {
         // whose tanh is 0, and are never read.
         let mut activations = [0.0f32; MAX_UNITS];
         let lanes = t.hidden_count().next_multiple_of(16).min(MAX_UNITS);
-        tanh_many(Supported::detected(), &pre[..lanes], &mut activations[..lanes]);
+        tanh_many(self.path, &pre[..lanes], &mut activations[..lanes]);
         for layer in 1..=t.layer_count() {
             let (inputs, units) = t.layer_size(layer);
             // The layer's block: its weights unit-major, then its biases.
